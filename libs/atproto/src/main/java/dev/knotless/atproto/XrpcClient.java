@@ -1,0 +1,340 @@
+package dev.knotless.atproto;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * A client of one PDS: the {@code com.atproto.*} calls knotless makes, over {@code java.net.http}
+ * with Jackson.
+ *
+ * <p>Anonymous until {@link #login} or {@link #resume}. Once logged in, the access token is
+ * refreshed a minute before it expires, and once more if the server says it expired; concurrent
+ * callers share a single refresh. Never sends {@code swapCommit}.
+ *
+ * <p>Thread-safe: one client serves every thread that talks to its PDS.
+ */
+public final class XrpcClient {
+
+  /** The most writes one {@code applyWrites} takes. */
+  public static final int MAX_WRITES = 200;
+
+  private static final Duration REFRESH_AHEAD = Duration.ofMinutes(1);
+
+  private final XrpcTransport transport;
+  private final Clock clock;
+  private final Object sessionLock = new Object();
+  private volatile Session session;
+  private volatile Consumer<Session> onSession = s -> {};
+
+  private XrpcClient(XrpcTransport transport, Clock clock) {
+    this.transport = transport;
+    this.clock = clock;
+  }
+
+  /** An anonymous client of the PDS at {@code pds}, with its own HTTP client. */
+  public static XrpcClient create(URI pds) {
+    return create(pds, XrpcTransport.defaultHttpClient());
+  }
+
+  /** An anonymous client of {@code pds} sharing {@code http}. */
+  public static XrpcClient create(URI pds, HttpClient http) {
+    return create(pds, http, XrpcObserver.NONE);
+  }
+
+  /** An anonymous client that reports every call to {@code observer}. */
+  public static XrpcClient create(URI pds, HttpClient http, XrpcObserver observer) {
+    return new XrpcClient(
+        new XrpcTransport(pds, http, Duration.ofMinutes(2), observer), Clock.systemUTC());
+  }
+
+  /** The PDS this client talks to. */
+  public URI service() {
+    return transport.service();
+  }
+
+  /** Called with every new session (login and refresh), e.g. to save it. */
+  public void onSession(Consumer<Session> listener) {
+    this.onSession = listener;
+  }
+
+  /** Logs in with an identifier (handle, DID or email) and an app password. */
+  public Session login(String identifier, String password) throws XrpcException {
+    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    body.put("identifier", identifier);
+    body.put("password", password);
+    JsonNode r = postJson("com.atproto.server.createSession", body, null);
+    Session s = sessionFrom(r);
+    setSession(s);
+    return s;
+  }
+
+  /** Uses a session saved earlier. */
+  public void resume(Session s) {
+    setSession(s);
+  }
+
+  /** The current session, or empty when anonymous. */
+  public Optional<Session> session() {
+    return Optional.ofNullable(session);
+  }
+
+  /** The logged-in account's DID. */
+  public String did() {
+    Session s = session;
+    if (s == null) {
+      throw new IllegalStateException("not logged in");
+    }
+    return s.did();
+  }
+
+  /** Gets a new access token now. Concurrent callers share one refresh. */
+  public Session refresh() throws XrpcException {
+    Session before = session;
+    synchronized (sessionLock) {
+      Session now = session;
+      if (now != before && now != null) {
+        return now; // another caller refreshed while this one waited
+      }
+      if (now == null) {
+        throw new IllegalStateException("not logged in");
+      }
+      JsonNode r =
+          XrpcTransport.json(
+              "com.atproto.server.refreshSession",
+              transport.post(
+                  "com.atproto.server.refreshSession",
+                  new byte[0],
+                  "application/json",
+                  now.refreshJwt()));
+      Session s = sessionFrom(r);
+      setSession(s);
+      return s;
+    }
+  }
+
+  // ---- generic calls -------------------------------------------------------------------------
+
+  /** A query (GET). Null parameter values are left out. */
+  public JsonNode query(String nsid, Map<String, String> params) throws XrpcException {
+    return XrpcTransport.json(nsid, authed(nsid, token -> transport.get(nsid, params, token)));
+  }
+
+  /** A procedure (POST) with a JSON body. */
+  public JsonNode procedure(String nsid, JsonNode body) throws XrpcException {
+    byte[] bytes = bytes(body);
+    return XrpcTransport.json(
+        nsid, authed(nsid, token -> transport.post(nsid, bytes, "application/json", token)));
+  }
+
+  // ---- records ---------------------------------------------------------------------------------
+
+  /** Reads one record; a missing one is an {@link XrpcException} of kind RECORD_NOT_FOUND. */
+  public Record getRecord(String repo, String collection, String rkey) throws XrpcException {
+    JsonNode r =
+        query(
+            "com.atproto.repo.getRecord",
+            Map.of("repo", repo, "collection", collection, "rkey", rkey));
+    return new Record(r.path("uri").asText(), r.path("cid").asText(null), r.path("value"));
+  }
+
+  /** Reads one record, or empty when it is not there. */
+  public Optional<Record> findRecord(String repo, String collection, String rkey)
+      throws XrpcException {
+    try {
+      return Optional.of(getRecord(repo, collection, rkey));
+    } catch (XrpcException e) {
+      if (e.kind() == XrpcException.Kind.RECORD_NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * One page of a collection. The reference PDS lists highest keys first unless {@code reverse},
+   * and pages strictly below (above, reversed) the cursor.
+   *
+   * @param limit 1 to 100
+   * @param cursor where to continue, or null
+   */
+  public RecordPage listRecords(
+      String repo, String collection, int limit, String cursor, boolean reverse)
+      throws XrpcException {
+    if (limit < 1 || limit > 100) {
+      throw new IllegalArgumentException("listRecords limit must be 1 to 100, not " + limit);
+    }
+    Map<String, String> p = new HashMap<>();
+    p.put("repo", repo);
+    p.put("collection", collection);
+    p.put("limit", Integer.toString(limit));
+    p.put("cursor", cursor);
+    if (reverse) {
+      p.put("reverse", "true");
+    }
+    JsonNode r = query("com.atproto.repo.listRecords", p);
+    List<Record> records = new ArrayList<>();
+    for (JsonNode n : r.path("records")) {
+      records.add(new Record(n.path("uri").asText(), n.path("cid").asText(null), n.path("value")));
+    }
+    return new RecordPage(records, r.path("cursor").isTextual() ? r.get("cursor").asText() : null);
+  }
+
+  /** Writes all or none of {@code writes} (at most {@value #MAX_WRITES}) in one commit. */
+  public List<WriteResult> applyWrites(String repo, List<Write> writes) throws XrpcException {
+    if (writes.isEmpty()) {
+      return List.of();
+    }
+    if (writes.size() > MAX_WRITES) {
+      throw new IllegalArgumentException(
+          "applyWrites takes at most " + MAX_WRITES + " writes, not " + writes.size());
+    }
+    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    body.put("repo", repo);
+    ArrayNode arr = body.putArray("writes");
+    for (Write w : writes) {
+      ObjectNode o = arr.addObject();
+      o.put("collection", w.collection());
+      o.put("rkey", w.rkey());
+      if (w instanceof Write.Create c) {
+        o.put("$type", "com.atproto.repo.applyWrites#create");
+        o.set("value", typed(w.collection(), c.value()));
+      } else if (w instanceof Write.Update u) {
+        o.put("$type", "com.atproto.repo.applyWrites#update");
+        o.set("value", typed(w.collection(), u.value()));
+      } else {
+        o.put("$type", "com.atproto.repo.applyWrites#delete");
+      }
+    }
+    JsonNode r = procedure("com.atproto.repo.applyWrites", body);
+    List<WriteResult> out = new ArrayList<>();
+    for (JsonNode n : r.path("results")) {
+      out.add(new WriteResult(n.path("uri").asText(null), n.path("cid").asText(null)));
+    }
+    return out;
+  }
+
+  /** Writes one record, guarded by {@code swap}. */
+  public WriteResult putRecord(
+      String repo, String collection, String rkey, ObjectNode value, Swap swap)
+      throws XrpcException {
+    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    body.put("repo", repo);
+    body.put("collection", collection);
+    body.put("rkey", rkey);
+    body.set("record", typed(collection, value));
+    if (swap instanceof Swap.Absent) {
+      body.putNull("swapRecord");
+    } else if (swap instanceof Swap.Cid c) {
+      body.put("swapRecord", c.value());
+    }
+    JsonNode r = procedure("com.atproto.repo.putRecord", body);
+    return new WriteResult(r.path("uri").asText(null), r.path("cid").asText(null));
+  }
+
+  /** Deletes one record; deleting a missing one succeeds. */
+  public void deleteRecord(String repo, String collection, String rkey) throws XrpcException {
+    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    body.put("repo", repo);
+    body.put("collection", collection);
+    body.put("rkey", rkey);
+    procedure("com.atproto.repo.deleteRecord", body);
+  }
+
+  // ---- blobs and server ------------------------------------------------------------------------
+
+  /** Uploads a blob. It stays only if a record references it. */
+  public BlobRef uploadBlob(byte[] data, String mimeType) throws XrpcException {
+    String m = "com.atproto.repo.uploadBlob";
+    JsonNode r = XrpcTransport.json(m, authed(m, t -> transport.post(m, data, mimeType, t)));
+    return BlobRef.fromJson(r.path("blob"));
+  }
+
+  /** Downloads a blob that a record of {@code did} references. */
+  public byte[] getBlob(String did, String cid) throws XrpcException {
+    String m = "com.atproto.sync.getBlob";
+    return authed(m, t -> transport.get(m, Map.of("did", did, "cid", cid), t)).body();
+  }
+
+  /** What the server says of itself, its blob limit included. */
+  public ServerDescription describeServer() throws XrpcException {
+    JsonNode r = query("com.atproto.server.describeServer", Map.of());
+    return new ServerDescription(r.path("did").asText(null), r.path("blobUploadLimit").asLong(0));
+  }
+
+  /** {@code com.atproto.repo.describeRepo}: handle, DID, DID document and collections. */
+  public JsonNode describeRepo(String repo) throws XrpcException {
+    return query("com.atproto.repo.describeRepo", Map.of("repo", repo));
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private interface Call {
+    HttpResponse<byte[]> send(String token) throws XrpcException;
+  }
+
+  private HttpResponse<byte[]> authed(String method, Call call) throws XrpcException {
+    Session s = session;
+    if (s == null) {
+      return call.send(null);
+    }
+    if (clock.instant().plus(REFRESH_AHEAD).isAfter(s.accessExpiry())) {
+      s = refresh();
+    }
+    try {
+      return call.send(s.accessJwt());
+    } catch (XrpcException e) {
+      if (!"ExpiredToken".equals(e.error())) {
+        throw e;
+      }
+      return call.send(refresh().accessJwt());
+    }
+  }
+
+  private JsonNode postJson(String method, JsonNode body, String token) throws XrpcException {
+    return XrpcTransport.json(
+        method, transport.post(method, bytes(body), "application/json", token));
+  }
+
+  private static byte[] bytes(JsonNode body) {
+    try {
+      return XrpcTransport.JSON.writeValueAsBytes(body);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot encode the request body", e);
+    }
+  }
+
+  private static ObjectNode typed(String collection, ObjectNode value) {
+    if (value.has("$type")) {
+      return value;
+    }
+    ObjectNode copy = XrpcTransport.JSON.createObjectNode();
+    copy.put("$type", collection);
+    copy.setAll(value);
+    return copy;
+  }
+
+  private static Session sessionFrom(JsonNode r) {
+    return new Session(
+        r.path("did").asText(),
+        r.path("handle").asText(null),
+        r.path("accessJwt").asText(),
+        r.path("refreshJwt").asText());
+  }
+
+  private void setSession(Session s) {
+    this.session = s;
+    onSession.accept(s);
+  }
+}

@@ -1,0 +1,157 @@
+package dev.knotless.atproto;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.StringJoiner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends XRPC requests and turns failures into {@link XrpcException}s. No session logic lives here:
+ * the caller passes the bearer token. Thread-safe.
+ */
+final class XrpcTransport {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final Logger LOG = LoggerFactory.getLogger(XrpcTransport.class);
+  private static final Duration SLOW = Duration.ofSeconds(5);
+
+  private final URI service;
+  private final HttpClient http;
+  private final Duration timeout;
+  private final XrpcObserver observer;
+
+  XrpcTransport(URI service, HttpClient http, Duration timeout, XrpcObserver observer) {
+    String s = service.toString();
+    this.service = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
+    this.http = http;
+    this.timeout = timeout;
+    this.observer = observer;
+  }
+
+  static HttpClient defaultHttpClient() {
+    // HTTP/1.1: a PDS over plain http would otherwise be asked to upgrade to h2c on every call.
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(10))
+        .build();
+  }
+
+  URI service() {
+    return service;
+  }
+
+  /** A GET with query parameters; the body as bytes. */
+  HttpResponse<byte[]> get(String method, Map<String, String> params, String token)
+      throws XrpcException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri(method, params)).GET();
+    return send(method, b, token);
+  }
+
+  /** A POST with a body of the given content type. */
+  HttpResponse<byte[]> post(String method, byte[] body, String contentType, String token)
+      throws XrpcException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(method, Map.of()))
+            .header("Content-Type", contentType)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    return send(method, b, token);
+  }
+
+  static JsonNode json(String method, HttpResponse<byte[]> r) throws XrpcException {
+    try {
+      byte[] body = r.body();
+      return body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
+    } catch (IOException e) {
+      throw new XrpcException(method, r.statusCode(), null, "the response is not JSON", null, e);
+    }
+  }
+
+  private URI uri(String method, Map<String, String> params) {
+    StringJoiner q = new StringJoiner("&", "?", "");
+    q.setEmptyValue("");
+    params.forEach(
+        (k, v) -> {
+          if (v != null) {
+            q.add(enc(k) + "=" + enc(v));
+          }
+        });
+    return URI.create(service + "/xrpc/" + method + q);
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private HttpResponse<byte[]> send(String method, HttpRequest.Builder b, String token)
+      throws XrpcException {
+    b.timeout(timeout);
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    long start = System.nanoTime();
+    HttpResponse<byte[]> r;
+    try {
+      r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (IOException e) {
+      observer.called(method, 0, System.nanoTime() - start);
+      throw XrpcException.noStatus(method, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw XrpcException.noStatus(method, e);
+    }
+    long nanos = System.nanoTime() - start;
+    observer.called(method, r.statusCode(), nanos);
+    if (nanos > SLOW.toNanos()) {
+      LOG.warn(
+          "slow PDS call: {} took {} ms (status {})", method, nanos / 1_000_000, r.statusCode());
+    } else if (LOG.isDebugEnabled()) {
+      LOG.debug("{} {} in {} ms", method, r.statusCode(), nanos / 1_000_000);
+    }
+    if (r.statusCode() / 100 != 2) {
+      throw failure(method, r);
+    }
+    return r;
+  }
+
+  private static XrpcException failure(String method, HttpResponse<byte[]> r) {
+    String error = null;
+    String message = null;
+    try {
+      JsonNode body = JSON.readTree(r.body());
+      if (body != null && body.isObject()) {
+        error = body.path("error").isTextual() ? body.get("error").asText() : null;
+        message = body.path("message").isTextual() ? body.get("message").asText() : null;
+      }
+    } catch (IOException e) {
+      message = new String(r.body(), StandardCharsets.UTF_8).strip();
+      if (message.length() > 200) {
+        message = message.substring(0, 200) + "…";
+      }
+    }
+    Instant reset =
+        r.headers().firstValue("ratelimit-reset").flatMap(XrpcTransport::epochSeconds).orElse(null);
+    return new XrpcException(method, r.statusCode(), error, message, reset);
+  }
+
+  private static java.util.Optional<Instant> epochSeconds(String v) {
+    try {
+      long n = Long.parseLong(v.trim());
+      // The reference PDS sends epoch seconds; the IETF draft sends seconds from now.
+      return java.util.Optional.of(
+          n < 1_000_000_000L ? Instant.now().plusSeconds(n) : Instant.ofEpochSecond(n));
+    } catch (NumberFormatException e) {
+      return java.util.Optional.empty();
+    }
+  }
+}
