@@ -10,8 +10,20 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="${KNOTLESS_PDS_CACHE:-$HOME/.cache/knotless-run/pds}"
 hash="$(sha256sum "$here/package-lock.json" | cut -c1-16)"
 dir="$root/$hash"
+# Puts the current start-pds.mjs beside node_modules. Several test JVMs may start
+# servers at once, so the copy is renamed into place: a Node reading the file
+# never sees half of it.
+place_script() {
+  if ! cmp -s "$here/start-pds.mjs" "$dir/start-pds.mjs"; then
+    local part
+    part="$(mktemp "$dir/.start-pds.XXXXXX")"
+    cp "$here/start-pds.mjs" "$part"
+    chmod 0644 "$part"
+    mv -f "$part" "$dir/start-pds.mjs"
+  fi
+}
 if [ -f "$dir/.installed" ]; then
-  cp "$here/start-pds.mjs" "$dir/start-pds.mjs"
+  place_script
   echo "$dir"
   exit 0
 fi
@@ -32,5 +44,5 @@ touch "$tmp/.installed"
 # Another process may have finished the same install meanwhile; either tree is good.
 if ! mv -T "$tmp" "$dir" 2>/dev/null; then rm -rf "$tmp"; fi
 trap - EXIT
-cp "$here/start-pds.mjs" "$dir/start-pds.mjs"
+place_script
 echo "$dir"

@@ -1,0 +1,259 @@
+package dev.knotless.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An HTTP/1.1 reverse proxy on 127.0.0.1 that forwards every request to one target (a PDS) and
+ * counts what passes: requests, requests per XRPC method, and round trips.
+ *
+ * <p>A round trip is what a client waits for: a request that starts while no other request is in
+ * flight opens a new one, and requests that overlap it belong to it. So two reads sent at once
+ * count one round trip and two requests, and a read sent after the first answered counts two.
+ * Requests are counted when their headers arrive, before they are forwarded.
+ *
+ * <p>A local PDS answers in a millisecond or two, so requests a client means to send together may
+ * not actually overlap. {@link #start(URI, Duration)} adds a delay before each request is
+ * forwarded, like a distant server, so parallel requests do overlap and a test of "one round trip"
+ * measures the client rather than the scheduler.
+ *
+ * <p>Forwards method, path, query, body and end-to-end headers (Authorization and Content-Type
+ * among them) and answers with the target's status, headers (including the {@code ratelimit-*}
+ * ones) and body. Bodies are buffered whole. It speaks plain HTTP only: no websocket upgrade, so
+ * {@code subscribeRepos} must go to the PDS directly. Thread-safe.
+ */
+public final class CountingProxy implements AutoCloseable {
+  /** Headers that belong to one connection, not to the request, or that the client sets itself. */
+  private static final Set<String> NOT_FORWARDED =
+      Set.of(
+          "connection",
+          "keep-alive",
+          "proxy-authenticate",
+          "proxy-authorization",
+          "te",
+          "trailer",
+          "transfer-encoding",
+          "upgrade",
+          "host",
+          "content-length",
+          "expect",
+          "http2-settings");
+
+  private final URI target;
+  private final Duration latency;
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final HttpClient client;
+  private final Object lock = new Object();
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private int inFlight;
+  private int requests;
+  private int roundTrips;
+  private final Map<String, Integer> byMethod = new TreeMap<>();
+
+  private CountingProxy(URI target, Duration latency) throws IOException {
+    this.target = target;
+    this.latency = latency;
+    this.executor = Executors.newCachedThreadPool();
+    this.client =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  /** Starts a proxy to {@code target} (such as {@code pds.pdsUrl()}) on a free port. */
+  public static CountingProxy start(URI target) {
+    return start(target, Duration.ZERO);
+  }
+
+  /**
+   * Starts a proxy to {@code target} that holds every request for {@code latency} before forwarding
+   * it.
+   */
+  public static CountingProxy start(URI target, Duration latency) {
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative, got " + latency);
+    }
+    try {
+      return new CountingProxy(target, latency);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not open the counting proxy", e);
+    }
+  }
+
+  /** The proxy's address, {@code http://127.0.0.1:<port>}: give it to a client as its PDS. */
+  public URI url() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  /** Requests received since start or {@link #reset()}. */
+  public int requests() {
+    synchronized (lock) {
+      return requests;
+    }
+  }
+
+  /** Round trips since start or {@link #reset()} (see the class comment). */
+  public int roundTrips() {
+    synchronized (lock) {
+      return roundTrips;
+    }
+  }
+
+  /**
+   * Requests per XRPC method ({@code com.atproto.repo.getRecord}), or per path for requests outside
+   * {@code /xrpc/}, sorted by name. A copy.
+   */
+  public Map<String, Integer> byMethod() {
+    synchronized (lock) {
+      return Map.copyOf(new TreeMap<>(byMethod));
+    }
+  }
+
+  /** Requests to one XRPC method so far; 0 if none. */
+  public int requests(String nsid) {
+    synchronized (lock) {
+      return byMethod.getOrDefault(nsid, 0);
+    }
+  }
+
+  /**
+   * Zeroes the counts. A request still in flight keeps its round trip open, so one that overlaps
+   * the reset is not counted again.
+   */
+  public void reset() {
+    synchronized (lock) {
+      requests = 0;
+      roundTrips = 0;
+      byMethod.clear();
+    }
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    String path = exchange.getRequestURI().getRawPath();
+    String method = path.startsWith("/xrpc/") ? path.substring("/xrpc/".length()) : path;
+    synchronized (lock) {
+      if (inFlight == 0) {
+        roundTrips++;
+      }
+      inFlight++;
+      requests++;
+      byMethod.merge(method, 1, Integer::sum);
+    }
+    try (exchange) {
+      forward(exchange);
+    } finally {
+      synchronized (lock) {
+        inFlight--;
+      }
+    }
+  }
+
+  private void forward(HttpExchange exchange) throws IOException {
+    byte[] body;
+    try (InputStream in = exchange.getRequestBody()) {
+      body = in.readAllBytes();
+    }
+    String rawQuery = exchange.getRequestURI().getRawQuery();
+    URI uri =
+        target.resolve(
+            exchange.getRequestURI().getRawPath() + (rawQuery == null ? "" : "?" + rawQuery));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(uri)
+            .timeout(Duration.ofMinutes(2))
+            .method(
+                exchange.getRequestMethod(),
+                body.length == 0
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofByteArray(body));
+    for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
+      if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
+        for (String value : header.getValue()) {
+          request.header(header.getKey(), value);
+        }
+      }
+    }
+    HttpResponse<byte[]> response;
+    try {
+      if (!latency.isZero()) {
+        Thread.sleep(latency.toMillis());
+      }
+      response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (IOException e) {
+      byte[] error =
+          ("{\"error\":\"BadGateway\",\"message\":\"counting proxy could not reach "
+                  + target
+                  + "\"}")
+              .getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(502, error.length);
+      exchange.getResponseBody().write(error);
+      return;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      exchange.sendResponseHeaders(503, -1);
+      return;
+    }
+    for (Map.Entry<String, List<String>> header : response.headers().map().entrySet()) {
+      String name = header.getKey();
+      if (!name.startsWith(":") && !NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
+        exchange.getResponseHeaders().put(name, header.getValue());
+      }
+    }
+    byte[] answer = response.body();
+    boolean noBody = answer.length == 0 || "HEAD".equals(exchange.getRequestMethod());
+    exchange.sendResponseHeaders(response.statusCode(), noBody ? -1 : answer.length);
+    if (!noBody) {
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(answer);
+      }
+    }
+  }
+
+  /** Stops listening and lets requests in flight finish for up to a second. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    server.stop(1);
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "CountingProxy[" + url() + " -> " + target + "]";
+  }
+}

@@ -1,0 +1,404 @@
+package dev.knotless.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+
+/**
+ * A running reference PDS ({@code @atproto/pds}) with its own in-memory PLC directory, both on
+ * 127.0.0.1 at free ports, started from {@code testing/pds/start-pds.sh} as a child process.
+ *
+ * <p>Data lives in a fresh temporary directory that the server deletes when it stops. {@link
+ * #close()} stops it (SIGTERM, then SIGKILL after {@value #STOP_GRACE_SECONDS} s); a JVM shutdown
+ * hook does the same if a test run ends without closing it. The first start on a machine may
+ * install the PDS (about a minute and a half), so {@link #start} waits up to {@value
+ * #READY_TIMEOUT_SECONDS} s for the server to be ready.
+ *
+ * <p>Thread-safe: tests may share one instance and create accounts from several threads.
+ */
+public final class PdsInstance implements AutoCloseable {
+  /** How long {@link #start} waits for the ready line, in seconds. */
+  public static final int READY_TIMEOUT_SECONDS = 180;
+
+  /** How long {@link #close()} waits after SIGTERM before sending SIGKILL, in seconds. */
+  public static final int STOP_GRACE_SECONDS = 15;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9]*");
+  private static final int MAX_HANDLE_FRONT = 18;
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final Process process;
+  private final long pid;
+  private final URI pdsUrl;
+  private final URI plcUrl;
+  private final long blobUploadLimit;
+  private final boolean rateLimits;
+  private final Path stderrLog;
+  private final Map<String, Account> accounts;
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(10))
+          .build();
+  private final AtomicInteger accountCounter = new AtomicInteger();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Thread shutdownHook;
+
+  private PdsInstance(Process process, JsonNode ready, Path stderrLog) {
+    this.process = process;
+    this.pid = ready.path("pid").asLong(process.pid());
+    this.pdsUrl = URI.create(ready.path("pdsUrl").asText());
+    this.plcUrl = URI.create(ready.path("plcUrl").asText());
+    this.blobUploadLimit = ready.path("blobUploadLimit").asLong();
+    this.rateLimits = ready.path("rateLimits").asBoolean();
+    this.stderrLog = stderrLog;
+    Map<String, Account> byName = new LinkedHashMap<>();
+    for (JsonNode a : ready.path("accounts")) {
+      Account account =
+          new Account(
+              a.path("handle").asText(), a.path("did").asText(), a.path("password").asText());
+      byName.put(account.handle().substring(0, account.handle().indexOf('.')), account);
+    }
+    this.accounts = Collections.unmodifiableMap(byName);
+    this.shutdownHook = new Thread(this::stop, "pds-" + pid + "-shutdown");
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
+  }
+
+  /**
+   * Starts a PDS with the given options and waits until it answers.
+   *
+   * @throws IllegalStateException if it does not become ready, with the reason and the tail of its
+   *     error output
+   */
+  public static PdsInstance start(PdsOptions options) {
+    Path script = repoRoot().resolve("testing/pds/start-pds.sh");
+    List<String> command = new ArrayList<>();
+    command.add(script.toString());
+    command.addAll(List.of("--pds-port", "0", "--plc-port", "0"));
+    command.addAll(List.of("--accounts", String.join(",", options.accounts())));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    // Only the options given here may shape the server, not PDS_* left in the caller's shell.
+    builder.environment().keySet().removeIf(k -> k.startsWith("PDS_"));
+    if (options.rateLimits()) {
+      builder.environment().put("PDS_RATE_LIMITS_ENABLED", "true");
+    }
+    if (options.blobUploadLimit() > 0) {
+      builder.environment().put("PDS_BLOB_UPLOAD_LIMIT", Long.toString(options.blobUploadLimit()));
+    }
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+    builder.environment().put("TMPDIR", tmp.toString());
+    Path stderrLog;
+    Process process;
+    try {
+      Files.createDirectories(tmp);
+      stderrLog = Files.createTempFile(tmp, "pds-", ".stderr.log");
+      builder.redirectError(stderrLog.toFile());
+      builder.redirectInput(ProcessBuilder.Redirect.from(nullFile()));
+      process = builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start " + script, e);
+    }
+    JsonNode ready = awaitReady(process, stderrLog);
+    return new PdsInstance(process, ready, stderrLog);
+  }
+
+  private static java.io.File nullFile() {
+    return new java.io.File("/dev/null");
+  }
+
+  private static JsonNode awaitReady(Process process, Path stderrLog) {
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    CompletableFuture<String> firstLine =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return out.readLine();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+    String line;
+    try {
+      line = firstLine.get(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      kill(process.toHandle());
+      throw new IllegalStateException(
+          "the test PDS was not ready within "
+              + READY_TIMEOUT_SECONDS
+              + " s; its error output ends with:\n"
+              + tail(stderrLog));
+    } catch (ExecutionException e) {
+      kill(process.toHandle());
+      throw new IllegalStateException("could not read the test PDS's ready line", e.getCause());
+    } catch (InterruptedException e) {
+      kill(process.toHandle());
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the test PDS started", e);
+    }
+    if (line == null) {
+      kill(process.toHandle());
+      throw new IllegalStateException(
+          "the test PDS exited before it was ready; its error output ends with:\n"
+              + tail(stderrLog));
+    }
+    JsonNode ready;
+    try {
+      ready = JSON.readTree(line);
+    } catch (IOException e) {
+      kill(process.toHandle());
+      throw new IllegalStateException("the test PDS's first line is not JSON: " + line, e);
+    }
+    if (!ready.path("ready").asBoolean()) {
+      kill(process.toHandle());
+      throw new IllegalStateException(
+          "the test PDS failed to start: " + ready.path("error").asText(line));
+    }
+    // Nothing else is expected on stdout, but a full pipe would block the server: drain it.
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                while (out.readLine() != null) {
+                  // discard
+                }
+              } catch (IOException e) {
+                // The server is gone; nothing left to drain.
+              }
+            },
+            "pds-" + process.pid() + "-stdout");
+    drain.setDaemon(true);
+    drain.start();
+    return ready;
+  }
+
+  /**
+   * The repository root: the system property {@code knotless.repo.root} (which the build sets for
+   * tests), else the nearest directory above the working directory that holds {@code
+   * testing/pds/start-pds.sh}.
+   */
+  static Path repoRoot() {
+    String property = System.getProperty("knotless.repo.root");
+    if (property != null && !property.isBlank()) {
+      Path root = Path.of(property).toAbsolutePath();
+      if (Files.isRegularFile(root.resolve("testing/pds/start-pds.sh"))) {
+        return root;
+      }
+      throw new IllegalStateException(
+          "knotless.repo.root=" + property + " holds no testing/pds/start-pds.sh");
+    }
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve("testing/pds/start-pds.sh"))) {
+        return dir;
+      }
+    }
+    throw new IllegalStateException(
+        "no testing/pds/start-pds.sh above "
+            + Path.of("").toAbsolutePath()
+            + "; set -Dknotless.repo.root=<repository root>");
+  }
+
+  /** The PDS's address, such as {@code http://127.0.0.1:33611}. */
+  public URI pdsUrl() {
+    return pdsUrl;
+  }
+
+  /** The PLC directory's address; GET {@code <plcUrl>/<did>} returns a DID document. */
+  public URI plcUrl() {
+    return plcUrl;
+  }
+
+  /** The blob upload limit the PDS enforces and advertises in describeServer, in bytes. */
+  public long blobUploadLimit() {
+    return blobUploadLimit;
+  }
+
+  /** Whether the PDS's rate limits are on. */
+  public boolean rateLimits() {
+    return rateLimits;
+  }
+
+  /** The server's process id; it is the Node process itself, so killing it stops the PDS. */
+  public long pid() {
+    return pid;
+  }
+
+  /** Whether the server process is still running. */
+  public boolean isAlive() {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  /** The file collecting the server's error output (install progress, crashes). */
+  public Path stderrLog() {
+    return stderrLog;
+  }
+
+  /**
+   * An account created at start, by short name ({@code alice} for {@code alice.test}).
+   *
+   * @throws IllegalArgumentException if no such account was created
+   */
+  public Account account(String name) {
+    String shortName = name.endsWith(".test") ? name.substring(0, name.length() - 5) : name;
+    Account account = accounts.get(shortName);
+    if (account == null) {
+      throw new IllegalArgumentException(
+          "no account " + name + " on this PDS; it has " + accounts.keySet());
+    }
+    return account;
+  }
+
+  /** The accounts created at start, by short name, in creation order. */
+  public Map<String, Account> accounts() {
+    return accounts;
+  }
+
+  /**
+   * Creates a new account no other caller of this instance has, with handle {@code
+   * <prefix><n>.test} and a random password, over {@code com.atproto.server.createAccount}.
+   *
+   * @param prefix lowercase letters and digits, starting with a letter; with the number it must
+   *     stay within the PDS's 3 to 18 characters
+   * @throws IllegalArgumentException if the prefix is not usable
+   * @throws IllegalStateException if the PDS refuses, with its answer
+   */
+  public Account createAccount(String prefix) {
+    if (!PREFIX.matcher(prefix).matches()) {
+      throw new IllegalArgumentException(
+          "account prefix must be lowercase letters and digits starting with a letter, got \""
+              + prefix
+              + "\"");
+    }
+    String front = prefix + accountCounter.incrementAndGet();
+    if (front.length() < 3) {
+      front = front + "x".repeat(3 - front.length());
+    }
+    if (front.length() > MAX_HANDLE_FRONT) {
+      throw new IllegalArgumentException(
+          "account prefix \""
+              + prefix
+              + "\" is too long: the PDS takes handles of 3 to 18 characters");
+    }
+    String handle = front + ".test";
+    byte[] secret = new byte[12];
+    RANDOM.nextBytes(secret);
+    String password = HexFormat.of().formatHex(secret);
+    ObjectNode body = JSON.createObjectNode();
+    body.put("handle", handle).put("password", password).put("email", front + "@example.test");
+    JsonNode answer = post("com.atproto.server.createAccount", body);
+    return new Account(answer.path("handle").asText(handle), answer.path("did").asText(), password);
+  }
+
+  private JsonNode post(String nsid, JsonNode body) {
+    HttpRequest request =
+        HttpRequest.newBuilder(pdsUrl.resolve("/xrpc/" + nsid))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException(
+            nsid + " answered " + response.statusCode() + ": " + response.body());
+      }
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(nsid + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during " + nsid, e);
+    }
+  }
+
+  /**
+   * The environment a knotless process needs to find this PDS's accounts: {@code KNOTLESS_PLC_URL}
+   * (DID documents) and {@code KNOTLESS_HANDLE_RESOLVER} (the {@code .test} handles, which no DNS
+   * knows).
+   */
+  public Map<String, String> environment() {
+    return Map.of(
+        "KNOTLESS_PLC_URL", plcUrl.toString(), "KNOTLESS_HANDLE_RESOLVER", pdsUrl.toString());
+  }
+
+  /**
+   * Stops the server: SIGTERM, then SIGKILL if it has not exited after {@value #STOP_GRACE_SECONDS}
+   * s. Returns once the process is gone. Idempotent.
+   */
+  @Override
+  public void close() {
+    stop();
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException e) {
+      // The JVM is already shutting down; the hook runs or has run stop() anyway.
+    }
+  }
+
+  private void stop() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    ProcessHandle.of(pid).ifPresent(PdsInstance::kill);
+    kill(process.toHandle());
+  }
+
+  private static void kill(ProcessHandle handle) {
+    if (!handle.isAlive()) {
+      return;
+    }
+    handle.destroy();
+    try {
+      handle.onExit().get(STOP_GRACE_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      handle.destroyForcibly();
+      handle.onExit().orTimeout(STOP_GRACE_SECONDS, TimeUnit.SECONDS).join();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("waiting for process " + handle.pid() + " failed", e);
+    } catch (InterruptedException e) {
+      handle.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    } catch (IOException e) {
+      return "(could not read " + log + ": " + e.getMessage() + ")";
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PdsInstance[" + pdsUrl + ", plc " + plcUrl + ", pid " + pid + "]";
+  }
+}
