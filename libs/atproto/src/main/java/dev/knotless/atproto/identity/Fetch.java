@@ -1,0 +1,57 @@
+package dev.knotless.atproto.identity;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** The GETs identity resolution makes, with errors that say what was asked of whom. */
+final class Fetch {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  private Fetch() {}
+
+  /** A client for resolution: HTTP/1.1 (the reference PDS refuses h2c upgrades), no redirects. */
+  static HttpClient defaultClient() {
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(TIMEOUT)
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .build();
+  }
+
+  static HttpResponse<String> get(HttpClient http, URI uri, String accept, String purpose)
+      throws IdentityException {
+    HttpRequest request =
+        HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Accept", accept).GET().build();
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IdentityException(
+          "could not reach " + uri + " to " + purpose + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IdentityException("interrupted while asking " + uri + " to " + purpose, e);
+    }
+  }
+
+  static JsonNode json(HttpResponse<String> response, String purpose) throws IdentityException {
+    try {
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new IdentityException(
+          response.uri() + " answered " + purpose + " with something that is not JSON", e);
+    }
+  }
+
+  /** The base URL with a trailing path appended, whatever slash the base ends in. */
+  static URI under(URI base, String path) {
+    String b = base.toString();
+    return URI.create((b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + path);
+  }
+}
