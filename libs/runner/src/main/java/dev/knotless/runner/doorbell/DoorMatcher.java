@@ -1,0 +1,178 @@
+package dev.knotless.runner.doorbell;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides which watched repositories' doors a record change rings. The wiring feeds it the watched
+ * repositories ({@link #watch}, {@link #unwatch}); the event sources hand it every change they
+ * parse ({@link #match}).
+ *
+ * <p>Out of the box it rings for the three collections the runner reads on every pass:
+ *
+ * <ul>
+ *   <li>{@code dev.knotless.ref} and {@code dev.knotless.rerun} of the owner's whose record key
+ *       starts with {@code <repo key>.};
+ *   <li>{@code dev.knotless.repo} of the owner's whose record key is a watched repository's name.
+ * </ul>
+ *
+ * Any other collection (pulls, states, the merge queue) rings nothing until a rule for it is added
+ * with {@link #addRule}. A change for a repository nobody watches rings nothing.
+ *
+ * <p>Thread-safe: the watched set is an immutable {@link Watchlist} swapped on every change, so
+ * matching takes no lock.
+ */
+public final class DoorMatcher {
+  /** Where a ref points: keyed {@code <repo key>.<h(ref)>}. */
+  public static final String REF = "dev.knotless.ref";
+
+  /** A request to run a commit again: keyed {@code <repo key>.<...>}. */
+  public static final String RERUN = "dev.knotless.rerun";
+
+  /** A repository's own record: keyed by its name. */
+  public static final String REPO = "dev.knotless.repo";
+
+  /** A pull (not matched yet). */
+  public static final String PULL = "dev.knotless.pull";
+
+  /** A pull's state (not matched yet). */
+  public static final String STATE = "dev.knotless.state";
+
+  /** A merge-queue entry (not matched yet). */
+  public static final String QUEUE = "dev.knotless.queue";
+
+  private static final Logger LOG = LoggerFactory.getLogger(DoorMatcher.class);
+
+  private final Object lock = new Object();
+  private volatile Watchlist watched = Watchlist.empty();
+  private volatile Map<String, DoorRule> rules;
+  private final List<Runnable> ownerListeners = new CopyOnWriteArrayList<>();
+
+  /** A matcher with the ref, rerun and repo rules and nothing watched. */
+  public DoorMatcher() {
+    Map<String, DoorRule> defaults = new LinkedHashMap<>();
+    defaults.put(REF, DoorMatcher::byKeyPrefix);
+    defaults.put(RERUN, DoorMatcher::byKeyPrefix);
+    defaults.put(REPO, DoorMatcher::byName);
+    this.rules = Map.copyOf(defaults);
+  }
+
+  /**
+   * Watches a repository, or updates its name if its id is already watched (after a rename).
+   * Listeners registered with {@link #onOwnersChanged} run if this adds an owner.
+   */
+  public void watch(WatchedRepo repo) {
+    boolean newOwner;
+    synchronized (lock) {
+      Watchlist before = watched;
+      newOwner = !before.owners().contains(repo.id().ownerDid());
+      List<WatchedRepo> repos = new ArrayList<>(before.all());
+      repos.removeIf(r -> r.id().equals(repo.id()));
+      repos.add(repo);
+      watched = Watchlist.of(repos);
+    }
+    if (newOwner) {
+      ownerListeners.forEach(Runnable::run);
+    }
+  }
+
+  /** Stops matching changes to this repository. Does nothing if it is not watched. */
+  public void unwatch(RepoId id) {
+    boolean ownerGone;
+    synchronized (lock) {
+      Watchlist before = watched;
+      List<WatchedRepo> repos = new ArrayList<>(before.all());
+      if (!repos.removeIf(r -> r.id().equals(id))) {
+        return;
+      }
+      watched = Watchlist.of(repos);
+      ownerGone = !watched.owners().contains(id.ownerDid());
+    }
+    if (ownerGone) {
+      ownerListeners.forEach(Runnable::run);
+    }
+  }
+
+  /** The watched repositories now. */
+  public Watchlist watched() {
+    return watched;
+  }
+
+  /** The DIDs owning watched repositories now: what a source filters its subscription to. */
+  public Set<String> owners() {
+    return watched.owners();
+  }
+
+  /** The collections some rule matches: what a source subscribes to. */
+  public Set<String> collections() {
+    return rules.keySet();
+  }
+
+  /**
+   * Adds (or replaces) the rule for one collection. This is how pulls, states and the merge queue
+   * will ring doors; a source subscribed before the call picks the collection up on its next
+   * connection.
+   */
+  public void addRule(String collection, DoorRule rule) {
+    synchronized (lock) {
+      Map<String, DoorRule> next = new LinkedHashMap<>(rules);
+      next.put(collection, rule);
+      rules = Map.copyOf(next);
+    }
+  }
+
+  /**
+   * Runs {@code listener} whenever the set of {@link #owners()} changes, on the thread that changed
+   * it. A source uses it to narrow or widen its subscription.
+   */
+  public void onOwnersChanged(Runnable listener) {
+    ownerListeners.add(listener);
+  }
+
+  /** The doors this change rings: empty for a collection without a rule or an unwatched repo. */
+  public Set<RepoId> match(RecordChange change) {
+    DoorRule rule = rules.get(change.collection());
+    if (rule == null) {
+      LOG.trace("no rule for {}, ignoring {}", change.collection(), change);
+      return Set.of();
+    }
+    Watchlist now = watched;
+    Set<RepoId> doors = rule.match(change, now);
+    for (RepoId door : doors) {
+      if (now.find(door).isEmpty()) {
+        throw new IllegalStateException(
+            "rule for " + change.collection() + " named " + door + ", which is not watched");
+      }
+    }
+    return doors;
+  }
+
+  /** Refs and reruns: the owner's records whose key starts with a watched repo's key and a dot. */
+  static Set<RepoId> byKeyPrefix(RecordChange change, Watchlist watched) {
+    Set<RepoId> doors = new LinkedHashSet<>();
+    for (WatchedRepo repo : watched.ofOwner(change.did())) {
+      if (change.rkey().startsWith(repo.id().recordKeyPrefix())) {
+        doors.add(repo.id());
+      }
+    }
+    return doors;
+  }
+
+  /** Repo records: the owner's record keyed by a watched repo's name. */
+  static Set<RepoId> byName(RecordChange change, Watchlist watched) {
+    Set<RepoId> doors = new LinkedHashSet<>();
+    for (WatchedRepo repo : watched.ofOwner(change.did())) {
+      if (change.rkey().equals(repo.name())) {
+        doors.add(repo.id());
+      }
+    }
+    return doors;
+  }
+}

@@ -1,0 +1,285 @@
+package dev.knotless.runner.doorbell;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * One door, and so one reconcile task, per watched repository.
+ *
+ * <ul>
+ *   <li>{@link #ring}: if the repository has no pass running, one starts on the pass executor;
+ *       otherwise the ring is remembered, and however many rings arrive during a pass, exactly one
+ *       more pass follows it, answering all their reasons.
+ *   <li>A pass that throws rings its own door again ({@link Doorbell#RETRY}) after {@link
+ *       #retryDelay()}, min(sweep, 60 s). A pass that succeeds calls off a retry still waiting.
+ *   <li>{@link #startSweeping()} rings every door every sweep interval ({@link Doorbell#SWEEP}).
+ * </ul>
+ *
+ * A ring at a door that is not open (an unwatched repository) does nothing: a frame cannot make the
+ * runner look at a repository it does not watch.
+ *
+ * <p>Logs each ring at DEBUG and each pass's end at INFO with its duration, as {@code Pass
+ * #N(reasons) did/key ended in M ms}; the MDC keys {@code repo} and {@code pass} are set while the
+ * pass runs.
+ *
+ * <p>Thread-safe: ring from any thread. Passes of different repositories run in parallel, as the
+ * executor allows; passes of one repository never overlap.
+ */
+public final class Doors implements DoorbellSink, AutoCloseable {
+  /** The sweep interval when none is given: {@code --sweep 600}. */
+  public static final Duration DEFAULT_SWEEP = Duration.ofSeconds(600);
+
+  /** The longest a failed pass waits before its door rings again. */
+  public static final Duration MAX_RETRY = Duration.ofSeconds(60);
+
+  private static final Logger LOG = LoggerFactory.getLogger(Doors.class);
+
+  private final PassRunner runner;
+  private final Executor passes;
+  private final DoorClock clock;
+  private final Duration sweep;
+  private final ConcurrentMap<RepoId, Door> doors = new ConcurrentHashMap<>();
+  private final AtomicLong passNumbers = new AtomicLong();
+  private volatile boolean closed;
+  private volatile DoorClock.Cancellable nextSweep;
+
+  /**
+   * @param runner the pass itself
+   * @param passes where passes run; a pool sized for how many repositories may pass at once
+   * @param clock time, for retries, sweeps and durations
+   * @param sweep how often {@link #startSweeping()} rings every door (positive)
+   */
+  public Doors(PassRunner runner, Executor passes, DoorClock clock, Duration sweep) {
+    if (sweep.isZero() || sweep.isNegative()) {
+      throw new IllegalArgumentException("--sweep must be a positive duration, got " + sweep);
+    }
+    this.runner = runner;
+    this.passes = passes;
+    this.clock = clock;
+    this.sweep = sweep;
+  }
+
+  /** How long a failed pass waits before it rings again: min(sweep, 60 s). */
+  public Duration retryDelay() {
+    return sweep.compareTo(MAX_RETRY) < 0 ? sweep : MAX_RETRY;
+  }
+
+  /** The sweep interval. */
+  public Duration sweep() {
+    return sweep;
+  }
+
+  /**
+   * Opens a repository's door, so rings reach it. Opening does not ring it; the caller rings {@link
+   * Doorbell#ASKED} (or waits for a connection) if it wants a first pass now.
+   *
+   * @return whether the door is new
+   */
+  public boolean open(RepoId repo) {
+    return doors.putIfAbsent(repo, new Door(repo)) == null;
+  }
+
+  /**
+   * Closes a repository's door: a pass running finishes, but no further pass or retry starts.
+   * Harmless if the door is not open.
+   */
+  public void close(RepoId repo) {
+    Door door = doors.remove(repo);
+    if (door != null) {
+      synchronized (door) {
+        door.closed = true;
+        door.next.clear();
+        door.cancelRetry();
+      }
+    }
+  }
+
+  /** The open doors. */
+  public Set<RepoId> doors() {
+    return Set.copyOf(doors.keySet());
+  }
+
+  /** Whether a pass of this repository is running now. */
+  public boolean busy(RepoId repo) {
+    Door door = doors.get(repo);
+    if (door == null) {
+      return false;
+    }
+    synchronized (door) {
+      return door.running;
+    }
+  }
+
+  /** Rings one door; a ring at a door that is not open is dropped (logged at DEBUG). */
+  @Override
+  public void ring(RepoId repo, Doorbell reason) {
+    Door door = doors.get(repo);
+    if (door == null || closed) {
+      LOG.debug("Ring ({}) {} ignored: no door open", reason, repo);
+      return;
+    }
+    LOG.debug("Ring ({}) {}", reason, repo);
+    synchronized (door) {
+      if (door.closed) {
+        return;
+      }
+      if (door.running) {
+        door.next.add(reason);
+        return;
+      }
+      door.running = true;
+    }
+    start(door, Set.of(reason));
+  }
+
+  /** Rings every open door. */
+  @Override
+  public void ringAll(Doorbell reason) {
+    LOG.debug("Ring ({}) every door: {}", reason, doors.size());
+    for (RepoId repo : doors.keySet()) {
+      ring(repo, reason);
+    }
+  }
+
+  /**
+   * Rings every door every sweep interval from now on, the first time one interval from now.
+   * Calling it again does nothing.
+   */
+  public synchronized void startSweeping() {
+    if (nextSweep == null && !closed) {
+      nextSweep = clock.schedule(sweep, this::sweepNow);
+    }
+  }
+
+  private void sweepNow() {
+    if (closed) {
+      return;
+    }
+    // Scheduled before ringing, so a slow sink cannot delay the sweep after this one.
+    nextSweep = clock.schedule(sweep, this::sweepNow);
+    ringAll(Doorbell.SWEEP);
+  }
+
+  /** Stops sweeping and retrying; passes running finish; later rings are dropped. */
+  @Override
+  public void close() {
+    closed = true;
+    DoorClock.Cancellable sweeping = nextSweep;
+    if (sweeping != null) {
+      sweeping.cancel();
+    }
+    for (RepoId repo : doors.keySet()) {
+      close(repo);
+    }
+  }
+
+  private void start(Door door, Set<Doorbell> reasons) {
+    try {
+      passes.execute(() -> passUntilQuiet(door, reasons));
+    } catch (RejectedExecutionException e) {
+      synchronized (door) {
+        door.running = false;
+      }
+      LOG.warn(
+          "Pass of {} not started: the pass executor refused it ({})", door.repo, e.toString());
+    }
+  }
+
+  /** Runs passes back to back while rings keep arriving during them. */
+  private void passUntilQuiet(Door door, Set<Doorbell> first) {
+    Set<Doorbell> reasons = first;
+    while (true) {
+      try {
+        pass(door, reasons);
+      } finally {
+        synchronized (door) {
+          if (door.closed || door.next.isEmpty()) {
+            door.running = false;
+            door.next.clear();
+            reasons = null;
+          } else {
+            reasons = Set.copyOf(door.next);
+            door.next.clear();
+          }
+        }
+      }
+      if (reasons == null) {
+        return;
+      }
+    }
+  }
+
+  private void pass(Door door, Set<Doorbell> reasons) {
+    long number = passNumbers.incrementAndGet();
+    String label = "Pass #" + number + reasons + " " + door.repo;
+    MDC.put("repo", door.repo.toString());
+    MDC.put("pass", Long.toString(number));
+    long started = clock.nanoTime();
+    try {
+      runner.run(door.repo, reasons);
+      LOG.info("{} ended in {} ms", label, millisSince(started));
+      synchronized (door) {
+        door.cancelRetry();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      LOG.warn("{} interrupted after {} ms", label, millisSince(started));
+    } catch (Exception e) {
+      Duration retry = retryDelay();
+      LOG.warn(
+          "{} failed after {} ms; ringing again in {} s",
+          label,
+          millisSince(started),
+          retry.toSeconds(),
+          e);
+      scheduleRetry(door, retry);
+    } finally {
+      MDC.remove("repo");
+      MDC.remove("pass");
+    }
+  }
+
+  private void scheduleRetry(Door door, Duration delay) {
+    synchronized (door) {
+      if (door.closed || closed) {
+        return;
+      }
+      door.cancelRetry();
+      door.retry = clock.schedule(delay, () -> ring(door.repo, Doorbell.RETRY));
+    }
+  }
+
+  private long millisSince(long startNanos) {
+    return TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - startNanos);
+  }
+
+  /** One repository's reconcile task. Guarded by its own monitor. */
+  private static final class Door {
+    final RepoId repo;
+    boolean running;
+    boolean closed;
+    final Set<Doorbell> next = new LinkedHashSet<>();
+    DoorClock.Cancellable retry;
+
+    Door(RepoId repo) {
+      this.repo = repo;
+    }
+
+    void cancelRetry() {
+      if (retry != null) {
+        retry.cancel();
+        retry = null;
+      }
+    }
+  }
+}
