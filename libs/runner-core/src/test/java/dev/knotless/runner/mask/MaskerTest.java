@@ -1,0 +1,152 @@
+package dev.knotless.runner.mask;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MaskerTest {
+
+  static final String PEM =
+      """
+      -----BEGIN PRIVATE KEY-----
+      MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgevZzL1gdAFr88hb2
+      OF/2NxApJCzGCEDdfSp6VQO30hyhRANCAAQRWz+jn65BtOMvdyHKcvjBeBSDZH2r
+      1RTwjmYSi9R/zpBnuQ4EiMnCqfMPWiZqB4QdbAd0E7oH50VpuZ1P087G
+      -----END PRIVATE KEY-----
+      """;
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Feeds {@code text} to a masker cut at {@code cut}, returning everything it passed on. */
+  static String split(SecretMask mask, String text, int... cuts) {
+    Masker m = new Masker(mask, Masker.Overflow.EMIT);
+    byte[] all = bytes(text);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int from = 0;
+    for (int cut : cuts) {
+      out.writeBytes(m.write(all, from, cut - from));
+      from = cut;
+    }
+    out.writeBytes(m.write(all, from, all.length - from));
+    out.writeBytes(m.finish());
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aSecretSplitAcrossTwoWritesIsMaskedAtEveryOffset() {
+    SecretMask mask = SecretMask.of(List.of("hunter2-password"));
+    String text = "login with hunter2-password now\r\nand again: hunter2-password\nend";
+    String expected = "login with *** now\r\nand again: ***\nend";
+    for (int cut = 0; cut <= bytes(text).length; cut++) {
+      assertEquals(expected, split(mask, text, cut), "cut at " + cut);
+      for (int second = cut; second <= bytes(text).length; second += 3) {
+        assertEquals(expected, split(mask, text, cut, second), "cuts at " + cut + ", " + second);
+      }
+    }
+  }
+
+  @Test
+  void everyLineOfAPemKeyIsMaskedHoweverItIsPrinted() {
+    SecretMask mask = SecretMask.of(List.of(PEM));
+    String[] lines = PEM.strip().split("\n");
+    String asWritten = mask.mask("key:\n" + PEM + "done\n");
+    String indented = mask.mask("    " + String.join("\r\n    ", lines) + "\r\n");
+    String jsonEscaped = mask.mask("{\"key\":\"" + PEM.replace("\n", "\\n") + "\"}");
+    for (String out : List.of(asWritten, indented, jsonEscaped)) {
+      for (String line : lines) {
+        assertFalse(out.contains(line.strip()), line + " leaked in:\n" + out);
+      }
+    }
+    assertEquals("key:\n***\n***\n***\n***\n***\ndone\n", asWritten);
+    assertEquals("{\"key\":\"***\"}", jsonEscaped, "the escaped whole value wins as the longest");
+  }
+
+  @Test
+  void aSecretInsideAnotherLeavesNothingBehind() {
+    SecretMask mask = SecretMask.of(List.of("abcd", "xxabcdyy"));
+    assertEquals("*** and ***", mask.mask("xxabcdyy and abcd"));
+    SecretMask reversed = SecretMask.of(List.of("xxabcdyy", "abcd"));
+    assertEquals("*** and ***", reversed.mask("xxabcdyy and abcd"));
+  }
+
+  @Test
+  void valuesUnderFourBytesAreLeftAlone() {
+    SecretMask mask = SecretMask.of(List.of("abc", "é1", "1234"));
+    assertEquals("abc é1 ***", mask.mask("abc é1 1234"));
+    assertTrue(SecretMask.of(List.of("a", "", "xy")).isEmpty());
+    assertEquals("ééé", SecretMask.of(List.of("é")).mask("ééé"));
+    assertEquals("***", SecretMask.of(List.of("éé")).mask("éé"), "four bytes in UTF-8");
+  }
+
+  @Test
+  void quotedJsonEscapedAndCrlfFormsAreMasked() {
+    SecretMask mask = SecretMask.of(List.of("pa\"ss\\word"));
+    assertEquals("'***'", mask.mask("'pa\"ss\\word'"));
+    assertEquals("{\"token\":\"***\"}", mask.mask("{\"token\":\"pa\\\"ss\\\\word\"}"));
+    SecretMask plain = SecretMask.of(List.of("s3cr3t-t0ken"));
+    assertEquals("TOKEN=\"***\"\r\n", split(plain, "TOKEN=\"s3cr3t-t0ken\"\r\n", 10));
+  }
+
+  @Test
+  void transformedValuesAreNotCaughtAsTheDocsSay() {
+    SecretMask mask = SecretMask.of(List.of("s3cr3t-t0ken"));
+    String b64 = java.util.Base64.getEncoder().encodeToString(bytes("s3cr3t-t0ken"));
+    assertEquals(b64, mask.mask(b64));
+  }
+
+  @Test
+  void onlyWholeLinesArePassedOnUntilTheEnd() {
+    Masker m = new Masker(SecretMask.of(List.of("secret-value")), Masker.Overflow.DROP);
+    assertEquals("", new String(m.write(bytes("partial secr"))));
+    assertEquals(12, m.held());
+    assertEquals("partial ***\r", new String(m.write(bytes("et-value\rnext"))));
+    assertEquals("next", new String(m.finish()));
+    assertEquals(0, m.held());
+  }
+
+  @Test
+  void aLineUnendedPastTheLimitIsLetGoForLiveOutputButKeptMaskedForTheLog() {
+    SecretMask mask = SecretMask.of(List.of("secret-value"));
+    String longLine = "x".repeat(60) + "secret-value" + "y".repeat(60);
+    Masker drop = new Masker(mask, Masker.Overflow.DROP, 100);
+    StringBuilder sent = new StringBuilder();
+    sent.append(new String(drop.write(bytes("before\n" + longLine.substring(0, 70)))));
+    sent.append(new String(drop.write(bytes(longLine.substring(70) + "\nafter\n"))));
+    sent.append(new String(drop.finish()));
+    assertEquals("before\n" + Masker.DROPPED_NOTE + "\nafter\n", sent.toString());
+
+    Masker emit = new Masker(mask, Masker.Overflow.EMIT, 100);
+    StringBuilder logged = new StringBuilder();
+    for (int i = 0; i < longLine.length(); i += 7) {
+      logged.append(
+          new String(emit.write(bytes(longLine.substring(i, Math.min(i + 7, longLine.length()))))));
+      assertTrue(emit.held() <= 100 + 7, "held " + emit.held());
+    }
+    logged.append(new String(emit.finish()));
+    assertEquals(longLine.replace("secret-value", "***"), logged.toString());
+  }
+
+  @Test
+  void theMaskingStreamWritesTheLogMasked() throws IOException {
+    ByteArrayOutputStream file = new ByteArrayOutputStream();
+    try (MaskingOutputStream log =
+        new MaskingOutputStream(file, SecretMask.of(List.of("tok-123456")))) {
+      log.write(bytes("==> build\nusing tok-1"));
+      log.write(bytes("23456 to log in"));
+    }
+    assertEquals("==> build\nusing *** to log in", file.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void theMaskNeverShowsAValueWhenPrinted() {
+    assertFalse(SecretMask.of(List.of("hunter2-password")).toString().contains("hunter2"));
+  }
+}
