@@ -1,0 +1,237 @@
+package dev.knotless.atproto;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.CountingProxy;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+@WithPds
+class XrpcClientIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String REF = "dev.knotless.ref";
+
+  private final PdsInstance pds;
+
+  XrpcClientIT(PdsInstance pds) {
+    this.pds = pds;
+  }
+
+  private XrpcClient loggedIn(Account a) throws XrpcException {
+    XrpcClient c = XrpcClient.create(pds.pdsUrl());
+    c.login(a.handle(), a.password());
+    return c;
+  }
+
+  private static ObjectNode ref(String name, long generation) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("name", name);
+    n.put("generation", generation);
+    return n;
+  }
+
+  @Test
+  void loginByHandleGivesTheAccountsDid() throws Exception {
+    Account a = pds.createAccount("login");
+    XrpcClient c = loggedIn(a);
+    assertEquals(a.did(), c.did());
+    assertTrue(c.session().orElseThrow().accessExpiry().isAfter(java.time.Instant.now()));
+    assertFalse(
+        c.session().orElseThrow().toString().contains("eyJ"), "tokens stay out of toString");
+  }
+
+  @Test
+  void aWrongPasswordIsAnAuthError() {
+    Account a = pds.createAccount("badpw");
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> XrpcClient.create(pds.pdsUrl()).login(a.handle(), "not-the-password"));
+    assertEquals(XrpcException.Kind.AUTH, e.kind());
+    assertEquals(401, e.status());
+  }
+
+  @Test
+  void recordsAreCreatedReadListedUpdatedAndDeleted() throws Exception {
+    Account a = pds.createAccount("records");
+    XrpcClient c = loggedIn(a);
+    List<WriteResult> results =
+        c.applyWrites(
+            a.did(),
+            List.of(
+                Write.create(REF, "k.a", ref("refs/heads/a", 1)),
+                Write.create(REF, "k.b", ref("refs/heads/b", 1)),
+                Write.create(REF, "k.c", ref("refs/heads/c", 1))));
+    assertEquals(3, results.size());
+    assertTrue(results.get(0).uri().endsWith("/dev.knotless.ref/k.a"));
+
+    Record b = c.getRecord(a.did(), REF, "k.b");
+    assertEquals("refs/heads/b", b.value().path("name").asText());
+    assertEquals(REF, b.value().path("$type").asText());
+    assertEquals("k.b", b.rkey());
+
+    RecordPage desc = c.listRecords(a.did(), REF, 2, null, false);
+    assertEquals(List.of("k.c", "k.b"), desc.records().stream().map(Record::rkey).toList());
+    RecordPage next = c.listRecords(a.did(), REF, 2, desc.cursor(), false);
+    assertEquals(List.of("k.a"), next.records().stream().map(Record::rkey).toList());
+    RecordPage asc = c.listRecords(a.did(), REF, 100, null, true);
+    assertEquals(List.of("k.a", "k.b", "k.c"), asc.records().stream().map(Record::rkey).toList());
+
+    c.applyWrites(
+        a.did(),
+        List.of(Write.update(REF, "k.a", ref("refs/heads/a", 2)), Write.delete(REF, "k.c")));
+    assertEquals(2, c.getRecord(a.did(), REF, "k.a").value().path("generation").asLong());
+    assertTrue(c.findRecord(a.did(), REF, "k.c").isEmpty());
+
+    c.deleteRecord(a.did(), REF, "k.b");
+    assertTrue(c.findRecord(a.did(), REF, "k.b").isEmpty());
+  }
+
+  @Test
+  void aMissingRecordIsRecordNotFound() throws Exception {
+    Account a = pds.createAccount("missing");
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> XrpcClient.create(pds.pdsUrl()).getRecord(a.did(), REF, "nothing.here"));
+    assertEquals(XrpcException.Kind.RECORD_NOT_FOUND, e.kind());
+    assertEquals(400, e.status());
+  }
+
+  @Test
+  void aDuplicateCreateIsAServerErrorThatCallersCanRetryOrReread() throws Exception {
+    Account a = pds.createAccount("dup");
+    XrpcClient c = loggedIn(a);
+    c.applyWrites(a.did(), List.of(Write.create(REF, "k.dup", ref("x", 1))));
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> c.applyWrites(a.did(), List.of(Write.create(REF, "k.dup", ref("x", 2)))));
+    assertEquals(XrpcException.Kind.SERVER_ERROR, e.kind());
+    assertEquals(500, e.status());
+    assertEquals(1, c.getRecord(a.did(), REF, "k.dup").value().path("generation").asLong());
+  }
+
+  @Test
+  void moreThanTwoHundredWritesAreRefusedBeforeAnythingIsSent() throws Exception {
+    Account a = pds.createAccount("many");
+    XrpcClient c = loggedIn(a);
+    List<Write> writes = new ArrayList<>();
+    for (int i = 0; i < 201; i++) {
+      writes.add(Write.create(REF, "k." + i, ref("r" + i, 1)));
+    }
+    assertThrows(IllegalArgumentException.class, () -> c.applyWrites(a.did(), writes));
+    assertEquals(200, c.applyWrites(a.did(), writes.subList(0, 200)).size());
+  }
+
+  @Test
+  void putRecordWithANullSwapCreatesOnlyWhenAbsent() throws Exception {
+    Account a = pds.createAccount("swap");
+    XrpcClient c = loggedIn(a);
+    WriteResult first =
+        c.putRecord(a.did(), "dev.knotless.repo", "demo", ref("one", 1), Swap.absent());
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> c.putRecord(a.did(), "dev.knotless.repo", "demo", ref("two", 1), Swap.absent()));
+    assertEquals(XrpcException.Kind.INVALID_SWAP, e.kind());
+
+    WriteResult second =
+        c.putRecord(a.did(), "dev.knotless.repo", "demo", ref("two", 2), Swap.cid(first.cid()));
+    assertNotEquals(first.cid(), second.cid());
+    XrpcException stale =
+        assertThrows(
+            XrpcException.class,
+            () ->
+                c.putRecord(
+                    a.did(), "dev.knotless.repo", "demo", ref("three", 3), Swap.cid(first.cid())));
+    assertEquals(XrpcException.Kind.INVALID_SWAP, stale.kind());
+    c.putRecord(a.did(), "dev.knotless.repo", "demo", ref("four", 4), Swap.none());
+    assertEquals(
+        "four", c.getRecord(a.did(), "dev.knotless.repo", "demo").value().path("name").asText());
+  }
+
+  @Test
+  void aBlobReferencedByARecordComesBackByteForByte() throws Exception {
+    Account a = pds.createAccount("blob");
+    XrpcClient c = loggedIn(a);
+    byte[] data = "PACK and some bytes \u0000\u0001".getBytes(StandardCharsets.UTF_8);
+    BlobRef blob = c.uploadBlob(data, "application/x-git-packed-objects");
+    assertEquals(data.length, blob.size());
+    ObjectNode pack = JSON.createObjectNode();
+    pack.putArray("parts").add(blob.toJson());
+    c.applyWrites(a.did(), List.of(Write.create("dev.knotless.pack", "k.p", pack)));
+    assertArrayEquals(data, XrpcClient.create(pds.pdsUrl()).getBlob(a.did(), blob.cid()));
+  }
+
+  @Test
+  void theServerAdvertisesItsBlobLimitAndDescribesRepos() throws Exception {
+    Account a = pds.createAccount("describe");
+    XrpcClient anon = XrpcClient.create(pds.pdsUrl());
+    assertEquals(pds.blobUploadLimit(), anon.describeServer().blobUploadLimit());
+    assertEquals(a.did(), anon.describeRepo(a.handle()).path("did").asText());
+  }
+
+  @Test
+  void concurrentCallersWithAnExpiredTokenShareOneRefresh() throws Exception {
+    Account a = pds.createAccount("refresh");
+    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl())) {
+      XrpcClient c = XrpcClient.create(proxy.url());
+      Session real = c.login(a.handle(), a.password());
+      c.resume(new Session(real.did(), real.handle(), expiredJwt(), real.refreshJwt()));
+      proxy.reset();
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      try {
+        List<Future<Record>> reads = new ArrayList<>();
+        c.applyWrites(a.did(), List.of(Write.create(REF, "k.r", ref("r", 1))));
+        for (int i = 0; i < 8; i++) {
+          reads.add(pool.submit(() -> c.getRecord(a.did(), REF, "k.r")));
+        }
+        for (Future<Record> f : reads) {
+          assertEquals("r", f.get().value().path("name").asText());
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertEquals(1, proxy.requests("com.atproto.server.refreshSession"));
+      assertNotEquals(expiredJwt(), c.session().orElseThrow().accessJwt());
+    }
+  }
+
+  @Test
+  void anUnreachableServerIsNoStatusAndRetryable() {
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> XrpcClient.create(java.net.URI.create("http://127.0.0.1:9")).describeServer());
+    assertEquals(XrpcException.Kind.NO_STATUS, e.kind());
+    assertTrue(e.retryable());
+    assertNull(e.error());
+  }
+
+  private static String expiredJwt() {
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    return b64.encodeToString("{\"alg\":\"HS256\"}".getBytes(StandardCharsets.UTF_8))
+        + "."
+        + b64.encodeToString("{\"exp\":1000}".getBytes(StandardCharsets.UTF_8))
+        + ".c2ln";
+  }
+}
