@@ -1,0 +1,82 @@
+package dev.knotless.runner.exec;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Makes a run's checkout: a clone of the mirror whose objects are hard links to the mirror's
+ * ({@code git clone --local}), at the commit, detached. Hard links rather than alternates, so that
+ * git works in a container that sees only the checkout, and the clone costs no copy. The mirror and
+ * the work root must therefore share a file system: across two, {@code --local} fails and the run
+ * is an error. Thread-safe (no state).
+ */
+final class Checkout {
+
+  /** How long one git command may take before the run is an error. */
+  static final long GIT_TIMEOUT_SECONDS = 600;
+
+  /** Why a checkout could not be made; the message is for the check's log. */
+  static final class Failed extends Exception {
+    Failed(String message) {
+      super(message);
+    }
+  }
+
+  private Checkout() {}
+
+  /**
+   * Clones {@code mirror} into {@code checkout} and checks out {@code commit}; git's output goes to
+   * {@code gitOutput}, so that a git that hangs cannot block the reading of it.
+   */
+  static void make(Path mirror, String commit, Path checkout, Path gitOutput)
+      throws Failed, IOException, InterruptedException {
+    git(
+        gitOutput,
+        List.of(
+            "git",
+            "clone",
+            "--local",
+            "--no-checkout",
+            "--quiet",
+            "--",
+            mirror.toString(),
+            checkout.toString()),
+        "could not clone the mirror " + mirror);
+    git(
+        gitOutput,
+        List.of("git", "-C", checkout.toString(), "checkout", "--detach", "--quiet", commit),
+        "could not check out " + commit);
+  }
+
+  private static void git(Path output, List<String> command, String what)
+      throws Failed, IOException, InterruptedException {
+    ProcessBuilder pb =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+    Map<String, String> env = pb.environment();
+    // A GIT_DIR or GIT_WORK_TREE the runner inherited would point git elsewhere.
+    env.keySet().removeIf(k -> k.startsWith("GIT_"));
+    env.put("GIT_TERMINAL_PROMPT", "0");
+    pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    Process p = pb.start();
+    try {
+      if (!p.waitFor(GIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new Failed(what + ": git took over " + GIT_TIMEOUT_SECONDS + "s");
+      }
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+      }
+    }
+    if (p.exitValue() != 0) {
+      String said = Files.readString(output, StandardCharsets.UTF_8).strip();
+      throw new Failed(
+          what + ": git exited with " + p.exitValue() + (said.isEmpty() ? "" : ": " + said));
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package dev.knotless.runner.exec;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * One run's temporary directory under {@code --work}: {@code checkout/}, the {@code log} and {@code
+ * outputs/}. It is made private to the runner's user (0700), since the log and the checkout are the
+ * repository's. Not thread-safe: the executor's thread owns it.
+ */
+final class RunDirectory {
+
+  /** The largest output file taken; a bigger one is left out, and the log says so. */
+  static final long MAX_OUTPUT_BYTES = 64L << 20;
+
+  private final Path root;
+
+  private RunDirectory(Path root) {
+    this.root = root;
+  }
+
+  /** Makes a new directory under {@code workRoot}, and the work root itself if missing. */
+  static RunDirectory create(Path workRoot) throws IOException {
+    Files.createDirectories(workRoot);
+    // createTempDirectory makes it 0700 on POSIX file systems.
+    Path root = Files.createTempDirectory(workRoot, "run-");
+    Files.createDirectory(root.resolve("outputs"));
+    return new RunDirectory(root);
+  }
+
+  Path root() {
+    return root;
+  }
+
+  Path checkout() {
+    return root.resolve("checkout");
+  }
+
+  Path log() {
+    return root.resolve("log");
+  }
+
+  Path outputs() {
+    return root.resolve("outputs");
+  }
+
+  /**
+   * The regular files under {@code outputs/}, sorted by path. Symbolic links are never followed, so
+   * a step cannot make the runner upload a file outside the run (its secrets file, say).
+   *
+   * @param tooBig receives the path of each file left out for being over {@link #MAX_OUTPUT_BYTES}
+   */
+  List<RunResult.OutputFile> readOutputs(java.util.function.Consumer<String> tooBig)
+      throws IOException {
+    Path dir = outputs();
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return List.of();
+    }
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(dir)) {
+      files =
+          walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+              .sorted(Comparator.comparing(p -> dir.relativize(p).toString()))
+              .toList();
+    }
+    List<RunResult.OutputFile> out = new ArrayList<>();
+    for (Path file : files) {
+      String name =
+          dir.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/");
+      if (Files.size(file) > MAX_OUTPUT_BYTES) {
+        tooBig.accept(name);
+        continue;
+      }
+      out.add(new RunResult.OutputFile(name, Files.readAllBytes(file)));
+    }
+    return out;
+  }
+
+  /**
+   * Removes the directory and all in it, never following a link out of it. A directory a step made
+   * read-only is made writable first, so nothing a step did keeps it from going.
+   */
+  void delete() throws IOException {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Files.walkFileTree(
+        root,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+              throws IOException {
+            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
+            if (!perms.contains(PosixFilePermission.OWNER_WRITE)
+                || !perms.contains(PosixFilePermission.OWNER_EXECUTE)) {
+              perms.add(PosixFilePermission.OWNER_WRITE);
+              perms.add(PosixFilePermission.OWNER_EXECUTE);
+              perms.add(PosixFilePermission.OWNER_READ);
+              Files.setPosixFilePermissions(dir, perms);
+            }
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+              throws IOException {
+            deleteIfThere(file);
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+            if (e != null) {
+              throw e;
+            }
+            deleteIfThere(dir);
+            return FileVisitResult.CONTINUE;
+          }
+        });
+  }
+
+  private static void deleteIfThere(Path path) throws IOException {
+    try {
+      Files.delete(path);
+    } catch (NoSuchFileException gone) {
+      // A step's straggler removed it first; what matters is that it is gone.
+    }
+  }
+
+  /** Reads the log whole; called after it is closed and before the directory goes. */
+  byte[] readLog() {
+    try {
+      return Files.readAllBytes(log());
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not read the run's log " + log(), e);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.knotless.runner.exec;
+
+import java.time.Instant;
+
+/**
+ * Follows a run as it goes, for the live-output sender and the run-events publisher. Every method
+ * has a no-op default, so a listener overrides only what it needs.
+ *
+ * <p>Offsets are byte offsets into the run's log file, as written (masked): a follower can read the
+ * file from an offset, or rebuild it from the lines. Calls come from the executor's threads, one at
+ * a time and in log order, and must return quickly: the run waits for them. A listener that throws
+ * is logged and does not stop the run.
+ */
+public interface RunListener {
+
+  /** The listener that does nothing. */
+  RunListener NONE = new RunListener() {};
+
+  /** A step's process started; its {@code ==>} line ends at {@code event.logOffset()}. */
+  default void stepStarted(StepStarted event) {}
+
+  /** A whole line of output was masked and written to the log. */
+  default void outputLine(OutputLine line) {}
+
+  /** A step ended (ran, was killed, cancelled or skipped); the log is {@code logOffset} long. */
+  default void stepEnded(StepResult result, long logOffset) {}
+
+  /** The run ended; the log is complete. Called before the run's directory is removed. */
+  default void runEnded(RunResult result) {}
+
+  /**
+   * A step that started.
+   *
+   * @param index the step's position in the run, from 0
+   * @param name the step's name
+   * @param at when it started
+   * @param pid the process id of its shell, also its process group's id
+   * @param logOffset where its output starts in the log
+   */
+  record StepStarted(int index, String name, Instant at, long pid, long logOffset) {}
+
+  /**
+   * One line of a step's output, masked.
+   *
+   * @param index the step's position in the run, from 0
+   * @param text the masked line, without its line break
+   * @param start where the line starts in the log
+   * @param end where it ends, past its line break
+   */
+  record OutputLine(int index, String text, long start, long end) {}
+}

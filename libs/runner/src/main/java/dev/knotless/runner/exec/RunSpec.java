@@ -1,0 +1,90 @@
+package dev.knotless.runner.exec;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Everything one run needs: where the code is, which commit, the steps, their environment, the
+ * masker and the limits. Immutable.
+ *
+ * @param mirror the runner's bare mirror of the repository; it must be on the same file system as
+ *     the work root, since the checkout hard-links its objects
+ * @param commit the commit to check out: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits
+ * @param steps the steps in order, at least one
+ * @param env every variable the steps see besides the few of the runner's own ({@link
+ *     ShellExecutor#INHERITED}): the workflow's env, {@code KNOTLESS_RUN_*} and the granted
+ *     secrets. Secret values are only ever here, never in an argument list. The executor adds
+ *     {@code KNOTLESS_RUN_OUTPUTS}.
+ * @param preamble lines written at the top of the log, before the first step (masked as all else):
+ *     the variables of a run asked for by name, secrets not granted, an allowance note
+ * @param filter masks every line before it is written or handed to a listener
+ * @param limits the run's time limits
+ */
+public record RunSpec(
+    Path mirror,
+    String commit,
+    List<ExecStep> steps,
+    Map<String, String> env,
+    List<String> preamble,
+    OutputFilter filter,
+    TimeLimits limits) {
+
+  private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
+
+  /** Checks the values and copies the collections (env keeps its order). */
+  public RunSpec {
+    Objects.requireNonNull(mirror, "mirror");
+    Objects.requireNonNull(commit, "commit");
+    Objects.requireNonNull(filter, "output filter");
+    Objects.requireNonNull(limits, "time limits");
+    if (!SHA.matcher(commit).matches()) {
+      throw new IllegalArgumentException(
+          "commit must be 40 or 64 lowercase hex digits, got " + Quoting.quote(commit));
+    }
+    steps = List.copyOf(steps);
+    if (steps.isEmpty()) {
+      throw new IllegalArgumentException("a run needs at least one step");
+    }
+    env.forEach(
+        (k, v) -> {
+          if (k.isEmpty() || k.indexOf('=') >= 0 || k.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("bad environment name " + Quoting.quote(k));
+          }
+          // The value is never named: it may be a secret.
+          Objects.requireNonNull(v, "value of environment variable " + k);
+        });
+    env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
+    preamble = List.copyOf(preamble);
+  }
+
+  /** A run of {@code steps} at {@code commit} with no secrets, no preamble and default limits. */
+  public static RunSpec of(Path mirror, String commit, List<ExecStep> steps) {
+    return new RunSpec(
+        mirror, commit, steps, Map.of(), List.of(), OutputFilter.none(), TimeLimits.defaults());
+  }
+
+  /** This run with {@code env} as its steps' environment. */
+  public RunSpec withEnv(Map<String, String> env) {
+    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits);
+  }
+
+  /** This run with {@code filter} masking its output. */
+  public RunSpec withFilter(OutputFilter filter) {
+    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits);
+  }
+
+  /** This run with {@code limits}. */
+  public RunSpec withLimits(TimeLimits limits) {
+    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits);
+  }
+
+  /** This run with {@code lines} at the top of its log. */
+  public RunSpec withPreamble(List<String> lines) {
+    return new RunSpec(mirror, commit, steps, env, lines, filter, limits);
+  }
+}

@@ -1,0 +1,307 @@
+package dev.knotless.runner.exec;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run of the shell executor, from its directory made to its result; the order of things lives
+ * here. Not thread-safe: it runs on the caller's thread, with the output pump writing only while
+ * that thread waits for the step.
+ */
+final class ShellRun {
+
+  /** How long a step's output may take to end once its group is dead. */
+  static final Duration OUTPUT_GRACE = Duration.ofSeconds(5);
+
+  private static final Logger LOG = LoggerFactory.getLogger(ShellRun.class);
+
+  private final RunSpec spec;
+  private final RunDirectory dir;
+  private final RunCancellation cancellation;
+  private final RunListener listener;
+  private final Clock clock;
+  private final Map<String, String> env;
+  private final List<StepResult> results = new ArrayList<>();
+  private RunLog log;
+  private long firstStepNanos = -1;
+
+  ShellRun(
+      RunSpec spec,
+      RunDirectory dir,
+      RunCancellation cancellation,
+      RunListener listener,
+      Clock clock,
+      Map<String, String> env) {
+    this.spec = spec;
+    this.dir = dir;
+    this.cancellation = cancellation;
+    this.listener = listener;
+    this.clock = clock;
+    this.env = env;
+  }
+
+  RunResult run() {
+    RunOutcome outcome;
+    try {
+      log = new RunLog(dir.log(), spec.filter());
+      outcome = steps();
+    } catch (IOException | UncheckedIOException e) {
+      outcome = new RunOutcome.Errored("the run failed in the runner: " + e.getMessage());
+      skipRest("not run: " + ((RunOutcome.Errored) outcome).message());
+      writeNote(((RunOutcome.Errored) outcome).message());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cancellation.cancel("the runner's thread was interrupted");
+      String reason = cancellation.reason().orElseThrow();
+      outcome = new RunOutcome.Cancelled(reason);
+      cancelRest(reason);
+    }
+    List<RunResult.OutputFile> outputs = List.of();
+    if (!(outcome instanceof RunOutcome.Errored)) {
+      try {
+        outputs = dir.readOutputs(name -> writeNote("output " + name + " left out: over 64 MiB"));
+      } catch (IOException e) {
+        outcome = new RunOutcome.Errored("could not read the run's outputs: " + e);
+        writeNote(((RunOutcome.Errored) outcome).message());
+      }
+    }
+    byte[] bytes = closeAndReadLog(outcome);
+    RunResult result = new RunResult(results, outcome, bytes, outputs);
+    notify(l -> l.runEnded(result));
+    return result;
+  }
+
+  private RunOutcome steps() throws IOException, InterruptedException {
+    for (String line : spec.preamble()) {
+      log.lines(line);
+    }
+    if (cancellation.isCancelled()) {
+      String reason = cancellation.reason().orElseThrow();
+      log.lines("cancelled before the first step: " + reason);
+      skipRest("not run: the run was cancelled: " + reason);
+      return new RunOutcome.Cancelled(reason);
+    }
+    try {
+      Checkout.make(spec.mirror(), spec.commit(), dir.checkout(), dir.root().resolve("git.out"));
+    } catch (Checkout.Failed e) {
+      log.lines(e.getMessage());
+      skipRest("not run: the checkout failed");
+      return new RunOutcome.Errored(e.getMessage());
+    }
+    String stop = null; // the note of every step after one that ended the run
+    for (int i = 0; i < spec.steps().size(); i++) {
+      ExecStep step = spec.steps().get(i);
+      if (stop != null || !step.runs()) {
+        skip(i, step, stop != null ? stop : step.skipReason());
+        continue;
+      }
+      if (cancellation.isCancelled()) {
+        cancelUnstarted(i, step, cancellation.reason().orElseThrow());
+        stop = "skipped: the run was cancelled";
+        continue;
+      }
+      TimeLimits.StepLimit limit = spec.limits().limitFor(step.timeout(), runElapsed());
+      if (limit.limit().isZero()) {
+        stop = "skipped: " + runUp();
+        skip(i, step, stop);
+        continue;
+      }
+      StepResult r = runStep(i, step, limit);
+      if (r.status() == StepStatus.CANCELLED) {
+        stop = "skipped: the run was cancelled";
+      } else if (r.status() == StepStatus.FAILURE) {
+        stop =
+            r.note().equals("killed as " + runUp())
+                ? "skipped: " + runUp()
+                : "skipped: step " + Quoting.quote(step.name()) + " failed";
+      }
+    }
+    return RunOutcome.of(results, cancellation.reason().orElse(null));
+  }
+
+  private StepResult runStep(int index, ExecStep step, TimeLimits.StepLimit limit)
+      throws IOException, InterruptedException {
+    log.write("==> " + step.name(), "\n");
+    if (firstStepNanos < 0) {
+      firstStepNanos = System.nanoTime();
+    }
+    Instant started = clock.instant();
+    StepProcess process;
+    try {
+      process = StepProcess.start(dir.checkout(), step.script(), env);
+    } catch (IOException e) {
+      throw new IOException("could not start step " + Quoting.quote(step.name()) + ": " + e, e);
+    }
+    long startOffset = log.offset();
+    notify(
+        l ->
+            l.stepStarted(
+                new RunListener.StepStarted(
+                    index, step.name(), started, process.pid(), startOffset)));
+    Consumer<RunListener.OutputLine> onLine = line -> notify(l -> l.outputLine(line));
+    OutputPump pump = OutputPump.start(process, index, log, onLine);
+    boolean timedOut = false;
+    int exit;
+    try {
+      cancellation.attach(process::killGroup);
+      if (!process.waitFor(limit.limit())) {
+        timedOut = true;
+        process.killGroup();
+      }
+      exit = process.waitForExit();
+    } finally {
+      cancellation.detach();
+      // Nothing a step started outlives it: what it left in the background would hold its output
+      // open, and could hold its secrets for a later step to read.
+      process.killGroup();
+    }
+    boolean drained = pump.finish(OUTPUT_GRACE);
+    if (!drained) {
+      log.lines("output still open after the step ended: a process outside its group holds it");
+    }
+    StepStatus status;
+    String note;
+    if (timedOut && exit != 0) {
+      status = StepStatus.FAILURE;
+      note =
+          limit.runBound()
+              ? "killed as " + runUp()
+              : "killed after " + seconds(limit.limit()) + "s, the step's time limit";
+    } else if (cancellation.isCancelled() && exit != 0) {
+      status = StepStatus.CANCELLED;
+      note = "cancelled: " + cancellation.reason().orElseThrow();
+    } else if (exit != 0) {
+      status = StepStatus.FAILURE;
+      note = "exited with " + exit;
+    } else {
+      status = StepStatus.SUCCESS;
+      note = "";
+    }
+    if (!note.isEmpty()) {
+      log.lines(note);
+    }
+    StepResult result = new StepResult(step.name(), status, started, clock.instant(), exit, note);
+    ended(result);
+    return result;
+  }
+
+  private void skip(int index, ExecStep step, String note) throws IOException {
+    log.write("==> " + step.name(), "\n");
+    log.lines(note);
+    ended(StepResult.skipped(step.name(), clock.instant(), note));
+  }
+
+  private void cancelUnstarted(int index, ExecStep step, String reason) throws IOException {
+    log.write("==> " + step.name(), "\n");
+    String note = "cancelled: " + reason;
+    log.lines(note);
+    Instant now = clock.instant();
+    ended(new StepResult(step.name(), StepStatus.CANCELLED, now, now, StepResult.NO_EXIT, note));
+  }
+
+  private void ended(StepResult result) {
+    results.add(result);
+    long offset = log.offset();
+    notify(l -> l.stepEnded(result, offset));
+  }
+
+  /** Records every step without a result as skipped, after a fault of the runner's. */
+  private void skipRest(String note) {
+    Instant now = clock.instant();
+    for (int i = results.size(); i < spec.steps().size(); i++) {
+      ended(StepResult.skipped(spec.steps().get(i).name(), now, note));
+    }
+  }
+
+  /** Records the step that was going as cancelled and the rest as skipped. */
+  private void cancelRest(String reason) {
+    if (results.size() < spec.steps().size()) {
+      Instant now = clock.instant();
+      String name = spec.steps().get(results.size()).name();
+      ended(
+          new StepResult(
+              name, StepStatus.CANCELLED, now, now, StepResult.NO_EXIT, "cancelled: " + reason));
+    }
+    skipRest("skipped: the run was cancelled");
+  }
+
+  private Duration runElapsed() {
+    return firstStepNanos < 0
+        ? Duration.ZERO
+        : Duration.ofNanos(System.nanoTime() - firstStepNanos);
+  }
+
+  private String runUp() {
+    return "the run's " + seconds(spec.limits().run()) + "s were up";
+  }
+
+  /** Seconds as the log says them: whole when whole, else to the millisecond. */
+  static String seconds(Duration d) {
+    if (d.toMillis() % 1000 == 0) {
+      return Long.toString(d.toSeconds());
+    }
+    return java.math.BigDecimal.valueOf(d.toMillis(), 3).stripTrailingZeros().toPlainString();
+  }
+
+  /** Writes a note of the runner's to the log, if the log can still be written. */
+  private void writeNote(String note) {
+    if (log == null) {
+      return;
+    }
+    try {
+      log.lines(note);
+    } catch (IOException e) {
+      LOG.warn("could not write to the run's log {}: {}", dir.log(), e.toString());
+    }
+  }
+
+  private byte[] closeAndReadLog(RunOutcome outcome) {
+    if (log != null) {
+      try {
+        log.close();
+        return dir.readLog();
+      } catch (IOException | UncheckedIOException e) {
+        LOG.warn("could not read the run's log {}: {}", dir.log(), e.toString());
+      }
+    }
+    String text = outcome instanceof RunOutcome.Errored err ? err.message() : "";
+    return (spec.filter().mask(text) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private void notify(Consumer<RunListener> call) {
+    try {
+      call.accept(listener);
+    } catch (RuntimeException e) {
+      // A listener's fault must not change the run's result; it is logged, not swallowed.
+      LOG.warn("run listener {} failed: {}", listener.getClass().getName(), e.toString(), e);
+    }
+  }
+
+  /** The result of a run whose directory could not even be made. */
+  static RunResult errorWithoutLog(
+      RunSpec spec, Clock clock, String message, RunListener listener) {
+    Instant now = clock.instant();
+    List<StepResult> steps =
+        spec.steps().stream()
+            .map(s -> StepResult.skipped(s.name(), now, "not run: " + message))
+            .toList();
+    byte[] log = (spec.filter().mask(message) + "\n").getBytes(StandardCharsets.UTF_8);
+    RunResult result = new RunResult(steps, new RunOutcome.Errored(message), log, List.of());
+    try {
+      listener.runEnded(result);
+    } catch (RuntimeException e) {
+      LOG.warn("run listener {} failed: {}", listener.getClass().getName(), e.toString(), e);
+    }
+    return result;
+  }
+}
