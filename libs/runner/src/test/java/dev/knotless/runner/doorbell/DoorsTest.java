@@ -1,0 +1,278 @@
+package dev.knotless.runner.doorbell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class DoorsTest {
+  private static final RepoId APP = new RepoId("did:plc:alice", "3kapp2222222a");
+  private static final RepoId LIB = new RepoId("did:plc:alice", "3klib2222222a");
+  private static final RepoId OTHER = new RepoId("did:plc:bob", "3kother22222a");
+
+  private final FakeClock clock = new FakeClock();
+  private final List<Pass> passes = new ArrayList<>();
+
+  private record Pass(RepoId repo, Set<Doorbell> reasons, long atNanos) {}
+
+  private Doors doors(Duration sweep, PassRunner inside) {
+    return new Doors(
+        (repo, reasons) -> {
+          passes.add(new Pass(repo, reasons, clock.nanoTime()));
+          inside.run(repo, reasons);
+        },
+        clock,
+        clock,
+        sweep);
+  }
+
+  @Test
+  void aRingStartsOnePassWithItsReason() {
+    Doors doors = doors(Doors.DEFAULT_SWEEP, (repo, reasons) -> {});
+    doors.open(APP);
+
+    doors.ring(APP, Doorbell.frame(DoorMatcher.REF));
+    assertTrue(doors.busy(APP), "the pass is handed to the executor at once");
+    clock.runReady();
+
+    assertEquals(List.of(new Pass(APP, Set.of(Doorbell.frame(DoorMatcher.REF)), 0)), passes);
+    assertFalse(doors.busy(APP));
+  }
+
+  @Test
+  void manyRingsDuringAPassGiveExactlyOneMorePassWithAllTheirReasons() {
+    List<Doorbell> duringFirst =
+        List.of(
+            Doorbell.frame(DoorMatcher.REF),
+            Doorbell.frame(DoorMatcher.REF),
+            Doorbell.frame(DoorMatcher.RERUN),
+            Doorbell.SWEEP,
+            Doorbell.connect("jetstream"),
+            Doorbell.frame(DoorMatcher.REF));
+    Doors[] holder = new Doors[1];
+    holder[0] =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              if (passes.size() == 1) {
+                duringFirst.forEach(reason -> holder[0].ring(APP, reason));
+              }
+            });
+    holder[0].open(APP);
+
+    holder[0].ring(APP, Doorbell.ASKED);
+    clock.runReady();
+
+    assertEquals(2, passes.size(), "one pass, then exactly one more: " + passes);
+    assertEquals(Set.of(Doorbell.ASKED), passes.get(0).reasons());
+    assertEquals(
+        Set.of(
+            Doorbell.frame(DoorMatcher.REF),
+            Doorbell.frame(DoorMatcher.RERUN),
+            Doorbell.SWEEP,
+            Doorbell.connect("jetstream")),
+        passes.get(1).reasons());
+    assertEquals(0, clock.readyCount());
+    assertFalse(holder[0].busy(APP));
+  }
+
+  @Test
+  void ringsFromOtherThreadsDuringAPassCoalesceIntoOneMorePass() throws Exception {
+    CountDownLatch firstStarted = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    List<Set<Doorbell>> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    try (Doors doors =
+        new Doors(
+            (repo, reasons) -> {
+              seen.add(reasons);
+              if (seen.size() == 1) {
+                firstStarted.countDown();
+                assertTrue(releaseFirst.await(10, TimeUnit.SECONDS));
+              }
+            },
+            pool,
+            DoorClock.of(timers),
+            Doors.DEFAULT_SWEEP)) {
+      doors.open(APP);
+      doors.ring(APP, Doorbell.ASKED);
+      assertTrue(firstStarted.await(10, TimeUnit.SECONDS));
+
+      Thread[] ringers = new Thread[8];
+      for (int i = 0; i < ringers.length; i++) {
+        ringers[i] =
+            new Thread(
+                () -> {
+                  for (int n = 0; n < 100; n++) {
+                    doors.ring(APP, Doorbell.frame(DoorMatcher.REF));
+                  }
+                });
+        ringers[i].start();
+      }
+      for (Thread ringer : ringers) {
+        ringer.join();
+      }
+      releaseFirst.countDown();
+
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while ((seen.size() < 2 || doors.busy(APP)) && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertFalse(doors.busy(APP), "passes should have ended");
+      assertEquals(List.of(Set.of(Doorbell.ASKED), Set.of(Doorbell.frame(DoorMatcher.REF))), seen);
+    } finally {
+      pool.shutdownNow();
+      timers.shutdownNow();
+    }
+  }
+
+  @Test
+  void aFailedPassRingsItsOwnDoorAgainAfterSixtySeconds() {
+    Doors doors =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              if (passes.size() == 1) {
+                throw new IOException("PDS answered 502");
+              }
+            });
+    doors.open(APP);
+    doors.ring(APP, Doorbell.frame(DoorMatcher.REF));
+    clock.runReady();
+    assertEquals(1, passes.size());
+
+    clock.advance(Duration.ofSeconds(59));
+    assertEquals(1, passes.size(), "no retry before 60 s");
+
+    clock.advance(Duration.ofSeconds(1));
+    assertEquals(2, passes.size());
+    assertEquals(
+        new Pass(APP, Set.of(Doorbell.RETRY), Duration.ofSeconds(60).toNanos()), passes.get(1));
+
+    clock.advance(Duration.ofMinutes(5));
+    assertEquals(2, passes.size(), "a pass that succeeded does not retry");
+  }
+
+  @Test
+  void aShortSweepShortensTheRetryToTheSweep() {
+    Doors doors =
+        doors(
+            Duration.ofSeconds(20),
+            (repo, reasons) -> {
+              throw new IllegalStateException("repository record changed key");
+            });
+    doors.open(APP);
+    doors.ring(APP, Doorbell.ASKED);
+    clock.runReady();
+
+    assertEquals(Duration.ofSeconds(20), doors.retryDelay());
+    clock.advance(Duration.ofSeconds(20));
+    assertEquals(2, passes.size());
+    assertEquals(Set.of(Doorbell.RETRY), passes.get(1).reasons());
+    clock.advance(Duration.ofSeconds(20));
+    assertEquals(3, passes.size(), "a pass that keeps failing keeps ringing");
+    assertEquals(1, clock.pendingTimers(), "one retry waiting, never a pile of them");
+  }
+
+  @Test
+  void aPassThatSucceedsBeforeTheRetryCallsTheRetryOff() {
+    Doors doors =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              if (passes.size() == 1) {
+                throw new IOException("timeout");
+              }
+            });
+    doors.open(APP);
+    doors.ring(APP, Doorbell.ASKED);
+    clock.runReady();
+    clock.advance(Duration.ofSeconds(10));
+    doors.ring(APP, Doorbell.frame(DoorMatcher.REF));
+    clock.runReady();
+    assertEquals(2, passes.size());
+
+    clock.advance(Duration.ofSeconds(120));
+
+    assertEquals(2, passes.size(), "the retry was not needed any more: " + passes);
+  }
+
+  @Test
+  void aSweepRingsEveryDoorEverySweepInterval() {
+    Doors doors = doors(Doors.DEFAULT_SWEEP, (repo, reasons) -> {});
+    doors.open(APP);
+    doors.open(LIB);
+    doors.open(OTHER);
+    doors.startSweeping();
+
+    clock.advance(Duration.ofSeconds(599));
+    assertEquals(List.of(), passes);
+
+    clock.advance(Duration.ofSeconds(1));
+    assertEquals(Set.of(APP, LIB, OTHER), repos(passes));
+    assertTrue(passes.stream().allMatch(p -> p.reasons().equals(Set.of(Doorbell.SWEEP))));
+
+    clock.advance(Duration.ofSeconds(600));
+    assertEquals(6, passes.size(), "every door again after another 600 s");
+  }
+
+  @Test
+  void aRingForARepositoryWithNoOpenDoorRunsNothing() {
+    Doors doors = doors(Doors.DEFAULT_SWEEP, (repo, reasons) -> {});
+    doors.open(APP);
+
+    doors.ring(OTHER, Doorbell.frame(DoorMatcher.REF));
+    clock.runReady();
+
+    assertEquals(List.of(), passes);
+  }
+
+  @Test
+  void aClosedDoorNeitherPassesNorRetries() {
+    Doors doors =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              throw new IOException("down");
+            });
+    doors.open(APP);
+    doors.ring(APP, Doorbell.ASKED);
+    clock.runReady();
+    doors.close(APP);
+
+    clock.advance(Duration.ofMinutes(2));
+    doors.ring(APP, Doorbell.ASKED);
+    clock.runReady();
+
+    assertEquals(1, passes.size());
+    assertEquals(Set.of(), doors.doors());
+  }
+
+  @Test
+  void aSweepThatIsNotPositiveIsRefusedWithItsValue() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new Doors((repo, reasons) -> {}, clock, clock, Duration.ZERO));
+    assertTrue(e.getMessage().contains("--sweep"), e.getMessage());
+  }
+
+  private static Set<RepoId> repos(List<Pass> passes) {
+    Set<RepoId> repos = new java.util.HashSet<>();
+    passes.forEach(p -> repos.add(p.repo()));
+    return repos;
+  }
+}
