@@ -1,0 +1,292 @@
+package dev.knotless.runner.cli;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The command line of {@code knotless-run}, parsed and checked. Every flag has the default the
+ * runner documents; {@link #HELP} describes them all. Immutable.
+ *
+ * @param repos the repositories to watch, each {@code <handle or did>/<name>} as given (the label)
+ * @param state the state file
+ * @param work where runs get their temporary directories
+ * @param jobs how many runs go at once
+ * @param pullJobs how many of those every class but Main may hold
+ * @param ownerJobs how many one owner's runs may hold, or 0 for no cap
+ * @param stepTimeout the limit on each step
+ * @param runTimeout the limit on a run's steps together, or null for none
+ * @param sweep how often every door is rung
+ * @param stopWait how long a stop waits for runs to end before cancelling them
+ * @param executor the executor ({@code shell})
+ * @param jetstream the Jetstream to follow, unless {@code firehose} is set
+ * @param firehose a PDS's subscribeRepos to follow instead, or null
+ * @param secrets the secrets file, or null
+ * @param paused the operator's paused-owners file, or null
+ * @param keepChecks days the default branch's checks are kept, 0 to prune nothing
+ * @param allowanceMinutes public minutes per owner per 30 days, or 0 for none
+ * @param privateAllowanceMinutes the same for private repositories, or 0
+ * @param unmetered owners no allowance applies to
+ */
+public record RunnerOptions(
+    List<String> repos,
+    Path state,
+    Path work,
+    int jobs,
+    int pullJobs,
+    int ownerJobs,
+    Duration stepTimeout,
+    Duration runTimeout,
+    Duration sweep,
+    Duration stopWait,
+    String executor,
+    URI jetstream,
+    URI firehose,
+    Path secrets,
+    Path paused,
+    int keepChecks,
+    long allowanceMinutes,
+    long privateAllowanceMinutes,
+    Set<String> unmetered) {
+
+  /** The public Jetstream the runner follows by default. */
+  public static final URI DEFAULT_JETSTREAM =
+      URI.create("wss://jetstream2.us-east.bsky.network/subscribe");
+
+  /** What {@code knotless-run --help} prints. */
+  public static final String HELP =
+      """
+      usage: knotless-run [flags] <handle or did>/<name>...
+
+      Watches knotless repositories and runs their .knotless/workflows when a ref
+      moves, filing each run as a dev.knotless.check record in its own account.
+
+      flags:
+        --state <file>          state file (default $XDG_STATE_HOME/knotless-run/state.json,
+                                else ~/.local/state/knotless-run/state.json)
+        --work <dir>            where runs get their temporary directories
+                                (default <tmp>/knotless-run)
+        --jobs <n>              runs at once (4)
+        --pull-jobs <n>         runs at once of every class but Main (half of --jobs)
+        --owner-jobs <n>        runs at once of one owner (no cap)
+        --step-timeout <s>      limit on each step, seconds (1800)
+        --run-timeout <s>       limit on a run's steps together, seconds (none)
+        --sweep <s>             ring every door this often, seconds (600)
+        --stop-wait <s>         on SIGTERM/SIGINT, wait this long for runs, seconds (900)
+        --executor shell        how steps run (shell: sh -ec in a checkout, as this user)
+        --jetstream <url>       the Jetstream to follow (default the public one)
+        --firehose <url>        follow a PDS's com.atproto.sync.subscribeRepos instead
+                                (e.g. ws://127.0.0.1:2583)
+        --secrets <file>        the operator's secrets file (docs/secrets.md)
+        --paused <file>         the operator's paused owners (docs/scheduling.md)
+        --keep-checks <days>    keep the default branch's checks this long (30; 0 prunes nothing)
+        --allowance <min>       step minutes per owner per 30 days, public repositories
+        --private-allowance <min>  the same for private repositories
+        --unmetered <did>       an owner no allowance applies to (repeatable)
+        --help                  this text
+
+      environment:
+        KNOTLESS_IDENTIFIER     the runner's account (handle or DID)
+        KNOTLESS_PASSWORD       its app password (never put it on the command line)
+        KNOTLESS_PLC_URL        DID PLC directory (default https://plc.directory)
+        KNOTLESS_HANDLE_RESOLVER  resolve handles by asking this server's
+                                com.atproto.identity.resolveHandle (local *.test handles)
+        KNOTLESS_CACHE_DIR      the cache: mirrors, keys, identities (default
+                                $XDG_CACHE_HOME/knotless, else ~/.cache/knotless)
+        KNOTLESS_APPVIEW        the appview live output goes to (optional)
+
+      Each run sees KNOTLESS_RUN_REPO (the label as given here), KNOTLESS_RUN_REF,
+      KNOTLESS_RUN_SHA, KNOTLESS_RUN_BASE, KNOTLESS_RUN_OUTPUTS and the others
+      docs/workflows.md lists.
+      """;
+
+  /** A command line that cannot be used, with what is wrong. */
+  public static final class UsageException extends Exception {
+    public UsageException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Parses a command line.
+   *
+   * @param env the environment, for the default paths
+   * @return the options, or empty when {@code --help} was asked for
+   * @throws UsageException naming the flag or argument that is wrong
+   */
+  public static Optional<RunnerOptions> parse(List<String> args, Map<String, String> env)
+      throws UsageException {
+    Parser p = new Parser(args);
+    List<String> repos = new ArrayList<>();
+    Path state = defaultState(env);
+    Path work = Path.of(System.getProperty("java.io.tmpdir"), "knotless-run");
+    int jobs = 4;
+    Integer pullJobs = null;
+    int ownerJobs = 0;
+    Duration stepTimeout = Duration.ofSeconds(1800);
+    Duration runTimeout = null;
+    Duration sweep = Duration.ofSeconds(600);
+    Duration stopWait = Duration.ofSeconds(900);
+    String executor = "shell";
+    URI jetstream = DEFAULT_JETSTREAM;
+    URI firehose = null;
+    Path secrets = null;
+    Path paused = null;
+    int keepChecks = 30;
+    long allowance = 0;
+    long privateAllowance = 0;
+    Set<String> unmetered = new LinkedHashSet<>();
+    while (p.more()) {
+      String a = p.next();
+      switch (a) {
+        case "--help", "-h" -> {
+          return Optional.empty();
+        }
+        case "--state" -> state = Path.of(p.value(a));
+        case "--work" -> work = Path.of(p.value(a));
+        case "--jobs" -> jobs = p.positive(a);
+        case "--pull-jobs" -> pullJobs = p.positive(a);
+        case "--owner-jobs" -> ownerJobs = p.positive(a);
+        case "--step-timeout" -> stepTimeout = Duration.ofSeconds(p.positive(a));
+        case "--run-timeout" -> runTimeout = Duration.ofSeconds(p.positive(a));
+        case "--sweep" -> sweep = Duration.ofSeconds(p.positive(a));
+        case "--stop-wait" -> stopWait = Duration.ofSeconds(p.nonNegative(a));
+        case "--executor" -> {
+          executor = p.value(a);
+          if (!executor.equals("shell")) {
+            throw new UsageException(
+                "--executor " + executor + ": this runner has the shell executor only");
+          }
+        }
+        case "--jetstream" -> jetstream = p.uri(a);
+        case "--firehose" -> firehose = p.uri(a);
+        case "--secrets" -> secrets = Path.of(p.value(a));
+        case "--paused" -> paused = Path.of(p.value(a));
+        case "--keep-checks" -> keepChecks = p.nonNegative(a);
+        case "--allowance" -> allowance = p.positive(a);
+        case "--private-allowance" -> privateAllowance = p.positive(a);
+        case "--unmetered" -> {
+          String did = p.value(a);
+          if (!did.startsWith("did:")) {
+            throw new UsageException("--unmetered " + did + ": expected a DID");
+          }
+          unmetered.add(did);
+        }
+        default -> {
+          if (a.startsWith("-")) {
+            throw new UsageException("unknown flag " + a + " (see --help)");
+          }
+          repos.add(checkRepo(a));
+        }
+      }
+    }
+    if (repos.isEmpty()) {
+      throw new UsageException("name at least one repository to watch, as <handle or did>/<name>");
+    }
+    int pull = pullJobs != null ? pullJobs : Math.max(1, jobs / 2);
+    return Optional.of(
+        new RunnerOptions(
+            List.copyOf(repos),
+            state,
+            work,
+            jobs,
+            Math.min(pull, jobs),
+            ownerJobs,
+            stepTimeout,
+            runTimeout,
+            sweep,
+            stopWait,
+            executor,
+            jetstream,
+            firehose,
+            secrets,
+            paused,
+            keepChecks,
+            allowance,
+            privateAllowance,
+            Set.copyOf(unmetered)));
+  }
+
+  private static String checkRepo(String label) throws UsageException {
+    String s = label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
+    int slash = s.indexOf('/');
+    if (slash <= 0 || slash == s.length() - 1 || s.indexOf('/', slash + 1) >= 0) {
+      throw new UsageException(
+          "repository " + label + ": expected <handle or did>/<name>, like alice.example.com/site");
+    }
+    return label;
+  }
+
+  private static Path defaultState(Map<String, String> env) {
+    String xdg = env.get("XDG_STATE_HOME");
+    Path base =
+        xdg != null && !xdg.isBlank()
+            ? Path.of(xdg)
+            : Path.of(env.getOrDefault("HOME", System.getProperty("user.home")), ".local", "state");
+    return base.resolve("knotless-run").resolve("state.json");
+  }
+
+  private static final class Parser {
+    private final List<String> args;
+    private int i;
+
+    Parser(List<String> args) {
+      this.args = args;
+    }
+
+    boolean more() {
+      return i < args.size();
+    }
+
+    String next() {
+      return args.get(i++);
+    }
+
+    String value(String flag) throws UsageException {
+      if (!more()) {
+        throw new UsageException(flag + " needs a value");
+      }
+      return next();
+    }
+
+    int nonNegative(String flag) throws UsageException {
+      String v = value(flag);
+      try {
+        int n = Integer.parseInt(v);
+        if (n < 0) {
+          throw new NumberFormatException();
+        }
+        return n;
+      } catch (NumberFormatException e) {
+        throw new UsageException(flag + " " + v + ": expected a whole number, 0 or more");
+      }
+    }
+
+    int positive(String flag) throws UsageException {
+      int n = nonNegative(flag);
+      if (n == 0) {
+        throw new UsageException(flag + " 0: expected a whole number above 0");
+      }
+      return n;
+    }
+
+    URI uri(String flag) throws UsageException {
+      String v = value(flag);
+      try {
+        URI u = URI.create(v);
+        if (u.getScheme() == null || u.getHost() == null) {
+          throw new IllegalArgumentException();
+        }
+        return u;
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(flag + " " + v + ": expected a URL such as wss://host/subscribe");
+      }
+    }
+  }
+}
