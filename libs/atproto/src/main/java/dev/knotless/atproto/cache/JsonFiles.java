@@ -88,7 +88,11 @@ final class JsonFiles {
         while (bytes.hasRemaining()) {
           out.write(bytes);
         }
-        out.force(true);
+        if (ownerOnly) {
+          // A lost session means logging in again; a lost cache entry only a lookup, so only
+          // sessions pay for a flush to disk.
+          out.force(true);
+        }
       }
       if (!ownerOnly && supportsPosix(dir)) {
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));

@@ -1,0 +1,31 @@
+package dev.knotless.atproto.cache;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
+/** A clock tests move by hand. Thread-safe. */
+public final class MutableClock extends Clock {
+  private volatile Instant now = Instant.parse("2026-11-29T12:00:00Z");
+
+  public void advance(Duration d) {
+    now = now.plus(d);
+  }
+
+  @Override
+  public ZoneId getZone() {
+    return ZoneOffset.UTC;
+  }
+
+  @Override
+  public Clock withZone(ZoneId zone) {
+    return this;
+  }
+
+  @Override
+  public Instant instant() {
+    return now;
+  }
+}
