@@ -1,0 +1,273 @@
+package dev.knotless.storage.fetch;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.storage.Keys;
+import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.RangeScanner;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.Threads;
+import dev.knotless.storage.git.Git;
+import dev.knotless.storage.pack.PackStore;
+import dev.knotless.storage.records.PackRecord;
+import dev.knotless.storage.records.RefRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings the objects a set of commits needs into a local repository. It looks in the snapshot's
+ * newest packs, then the packs the refs name, then walks the pack pages newest first; a walk that
+ * runs out, or a pack that vanished under it, walks once more taking every pack not yet indexed. Up
+ * to eight packs download and index at once. Thread-safe; each call is independent, but two calls
+ * into one local repository should take turns (the mirror's lock does that).
+ */
+public final class Fetcher {
+  /** Packs downloaded and indexed at once. */
+  public static final int PACKS_AT_ONCE = 8;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
+  private final XrpcClient client;
+  private final PackStore store;
+
+  public Fetcher(XrpcClient client, StorageCache cache, Clock clock) {
+    this.client = client;
+    this.store = new PackStore(client, cache, clock);
+  }
+
+  /** What a fetch did: the packs it indexed. */
+  public record Stats(int packsIndexed) {}
+
+  /** A pack download failed part way (the pack or a blob of it vanished). */
+  private static final class Vanished extends Exception {
+    Vanished(IOException cause) {
+      super(cause);
+    }
+  }
+
+  /**
+   * Makes every object {@code wanted} reaches present locally.
+   *
+   * @throws IOException "the remote has no pack holding <sha>" when the packs run out
+   */
+  public Stats fetch(Snapshot snap, Git local, Collection<String> wanted) throws IOException {
+    State s = new State(snap, local, new LinkedHashSet<>(wanted));
+    if (s.missing().isEmpty() || !snap.exists()) {
+      return new Stats(0);
+    }
+    // 1. The newest packs the snapshot read, at no further round trip when inline.
+    try {
+      s.index(withMissingTip(local, snap.newestPacks(), s.indexed));
+    } catch (Vanished v) {
+      LOG.debug("a newest pack vanished; the walk will find its replacement");
+    }
+    if (s.done()) {
+      return new Stats(s.indexed.size());
+    }
+    // 2. The packs the refs name, all at once, until no missing target names an unread pack.
+    byName(s);
+    if (s.done()) {
+      return new Stats(s.indexed.size());
+    }
+    // 3. The pack pages, newest first, continuing where the newest packs ended.
+    boolean clean = true;
+    if (!(snap.packsExhausted() && !snap.newestPacks().isEmpty())) {
+      String start =
+          snap.newestPacks().isEmpty()
+              ? Keys.scanStart(snap.repo().key())
+              : snap.newestPacks().get(snap.newestPacks().size() - 1).rkey();
+      try {
+        clean = walk(s, start, false);
+      } catch (Vanished v) {
+        clean = false;
+      }
+    }
+    if (!clean || !s.done()) {
+      // The one restart: from the newest page, every pack not yet indexed.
+      try {
+        walk(s, Keys.scanStart(snap.repo().key()), true);
+      } catch (Vanished v) {
+        throw (IOException) v.getCause();
+      }
+    }
+    Set<String> still = s.missing();
+    if (!still.isEmpty()) {
+      throw new IOException("the remote has no pack holding " + still.iterator().next());
+    }
+    var hole = local.firstMissingReachable(s.wanted);
+    if (hole.isPresent()) {
+      throw new IOException("the remote has no pack holding " + hole.get());
+    }
+    return new Stats(s.indexed.size());
+  }
+
+  private void byName(State s) throws IOException {
+    Set<String> asked = new HashSet<>();
+    while (true) {
+      Set<String> missing = s.missing();
+      Set<String> keys = new LinkedHashSet<>();
+      for (RefRecord r : s.snap.refs()) {
+        if (r.live() && missing.contains(r.target()) && r.pack() != null) {
+          if (!s.indexed.contains(r.pack()) && asked.add(r.pack())) {
+            keys.add(r.pack());
+          }
+        }
+      }
+      if (keys.isEmpty()) {
+        return;
+      }
+      List<CompletableFuture<Record>> reads = new ArrayList<>();
+      for (String key : keys) {
+        reads.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return client
+                        .findRecord(s.snap.address().did(), Lexicons.PACK, key)
+                        .orElse(null);
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                },
+                Threads.IO));
+      }
+      List<PackRecord> found = new ArrayList<>();
+      for (CompletableFuture<Record> f : reads) {
+        Record r = RangeScanner.join(f);
+        if (r != null) {
+          found.add(PackRecord.parse(r.uri(), r.rkey(), r.value()));
+        }
+      }
+      try {
+        s.index(found);
+      } catch (Vanished v) {
+        LOG.debug("a named pack vanished; the walk will find its replacement");
+      }
+    }
+  }
+
+  /** Walks pack pages from {@code cursor}; false when a pack vanished under it. */
+  private boolean walk(State s, String cursor, boolean everything) throws IOException, Vanished {
+    String key = s.snap.repo().key();
+    while (true) {
+      RecordPage page =
+          client.listRecords(
+              s.snap.address().did(), Lexicons.PACK, RangeScanner.PAGE, cursor, false);
+      List<PackRecord> packs = new ArrayList<>();
+      boolean end = page.records().size() < RangeScanner.PAGE;
+      for (Record r : page.records()) {
+        if (!Keys.inRange(key, r.rkey())) {
+          end = true;
+          break;
+        }
+        packs.add(PackRecord.parse(r.uri(), r.rkey(), r.value()));
+      }
+      List<PackRecord> take =
+          everything
+              ? packs.stream().filter(p -> !s.indexed.contains(p.rkey())).toList()
+              : withMissingTip(s.local, packs, s.indexed);
+      s.index(take);
+      if (end || (everything ? s.done() : s.missing().isEmpty())) {
+        return true;
+      }
+      cursor = page.records().get(page.records().size() - 1).rkey();
+    }
+  }
+
+  private static List<PackRecord> withMissingTip(
+      Git local, List<PackRecord> packs, Set<String> indexed) throws IOException {
+    Set<String> tips = new HashSet<>();
+    packs.forEach(p -> tips.addAll(p.tips()));
+    Set<String> missing = local.missing(tips);
+    return packs.stream()
+        .filter(p -> !indexed.contains(p.rkey()))
+        .filter(p -> p.tips().stream().anyMatch(missing::contains))
+        .toList();
+  }
+
+  /** One fetch's progress: what it wants and which packs it has indexed. */
+  private final class State {
+    final Snapshot snap;
+    final Git local;
+    final Set<String> wanted;
+    final Set<String> indexed = new HashSet<>();
+
+    State(Snapshot snap, Git local, Set<String> wanted) {
+      this.snap = snap;
+      this.local = local;
+      this.wanted = wanted;
+    }
+
+    Set<String> missing() throws IOException {
+      return local.missing(wanted);
+    }
+
+    /**
+     * Nothing wanted is missing and neither is anything it reaches: a present tip says only that
+     * some pack brought that commit, not its history.
+     */
+    boolean done() throws IOException {
+      if (!missing().isEmpty()) {
+        return false;
+      }
+      var hole = local.firstMissingReachable(wanted);
+      hole.ifPresent(sha -> LOG.debug("history incomplete: {} is missing", sha));
+      return hole.isEmpty();
+    }
+
+    /** Downloads and indexes packs, eight at a time; their bases join the wanted set. */
+    void index(List<PackRecord> packs) throws IOException, Vanished {
+      if (packs.isEmpty()) {
+        return;
+      }
+      Semaphore slots = new Semaphore(PACKS_AT_ONCE);
+      List<CompletableFuture<Void>> jobs = new ArrayList<>();
+      for (PackRecord p : packs) {
+        jobs.add(
+            CompletableFuture.runAsync(
+                () -> {
+                  slots.acquireUninterruptibly();
+                  try {
+                    byte[] bytes = store.read(snap.address().did(), p);
+                    local.run(bytes, "index-pack", "--stdin", "--fix-thin");
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  } finally {
+                    slots.release();
+                  }
+                },
+                Threads.IO));
+      }
+      IOException vanished = null;
+      for (int i = 0; i < jobs.size(); i++) {
+        try {
+          RangeScanner.join(jobs.get(i));
+          indexed.add(packs.get(i).rkey());
+          wanted.addAll(packs.get(i).bases());
+        } catch (XrpcException e) {
+          if (e.status() == 400 || e.status() == 404) {
+            vanished = e;
+          } else {
+            throw e;
+          }
+        }
+      }
+      if (vanished != null) {
+        throw new Vanished(vanished);
+      }
+    }
+  }
+}

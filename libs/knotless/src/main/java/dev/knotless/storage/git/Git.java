@@ -1,0 +1,211 @@
+package dev.knotless.storage.git;
+
+import dev.knotless.storage.Threads;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs the system {@code git} against one repository ({@code GIT_DIR}), with an argument list,
+ * never a shell string. Failures throw {@link GitException} naming the command and git's stderr.
+ * Thread-safe: each call is its own process.
+ */
+public final class Git {
+  private final Path gitDir;
+  private final Map<String, String> env;
+
+  private Git(Path gitDir, Map<String, String> env) {
+    this.gitDir = gitDir;
+    this.env = Map.copyOf(env);
+  }
+
+  /** git working on the repository whose git directory is {@code gitDir}. */
+  public static Git at(Path gitDir) {
+    return new Git(gitDir, Map.of());
+  }
+
+  /** The same repository with extra environment, such as a temporary {@code GIT_INDEX_FILE}. */
+  public Git withEnv(String name, String value) {
+    Map<String, String> e = new LinkedHashMap<>(env);
+    e.put(name, value);
+    return new Git(gitDir, e);
+  }
+
+  public Path gitDir() {
+    return gitDir;
+  }
+
+  /** What a finished git printed and returned. */
+  public record Result(int exitCode, byte[] stdout, String stderr) {
+    public String out() {
+      return new String(stdout, StandardCharsets.UTF_8);
+    }
+  }
+
+  /** Runs git, feeding {@code stdin} (may be null), and returns whatever it ended with. */
+  public Result exec(byte[] stdin, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("git");
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("GIT_DIR", gitDir.toString());
+    pb.environment().putAll(env);
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      throw new GitException("could not start git (is it installed?): " + e.getMessage(), -1);
+    }
+    CompletableFuture<byte[]> out = drain(p.getInputStream());
+    CompletableFuture<byte[]> err = drain(p.getErrorStream());
+    try (OutputStream in = p.getOutputStream()) {
+      if (stdin != null) {
+        in.write(stdin);
+      }
+    } catch (IOException e) {
+      // git may exit before reading all its input; its exit code and stderr say why.
+    }
+    try {
+      int code = p.waitFor();
+      return new Result(code, out.join(), new String(err.join(), StandardCharsets.UTF_8).strip());
+    } catch (InterruptedException e) {
+      p.destroy();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while git " + args.get(0) + " ran", e);
+    }
+  }
+
+  /** Runs git and returns its stdout, failing with git's stderr on a non-zero exit. */
+  public byte[] run(byte[] stdin, String... args) throws IOException {
+    return run(stdin, List.of(args));
+  }
+
+  public byte[] run(byte[] stdin, List<String> args) throws IOException {
+    Result r = exec(stdin, args);
+    if (r.exitCode() != 0) {
+      throw new GitException(
+          "git " + String.join(" ", args) + " failed (exit " + r.exitCode() + "): " + r.stderr(),
+          r.exitCode());
+    }
+    return r.stdout();
+  }
+
+  /** Runs git and returns its stdout as trimmed text. */
+  public String text(String... args) throws IOException {
+    return new String(run(null, args), StandardCharsets.UTF_8).strip();
+  }
+
+  /** Which of {@code shas} this repository lacks, by {@code git cat-file --batch-check}. */
+  public Set<String> missing(Collection<String> shas) throws IOException {
+    Set<String> out = new HashSet<>();
+    if (shas.isEmpty()) {
+      return out;
+    }
+    StringBuilder in = new StringBuilder();
+    for (String s : shas) {
+      in.append(s).append('\n');
+    }
+    String text =
+        new String(
+            run(in.toString().getBytes(StandardCharsets.UTF_8), "cat-file", "--batch-check"),
+            StandardCharsets.UTF_8);
+    for (String line : text.split("\n")) {
+      if (line.endsWith(" missing")) {
+        out.add(line.substring(0, line.length() - " missing".length()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The first object that {@code tips} reach and this repository lacks, walking only what no local
+   * ref already reaches; empty when the history is complete.
+   */
+  public java.util.Optional<String> firstMissingReachable(Collection<String> tips)
+      throws IOException {
+    if (tips.isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    List<String> args = new ArrayList<>(List.of("rev-list", "--objects", "--missing=print"));
+    args.addAll(tips);
+    args.add("--not");
+    args.add("--all");
+    Result r = exec(null, args);
+    for (String line : r.out().split("\n")) {
+      if (line.startsWith("?")) {
+        return java.util.Optional.of(line.substring(1).strip());
+      }
+    }
+    if (r.exitCode() != 0) {
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("[0-9a-f]{40}").matcher(r.stderr());
+      return java.util.Optional.of(m.find() ? m.group() : "(an object: " + r.stderr() + ")");
+    }
+    return java.util.Optional.empty();
+  }
+
+  /** Whether the object exists locally. */
+  public boolean has(String sha) throws IOException {
+    return missing(List.of(sha)).isEmpty();
+  }
+
+  /** Whether {@code ancestor} is an ancestor of (or equal to) {@code descendant}. */
+  public boolean isAncestor(String ancestor, String descendant) throws IOException {
+    Result r = exec(null, List.of("merge-base", "--is-ancestor", ancestor, descendant));
+    if (r.exitCode() == 0) {
+      return true;
+    }
+    if (r.exitCode() == 1) {
+      return false;
+    }
+    throw new GitException("git merge-base --is-ancestor failed: " + r.stderr(), r.exitCode());
+  }
+
+  /** Resolves a revision to an object id, or throws naming it. */
+  public String revParse(String rev) throws IOException {
+    Result r = exec(null, List.of("rev-parse", "--verify", "--quiet", rev));
+    if (r.exitCode() != 0) {
+      throw new GitException("no such revision in " + gitDir + ": " + rev, r.exitCode());
+    }
+    return r.out().strip();
+  }
+
+  /** Every ref and its target, {@code git for-each-ref}. */
+  public Map<String, String> refs() throws IOException {
+    Map<String, String> out = new LinkedHashMap<>();
+    String text = text("for-each-ref", "--format=%(objectname) %(refname)");
+    for (String line : text.split("\n")) {
+      if (!line.isBlank()) {
+        int sp = line.indexOf(' ');
+        out.put(line.substring(sp + 1), line.substring(0, sp));
+      }
+    }
+    return out;
+  }
+
+  private static CompletableFuture<byte[]> drain(InputStream in) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (in) {
+            ByteArrayOutputStream buf = new ByteArrayOutputStream();
+            in.transferTo(buf);
+            return buf.toByteArray();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        Threads.IO);
+  }
+}

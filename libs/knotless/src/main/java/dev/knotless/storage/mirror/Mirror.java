@@ -1,0 +1,232 @@
+package dev.knotless.storage.mirror;
+
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.fetch.Fetcher;
+import dev.knotless.storage.git.Git;
+import dev.knotless.storage.records.RefRecord;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A bare local copy of one repository at {@code <cache>/mirrors/<did, : as _>/<key>.git}, kept in
+ * step with the records. Fetches into it take turns under an OS lock on a file inside it; the ref
+ * transaction runs under an OS lock on a file beside it; a repack past {@value #MAX_PACKS} packs
+ * runs under a lock of its own that a second repack skips. The OS releases every lock when its
+ * process ends. Safe to share between threads and processes.
+ */
+public final class Mirror {
+  /** A sync that leaves more packs than this repacks them into one. */
+  public static final int MAX_PACKS = 50;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Mirror.class);
+  private final Path dir;
+  private final Git git;
+
+  private Mirror(Path dir) {
+    this.dir = dir;
+    this.git = Git.at(dir);
+  }
+
+  /** Where the mirror of repository {@code key} of {@code did} lives under {@code cacheDir}. */
+  public static Path location(Path cacheDir, String did, String key) {
+    return cacheDir.resolve("mirrors").resolve(did.replace(':', '_')).resolve(key + ".git");
+  }
+
+  /**
+   * Opens the mirror, creating it under a temporary name and renaming it into place, so racing
+   * processes end up with the same one.
+   */
+  public static Mirror open(Path cacheDir, String did, String key) throws IOException {
+    Path dir = location(cacheDir, did, key);
+    if (!Files.isDirectory(dir)) {
+      Files.createDirectories(dir.getParent());
+      Path tmp = dir.resolveSibling(".tmp-" + key + "-" + UUID.randomUUID());
+      Git.at(tmp).run(null, "init", "--quiet", "--bare", tmp.toString());
+      Git.at(tmp).run(null, "config", "gc.auto", "0");
+      try {
+        Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+      } catch (java.nio.file.FileSystemException e) {
+        // Another process won the race; use its mirror.
+        deleteTree(tmp);
+        if (!Files.isDirectory(dir)) {
+          throw e;
+        }
+      }
+    }
+    return new Mirror(dir);
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public Git git() {
+    return git;
+  }
+
+  /**
+   * Fetches what the snapshot's live refs need, then sets the mirror's refs exactly to the
+   * snapshot's in one transaction, writes the commit-graph if refs moved or it is missing, and
+   * repacks past {@value #MAX_PACKS} packs.
+   */
+  public void sync(Snapshot snap, Fetcher fetcher) throws IOException {
+    Map<String, RefRecord> live = snap.liveRefs();
+    try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
+      fetcher.fetch(snap, git, live.values().stream().map(RefRecord::target).toList());
+    }
+    boolean moved = setRefs(snap, live);
+    if (moved || !Files.exists(dir.resolve("objects/info/commit-graphs/commit-graph-chain"))) {
+      if (!live.isEmpty()) {
+        git.run(null, "commit-graph", "write", "--reachable", "--split");
+      }
+    }
+    repackIfNeeded();
+  }
+
+  /** The ref transaction, under the lock beside the mirror; true when a ref changed. */
+  private boolean setRefs(Snapshot snap, Map<String, RefRecord> live) throws IOException {
+    Path lockFile = dir.resolveSibling(dir.getFileName() + ".refs.lock");
+    try (Held held = hold(lockFile, true)) {
+      removeStaleRefLocks();
+      Map<String, String> have = git.refs();
+      StringBuilder tx = new StringBuilder("start\n");
+      boolean changed = false;
+      for (Map.Entry<String, String> e : have.entrySet()) {
+        if (!live.containsKey(e.getKey())) {
+          tx.append("delete ").append(e.getKey()).append('\n');
+          changed = true;
+        }
+      }
+      for (RefRecord r : live.values()) {
+        if (!r.target().equals(have.get(r.name()))) {
+          tx.append("update ").append(r.name()).append(' ').append(r.target()).append('\n');
+          changed = true;
+        }
+      }
+      tx.append("prepare\ncommit\n");
+      if (changed) {
+        git.run(tx.toString().getBytes(StandardCharsets.UTF_8), "update-ref", "--stdin");
+      }
+      snap.headRef()
+          .ifPresent(
+              head -> {
+                try {
+                  git.run(null, "symbolic-ref", "HEAD", head);
+                } catch (IOException e) {
+                  LOG.debug("could not point the mirror's HEAD at {}: {}", head, e.getMessage());
+                }
+              });
+      return changed;
+    }
+  }
+
+  /**
+   * A git killed part way can leave a lock file on a ref, refusing every later update. We hold the
+   * lock on the refs, so no other git is at them.
+   */
+  private void removeStaleRefLocks() throws IOException {
+    Path refs = dir.resolve("refs");
+    if (!Files.isDirectory(refs)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(refs)) {
+      for (Path p : s.filter(p -> p.toString().endsWith(".lock")).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+    Files.deleteIfExists(dir.resolve("packed-refs.lock"));
+  }
+
+  private void repackIfNeeded() throws IOException {
+    Path packDir = dir.resolve("objects/pack");
+    long packs;
+    try (Stream<Path> s = Files.list(packDir)) {
+      packs = s.filter(p -> p.toString().endsWith(".pack")).count();
+    }
+    if (packs <= MAX_PACKS) {
+      return;
+    }
+    try (Held held = hold(dir.resolve("knotless-repack.lock"), false)) {
+      if (held == null) {
+        return;
+      }
+      // Keep objects no ref reaches: a fetch in progress may still need them.
+      git.run(null, "repack", "-a", "-d", "-q", "--keep-unreachable");
+    }
+  }
+
+  private static final java.util.concurrent.ConcurrentHashMap<
+          Path, java.util.concurrent.locks.ReentrantLock>
+      IN_PROCESS = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A lock held both within this JVM (file locks are per process) and across processes. */
+  private record Held(java.util.concurrent.locks.ReentrantLock local, FileChannel ch, FileLock lock)
+      implements AutoCloseable {
+    @Override
+    public void close() throws IOException {
+      try {
+        lock.release();
+        ch.close();
+      } finally {
+        local.unlock();
+      }
+    }
+  }
+
+  /** Takes the lock on {@code file}, waiting when {@code wait}, else null when it is held. */
+  private static Held hold(Path file, boolean wait) throws IOException {
+    var local =
+        IN_PROCESS.computeIfAbsent(
+            file.toAbsolutePath(), f -> new java.util.concurrent.locks.ReentrantLock());
+    if (wait) {
+      local.lock();
+    } else if (!local.tryLock()) {
+      return null;
+    }
+    FileChannel ch = null;
+    try {
+      ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      FileLock lock = wait ? ch.lock() : ch.tryLock();
+      if (lock == null) {
+        ch.close();
+        local.unlock();
+        return null;
+      }
+      return new Held(local, ch, lock);
+    } catch (IOException | RuntimeException e) {
+      if (ch != null) {
+        ch.close();
+      }
+      local.unlock();
+      throw e;
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(root)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Mirror(" + dir + ")";
+  }
+}

@@ -1,0 +1,51 @@
+package dev.knotless.storage.remote;
+
+import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.cli.CompactLauncher;
+import dev.knotless.storage.git.Git;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * {@code git-remote-knotless <remote> <url>}: the main class git runs for {@code knotless://} URLs.
+ * Exits 1 with a {@code fatal:} line on stderr when anything fails.
+ */
+public final class GitRemoteKnotless {
+  private GitRemoteKnotless() {}
+
+  public static void main(String[] args) {
+    PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+    if (args.length < 1) {
+      System.err.println("usage: git-remote-knotless <remote> [<url>] (git runs this for you)");
+      System.exit(2);
+    }
+    String remote = args[0];
+    String url = args.length > 1 ? args[1] : args[0];
+    Map<String, String> env = System.getenv();
+    String gitDir = env.getOrDefault("GIT_DIR", ".git");
+    try {
+      KnotlessRepos repos = KnotlessRepos.fromEnvironment(env);
+      RemoteHelper helper =
+          new RemoteHelper(
+              repos,
+              remote,
+              url,
+              Git.at(Path.of(gitDir).toAbsolutePath()),
+              out,
+              System.err,
+              () -> CompactLauncher.afterPush(repos, url));
+      helper.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+      out.flush();
+      System.exit(0);
+    } catch (Exception e) {
+      // The one place every failure ends: git shows this line to the user.
+      out.flush();
+      System.err.println("fatal: knotless: " + e.getMessage());
+      System.exit(1);
+    }
+  }
+}

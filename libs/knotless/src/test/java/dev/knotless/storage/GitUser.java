@@ -1,0 +1,115 @@
+package dev.knotless.storage;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** A person at a terminal: plain {@code git} with bin/ on PATH, logged in as one account. */
+final class GitUser {
+  private final Map<String, String> env = new HashMap<>();
+
+  GitUser(PdsInstance pds, Account account, Path home) throws IOException {
+    Files.createDirectories(home);
+    env.putAll(pds.environment());
+    String bin = System.getProperty("knotless.bin");
+    if (bin == null) {
+      bin = Path.of("../../bin").toAbsolutePath().normalize().toString();
+    }
+    env.put("PATH", bin + ":" + System.getenv("PATH"));
+    env.put("HOME", home.toString());
+    env.put("XDG_CONFIG_HOME", home.resolve(".config").toString());
+    env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
+    env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
+    env.put("KNOTLESS_COMPACT", "off");
+    env.put("GIT_CONFIG_NOSYSTEM", "1");
+    env.put("GIT_AUTHOR_NAME", "Test Person");
+    env.put("GIT_AUTHOR_EMAIL", "person@example.test");
+    env.put("GIT_COMMITTER_NAME", "Test Person");
+    env.put("GIT_COMMITTER_EMAIL", "person@example.test");
+    if (account != null) {
+      env.put("KNOTLESS_IDENTIFIER", account.handle());
+      env.put("KNOTLESS_PASSWORD", account.password());
+    }
+  }
+
+  GitUser with(String name, String value) {
+    env.put(name, value);
+    return this;
+  }
+
+  Map<String, String> env() {
+    return env;
+  }
+
+  record Run(int exit, String out, String err) {}
+
+  Run exec(Path dir, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(args[0].equals("knotless") ? "knotless" : "git");
+    for (int i = args[0].equals("knotless") ? 1 : 0; i < args.length; i++) {
+      cmd.add(args[i]);
+    }
+    if (cmd.get(0).equals("knotless")) {
+      cmd.set(0, env.get("PATH").split(":")[0] + "/knotless");
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    p.getOutputStream().close();
+    var out = p.getInputStream().readAllBytes();
+    var err = p.getErrorStream().readAllBytes();
+    if (!p.waitFor(180, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("timed out: " + cmd);
+    }
+    return new Run(
+        p.exitValue(),
+        new String(out, StandardCharsets.UTF_8),
+        new String(err, StandardCharsets.UTF_8));
+  }
+
+  /** Runs and expects success; returns stdout. */
+  String ok(Path dir, String... args) throws IOException, InterruptedException {
+    Run r = exec(dir, args);
+    if (r.exit() != 0) {
+      fail(String.join(" ", args) + " failed (" + r.exit() + "):\n" + r.out() + r.err());
+    }
+    return r.out();
+  }
+
+  /** Runs and expects failure; returns stdout and stderr together. */
+  String fails(Path dir, String... args) throws IOException, InterruptedException {
+    Run r = exec(dir, args);
+    if (r.exit() == 0) {
+      fail(String.join(" ", args) + " unexpectedly succeeded:\n" + r.out() + r.err());
+    }
+    return r.out() + r.err();
+  }
+
+  /** A new repository with one commit of {@code file}. */
+  Path newRepo(Path dir, String file, String content) throws IOException, InterruptedException {
+    Files.createDirectories(dir);
+    ok(dir, "init", "-q", "-b", "main");
+    commit(dir, file, content);
+    return dir;
+  }
+
+  String commit(Path dir, String file, String content) throws IOException, InterruptedException {
+    Path f = dir.resolve(file);
+    Files.createDirectories(f.getParent());
+    Files.writeString(f, content);
+    ok(dir, "add", file);
+    ok(dir, "commit", "-q", "-m", "change " + file);
+    return ok(dir, "rev-parse", "HEAD").strip();
+  }
+}
