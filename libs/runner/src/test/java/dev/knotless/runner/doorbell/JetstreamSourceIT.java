@@ -1,0 +1,217 @@
+package dev.knotless.runner.doorbell;
+
+import static dev.knotless.runner.doorbell.RecordingSink.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Jetstream doorbells against a local WebSocket server speaking Jetstream's JSON. */
+class JetstreamSourceIT {
+  private static final String ALICE = "did:plc:alice";
+  private static final String BOB = "did:plc:bob";
+  private static final RepoId APP = new RepoId(ALICE, "3kapp2222222a");
+  private static final RepoId LIB = new RepoId(ALICE, "3klib2222222a");
+  private static final RepoId TOOL = new RepoId(BOB, "3ktool222222a");
+  private static final List<RepoId> ALL = List.of(APP, LIB, TOOL);
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  private static final SourceTimings FAST =
+      new SourceTimings(
+          Duration.ofMillis(300),
+          Duration.ofMillis(50),
+          Duration.ofMillis(400),
+          Duration.ofSeconds(5));
+
+  private final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
+  private final ExecutorService passPool = Executors.newFixedThreadPool(4);
+  private final DoorMatcher matcher = new DoorMatcher();
+
+  /** What each repository's newest ref generation is "on the PDS", as a pass would read it. */
+  private final Map<RepoId, Integer> pdsGeneration = new ConcurrentHashMap<>();
+
+  /** Each pass: the repo, its reasons and the generation it read. */
+  private final List<Object[]> passes = new CopyOnWriteArrayList<>();
+
+  private TestWebSocketServer server;
+  private Doors doors;
+  private RecordingSink sink;
+  private JetstreamSource source;
+
+  JetstreamSourceIT() {
+    matcher.watch(new WatchedRepo(APP, "app"));
+    matcher.watch(new WatchedRepo(LIB, "lib"));
+    matcher.watch(new WatchedRepo(TOOL, "tool"));
+  }
+
+  private void start(Duration sweep) throws Exception {
+    server = new TestWebSocketServer();
+    doors =
+        new Doors(
+            (repo, reasons) ->
+                passes.add(new Object[] {repo, reasons, pdsGeneration.getOrDefault(repo, 0)}),
+            passPool,
+            DoorClock.of(timers),
+            sweep);
+    ALL.forEach(doors::open);
+    sink = new RecordingSink(doors, ALL);
+    source = new JetstreamSource(server.url(), matcher, sink, DoorClock.of(timers), FAST);
+    source.start();
+    await("the first connection", WAIT, () -> source.connections() == 1);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (source != null) {
+      source.close();
+    }
+    if (doors != null) {
+      doors.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+    timers.shutdownNow();
+    passPool.shutdownNow();
+  }
+
+  @Test
+  void theSubscriptionAsksForTheThreeCollectionsAndTheWatchedOwnersWithoutACursor()
+      throws Exception {
+    start(Doors.DEFAULT_SWEEP);
+
+    assertEquals(
+        List.of(
+            "/subscribe?wantedCollections=dev.knotless.ref&wantedCollections=dev.knotless.repo"
+                + "&wantedCollections=dev.knotless.rerun"
+                + "&wantedDids=did%3Aplc%3Aalice&wantedDids=did%3Aplc%3Abob"),
+        server.targets());
+  }
+
+  @Test
+  void aFrameForAWatchedRepositoryRingsOnlyItsDoorAndUnknownOnesRingNothing() throws Exception {
+    start(Doors.DEFAULT_SWEEP);
+    await("the connection's passes", WAIT, () -> passes.size() == 3);
+
+    server.sendText(commit("did:plc:mallory", "dev.knotless.ref", "3kapp2222222a.forged"));
+    server.sendText(commit(ALICE, "dev.knotless.ref", "3kunwatched22.abc"));
+    server.sendText(commit(ALICE, "app.bsky.feed.post", "3kapp2222222a.x"));
+    server.sendText("{\"did\":\"" + ALICE + "\",\"time_us\":1,\"kind\":\"identity\"}");
+    server.sendText("not json at all");
+    server.sendText(commit(ALICE, "dev.knotless.ref", "3kapp2222222a.mainhash"));
+    await("the frame's ring", WAIT, () -> !sink.frameRings().isEmpty());
+    server.sendText(commit(BOB, "dev.knotless.repo", "tool"));
+    await("the repo record's ring", WAIT, () -> sink.frameRings().size() == 2);
+
+    assertEquals(
+        List.of(
+            new RecordingSink.Ring(APP, Doorbell.frame(DoorMatcher.REF)),
+            new RecordingSink.Ring(TOOL, Doorbell.frame(DoorMatcher.REPO))),
+        sink.frameRings());
+    await("the frames' passes", WAIT, () -> passes.size() == 5);
+    assertEquals(APP, passes.get(3)[0]);
+    assertEquals(Set.of(Doorbell.frame(DoorMatcher.REF)), passes.get(3)[1]);
+  }
+
+  @Test
+  void aPushWhoseFrameWasDroppedIsPickedUpByTheSweep() throws Exception {
+    start(Duration.ofMillis(500));
+    doors.startSweeping();
+    await("the connection's passes", WAIT, () -> passes.size() >= 3);
+
+    pdsGeneration.put(APP, 2); // pushed, but Jetstream never sends the frame
+
+    await(
+        "a sweep pass that reads the push",
+        WAIT,
+        () ->
+            passes.stream()
+                .anyMatch(
+                    p ->
+                        p[0].equals(APP) && p[1].equals(Set.of(Doorbell.SWEEP)) && p[2].equals(2)));
+    assertEquals(List.of(), sink.frameRings());
+  }
+
+  @Test
+  void aConnectionThatGoesSilentIsReplacedAndTheNewOneRingsEveryDoor() throws Exception {
+    start(Doors.DEFAULT_SWEEP);
+    server.answerPings(false);
+    long cut = System.nanoTime();
+
+    await("a second connection", WAIT, () -> source.connections() == 2);
+
+    long tookMs = (System.nanoTime() - cut) / 1_000_000;
+    assertTrue(server.pings() >= 1, "the quiet connection was pinged first");
+    assertTrue(tookMs >= 600, "given up only after 300 ms quiet plus 300 ms unanswered: " + tookMs);
+    for (RepoId repo : ALL) {
+      assertEquals(2, sink.count(repo, Doorbell.connect("jetstream")), repo.toString());
+    }
+  }
+
+  @Test
+  void aQuietConnectionThatAnswersItsPingsIsKept() throws Exception {
+    start(Doors.DEFAULT_SWEEP);
+
+    await("three answered pings", WAIT, () -> server.pings() >= 3);
+
+    assertEquals(1, source.connections());
+    assertEquals(1, server.connections());
+  }
+
+  @Test
+  void eachConnectionRingsEveryDoor() throws Exception {
+    start(Doors.DEFAULT_SWEEP);
+    await("the first connection's passes", WAIT, () -> passes.size() == 3);
+
+    server.dropAll();
+    await("a second connection", WAIT, () -> source.connections() == 2);
+    await("the second connection's passes", WAIT, () -> passes.size() == 6);
+
+    for (RepoId repo : ALL) {
+      assertEquals(2, sink.count(repo, Doorbell.connect("jetstream")), repo.toString());
+      assertEquals(
+          2,
+          passes.stream()
+              .filter(p -> p[0].equals(repo) && p[1].equals(Set.of(Doorbell.connect("jetstream"))))
+              .count());
+    }
+    assertEquals(2, server.connections());
+  }
+
+  @Test
+  void aNewOwnerIsSentAsAnOptionsUpdateWithoutReconnecting() throws Exception {
+    start(Doors.DEFAULT_SWEEP);
+
+    matcher.watch(new WatchedRepo(new RepoId("did:plc:carol", "3kcarol22222a"), "site"));
+
+    await("the options update", WAIT, () -> !server.received().isEmpty());
+    assertEquals(
+        "{\"type\":\"options_update\",\"payload\":{\"wantedCollections\":[\"dev.knotless.ref\","
+            + "\"dev.knotless.repo\",\"dev.knotless.rerun\"],\"wantedDids\":[\"did:plc:alice\","
+            + "\"did:plc:bob\",\"did:plc:carol\"]}}",
+        server.received().get(0));
+    assertEquals(1, source.connections());
+  }
+
+  private static String commit(String did, String collection, String rkey) {
+    return "{\"did\":\""
+        + did
+        + "\",\"time_us\":1725911162329308,\"kind\":\"commit\",\"commit\":{\"rev\":\"3l3qo2vutsw2b\","
+        + "\"operation\":\"create\",\"collection\":\""
+        + collection
+        + "\",\"rkey\":\""
+        + rkey
+        + "\",\"record\":{\"$type\":\""
+        + collection
+        + "\"},\"cid\":\"bafyreidwaivazkwu67xztlmuobx35hs2lnfh3kolmgfmucldvhd3sgzcqi\"}}";
+  }
+}
