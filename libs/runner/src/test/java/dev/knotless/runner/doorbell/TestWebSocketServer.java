@@ -79,6 +79,13 @@ final class TestWebSocketServer implements AutoCloseable {
     }
   }
 
+  /** Sends a binary frame to every open connection. */
+  void sendBinary(byte[] bytes) throws IOException {
+    for (Peer peer : peers) {
+      peer.send(0x2, bytes);
+    }
+  }
+
   /** Cuts every open connection without a close frame. */
   void dropAll() throws IOException {
     for (Peer peer : peers) {
