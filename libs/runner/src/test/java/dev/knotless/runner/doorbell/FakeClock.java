@@ -64,6 +64,15 @@ final class FakeClock implements DoorClock, Executor {
     return timers.stream().filter(t -> !t.cancelled()[0]).count();
   }
 
+  /** The delays of the timers not cancelled and not yet due, from now, soonest first. */
+  synchronized List<Duration> pendingDelays() {
+    return timers.stream()
+        .filter(t -> !t.cancelled()[0])
+        .map(t -> Duration.ofNanos(t.at() - now))
+        .sorted()
+        .toList();
+  }
+
   /** Moves time forward, firing each timer that falls due in order, then runs ready tasks. */
   void advance(Duration by) {
     long until;

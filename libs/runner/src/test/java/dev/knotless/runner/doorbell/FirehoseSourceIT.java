@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
 import dev.knotless.atproto.Hashes;
 import dev.knotless.atproto.Tid;
 import dev.knotless.atproto.Write;
@@ -14,7 +13,6 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -151,7 +149,7 @@ class FirehoseSourceIT {
       RecordingSink sink = listen(pds, List.of(app));
       await("the server's side of it", WAIT, () -> server.connections() == 1);
 
-      server.sendBinary(frame(Map.of("op", -1), Map.of("error", "ConsumerTooSlow")));
+      server.sendBinary(FramesTest.frame(Map.of("op", -1), Map.of("error", "ConsumerTooSlow")));
 
       await("a second connection", WAIT, () -> source.connections() == 2);
       assertEquals(2, sink.count(app, Doorbell.connect("firehose")));
@@ -161,13 +159,5 @@ class FirehoseSourceIT {
 
   private static String ref(String name) {
     return Hashes.h("refs/heads/" + name);
-  }
-
-  static byte[] frame(Object header, Object body) throws Exception {
-    CBORMapper cbor = new CBORMapper();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.writeBytes(cbor.writeValueAsBytes(header));
-    out.writeBytes(cbor.writeValueAsBytes(body));
-    return out.toByteArray();
   }
 }

@@ -202,6 +202,56 @@ class JetstreamSourceIT {
     assertEquals(1, source.connections());
   }
 
+  @Test
+  void aServerThatCannotBeReachedIsTriedAgainWithABackoffThatDoublesUpToItsCap() throws Exception {
+    FakeClock clock = new FakeClock();
+    int port;
+    try (java.net.ServerSocket probe =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort(); // closed again: nothing listens there now
+    }
+    List<Doorbell> rings = new CopyOnWriteArrayList<>();
+    DoorbellSink counting =
+        new DoorbellSink() {
+          @Override
+          public void ring(RepoId repo, Doorbell reason) {
+            rings.add(reason);
+          }
+
+          @Override
+          public void ringAll(Doorbell reason) {
+            rings.add(reason);
+          }
+        };
+    source =
+        new JetstreamSource(
+            java.net.URI.create("ws://127.0.0.1:" + port + "/subscribe"),
+            matcher,
+            counting,
+            clock,
+            FAST);
+    source.start();
+
+    List<Duration> waits = new java.util.ArrayList<>();
+    for (int attempt = 0; attempt < 5; attempt++) {
+      await("a reconnect to be scheduled", WAIT, () -> clock.pendingTimers() == 1);
+      Duration wait = clock.pendingDelays().get(0);
+      waits.add(wait);
+      clock.advance(wait);
+    }
+
+    assertEquals(
+        List.of(
+            Duration.ofMillis(50),
+            Duration.ofMillis(100),
+            Duration.ofMillis(200),
+            Duration.ofMillis(400),
+            Duration.ofMillis(400)),
+        waits);
+    assertEquals(0, source.connections());
+    assertEquals(List.of(), rings, "no connection, so no door rang");
+  }
+
   private static String commit(String did, String collection, String rkey) {
     return "{\"did\":\""
         + did
