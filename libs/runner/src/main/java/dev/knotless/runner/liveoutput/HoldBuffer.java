@@ -14,7 +14,7 @@ public final class HoldBuffer {
   /** The most bytes held for resending: one megabyte. */
   public static final long MAX_HELD_BYTES = 1024 * 1024;
 
-  private final Deque<String> pieces = new ArrayDeque<>();
+  private final Deque<Piece> pieces = new ArrayDeque<>();
   private final long max;
   private long held;
   private long droppedBytes;
@@ -37,27 +37,27 @@ public final class HoldBuffer {
   }
 
   /** Adds pieces at the end, letting the oldest go while more than the cap is held. */
-  public void add(List<String> newPieces) {
-    for (String p : newPieces) {
+  public void add(List<Piece> newPieces) {
+    for (Piece p : newPieces) {
       pieces.addLast(p);
-      held += Pieces.utf8Length(p);
+      held += p.bytes();
     }
     while (held > max && !pieces.isEmpty()) {
-      long bytes = Pieces.utf8Length(pieces.removeFirst());
+      long bytes = pieces.removeFirst().bytes();
       held -= bytes;
       droppedBytes += bytes;
     }
   }
 
   /** The pieces held, oldest first. */
-  public List<String> held() {
+  public List<Piece> held() {
     return new ArrayList<>(pieces);
   }
 
   /** Removes the oldest {@code count} pieces, which were sent. */
   public void sent(int count) {
     for (int i = 0; i < count && !pieces.isEmpty(); i++) {
-      held -= Pieces.utf8Length(pieces.removeFirst());
+      held -= pieces.removeFirst().bytes();
     }
   }
 

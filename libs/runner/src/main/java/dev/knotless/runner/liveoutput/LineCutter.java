@@ -18,7 +18,16 @@ public final class LineCutter {
   /** The most bytes an unended line may hold before it is let go: one megabyte. */
   public static final int MAX_UNENDED = 1024 * 1024;
 
+  /**
+   * A whole line and its offset in the log.
+   *
+   * @param offset the byte offset of its first byte
+   * @param bytes the line with its ending
+   */
+  public record Line(long offset, byte[] bytes) {}
+
   private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
+  private long partialStart;
   private long next;
   private boolean discarding;
   private long droppedBytes;
@@ -38,9 +47,9 @@ public final class LineCutter {
    *
    * @param offset the byte offset of {@code data[0]} in the log
    * @param data the bytes
-   * @return the completed lines, each with its ending, as bytes
+   * @return the completed lines, each with its ending and offset
    */
-  public List<byte[]> feed(long offset, byte[] data) {
+  public List<Line> feed(long offset, byte[] data) {
     int from = 0;
     if (offset < next) {
       long seen = next - offset;
@@ -55,8 +64,11 @@ public final class LineCutter {
       discarding = true;
     }
     next = offset + data.length;
-    List<byte[]> lines = new ArrayList<>();
+    List<Line> lines = new ArrayList<>();
     int start = from;
+    if (partial.size() == 0) {
+      partialStart = offset + from;
+    }
     for (int i = from; i < data.length; i++) {
       byte b = data[i];
       if (b == '\n' || b == '\r') {
@@ -66,10 +78,11 @@ public final class LineCutter {
           discarding = false;
         } else {
           partial.write(data, start, len);
-          lines.add(partial.toByteArray());
+          lines.add(new Line(partialStart, partial.toByteArray()));
         }
         partial.reset();
         start = i + 1;
+        partialStart = offset + start;
       }
     }
     int rest = data.length - start;
@@ -89,8 +102,8 @@ public final class LineCutter {
    * The unended line at the run's end, which then goes too; empty if none. The cutter is not to be
    * fed after this.
    */
-  public byte[] finish() {
-    byte[] last = discarding ? new byte[0] : partial.toByteArray();
+  public Line finish() {
+    Line last = new Line(partialStart, discarding ? new byte[0] : partial.toByteArray());
     partial.reset();
     return last;
   }

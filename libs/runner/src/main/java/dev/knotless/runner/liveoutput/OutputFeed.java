@@ -95,22 +95,22 @@ public final class OutputFeed {
 
   /** Sends what is held, oldest first, stopping at the first failure. */
   public Round round(Progress progress, Sender sender) {
-    List<String> pieces = hold.held();
+    List<Piece> pieces = hold.held();
     if (pieces.isEmpty() && !progressChanged) {
       return new Round(0, null);
     }
     if (pieces.isEmpty()) {
-      pieces = List.of("");
+      pieces = List.of(new Piece(cutter.nextOffset(), ""));
     }
     int sent = 0;
-    for (String piece : pieces) {
+    for (Piece piece : pieces) {
       try {
-        followed = sender.send(new Send(piece, progress, false));
+        followed = sender.send(new Send(piece.offset(), piece.text(), progress, false));
       } catch (IOException e) {
         hold.sent(sent);
         return new Round(sent, e);
       }
-      if (!piece.isEmpty()) {
+      if (!piece.text().isEmpty()) {
         sent++;
       }
       progressChanged = false;
@@ -124,19 +124,18 @@ public final class OutputFeed {
    * last one. The caller gives them {@link #FINAL_SEND_BUDGET} in all and sends none again.
    */
   public List<Send> finalSends(Progress progress) {
-    byte[] last = cutter.finish();
-    List<String> lines = new ArrayList<>();
-    if (last.length > 0) {
-      lines.add(mask.apply(new String(last, StandardCharsets.UTF_8)));
+    LineCutter.Line last = cutter.finish();
+    if (last.bytes().length > 0) {
+      hold.add(Pieces.pack(maskAll(List.of(last)), pieceBytes));
     }
-    hold.add(Pieces.pack(lines, pieceBytes));
-    List<String> pieces = hold.held();
+    List<Piece> pieces = hold.held();
     List<Send> sends = new ArrayList<>();
     for (int i = 0; i < pieces.size(); i++) {
-      sends.add(new Send(pieces.get(i), progress, i == pieces.size() - 1));
+      Piece p = pieces.get(i);
+      sends.add(new Send(p.offset(), p.text(), progress, i == pieces.size() - 1));
     }
     if (sends.isEmpty()) {
-      sends.add(new Send("", progress, true));
+      sends.add(new Send(cutter.nextOffset(), "", progress, true));
     }
     return sends;
   }
@@ -151,10 +150,11 @@ public final class OutputFeed {
     return cutter.droppedBytes() + hold.droppedBytes();
   }
 
-  private List<String> maskAll(List<byte[]> lines) {
-    List<String> out = new ArrayList<>(lines.size());
-    for (byte[] line : lines) {
-      out.add(mask.apply(new String(line, StandardCharsets.UTF_8)));
+  private List<Piece> maskAll(List<LineCutter.Line> lines) {
+    List<Piece> out = new ArrayList<>(lines.size());
+    for (LineCutter.Line line : lines) {
+      out.add(
+          new Piece(line.offset(), mask.apply(new String(line.bytes(), StandardCharsets.UTF_8))));
     }
     return out;
   }

@@ -18,42 +18,50 @@ public final class Pieces {
   /**
    * Packs lines into pieces, in order.
    *
-   * @param lines masked lines, each with its ending
+   * @param lines masked lines, each with its ending and log offset
    * @param max the most bytes a piece may hold (at least 4, the longest UTF-8 character)
-   * @return the pieces, each at most {@code max} bytes of UTF-8
+   * @return the pieces, each at most {@code max} bytes of UTF-8, with the offset of its start
    */
-  public static List<String> pack(List<String> lines, int max) {
+  public static List<Piece> pack(List<Piece> lines, int max) {
     if (max < 4) {
       throw new IllegalArgumentException("a piece must hold at least 4 bytes, got " + max);
     }
-    List<String> pieces = new ArrayList<>();
+    List<Piece> pieces = new ArrayList<>();
     StringBuilder current = new StringBuilder();
+    long currentOffset = 0;
     int currentBytes = 0;
-    for (String line : lines) {
-      int bytes = utf8Length(line);
-      if (currentBytes + bytes <= max) {
-        current.append(line);
+    for (Piece line : lines) {
+      int bytes = line.bytes();
+      if (currentBytes > 0 && currentBytes + bytes <= max) {
+        current.append(line.text());
         currentBytes += bytes;
         continue;
       }
       if (currentBytes > 0) {
-        pieces.add(current.toString());
+        pieces.add(new Piece(currentOffset, current.toString()));
         current.setLength(0);
         currentBytes = 0;
       }
       if (bytes <= max) {
-        current.append(line);
+        current.append(line.text());
+        currentOffset = line.offset();
         currentBytes = bytes;
         continue;
       }
-      List<String> cut = cut(line, max);
-      pieces.addAll(cut.subList(0, cut.size() - 1));
+      // Offsets inside a cut line count masked bytes; masking rarely changes a line's length.
+      long at = line.offset();
+      List<String> cut = cut(line.text(), max);
+      for (String part : cut.subList(0, cut.size() - 1)) {
+        pieces.add(new Piece(at, part));
+        at += utf8Length(part);
+      }
       String tail = cut.get(cut.size() - 1);
       current.append(tail);
+      currentOffset = at;
       currentBytes = utf8Length(tail);
     }
     if (currentBytes > 0) {
-      pieces.add(current.toString());
+      pieces.add(new Piece(currentOffset, current.toString()));
     }
     return pieces;
   }

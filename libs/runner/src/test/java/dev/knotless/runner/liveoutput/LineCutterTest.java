@@ -12,15 +12,17 @@ class LineCutterTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static List<String> s(List<byte[]> lines) {
-    return lines.stream().map(l -> new String(l, StandardCharsets.UTF_8)).toList();
+  private static List<String> s(List<LineCutter.Line> lines) {
+    return lines.stream().map(l -> new String(l.bytes(), StandardCharsets.UTF_8)).toList();
   }
 
   @Test
   void onlyWholeLinesGoAndALineMayEndWithACarriageReturn() {
     LineCutter c = new LineCutter();
     assertEquals(List.of("one\n", "two\r"), s(c.feed(0, b("one\ntwo\rthr"))));
-    assertEquals(List.of("three\n"), s(c.feed(11, b("ee\n"))));
+    List<LineCutter.Line> third = c.feed(11, b("ee\n"));
+    assertEquals(List.of("three\n"), s(third));
+    assertEquals(8, third.get(0).offset());
   }
 
   @Test
@@ -44,15 +46,17 @@ class LineCutterTest {
     LineCutter c = new LineCutter();
     byte[] big = new byte[LineCutter.MAX_UNENDED + 1];
     Arrays.fill(big, (byte) 'x');
-    assertEquals(List.of(), c.feed(0, big));
+    assertEquals(List.of(), s(c.feed(0, big)));
     assertEquals(List.of("after\n"), s(c.feed(big.length, b("more\nafter\n"))));
-    assertEquals(0, c.finish().length);
+    assertEquals(0, c.finish().bytes().length);
   }
 
   @Test
   void theUnendedLastLineGoesAtTheEnd() {
     LineCutter c = new LineCutter();
     c.feed(0, b("a\nlast"));
-    assertEquals("last", new String(c.finish(), StandardCharsets.UTF_8));
+    LineCutter.Line last = c.finish();
+    assertEquals("last", new String(last.bytes(), StandardCharsets.UTF_8));
+    assertEquals(2, last.offset());
   }
 }

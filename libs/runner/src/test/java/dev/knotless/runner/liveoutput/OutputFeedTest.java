@@ -55,7 +55,7 @@ class OutputFeedTest {
     HoldBuffer hold = new HoldBuffer();
     String piece = "x".repeat(15_999) + "\n";
     for (int i = 0; i < 80; i++) {
-      hold.add(List.of(piece));
+      hold.add(List.of(new Piece(i * 16_000L, piece)));
     }
     assertTrue(hold.heldBytes() <= HoldBuffer.MAX_HELD_BYTES);
     assertEquals(80 * 16_000 - hold.heldBytes(), hold.droppedBytes());

@@ -9,18 +9,21 @@ import org.junit.jupiter.api.Test;
 class PiecesTest {
   @Test
   void linesArePackedWholeIntoPiecesOfAtMostTheLimit() {
-    List<String> pieces = Pieces.pack(List.of("aaaa\n", "bbbb\n", "cccc\n"), 10);
-    assertEquals(List.of("aaaa\nbbbb\n", "cccc\n"), pieces);
+    List<Piece> pieces =
+        Pieces.pack(
+            List.of(new Piece(0, "aaaa\n"), new Piece(5, "bbbb\n"), new Piece(10, "cccc\n")), 10);
+    assertEquals(List.of(new Piece(0, "aaaa\nbbbb\n"), new Piece(10, "cccc\n")), pieces);
   }
 
   @Test
   void aLongLineIsCutBetweenCharactersNeverInsideOne() {
     String line = "é".repeat(20_000) + "\n";
-    List<String> pieces = Pieces.pack(List.of(line), Pieces.MAX_PIECE_BYTES);
-    for (String p : pieces) {
-      assertTrue(Pieces.utf8Length(p) <= 16_000, "piece of " + Pieces.utf8Length(p));
+    List<Piece> pieces = Pieces.pack(List.of(new Piece(7, line)), Pieces.MAX_PIECE_BYTES);
+    for (Piece p : pieces) {
+      assertTrue(p.bytes() <= 16_000, "piece of " + p.bytes());
     }
-    assertEquals(line, String.join("", pieces));
+    assertEquals(line, String.join("", pieces.stream().map(Piece::text).toList()));
     assertEquals(3, pieces.size());
+    assertEquals(7 + 16_000, pieces.get(1).offset());
   }
 }
