@@ -1,5 +1,7 @@
 package dev.knotless.runner.exec;
 
+import dev.knotless.runner.mask.SecretMask;
+
 /**
  * Masks one line of a run's output before it is written to the log or handed to a {@link
  * RunListener}. The wiring adapts the run's masker (secrets replaced by {@code ***}) to this.
@@ -15,6 +17,11 @@ public interface OutputFilter {
 
   /** Returns {@code line} with every secret value it holds replaced. */
   String mask(String line);
+
+  /** The filter that masks the run's granted secrets as {@code mask} says. */
+  static OutputFilter masking(SecretMask mask) {
+    return mask::mask;
+  }
 
   /** A filter that changes nothing, for a run that was granted no secrets. */
   static OutputFilter none() {

@@ -102,18 +102,18 @@ final class ShellRun {
     for (int i = 0; i < spec.steps().size(); i++) {
       ExecStep step = spec.steps().get(i);
       if (stop != null || !step.runs()) {
-        skip(i, step, stop != null ? stop : step.skipReason());
+        skip(step, stop != null ? stop : step.skipReason());
         continue;
       }
       if (cancellation.isCancelled()) {
-        cancelUnstarted(i, step, cancellation.reason().orElseThrow());
+        cancelUnstarted(step, cancellation.reason().orElseThrow());
         stop = "skipped: the run was cancelled";
         continue;
       }
       TimeLimits.StepLimit limit = spec.limits().limitFor(step.timeout(), runElapsed());
       if (limit.limit().isZero()) {
         stop = "skipped: " + runUp();
-        skip(i, step, stop);
+        skip(step, stop);
         continue;
       }
       StepResult r = runStep(i, step, limit);
@@ -195,13 +195,13 @@ final class ShellRun {
     return result;
   }
 
-  private void skip(int index, ExecStep step, String note) throws IOException {
+  private void skip(ExecStep step, String note) throws IOException {
     log.write("==> " + step.name(), "\n");
     log.lines(note);
     ended(StepResult.skipped(step.name(), clock.instant(), note));
   }
 
-  private void cancelUnstarted(int index, ExecStep step, String reason) throws IOException {
+  private void cancelUnstarted(ExecStep step, String reason) throws IOException {
     log.write("==> " + step.name(), "\n");
     String note = "cancelled: " + reason;
     log.lines(note);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.knotless.runner.mask.SecretMask;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -258,7 +259,7 @@ class ShellExecutorIT {
                     + go
                     + " ]; do sleep 0.05; done"))
             .withEnv(Map.of("SECRET_TOKEN", secret))
-            .withFilter(line -> line.replace(secret, "***"));
+            .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret))));
     CompletableFuture<RunResult> running =
         CompletableFuture.supplyAsync(
             () -> new ShellExecutor(work).run(spec, new RunCancellation()));
