@@ -1,14 +1,53 @@
 package dev.knotless.storage.cli;
 
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.KnotlessUrl;
+import dev.knotless.storage.RepoAddress;
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts {@code knotless repo compact --due} after an owner's push landed, as {@code
- * KNOTLESS_COMPACT} says: detached in the background (the default), inline, or not at all.
+ * KNOTLESS_COMPACT} says: detached in the background (the default), inline, or not at all. A
+ * failure here never fails the push that landed.
  */
 public final class CompactLauncher {
+  private static final Logger LOG = LoggerFactory.getLogger(CompactLauncher.class);
+
   private CompactLauncher() {}
 
-  /** Runs after a push through the helper landed; never fails the push. */
-  public static void afterPush(KnotlessRepos repos, String url) {}
+  public static void afterPush(KnotlessRepos repos, String url) {
+    switch (repos.settings().compactMode()) {
+      case OFF -> {}
+      case INLINE -> {
+        try {
+          RepoAddress repo = repos.locate(KnotlessUrl.parse(url));
+          CompactCommand.compactor(repos, repo).compact(repo, true);
+        } catch (IOException e) {
+          System.err.println("knotless: compaction after the push failed: " + e.getMessage());
+        }
+      }
+      case BACKGROUND -> {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(KnotlessCli.class.getName());
+        cmd.addAll(List.of("repo", "compact", "--due", url));
+        try {
+          new ProcessBuilder(cmd)
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start();
+        } catch (IOException e) {
+          LOG.warn("could not start a background compaction: {}", e.getMessage());
+        }
+      }
+    }
+  }
 }

@@ -95,6 +95,17 @@ public final class Mirror {
     repackIfNeeded();
   }
 
+  /**
+   * Fetches what {@code wanted} reaches into the mirror, taking turns with other fetches, without
+   * touching its refs (as compaction does for the bases of young packs).
+   */
+  public void fetch(Snapshot snap, Fetcher fetcher, java.util.Collection<String> wanted)
+      throws IOException {
+    try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
+      fetcher.fetch(snap, git, wanted);
+    }
+  }
+
   /** The ref transaction, under the lock beside the mirror; true when a ref changed. */
   private boolean setRefs(Snapshot snap, Map<String, RefRecord> live) throws IOException {
     Path lockFile = dir.resolveSibling(dir.getFileName() + ".refs.lock");

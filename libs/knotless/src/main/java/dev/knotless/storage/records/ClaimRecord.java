@@ -18,7 +18,7 @@ public record ClaimRecord(
     ObjectNode v = Fields.object(uri, value);
     return new ClaimRecord(
         rkey,
-        Fields.text(uri, v, "ref"),
+        Fields.optionalText(uri, v, "ref"),
         Fields.sha(uri, v, "from", false),
         Fields.sha(uri, v, "to", false),
         Fields.optionalText(uri, v, "pack"),
@@ -29,7 +29,9 @@ public record ClaimRecord(
   public ObjectNode toJson() {
     ObjectNode n = Fields.NODES.objectNode();
     n.put("$type", Lexicons.CLAIM);
-    n.put("ref", ref);
+    if (ref != null) {
+      n.put("ref", ref);
+    }
     if (from != null) {
       n.put("from", from);
     }

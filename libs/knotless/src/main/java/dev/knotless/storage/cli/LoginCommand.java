@@ -1,0 +1,54 @@
+package dev.knotless.storage.cli;
+
+import dev.knotless.atproto.Session;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.identity.Identity;
+import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.storage.KnotlessRepos;
+import java.io.Console;
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code knotless login <handle or did>}: logs in and saves the session for the helper and the
+ * other commands. The password comes from {@code KNOTLESS_PASSWORD} or the terminal, never from an
+ * argument.
+ */
+public final class LoginCommand implements Command {
+  @Override
+  public List<String> words() {
+    return List.of("login");
+  }
+
+  @Override
+  public String usage() {
+    return "login <handle or did>   (password from KNOTLESS_PASSWORD or the terminal)";
+  }
+
+  @Override
+  public int run(List<String> argv, CliContext ctx) throws IOException {
+    Args args = Args.parse(argv, Set.of(), Set.of());
+    String who =
+        args.positional().isEmpty() ? ctx.env().get("KNOTLESS_IDENTIFIER") : args.one("handle");
+    if (who == null || who.isBlank()) {
+      throw new UsageException("name the account: knotless login <handle or did>");
+    }
+    String password = ctx.env().get("KNOTLESS_PASSWORD");
+    if (password == null || password.isEmpty()) {
+      Console console = System.console();
+      if (console == null) {
+        throw new IOException("no terminal to ask for the password: set KNOTLESS_PASSWORD");
+      }
+      char[] typed = console.readPassword("App password for %s: ", who);
+      password = typed == null ? "" : new String(typed);
+    }
+    KnotlessRepos repos = ctx.repos();
+    Identity id = IdentityResolver.fromEnvironment(ctx.env(), repos.cache().local()).resolve(who);
+    XrpcClient client = XrpcClient.create(id.pds());
+    Session s = client.login(id.did(), password);
+    repos.sessions().write(s.did(), KnotlessRepos.sessionJson(s));
+    ctx.out().println("logged in as " + (s.handle() != null ? s.handle() : s.did()));
+    return 0;
+  }
+}
