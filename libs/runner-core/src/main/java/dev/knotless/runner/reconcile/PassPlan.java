@@ -1,0 +1,65 @@
+package dev.knotless.runner.reconcile;
+
+import dev.knotless.runner.state.RepoState;
+import java.util.List;
+
+/**
+ * What a pass runs for the repository's refs, and how the state changes as it goes. Apply {@link
+ * #settle} at once (it only forgets what can never run, or records a baseline), then, after each
+ * due ref's checks are filed, {@link #filed}, and after asked runs are filed, {@link #askedFiled}.
+ * A pass that fails between those steps loses nothing: what was not recorded is due again.
+ * Immutable.
+ *
+ * @param baseline whether this is a first watch: nothing runs but {@code due} (at most the
+ *     discovered default branch's tip), and every ref's generation is recorded
+ * @param due refs whose workflows run now
+ * @param asked workflows asked for by name at refs that exist
+ * @param deleted refs the runner knew that are gone: never run, forgotten
+ * @param refs every ref as it is now, which a baseline records
+ */
+public record PassPlan(
+    boolean baseline,
+    List<DueRef> due,
+    List<AskedRun> asked,
+    List<String> deleted,
+    List<RefState> refs) {
+
+  public PassPlan {
+    due = List.copyOf(due);
+    asked = List.copyOf(asked);
+    deleted = List.copyOf(deleted);
+    refs = List.copyOf(refs);
+  }
+
+  /**
+   * The state with deleted refs forgotten (generation, dropped and wanted runs), and for a baseline
+   * every ref's generation recorded except the ones due.
+   */
+  public RepoState settle(RepoState state) {
+    RepoState s = state;
+    for (String ref : deleted) {
+      s = s.forgetRef(ref).withoutWanted(ref);
+    }
+    if (baseline) {
+      for (RefState r : refs) {
+        if (due.stream().noneMatch(d -> d.ref().name().equals(r.name()))) {
+          s = s.withRef(r.name(), r.generation());
+        }
+      }
+    }
+    return s;
+  }
+
+  /**
+   * The state once a due ref's checks are filed: its generation recorded, and runs dropped at it
+   * forgotten, since they ran now or the ref moved on.
+   */
+  public static RepoState filed(RepoState state, DueRef due) {
+    return state.withoutDropped(due.ref().name()).withRef(due.ref().name(), due.ref().generation());
+  }
+
+  /** The state once the runs asked for at a ref are filed. */
+  public static RepoState askedFiled(RepoState state, AskedRun asked) {
+    return state.withoutWanted(asked.ref().name());
+  }
+}

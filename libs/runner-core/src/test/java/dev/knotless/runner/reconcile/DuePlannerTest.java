@@ -1,0 +1,135 @@
+package dev.knotless.runner.reconcile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.state.DroppedRun;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.WantedRun;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DuePlannerTest {
+
+  private static final String OWNER = "did:plc:alice";
+  private static final RefState MAIN = new RefState("refs/heads/main", "c5", 5);
+  private static final RefState FEATURE = new RefState("refs/heads/feature", "f2", 2);
+
+  private static RepoView view(RefState... refs) {
+    return new RepoView(OWNER, "3kabc", null, List.of(refs));
+  }
+
+  private static RepoState ran(long main, long feature) {
+    return RepoState.empty()
+        .withRef("refs/heads/main", main)
+        .withRef("refs/heads/feature", feature);
+  }
+
+  private static List<String> dueNames(PassPlan plan) {
+    return plan.due().stream().map(d -> d.ref().name() + ":" + d.why()).toList();
+  }
+
+  @Test
+  void aRefWhoseGenerationIsPastTheOneLastRunIsDueInItsClass() {
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), ran(4, 1), Watch.KNOWN);
+    assertEquals(List.of("refs/heads/main:MOVED", "refs/heads/feature:MOVED"), dueNames(plan));
+    assertEquals(RunClass.MAIN, plan.due().get(0).runClass());
+    assertEquals(RunClass.OTHER, plan.due().get(1).runClass());
+  }
+
+  @Test
+  void aRefThatDidNotMoveIsNotRunAgain() {
+    assertEquals(List.of(), DuePlanner.plan(view(MAIN, FEATURE), ran(5, 2), Watch.KNOWN).due());
+  }
+
+  @Test
+  void aRefNewToTheRunnerIsDue() {
+    RepoState state = RepoState.empty().withRef("refs/heads/main", 5);
+    assertEquals(
+        List.of("refs/heads/feature:NEW"),
+        dueNames(DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN)));
+  }
+
+  @Test
+  void aRefAtARunDroppedAtAStopRunsOnlyTheDroppedWorkflowsOnce() {
+    RepoState state =
+        ran(5, 2).withDropped(new DroppedRun("refs/heads/main", "c5", "", List.of("deploy")));
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
+    assertEquals(List.of("refs/heads/main:DROPPED"), dueNames(plan));
+    assertEquals(List.of("deploy"), plan.due().get(0).onlyWorkflows());
+    RepoState after = PassPlan.filed(plan.settle(state), plan.due().get(0));
+    assertEquals(List.of(), DuePlanner.plan(view(MAIN, FEATURE), after, Watch.KNOWN).due());
+  }
+
+  @Test
+  void aRefThatMovedOnFromADroppedRunRunsAllItsWorkflows() {
+    RepoState state =
+        ran(4, 2).withDropped(new DroppedRun("refs/heads/main", "c4", "", List.of("deploy")));
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
+    assertEquals(List.of("refs/heads/main:MOVED"), dueNames(plan));
+    assertEquals(List.of(), plan.due().get(0).onlyWorkflows());
+    assertEquals(List.of(), PassPlan.filed(state, plan.due().get(0)).dropped());
+  }
+
+  @Test
+  void aDeletedRefNeverRunsAndIsForgottenWithWhatWasDroppedOrWantedThere() {
+    RepoState state =
+        ran(5, 1)
+            .withDropped(new DroppedRun("refs/heads/feature", "f1", "", List.of("ci")))
+            .withWanted("refs/heads/feature", new WantedRun("suite", Map.of()));
+    PassPlan plan = DuePlanner.plan(view(MAIN), state, Watch.KNOWN);
+    assertEquals(List.of(), plan.due());
+    assertEquals(List.of(), plan.asked());
+    assertEquals(List.of("refs/heads/feature"), plan.deleted());
+    RepoState settled = plan.settle(state);
+    assertEquals(Map.of("refs/heads/main", 5L), settled.refs());
+    assertEquals(List.of(), settled.dropped());
+    assertEquals(Map.of(), settled.wanted());
+    RefState recreated = new RefState("refs/heads/feature", "f9", 1);
+    assertEquals(
+        List.of("refs/heads/feature:NEW"),
+        dueNames(DuePlanner.plan(view(MAIN, recreated), settled, Watch.KNOWN)),
+        "a ref made again later is new to the runner");
+  }
+
+  @Test
+  void theFirstWatchIsABaselineThatRunsNothingAndRecordsEveryGeneration() {
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), RepoState.empty(), Watch.FIRST);
+    assertTrue(plan.baseline());
+    assertEquals(List.of(), plan.due());
+    RepoState after = plan.settle(RepoState.empty());
+    assertEquals(Map.of("refs/heads/main", 5L, "refs/heads/feature", 2L), after.refs());
+    assertEquals(List.of(), DuePlanner.plan(view(MAIN, FEATURE), after, Watch.KNOWN).due());
+  }
+
+  @Test
+  void aRepositoryFoundNamingTheRunnerRunsItsDefaultBranchTipOnceAndNothingElse() {
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), RepoState.empty(), Watch.FIRST_DISCOVERED);
+    assertEquals(List.of("refs/heads/main:DISCOVERED"), dueNames(plan));
+    RepoState after = PassPlan.filed(plan.settle(RepoState.empty()), plan.due().get(0));
+    assertEquals(List.of(), DuePlanner.plan(view(MAIN, FEATURE), after, Watch.KNOWN).due());
+  }
+
+  @Test
+  void workflowsWantedByNameRunAtTheRefsCurrentTargetEvenIfItDidNotMove() {
+    RepoState state =
+        ran(5, 2).withWanted("refs/heads/main", new WantedRun("suite", Map.of("N", "1")));
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
+    assertEquals(List.of(), plan.due());
+    assertEquals(1, plan.asked().size());
+    assertEquals("c5", plan.asked().get(0).ref().target());
+    assertEquals(Map.of(), PassPlan.askedFiled(state, plan.asked().get(0)).wanted());
+  }
+
+  @Test
+  void theDefaultBranchIsMainUnlessTheRecordNamesAnother() {
+    RepoView trunk =
+        new RepoView(OWNER, "k", "trunk", List.of(new RefState("refs/heads/trunk", "t", 1), MAIN));
+    PassPlan plan = DuePlanner.plan(trunk, RepoState.empty().withRef("x", 0), Watch.KNOWN);
+    assertEquals(RunClass.MAIN, plan.due().get(0).runClass());
+    assertEquals(RunClass.OTHER, plan.due().get(1).runClass());
+    assertEquals("refs/heads/main", view().defaultRef());
+  }
+}
