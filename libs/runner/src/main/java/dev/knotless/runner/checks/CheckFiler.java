@@ -1,0 +1,203 @@
+package dev.knotless.runner.checks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.BlobRef;
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.Write;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Files check records in the runner's own account: each write retried as {@link WriteRetry} says,
+ * logs and outputs uploaded as blobs, and the checks a stopped runner left behind ended.
+ * Thread-safe.
+ */
+public final class CheckFiler {
+
+  /** What a check left queued or running by a runner that stopped is ended with. */
+  public static final String STALE_NOTE =
+      "the runner stopped before this run started or finished; knotless rerun runs it again";
+
+  /** How many output blobs upload at once. */
+  public static final int OUTPUT_UPLOADS_AT_ONCE = 4;
+
+  private static final Logger LOG = LoggerFactory.getLogger(CheckFiler.class);
+
+  private final RetryingWrites writes;
+
+  public CheckFiler(RetryingWrites writes) {
+    this.writes = writes;
+  }
+
+  /** The runner's DID. */
+  public String runnerDid() {
+    return writes.did();
+  }
+
+  /** Files (or re-files) the check under its key. */
+  public void file(String rkey, CheckRecord check) throws XrpcException {
+    writes.put(CheckRecord.COLLECTION, rkey, check.toJson());
+  }
+
+  /** Uploads a run's log. */
+  public BlobRef uploadLog(byte[] log) throws XrpcException {
+    return writes.upload(log, "text/plain; charset=utf-8");
+  }
+
+  /**
+   * Uploads a run's output images, four at a time; files with the same bytes become one blob.
+   *
+   * @return the check's {@code outputs} entries, in the order given
+   */
+  public List<JsonNode> uploadOutputs(List<NamedBytes> files) throws XrpcException {
+    Map<String, NamedBytes> byDigest = new LinkedHashMap<>();
+    for (NamedBytes f : files) {
+      byDigest.putIfAbsent(digest(f.bytes()), f);
+    }
+    Map<String, BlobRef> blobs = new HashMap<>();
+    ExecutorService pool = Executors.newFixedThreadPool(OUTPUT_UPLOADS_AT_ONCE);
+    try {
+      Map<String, Future<BlobRef>> pending = new LinkedHashMap<>();
+      for (Map.Entry<String, NamedBytes> e : byDigest.entrySet()) {
+        NamedBytes f = e.getValue();
+        pending.put(e.getKey(), pool.submit(() -> writes.upload(f.bytes(), mimeType(f.name()))));
+      }
+      for (Map.Entry<String, Future<BlobRef>> e : pending.entrySet()) {
+        blobs.put(e.getKey(), await(e.getValue()));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    List<JsonNode> out = new ArrayList<>();
+    for (NamedBytes f : files) {
+      ObjectNode o = JsonNodeFactory.instance.objectNode();
+      o.put("$type", "dev.knotless.check#image");
+      o.put("name", f.name());
+      o.set("image", blobs.get(digest(f.bytes())).toJson());
+      out.add(o);
+    }
+    return out;
+  }
+
+  /** A file a run left, by name. */
+  public record NamedBytes(String name, byte[] bytes) {}
+
+  /**
+   * Ends as error every check under {@code prefix} that this account left queued or running.
+   *
+   * @return how many were ended
+   */
+  public int endStale(String prefix, Instant now) throws XrpcException {
+    int ended = 0;
+    for (Record r : list(prefix)) {
+      CheckRecord c;
+      try {
+        c = CheckRecord.fromJson(r.value());
+      } catch (IllegalArgumentException e) {
+        LOG.warn("check {} does not parse, left as it is: {}", r.uri(), e.getMessage());
+        continue;
+      }
+      if (c.status().ended()) {
+        continue;
+      }
+      List<StepResult> steps = new ArrayList<>();
+      for (StepResult s : c.steps()) {
+        steps.add(
+            s.endedAt() != null
+                ? s
+                : new StepResult(s.name(), StepResult.Status.CANCELLED, s.startedAt(), null, null));
+      }
+      file(r.rkey(), c.ended(CheckStatus.ERROR, now, steps, STALE_NOTE));
+      ended++;
+    }
+    return ended;
+  }
+
+  /** Every check of this account whose key starts with {@code prefix}, newest key first. */
+  public List<Record> list(String prefix) throws XrpcException {
+    List<Record> out = new ArrayList<>();
+    // Keys under a prefix sort just below "<prefix>~"... the PDS lists descending below a cursor,
+    // so start above every key with the prefix and stop at the first key without it.
+    String cursor = prefix + "\u007f";
+    while (true) {
+      RecordPage page =
+          writes.client().listRecords(writes.did(), CheckRecord.COLLECTION, 100, cursor, false);
+      for (Record r : page.records()) {
+        if (!r.rkey().startsWith(prefix)) {
+          return out;
+        }
+        out.add(r);
+      }
+      if (page.records().size() < 100 || page.cursor() == null) {
+        return out;
+      }
+      cursor = page.cursor();
+    }
+  }
+
+  /** Deletes checks by key, in applyWrites of 200. */
+  public void delete(List<String> rkeys) throws XrpcException {
+    for (int i = 0; i < rkeys.size(); i += 200) {
+      List<Write> batch = new ArrayList<>();
+      for (String k : rkeys.subList(i, Math.min(rkeys.size(), i + 200))) {
+        batch.add(Write.delete(CheckRecord.COLLECTION, k));
+      }
+      writes.apply(batch);
+    }
+  }
+
+  private static BlobRef await(Future<BlobRef> f) throws XrpcException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw XrpcException.noStatus("com.atproto.repo.uploadBlob", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof XrpcException x) {
+        throw x;
+      }
+      throw new IllegalStateException("output upload failed", e.getCause());
+    }
+  }
+
+  private static String digest(byte[] bytes) {
+    return dev.knotless.atproto.Hashes.base32(dev.knotless.atproto.Hashes.sha256(bytes));
+  }
+
+  static String mimeType(String name) {
+    String n = name.toLowerCase(java.util.Locale.ROOT);
+    if (n.endsWith(".png")) {
+      return "image/png";
+    }
+    if (n.endsWith(".jpg") || n.endsWith(".jpeg")) {
+      return "image/jpeg";
+    }
+    if (n.endsWith(".webp")) {
+      return "image/webp";
+    }
+    if (n.endsWith(".gif")) {
+      return "image/gif";
+    }
+    if (n.endsWith(".svg")) {
+      return "image/svg+xml";
+    }
+    return "application/octet-stream";
+  }
+}

@@ -1,0 +1,345 @@
+package dev.knotless.runner.engine;
+
+import dev.knotless.atproto.BlobRef;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.exec.RunCancellation;
+import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.schedule.Admission;
+import dev.knotless.runner.schedule.CancelReason;
+import dev.knotless.runner.schedule.Decision;
+import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.schedule.RunEnded;
+import dev.knotless.runner.schedule.Scheduler;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The all-in-one runner's job pool: takes the runs passes file, lets the {@link Scheduler} decide
+ * which start, runs them on the shell executor, and files each check as running and then as ended.
+ *
+ * <p>The scheduler is only touched under this object's lock. A job is released as soon as its steps
+ * end, before the log and the check are written, so a slow PDS holds no job. Thread-safe.
+ */
+public final class Jobs implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Jobs.class);
+
+  private final Scheduler scheduler;
+  private final ShellExecutor executor;
+  private final CheckFiler filer;
+  private final Clock clock;
+  private final Consumer<RunEnded> onEnded;
+  private final ExecutorService threads = Executors.newCachedThreadPool(named("knotless-job"));
+  private final Map<String, PlannedRun> waiting = new HashMap<>();
+  private final Map<String, Running> running = new HashMap<>();
+  private final Map<String, CancelReason> cancelledWhileRunning = new HashMap<>();
+  private int filing;
+  private boolean stopping;
+
+  private record Running(PlannedRun run, RunCancellation cancellation, Instant startedAt) {}
+
+  /**
+   * @param onEnded hears of each run's step time, for the state's usage and the minutes record
+   */
+  public Jobs(
+      Scheduler scheduler,
+      ShellExecutor executor,
+      CheckFiler filer,
+      Clock clock,
+      Consumer<RunEnded> onEnded) {
+    this.scheduler = scheduler;
+    this.executor = executor;
+    this.filer = filer;
+    this.clock = clock;
+    this.onEnded = onEnded;
+  }
+
+  /** Hands a filed run to the scheduler; runs it superseded are cancelled. */
+  public void submit(PlannedRun run) {
+    List<Decision> decisions;
+    synchronized (this) {
+      if (stopping) {
+        throw new IllegalStateException("the runner is stopping");
+      }
+      waiting.put(run.rkey(), run);
+      decisions = scheduler.submit(run.request(), clock.instant());
+    }
+    act(decisions);
+    pump();
+  }
+
+  /** Cancels a waiting or running run, if it is still here. */
+  public void cancel(String rkey, CancelReason reason) {
+    List<Decision> d = new ArrayList<>();
+    synchronized (this) {
+      scheduler.cancel(rkey, reason).ifPresent(d::add);
+    }
+    act(d);
+    pump();
+  }
+
+  /** How many runs wait and run now. */
+  public synchronized int[] counts() {
+    return new int[] {waiting.size(), running.size()};
+  }
+
+  /** Whether nothing waits, runs or is being filed. */
+  public synchronized boolean idle() {
+    return waiting.isEmpty() && running.isEmpty() && filing == 0;
+  }
+
+  /** The scheduler's view, for metrics: call only to read. */
+  public synchronized <T> T inspect(java.util.function.Function<Scheduler, T> f) {
+    return f.apply(scheduler);
+  }
+
+  private void act(List<Decision> decisions) {
+    for (Decision d : decisions) {
+      if (d instanceof Decision.Cancel c) {
+        if (c.running()) {
+          Running r;
+          synchronized (this) {
+            r = running.get(c.runId());
+            cancelledWhileRunning.put(c.runId(), c.reason());
+          }
+          if (r != null) {
+            LOG.info("{}: cancelling running {} ({})", r.run().label(), c.runId(), why(c.reason()));
+            r.cancellation().cancel(why(c.reason()));
+          }
+        } else {
+          PlannedRun p;
+          synchronized (this) {
+            p = waiting.remove(c.runId());
+            filing++;
+          }
+          if (p != null) {
+            threads.execute(() -> fileCancelledUnstarted(p, why(c.reason())));
+          } else {
+            synchronized (this) {
+              filing--;
+            }
+          }
+        }
+      } else if (d instanceof Decision.Kept k) {
+        LOG.debug("{} holds its workflow's turn", k.runId());
+      }
+    }
+  }
+
+  /** Starts whatever the scheduler admits now. */
+  private void pump() {
+    List<Running> start = new ArrayList<>();
+    synchronized (this) {
+      for (Admission a : scheduler.admit(clock.instant())) {
+        PlannedRun p = waiting.remove(a.runId());
+        if (p == null) {
+          LOG.error("the scheduler admitted {}, which this runner does not hold", a.runId());
+          continue;
+        }
+        Running r = new Running(p, new RunCancellation(), clock.instant());
+        running.put(p.rkey(), r);
+        start.add(r);
+        if (a.pastAllowance()) {
+          LOG.info("{}: {} past its owner's allowance, waited {}", p.label(), p.rkey(), a.waited());
+        }
+      }
+    }
+    for (Running r : start) {
+      threads.execute(() -> runJob(r));
+    }
+  }
+
+  private void runJob(Running r) {
+    PlannedRun p = r.run();
+    CheckRecord check = Checks.started(p.check(), r.startedAt());
+    RunResult result = null;
+    String fault = null;
+    try {
+      filer.file(p.rkey(), check);
+      RunSpec spec = p.prepare().prepare();
+      LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
+      result = executor.run(spec, r.cancellation());
+    } catch (PlannedRun.PrepareException | XrpcException | RuntimeException e) {
+      fault = e.getMessage();
+      LOG.warn("{}: run {} could not start: {}", p.label(), p.rkey(), fault);
+    }
+    long stepMillis = result == null ? 0 : Checks.stepMillis(result);
+    RunEnded ended;
+    synchronized (this) {
+      running.remove(p.rkey());
+      filing++;
+      ended = scheduler.finished(p.rkey(), stepMillis, clock.instant());
+    }
+    onEnded.accept(ended);
+    pump(); // the job is free before the log and check are written
+    try {
+      fileEnded(p, check, result, fault);
+    } finally {
+      List<Decision> next = new ArrayList<>();
+      synchronized (this) {
+        filing--;
+        cancelledWhileRunning.remove(p.rkey());
+        scheduler.fileEnded(p.rkey()).ifPresent(next::add);
+      }
+      act(next);
+      pump();
+    }
+  }
+
+  private void fileEnded(PlannedRun p, CheckRecord started, RunResult result, String fault) {
+    Instant now = clock.instant();
+    try {
+      if (result == null) {
+        byte[] log =
+            ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);
+        BlobRef blob = filer.uploadLog(log);
+        filer.file(
+            p.rkey(),
+            Checks.withLog(started.ended(CheckStatus.ERROR, now, List.of(), fault), blob));
+        return;
+      }
+      BlobRef blob = filer.uploadLog(result.log());
+      CheckRecord done =
+          Checks.withLog(
+              started.ended(Checks.status(result), now, Checks.steps(result), Checks.note(result)),
+              blob);
+      if (!result.outputs().isEmpty()) {
+        List<CheckFiler.NamedBytes> files = new ArrayList<>();
+        for (RunResult.OutputFile f : result.outputs()) {
+          files.add(new CheckFiler.NamedBytes(f.name(), f.bytes()));
+        }
+        done = Checks.withOutputs(done, filer.uploadOutputs(files));
+      }
+      filer.file(p.rkey(), done);
+      LOG.info(
+          "{}: {} at {} ended {}",
+          p.label(),
+          p.check().workflow(),
+          p.check().commit(),
+          done.status().wire());
+    } catch (XrpcException e) {
+      LOG.error("{}: could not file the end of {}: {}", p.label(), p.rkey(), e.getMessage());
+    }
+  }
+
+  private void fileCancelledUnstarted(PlannedRun p, String why) {
+    try {
+      List<StepResult> steps = new ArrayList<>();
+      for (StepResult s : p.check().steps()) {
+        steps.add(new StepResult(s.name(), StepResult.Status.CANCELLED, null, null, null));
+      }
+      filer.file(p.rkey(), p.check().ended(CheckStatus.CANCELLED, clock.instant(), steps, why));
+      LOG.info("{}: {} cancelled before it started: {}", p.label(), p.rkey(), why);
+    } catch (XrpcException e) {
+      LOG.error("{}: could not file {} as cancelled: {}", p.label(), p.rkey(), e.getMessage());
+    } finally {
+      synchronized (this) {
+        filing--;
+      }
+    }
+  }
+
+  // ---- stopping -------------------------------------------------------------------------------
+
+  /** Refuses new runs from now on. */
+  public synchronized void stopTaking() {
+    stopping = true;
+  }
+
+  /** Cancels every waiting run (filed cancelled) and returns them, for the state's dropped runs. */
+  public List<PlannedRun> dropWaiting(String why) {
+    List<PlannedRun> dropped;
+    synchronized (this) {
+      dropped = new ArrayList<>(waiting.values());
+      for (PlannedRun p : dropped) {
+        scheduler.cancel(p.rkey(), CancelReason.STOP);
+      }
+      waiting.clear();
+      filing += dropped.size();
+    }
+    for (PlannedRun p : dropped) {
+      fileCancelledUnstarted(p, why);
+    }
+    return dropped;
+  }
+
+  /** Cancels the running runs asked for by name, and returns them. */
+  public List<PlannedRun> cancelRunningAsked(String why) {
+    List<Running> asked = new ArrayList<>();
+    synchronized (this) {
+      for (Running r : running.values()) {
+        if (r.run().request().runClass() == RunClass.ASKED) {
+          asked.add(r);
+        }
+      }
+    }
+    asked.forEach(r -> r.cancellation().cancel(why));
+    return asked.stream().map(Running::run).toList();
+  }
+
+  /** Cancels every running run. */
+  public void cancelRunning(String why) {
+    List<Running> all;
+    synchronized (this) {
+      all = new ArrayList<>(running.values());
+    }
+    all.forEach(r -> r.cancellation().cancel(why));
+  }
+
+  /** Waits until nothing runs or is being filed, or the time is up; true if idle. */
+  public boolean awaitIdle(Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (true) {
+      synchronized (this) {
+        if (running.isEmpty() && filing == 0) {
+          return true;
+        }
+      }
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  @Override
+  public void close() {
+    threads.shutdownNow();
+  }
+
+  static String why(CancelReason r) {
+    return switch (r) {
+      case SUPERSEDED -> "superseded by a newer commit";
+      case ASKED_AGAIN -> "asked for again by name";
+      case PULL_MOVED -> "its pull moved";
+      case BATCH_DROPPED -> "its batch was dropped";
+      case STOP -> "the runner stopped";
+    };
+  }
+
+  static java.util.concurrent.ThreadFactory named(String prefix) {
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}
