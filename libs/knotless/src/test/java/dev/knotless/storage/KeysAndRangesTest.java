@@ -1,0 +1,107 @@
+package dev.knotless.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.atproto.Hashes;
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+
+class KeysAndRangesTest {
+  private static final String KEY = "3kabcdefghijk";
+
+  @Test
+  void refAndClaimKeysAreTheRepositoryKeyThenTheRefHash() {
+    String h = Hashes.h("refs/heads/main");
+    assertEquals(26, h.length());
+    assertEquals(KEY + "." + h, Keys.ref(KEY, "refs/heads/main"));
+    assertEquals(
+        KEY + "." + h + ".1700000000000", Keys.claim(KEY, "refs/heads/main", 1700000000000L));
+  }
+
+  @Test
+  void theScanStartsJustAboveEveryKeyOfTheRepository() {
+    String start = Keys.scanStart(KEY);
+    assertTrue(start.compareTo(Keys.ref(KEY, "refs/heads/zzz")) > 0);
+    assertTrue(start.compareTo(Keys.pack(KEY, "zzzzzzzzzzzzz")) > 0);
+  }
+
+  @Test
+  void badRepositoryNamesAreRefusedNamingTheProblem() {
+    assertEquals("repo-1.x_y~z", Keys.validateName("repo-1.x_y~z"));
+    assertThrows(IllegalArgumentException.class, () -> Keys.validateName(""));
+    assertThrows(IllegalArgumentException.class, () -> Keys.validateName("."));
+    assertThrows(IllegalArgumentException.class, () -> Keys.validateName(".."));
+    var e = assertThrows(IllegalArgumentException.class, () -> Keys.validateName("a/b"));
+    assertTrue(e.getMessage().contains("a/b"));
+    assertThrows(IllegalArgumentException.class, () -> Keys.validateName("x".repeat(101)));
+  }
+
+  @Test
+  void theRestOfAFullFirstPageIsCutIntoAtMostEightRangesCoveringEveryLowerLetter() {
+    List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + ".qabc");
+    assertEquals(8, ranges.size());
+    assertEquals(KEY + ".qabc", ranges.get(0).cursor());
+    assertEquals(null, ranges.get(ranges.size() - 1).floor());
+    // Every key below the first page's last belongs to exactly one range.
+    for (char c : KeyRanges.SORTED_ALPHABET.toCharArray()) {
+      String k = KEY + "." + c + "zzzz";
+      if (k.compareTo(KEY + ".qabc") >= 0) {
+        continue;
+      }
+      int holders = 0;
+      for (KeyRanges.Range r : ranges) {
+        if (k.compareTo(r.cursor()) < 0 && r.holds(Keys.prefix(KEY), k)) {
+          holders++;
+        }
+      }
+      assertEquals(1, holders, "key " + k);
+    }
+  }
+
+  @Test
+  void aFirstPageEndingLowInTheAlphabetLeavesFewerRanges() {
+    assertEquals(2, KeyRanges.after(KEY, KEY + ".3xyz").size());
+  }
+
+  @Test
+  void aSplitScanReadsEveryRefOnceAndStopsAtOtherRepositories() throws Exception {
+    TreeSet<String> keys = new TreeSet<>();
+    for (int i = 0; i < 590; i++) {
+      keys.add(Keys.ref(KEY, "refs/heads/b" + i));
+    }
+    keys.add("3kaaaaaaaaaaa.zzzz");
+    keys.add("3kzzzzzzzzzzz.aaaa");
+    RangeScanner.PageSource source =
+        cursor -> {
+          List<Record> page = new ArrayList<>();
+          for (String k : keys.descendingSet().tailSet(cursor, false)) {
+            if (page.size() == RangeScanner.PAGE) {
+              break;
+            }
+            page.add(new Record("at://did:plc:x/dev.knotless.ref/" + k, "c", null));
+          }
+          return new RecordPage(page, page.isEmpty() ? null : page.get(page.size() - 1).rkey());
+        };
+    var pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Record> all = RangeScanner.scanSplit(source, KEY, pool);
+      assertEquals(590, all.size());
+      assertEquals(590, all.stream().map(Record::rkey).distinct().count());
+      assertFalse(all.stream().anyMatch(r -> !r.rkey().startsWith(KEY + ".")));
+      List<String> sorted =
+          all.stream().map(Record::rkey).sorted(Comparator.reverseOrder()).toList();
+      assertEquals(sorted, all.stream().map(Record::rkey).toList());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
