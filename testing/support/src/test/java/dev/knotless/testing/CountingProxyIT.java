@@ -35,7 +35,7 @@ class CountingProxyIT {
 
   @Test
   void twoCallsSentTogetherAreOneRoundTripAndTwoRequests(PdsInstance pds) throws Exception {
-    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), Duration.ofMillis(300))) {
+    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), Duration.ofMillis(500))) {
       List<CompletableFuture<HttpResponse<String>>> calls =
           List.of(
               HTTP.sendAsync(request(proxy, DESCRIBE), HttpResponse.BodyHandlers.ofString()),
