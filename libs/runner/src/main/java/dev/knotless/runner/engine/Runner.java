@@ -1,0 +1,376 @@
+package dev.knotless.runner.engine;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.identity.Identity;
+import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.checks.RetryingWrites;
+import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.doorbell.DoorClock;
+import dev.knotless.runner.doorbell.DoorMatcher;
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.Doors;
+import dev.knotless.runner.doorbell.FirehoseSource;
+import dev.knotless.runner.doorbell.JetstreamSource;
+import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.doorbell.SourceTimings;
+import dev.knotless.runner.doorbell.WatchedRepo;
+import dev.knotless.runner.doorbell.WebSocketSource;
+import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.schedule.RunEnded;
+import dev.knotless.runner.schedule.Scheduler;
+import dev.knotless.runner.schedule.SchedulerConfig;
+import dev.knotless.runner.schedule.UsageLedger;
+import dev.knotless.runner.state.JsonStateStore;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.fetch.Fetcher;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * knotless-run all-in-one: one process that watches repositories, reconciles them as doors ring,
+ * runs what is due on the shell executor and files the checks. {@link #start} logs in, reads each
+ * watched repository, ends the checks an earlier run of this account left unfinished, opens the
+ * doors and starts listening; {@link #stop()} is the four-step stop. Thread-safe.
+ */
+public final class Runner implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Runner.class);
+  private static final Duration SLOW_PASS = Duration.ofMinutes(5);
+
+  private final RunnerOptions options;
+  private final Clock clock;
+  private final StateStore state;
+  private final Jobs jobs;
+  private final Doors doors;
+  private final WebSocketSource source;
+  private final ExecutorService passThreads;
+  private final ScheduledExecutorService timers;
+  private final Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
+  private final RepoPass pass;
+  private final AtomicLong passNumber = new AtomicLong();
+  private final Object passLock = new Object();
+  private int passesFiling;
+  private volatile boolean stopping;
+
+  private Runner(
+      RunnerOptions options,
+      Clock clock,
+      StateStore state,
+      Jobs jobs,
+      RepoPass pass,
+      List<Watched> repos,
+      ScheduledExecutorService timers) {
+    this.options = options;
+    this.clock = clock;
+    this.state = state;
+    this.jobs = jobs;
+    this.pass = pass;
+    this.timers = timers;
+    this.passThreads = Executors.newFixedThreadPool(4, Jobs.named("knotless-pass"));
+    repos.forEach(w -> watched.put(w.id(), w));
+    DoorClock doorClock = DoorClock.of(timers);
+    this.doors = new Doors(this::runPass, passThreads, doorClock, options.sweep());
+    DoorMatcher matcher = new DoorMatcher();
+    for (Watched w : repos) {
+      matcher.watch(new WatchedRepo(w.id(), w.address().name()));
+      doors.open(w.id());
+    }
+    this.source =
+        options.firehose() != null
+            ? new FirehoseSource(options.firehose(), matcher, doors, doorClock, SourceTimings.defaults())
+            : new JetstreamSource(
+                options.jetstream(), matcher, doors, doorClock, SourceTimings.defaults());
+  }
+
+  /**
+   * Logs in, reads every repository named, ends stale checks and starts listening.
+   *
+   * @throws IOException when the runner cannot log in or can read none of the repositories
+   */
+  public static Runner start(RunnerOptions o, Map<String, String> env) throws IOException {
+    Clock clock = Clock.systemUTC();
+    String identifier = env.get("KNOTLESS_IDENTIFIER");
+    String password = env.get("KNOTLESS_PASSWORD");
+    if (identifier == null || identifier.isBlank() || password == null || password.isEmpty()) {
+      throw new IOException(
+          "set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD to the runner's account and app password");
+    }
+    StorageCache cache = StorageCache.fromEnvironment(env, clock);
+    IdentityResolver identities = IdentityResolver.fromEnvironment(env, cache.local());
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
+    Identity self = identities.resolve(identifier);
+    XrpcClient runnerClient = XrpcClient.create(self.pds(), http);
+    runnerClient.login(identifier, password);
+    LOG.info("logged in as {} ({}) at {}", self.handle(), runnerClient.did(), self.pds());
+
+    Map<java.net.URI, XrpcClient> owners = new ConcurrentHashMap<>();
+    java.util.function.Function<java.net.URI, XrpcClient> ownerClient =
+        pds -> owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http));
+    List<Watched> repos = new ArrayList<>();
+    List<String> failures = new ArrayList<>();
+    for (String label : o.repos()) {
+      try {
+        repos.add(resolve(label, identities, ownerClient, cache, clock));
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.error("{}: cannot be watched, passed over until the next start: {}", label, e.getMessage());
+        failures.add(label + ": " + e.getMessage());
+      }
+    }
+    if (repos.isEmpty()) {
+      throw new IOException("none of the repositories can be read: " + String.join("; ", failures));
+    }
+
+    StateStore state = new JsonStateStore(o.state());
+    RetryingWrites writes = new RetryingWrites(runnerClient);
+    CheckFiler filer = new CheckFiler(writes);
+    for (Watched w : repos) {
+      int ended = filer.endStale(CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), clock.instant());
+      if (ended > 0) {
+        LOG.info("{}: ended {} checks an earlier run left queued or running", w.label(), ended);
+      }
+    }
+
+    SchedulerConfig config =
+        SchedulerConfig.defaults(o.jobs(), runnerClient.did())
+            .withCaps(o.pullJobs(), o.ownerJobs() == 0 ? o.jobs() : o.ownerJobs())
+            .withAllowances(
+                o.allowanceMinutes() == 0 ? SchedulerConfig.UNLIMITED : o.allowanceMinutes(),
+                o.privateAllowanceMinutes() == 0
+                    ? SchedulerConfig.UNLIMITED
+                    : o.privateAllowanceMinutes(),
+                o.unmetered());
+    UsageLedger usage = new UsageLedger();
+    Scheduler scheduler = new Scheduler(config, usage);
+    ShellExecutor executor = new ShellExecutor(o.work());
+    Jobs jobs = new Jobs(scheduler, executor, filer, clock, ended -> recordUsage(state, ended));
+    RunPlanner planner =
+        new RunPlanner(new RunPlanner.Settings(o.secrets(), o.stepTimeout(), o.runTimeout(), env));
+    RepoPass.SnapshotReaders readers =
+        new RepoPass.SnapshotReaders() {
+          @Override
+          public SnapshotReader reader(XrpcClient client) {
+            return new SnapshotReader(client, cache, clock);
+          }
+
+          @Override
+          public Fetcher fetcher(XrpcClient client) {
+            return new Fetcher(client, cache, clock);
+          }
+        };
+    String runnerDid = runnerClient.did();
+    RepoPass pass =
+        new RepoPass(
+            w -> ownerClient.apply(w.address().pds()),
+            readers,
+            state,
+            filer,
+            planner,
+            jobs::submit,
+            cache.dir(),
+            () -> o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
+            clock);
+    ScheduledExecutorService timers =
+        Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
+    Runner r = new Runner(o, clock, state, jobs, pass, repos, timers);
+    r.listen();
+    return r;
+  }
+
+  private static Watched resolve(
+      String label,
+      IdentityResolver identities,
+      java.util.function.Function<java.net.URI, XrpcClient> ownerClient,
+      StorageCache cache,
+      Clock clock)
+      throws IOException {
+    String s = label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
+    int slash = s.indexOf('/');
+    String owner = s.substring(0, slash);
+    String name = s.substring(slash + 1);
+    Identity id = identities.resolve(owner);
+    RepoAddress address = new RepoAddress(id.did(), owner, id.pds(), name);
+    Snapshot snap =
+        new SnapshotReader(ownerClient.apply(id.pds()), cache, clock)
+            .read(address, SnapshotReader.Packs.NONE);
+    if (!snap.exists()) {
+      throw new IOException("no repository " + name + " in " + owner + "'s account");
+    }
+    LOG.info("{}: watching {}/{} ({} refs)", label, id.did(), snap.repo().key(), snap.liveRefs().size());
+    return new Watched(label, snap.address(), new RepoId(id.did(), snap.repo().key()));
+  }
+
+  private void listen() {
+    doors.startSweeping();
+    source.start();
+    // The first pass of every repository; a connection rings every door again.
+    doors.ringAll(Doorbell.connect("start"));
+  }
+
+  private void runPass(RepoId id, Set<Doorbell> reasons) throws Exception {
+    Watched w = watched.get(id);
+    if (w == null || stopping) {
+      return;
+    }
+    long n = passNumber.incrementAndGet();
+    Instant started = clock.instant();
+    String[] stage = {"starting"};
+    MDC.put("repo", w.label());
+    MDC.put("pass", Long.toString(n));
+    var slow =
+        timers.scheduleAtFixedRate(
+            () ->
+                LOG.warn(
+                    "{}: pass #{} still going after {} s: {}",
+                    w.label(),
+                    n,
+                    Duration.between(started, clock.instant()).toSeconds(),
+                    stage[0]),
+            SLOW_PASS.toSeconds(),
+            SLOW_PASS.toSeconds(),
+            java.util.concurrent.TimeUnit.SECONDS);
+    synchronized (passLock) {
+      passesFiling++;
+    }
+    try {
+      RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s);
+      if (outcome == RepoPass.Outcome.DELETED) {
+        LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
+        watched.remove(id);
+        doors.close(id);
+      }
+      LOG.info(
+          "{}: pass #{} ({}) ended in {} ms",
+          w.label(),
+          n,
+          reasons,
+          Duration.between(started, clock.instant()).toMillis());
+    } catch (Exception e) {
+      LOG.warn(
+          "{}: pass #{} failed after {} ms: {}",
+          w.label(),
+          n,
+          Duration.between(started, clock.instant()).toMillis(),
+          e.getMessage());
+      throw e;
+    } finally {
+      slow.cancel(false);
+      synchronized (passLock) {
+        passesFiling--;
+        passLock.notifyAll();
+      }
+      MDC.remove("repo");
+      MDC.remove("pass");
+    }
+  }
+
+  private static void recordUsage(StateStore state, RunEnded ended) {
+    state.update(
+        ended.request().repo(),
+        s ->
+            s.withUsage(
+                ended.day(),
+                ended.stepMillis(),
+                ended.request().privateRepo(),
+                UsageLedger.day(Instant.now())));
+  }
+
+  /**
+   * The four-step stop: wait for passes that are filing and stop listening; cancel runs asked for
+   * by name; wait up to --stop-wait for the rest; cancel what is still going and wait for it.
+   * Runs that never started are filed cancelled and recorded as dropped, to run again at the next
+   * start if their ref has not moved.
+   */
+  public void stop() throws InterruptedException {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    LOG.info("stopping: waiting for passes that are filing");
+    source.close();
+    doors.close();
+    synchronized (passLock) {
+      while (passesFiling > 0) {
+        passLock.wait(1000);
+      }
+    }
+    jobs.stopTaking();
+    List<PlannedRun> dropped = new ArrayList<>(jobs.dropWaiting("the runner stopped before this run started"));
+    jobs.cancelRunningAsked("the runner stopped; it runs again on the next start");
+    recordDropped(dropped);
+    LOG.info("stopping: waiting up to {} s for running runs", options.stopWait().toSeconds());
+    if (!jobs.awaitIdle(options.stopWait())) {
+      LOG.warn("stopping: --stop-wait is up; cancelling what still runs");
+      jobs.cancelRunning("the runner stopped (--stop-wait was up)");
+      jobs.awaitIdle(Duration.ofMinutes(2));
+    }
+    jobs.close();
+    passThreads.shutdownNow();
+    timers.shutdownNow();
+    LOG.info("stopped");
+  }
+
+  private void recordDropped(List<PlannedRun> dropped) {
+    Map<String, Map<String, List<String>>> byRepo = new LinkedHashMap<>();
+    for (PlannedRun p : dropped) {
+      byRepo
+          .computeIfAbsent(p.request().repo(), k -> new LinkedHashMap<>())
+          .computeIfAbsent(p.request().subject() + "\n" + p.request().revision(), k -> new ArrayList<>())
+          .add(p.request().workflow());
+    }
+    byRepo.forEach(
+        (repo, subjects) ->
+            state.update(
+                repo,
+                s -> {
+                  var out = s;
+                  for (var e : subjects.entrySet()) {
+                    String[] parts = e.getKey().split("\n", 2);
+                    out =
+                        out.withDropped(
+                            new dev.knotless.runner.state.DroppedRun(
+                                parts[0], parts[1], null, e.getValue()));
+                  }
+                  return out;
+                }));
+  }
+
+  /** Whether nothing waits or runs. */
+  public boolean idle() {
+    return jobs.idle();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+  }
+}

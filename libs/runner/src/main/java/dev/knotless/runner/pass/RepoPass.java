@@ -1,0 +1,263 @@
+package dev.knotless.runner.pass;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.reconcile.DuePlanner;
+import dev.knotless.runner.reconcile.DueRef;
+import dev.knotless.runner.reconcile.KeyCheck;
+import dev.knotless.runner.reconcile.PassPlan;
+import dev.knotless.runner.reconcile.RefState;
+import dev.knotless.runner.reconcile.RepoView;
+import dev.knotless.runner.reconcile.Watch;
+import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.runner.workflow.Step;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowError;
+import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.fetch.Fetcher;
+import dev.knotless.storage.mirror.Mirror;
+import dev.knotless.storage.records.RefRecord;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One reconcile pass of one repository, as a chain of named steps: read the snapshot, check the
+ * key, plan what is due, sync the mirror, load each due commit's workflows, file every check of a
+ * commit, then hand its runs to the job pool and record the ref's generation.
+ *
+ * <p>What runs is read from the owner's PDS, never from the event that rang the door, so a forged
+ * frame can make the runner read but not run. Thread-safe for passes of different repositories;
+ * the doors never run two passes of one repository at once.
+ */
+public final class RepoPass {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RepoPass.class);
+
+  /** What the pass found, for the caller to act on. */
+  public enum Outcome {
+    /** Read, and whatever was due filed. */
+    DONE,
+    /** The repository was deleted: stop watching it; what the runner kept of it was cleared. */
+    DELETED
+  }
+
+  /** Where a pass's runs go: the all-in-one job pool, or a queue in the distributed shape. */
+  @FunctionalInterface
+  public interface RunSink {
+    /** Takes a run whose check was filed as queued. */
+    void submit(PlannedRun run);
+  }
+
+  private final Function<Watched, XrpcClient> ownerClients;
+  private final SnapshotReaders readers;
+  private final StateStore state;
+  private final CheckFiler filer;
+  private final RunPlanner planner;
+  private final RunSink sink;
+  private final Path cacheDir;
+  private final PausedSource paused;
+  private final Clock clock;
+
+  /** Reads snapshots and fetches from one client. */
+  public interface SnapshotReaders {
+    SnapshotReader reader(XrpcClient client);
+
+    Fetcher fetcher(XrpcClient client);
+  }
+
+  /** The operator's paused owners, read again on every pass. */
+  @FunctionalInterface
+  public interface PausedSource {
+    /**
+     * The paused owners now.
+     *
+     * @throws IOException when the file is not such an object, which fails the pass
+     */
+    PausedOwners read() throws IOException;
+  }
+
+  public RepoPass(
+      Function<Watched, XrpcClient> ownerClients,
+      SnapshotReaders readers,
+      StateStore state,
+      CheckFiler filer,
+      RunPlanner planner,
+      RunSink sink,
+      Path cacheDir,
+      PausedSource paused,
+      Clock clock) {
+    this.ownerClients = ownerClients;
+    this.readers = readers;
+    this.state = state;
+    this.filer = filer;
+    this.planner = planner;
+    this.sink = sink;
+    this.cacheDir = cacheDir;
+    this.paused = paused;
+    this.clock = clock;
+  }
+
+  /** Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. */
+  public Outcome run(Watched repo, Consumer<String> stage) throws IOException {
+    XrpcClient owner = ownerClients.apply(repo);
+    stage.accept("reading the repository record and refs");
+    Snapshot snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+
+    String current = snap.key().orElse(null);
+    if (!repo.id().repoKey().equals(current)) {
+      stage.accept("looking for the watched key in the owner's account");
+      boolean stillThere = keyExists(owner, repo.id().ownerDid(), repo.id().repoKey());
+      KeyCheck check = KeyCheck.compare(repo.label(), repo.id().repoKey(), current, stillThere);
+      if (check instanceof KeyCheck.Deleted) {
+        state.update(repo.stateKey(), s -> RepoState.empty());
+        return Outcome.DELETED;
+      }
+      if (check instanceof KeyCheck.Changed c) {
+        throw new IOException(c.message());
+      }
+    }
+
+    RepoView view = view(repo, snap);
+    Optional<RepoState> known = state.load(repo.stateKey());
+    Watch watch = known.isPresent() ? Watch.KNOWN : Watch.FIRST;
+    PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
+    if (plan.baseline()) {
+      state.update(repo.stateKey(), plan::settle);
+      LOG.info("{}: first pass: {} refs taken as they are, nothing run", repo.label(), view.refs().size());
+      if (plan.due().isEmpty()) {
+        return Outcome.DONE;
+      }
+    } else {
+      state.update(repo.stateKey(), plan::settle);
+    }
+    if (plan.due().isEmpty()) {
+      return Outcome.DONE;
+    }
+
+    stage.accept("syncing the mirror");
+    PausedOwners pausedNow = paused.read();
+    try (MirrorView mirror = syncMirror(repo, owner, snap)) {
+      for (DueRef due : plan.due()) {
+        stage.accept("filing the checks of " + due.ref().name());
+        fileRef(repo, mirror, view, due, pausedNow);
+        state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
+      }
+    }
+    return Outcome.DONE;
+  }
+
+  private void fileRef(
+      Watched repo, MirrorView mirror, RepoView view, DueRef due, PausedOwners pausedNow)
+      throws IOException {
+    RefState ref = due.ref();
+    String commit = ref.target();
+    WorkflowSet set = WorkflowSet.load(CommitFiles.workflows(mirror.mirror.git(), commit));
+    Set<String> changed =
+        CommitFiles.changed(mirror.mirror.git(), mirror.before.get(ref.name()), commit);
+    Instant now = clock.instant();
+    List<String> only = due.onlyWorkflows();
+    Optional<String> pausedWhy = pausedNow.reasonFor(repo.id().ownerDid());
+
+    // Every check of the commit is filed before any run starts.
+    List<PlannedRun> runs = new ArrayList<>();
+    for (WorkflowError e : set.errors()) {
+      if (!only.isEmpty() && !only.contains(e.name())) {
+        continue;
+      }
+      filer.file(
+          RunPlanner.pushKey(repo, ref.name(), commit, e.name()),
+          RunPlanner.ended(repo, ref.name(), commit, e.name(), List.of(), CheckStatus.ERROR,
+              StepResult.Status.SKIPPED, e.message(), now));
+    }
+    for (Workflow w : set.workflows()) {
+      if (!w.runsOnPush(ref.name()) || (!only.isEmpty() && !only.contains(w.name()))) {
+        continue;
+      }
+      String key = RunPlanner.pushKey(repo, ref.name(), commit, w.name());
+      List<String> steps = w.steps().stream().map(Step::name).toList();
+      if (pausedWhy.isPresent()) {
+        filer.file(key, RunPlanner.ended(repo, ref.name(), commit, w.name(), steps,
+            CheckStatus.ERROR, StepResult.Status.SKIPPED,
+            PausedOwners.message(pausedWhy.get()), now));
+        continue;
+      }
+      if (changed != null && !w.pathsMatch(changed)) {
+        filer.file(key, RunPlanner.ended(repo, ref.name(), commit, w.name(), steps,
+            CheckStatus.SUCCESS, StepResult.Status.SKIPPED, w.pathsSkipNote(), now));
+        continue;
+      }
+      PlannedRun run =
+          planner.push(repo, mirror.mirror.dir(), w, ref.name(), commit,
+              mirror.before.get(ref.name()), due.runClass(), Map.of(), now);
+      filer.file(run.rkey(), run.check());
+      runs.add(run);
+    }
+    LOG.info("{}: {} at {}: {} checks filed, {} to run", repo.label(), ref.name(),
+        commit.substring(0, 12), set.workflows().size() + set.errors().size(), runs.size());
+    runs.forEach(sink::submit);
+  }
+
+  private record MirrorView(Mirror mirror, Map<String, String> before) implements AutoCloseable {
+    @Override
+    public void close() {}
+  }
+
+  private MirrorView syncMirror(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
+    Mirror mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+    Map<String, String> before = mirror.git().refs();
+    mirror.sync(snap, readers.fetcher(owner));
+    return new MirrorView(mirror, before);
+  }
+
+  private static RepoView view(Watched repo, Snapshot snap) {
+    List<RefState> refs = new ArrayList<>();
+    for (RefRecord r : snap.liveRefs().values()) {
+      refs.add(new RefState(r.name(), r.target(), r.generation()));
+    }
+    String branch = snap.repo().defaultBranchName().orElse("main");
+    return new RepoView(repo.id().ownerDid(), repo.id().repoKey(), branch, refs);
+  }
+
+  /** Whether any repository record in the owner's account still has {@code key}. */
+  static boolean keyExists(XrpcClient owner, String did, String key) throws IOException {
+    String cursor = null;
+    while (true) {
+      RecordPage page = owner.listRecords(did, "dev.knotless.repo", 100, cursor, false);
+      for (Record r : page.records()) {
+        if (key.equals(r.value().path("key").asText())) {
+          return true;
+        }
+      }
+      if (page.records().size() < 100 || page.cursor() == null) {
+        return false;
+      }
+      cursor = page.cursor();
+    }
+  }
+
+  /** Files the end of a check for a run that never started (a stop dropped it). */
+  public static CheckRecord cancelled(CheckRecord queued, String why, Instant now) {
+    return queued.ended(CheckStatus.CANCELLED, now, List.of(), why);
+  }
+}
