@@ -364,6 +364,17 @@ public final class Runner implements AutoCloseable {
                 }));
   }
 
+  /** Waiting runs by class and by why they wait, for metrics. */
+  public Map<dev.knotless.runner.schedule.RunClass, Map<dev.knotless.runner.schedule.WaitReason, Integer>>
+      waiting() {
+    return jobs.inspect(s -> s.waitingCounts(clock.instant()));
+  }
+
+  /** How many runs hold a job now. */
+  public int running() {
+    return jobs.counts()[1];
+  }
+
   /** Whether nothing waits or runs. */
   public boolean idle() {
     return jobs.idle();
