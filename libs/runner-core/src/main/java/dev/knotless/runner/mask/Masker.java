@@ -70,6 +70,13 @@ public final class Masker {
         dropping = false;
         out.writeBytes(DROPPED_NOTE.getBytes(StandardCharsets.US_ASCII));
         out.write(b, end, 1);
+      } else if (this.len == 0) {
+        // Nothing held: mask straight from the caller's bytes, every ended line at once when no
+        // line can be let go.
+        int stop = overflow == Overflow.EMIT ? lastLineEnd(b, end, to) + 1 : end + 1;
+        mask.scan(b, from, stop, stop, out);
+        from = stop;
+        continue;
       } else {
         append(b, from, end + 1 - from);
         consume(mask.scan(buf, 0, this.len, this.len, out));
@@ -111,6 +118,15 @@ public final class Masker {
   /** How many bytes are held back, waiting for their line to end. */
   public int held() {
     return len;
+  }
+
+  private static int lastLineEnd(byte[] b, int from, int to) {
+    for (int i = to - 1; i >= from; i--) {
+      if (b[i] == '\n' || b[i] == '\r') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static int lineEnd(byte[] b, int from, int to) {

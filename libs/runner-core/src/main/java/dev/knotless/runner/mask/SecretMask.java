@@ -133,7 +133,10 @@ public final class SecretMask {
       int matched = 0;
       if (candidates != null) {
         for (byte[] p : candidates) {
-          if (i + p.length <= end && Arrays.equals(buf, i, i + p.length, p, 0, p.length)) {
+          int last = i + p.length - 1;
+          if (last < end
+              && buf[last] == p[p.length - 1]
+              && Arrays.equals(buf, i, i + p.length, p, 0, p.length)) {
             matched = p.length;
             break;
           }
