@@ -62,6 +62,28 @@ public final class MinutesRecords {
         .min(Instant::compareTo);
   }
 
+  /** What the owner's public minutes record says now, from the usage counted. */
+  static MinutesRecord record(
+      String ownerDid, UsageLedger usage, SchedulerConfig config, Instant now) {
+    java.time.LocalDate today = UsageLedger.day(now);
+    long used = usage.usedMillis(ownerDid, false, today);
+    Instant stops =
+        usage
+            .oldestCountedDay(ownerDid, false, today)
+            .map(
+                d ->
+                    d.plusDays(UsageLedger.WINDOW_DAYS)
+                        .atStartOfDay()
+                        .toInstant(java.time.ZoneOffset.UTC))
+            .orElse(now);
+    long allowance = config.allowanceMillis(ownerDid, false);
+    return new MinutesRecord(
+        ownerDid,
+        used / 60_000L,
+        allowance == SchedulerConfig.UNLIMITED ? allowance : allowance / 60_000L,
+        stops);
+  }
+
   /** 0 below 80% of the allowance, 1 from 80%, 2 from 100%; always 0 with no allowance. */
   private static int band(long used, long allowance) {
     if (allowance == SchedulerConfig.UNLIMITED) {

@@ -4,7 +4,6 @@ import dev.knotless.runner.schedule.RunRequest.WorkKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -41,6 +40,7 @@ public final class Scheduler {
   private final Map<WorkKey, List<Entry>> live = new HashMap<>();
   private final Map<WorkKey, Entry> turns = new HashMap<>();
   private long nextSeq;
+  private boolean stopping;
 
   /** A scheduler with these flags, counting allowances from (and into) {@code usage}. */
   public Scheduler(SchedulerConfig config, UsageLedger usage) {
@@ -58,6 +58,10 @@ public final class Scheduler {
    * @throws IllegalArgumentException if a run with this id is already known
    */
   public List<Decision> submit(RunRequest request, Instant now) {
+    if (stopping) {
+      throw new IllegalStateException(
+          "the runner is stopping: run " + request.runId() + " was not taken");
+    }
     if (runs.containsKey(request.runId())) {
       throw new IllegalArgumentException("run " + request.runId() + " is already submitted");
     }
@@ -270,19 +274,48 @@ public final class Scheduler {
 
   /** What the owner's public minutes record says now. */
   public MinutesRecord minutesRecord(String ownerDid, Instant now) {
-    LocalDate today = UsageLedger.day(now);
-    long used = usage.usedMillis(ownerDid, false, today);
-    Instant stops =
-        usage
-            .oldestCountedDay(ownerDid, false, today)
-            .map(d -> d.plusDays(UsageLedger.WINDOW_DAYS).atStartOfDay().toInstant(ZoneOffset.UTC))
-            .orElse(now);
-    long allowance = config.allowanceMillis(ownerDid, false);
-    return new MinutesRecord(
-        ownerDid,
-        used / 60_000L,
-        allowance == SchedulerConfig.UNLIMITED ? allowance : allowance / 60_000L,
-        stops);
+    return MinutesRecords.record(ownerDid, usage, config, now);
+  }
+
+  /**
+   * Begins a stop. Cancels every run asked for by name, waiting or running (to be recorded and run
+   * again at the next start), and drops every other waiting run, except one at the same repository
+   * and commit as a running superseded: finish run, since a deploy may wait for its own commit's
+   * other checks: those stay and may still start. From now on nothing may be submitted; call {@link
+   * #stopDrops} after each run ends to drop what is no longer kept.
+   */
+  public List<Decision.Cancel> stop() {
+    stopping = true;
+    List<Decision.Cancel> out = new ArrayList<>();
+    for (Entry e : List.copyOf(runs.values())) {
+      if (e.request.askedByName() && e.live()) {
+        cancel(e, CancelReason.STOP).ifPresent(out::add);
+      }
+    }
+    out.addAll(stopDrops());
+    return out;
+  }
+
+  /** During a stop, drops the waiting runs no running deploy at their commit keeps any more. */
+  public List<Decision.Cancel> stopDrops() {
+    List<Decision.Cancel> out = new ArrayList<>();
+    if (!stopping) {
+      return out;
+    }
+    java.util.Set<String> kept = new java.util.HashSet<>();
+    for (Entry e : runs.values()) {
+      if (e.state == Entry.State.RUNNING && e.request.needsTurn()) {
+        kept.add(e.request.repo() + " " + e.request.revision());
+      }
+    }
+    for (Entry e : List.copyOf(runs.values())) {
+      if (e.state == Entry.State.WAITING
+          && !kept.contains(e.request.repo() + " " + e.request.revision())) {
+        cancel(e, CancelReason.STOP).ifPresent(out::add);
+      }
+    }
+    out.sort(java.util.Comparator.comparing(Decision.Cancel::runId));
+    return out;
   }
 
   private boolean classCapped(RunClass runClass) {
