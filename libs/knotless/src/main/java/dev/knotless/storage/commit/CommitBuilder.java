@@ -41,6 +41,19 @@ public final class CommitBuilder {
   private final StorageCache cache;
   private final RandomGenerator random;
   private final Sleeper sleeper;
+  private volatile Listener listener = (attempt, commit) -> {};
+
+  /** Told about each attempt just before it pushes, e.g. to report progress. */
+  @FunctionalInterface
+  public interface Listener {
+    void beforePush(int attempt, String commit) throws IOException;
+  }
+
+  /** Sets who hears about attempts; by default no one. */
+  public CommitBuilder listener(Listener l) {
+    this.listener = l;
+    return this;
+  }
 
   /** Waits between attempts; tests may count instead of sleeping. */
   @FunctionalInterface
@@ -113,6 +126,7 @@ public final class CommitBuilder {
       if (commit == null) {
         return new Result(Optional.empty(), attempt + 1);
       }
+      listener.beforePush(attempt, commit);
       PushResult r = pusher.push(snap, git, List.of(new RefUpdate(ref, commit, true)));
       PushResult.Outcome o = r.outcomes().get(0);
       if (o.ok()) {

@@ -150,7 +150,7 @@ public final class Compactor {
             Write.create(
                 Lexicons.CLAIM,
                 claimKey,
-                new ClaimRecord(claimKey, r.name(), null, null, null, now, null).toJson()));
+                new ClaimRecord(claimKey, null, null, null, now, null).toJson()));
       }
       writes.add(Write.delete(Lexicons.REF, r.rkey()));
     }

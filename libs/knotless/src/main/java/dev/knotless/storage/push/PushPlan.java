@@ -93,7 +93,7 @@ public final class PushPlan {
 
   private static Write claim(
       String key, String ref, long generation, String from, String to, String pack, String at) {
-    ObjectNode v = new ClaimRecord(null, ref, from, to, pack, at, null).toJson();
+    ObjectNode v = new ClaimRecord(null, from, to, pack, at, null).toJson();
     return Write.create(Lexicons.CLAIM, Keys.claim(key, ref, generation), v);
   }
 

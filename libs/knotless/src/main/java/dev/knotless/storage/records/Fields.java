@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 /** Field readers shared by the record parsers; each failure names the record and the field. */
 final class Fields {
   static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}");
+  private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
 
   private Fields() {}
 
@@ -47,7 +47,7 @@ final class Fields {
     String s = required ? text(uri, v, field) : optionalText(uri, v, field);
     if (s != null && !SHA.matcher(s).matches()) {
       throw new RecordFormatException(
-          uri, "field '" + field + "' is not a 40-digit lowercase commit id: " + s);
+          uri, "field '" + field + "' is not a lowercase hex object id: " + s);
     }
     return s;
   }
