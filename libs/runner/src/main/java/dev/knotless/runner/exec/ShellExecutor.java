@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec;
 
+import dev.knotless.runner.run.StepEnvironment;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -26,9 +27,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShellExecutor {
 
-  /** The runner's own variables a step sees besides the run's environment, when they are set. */
-  public static final List<String> INHERITED =
-      List.of("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ", "TMPDIR");
+  /**
+   * The runner's own variables a step sees besides the run's environment, when they are set:
+   * runner-core's {@link StepEnvironment#SHELL_HOST_VARIABLES}, so the list is decided in one
+   * place.
+   */
+  public static final List<String> INHERITED = StepEnvironment.SHELL_HOST_VARIABLES;
 
   /** The variable naming the directory whose files become the check's outputs. */
   public static final String OUTPUTS_VARIABLE = "KNOTLESS_RUN_OUTPUTS";
@@ -51,14 +55,7 @@ public final class ShellExecutor {
   public ShellExecutor(Path workRoot, Clock clock, Map<String, String> processEnv) {
     this.workRoot = Objects.requireNonNull(workRoot, "work root").toAbsolutePath();
     this.clock = Objects.requireNonNull(clock, "clock");
-    Map<String, String> kept = new LinkedHashMap<>();
-    for (String name : INHERITED) {
-      String value = processEnv.get(name);
-      if (value != null) {
-        kept.put(name, value);
-      }
-    }
-    this.inherited = Map.copyOf(kept);
+    this.inherited = Map.copyOf(StepEnvironment.hostVariables(processEnv));
   }
 
   /** Runs {@code spec} with no listener. */

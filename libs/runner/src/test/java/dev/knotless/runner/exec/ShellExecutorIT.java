@@ -355,4 +355,26 @@ class ShellExecutorIT {
     assertEquals(StepStatus.SKIPPED, result.steps().get(0).status());
     assertFalse(Files.exists(touched));
   }
+
+  @Test
+  void stepSeesTheRunsEnvironmentAndOnlyPathAndHomeOfTheRunners() {
+    Map<String, String> runnerEnv =
+        Map.of(
+            "PATH", System.getenv("PATH"),
+            "HOME", "/home/runner-test",
+            "KNOTLESS_PASSWORD", "the-runners-own-password");
+    RunSpec spec =
+        spec(step(
+                "env",
+                "echo \"home=$HOME\"; echo \"pw=${KNOTLESS_PASSWORD:-unset}\"\n"
+                    + "echo \"repo=$KNOTLESS_RUN_REPO\"; test -d \"$KNOTLESS_RUN_OUTPUTS\""))
+            .withEnv(Map.of("KNOTLESS_RUN_REPO", "alice.example/site"));
+    RunResult result =
+        new ShellExecutor(work, java.time.Clock.systemUTC(), runnerEnv)
+            .run(spec, new RunCancellation());
+
+    assertInstanceOf(RunOutcome.Passed.class, result.outcome(), result.logText());
+    assertEquals(
+        "==> env\nhome=/home/runner-test\npw=unset\nrepo=alice.example/site\n", result.logText());
+  }
 }
