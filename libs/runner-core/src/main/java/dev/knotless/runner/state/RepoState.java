@@ -96,6 +96,11 @@ public record RepoState(
     return change(b -> b.pulls.put(pullUri, mark));
   }
 
+  /** A copy forgetting where a pull last ran, so it runs again where it is now. */
+  public RepoState withoutPull(String pullUri) {
+    return change(b -> b.pulls.remove(pullUri));
+  }
+
   /** A copy with the newest rerun request acted on. */
   public RepoState withRerun(String rkey) {
     return change(b -> b.rerun = rkey);
