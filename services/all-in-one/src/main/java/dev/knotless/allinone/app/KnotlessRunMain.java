@@ -1,0 +1,63 @@
+package dev.knotless.allinone.app;
+
+import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.engine.Runner;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import org.jboss.logging.Logger;
+import sun.misc.Signal;
+
+/** {@code knotless-run}: parses the command line, starts the runner, and stops it on a signal. */
+@QuarkusMain
+public class KnotlessRunMain implements QuarkusApplication {
+
+  private static final Logger LOG = Logger.getLogger(KnotlessRunMain.class);
+
+  private final RunnerMetrics metrics;
+
+  @Inject
+  public KnotlessRunMain(RunnerMetrics metrics) {
+    this.metrics = metrics;
+  }
+
+  public static void main(String... args) {
+    Quarkus.run(KnotlessRunMain.class, args);
+  }
+
+  @Override
+  public int run(String... args) throws Exception {
+    Optional<RunnerOptions> parsed;
+    try {
+      parsed = RunnerOptions.parse(List.of(args), System.getenv());
+    } catch (RunnerOptions.UsageException e) {
+      System.err.println("knotless-run: " + e.getMessage());
+      return 2;
+    }
+    if (parsed.isEmpty()) {
+      System.out.print(RunnerOptions.HELP);
+      return 0;
+    }
+    CountDownLatch stopAsked = new CountDownLatch(1);
+    // Heard even during startup: the stop waits for the start to finish, then stops.
+    Signal.handle(new Signal("TERM"), s -> stopAsked.countDown());
+    Signal.handle(new Signal("INT"), s -> stopAsked.countDown());
+    Runner runner;
+    try {
+      runner = Runner.start(parsed.get(), System.getenv());
+    } catch (IOException e) {
+      LOG.error("knotless-run cannot start: " + e.getMessage());
+      return 1;
+    }
+    metrics.watch(runner);
+    stopAsked.await();
+    LOG.info("stop asked for");
+    runner.stop();
+    return 0;
+  }
+}
