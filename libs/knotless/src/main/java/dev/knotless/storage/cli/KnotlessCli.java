@@ -14,7 +14,12 @@ import java.util.List;
 public final class KnotlessCli {
   /** Every command; add new ones here. */
   public static final List<Command> COMMANDS =
-      List.of(new LoginCommand(), new CompactCommand(), new CommitCommand());
+      List.of(
+          new LoginCommand(),
+          new CompactCommand(),
+          new CommitCommand(),
+          new RunnersCommand(),
+          new ChecksCommand());
 
   private KnotlessCli() {}
 

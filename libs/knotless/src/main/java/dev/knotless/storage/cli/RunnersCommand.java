@@ -1,0 +1,144 @@
+package dev.knotless.storage.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.Swap;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.RepoAddress;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code knotless runners <url> [list | add <did> | remove <did>]}: shows or edits the accounts
+ * whose checks readers trust, the repository record's {@code runners}. An edit rewrites the record
+ * as read, every field this client does not know kept, guarded by the CID it was read at, and is
+ * tried again from a fresh read if another write got there first.
+ */
+public final class RunnersCommand implements Command {
+  /** How many times an edit is tried when the record keeps changing under it. */
+  static final int ATTEMPTS = 5;
+
+  @Override
+  public List<String> words() {
+    return List.of("runners");
+  }
+
+  @Override
+  public String usage() {
+    return "runners <url> [list | add <did or handle> | remove <did or handle>]";
+  }
+
+  @Override
+  public int run(List<String> argv, CliContext ctx) throws IOException {
+    Args args = Args.parse(argv, Set.of(), Set.of());
+    List<String> pos = args.positional();
+    if (pos.isEmpty() || pos.size() > 3) {
+      throw new UsageException("expected <url> [list | add <did> | remove <did>]");
+    }
+    String verb = pos.size() >= 2 ? pos.get(1) : "list";
+    KnotlessRepos repos = ctx.repos();
+    RepoAddress repo = repos.locate(OwnerUrls.parse(pos.get(0)));
+    switch (verb) {
+      case "list" -> {
+        if (pos.size() != 2 && pos.size() != 1) {
+          throw new UsageException("list takes no more arguments");
+        }
+        for (String did : runners(read(repos.reader(repo), repo).value())) {
+          ctx.out().println(did);
+        }
+        return 0;
+      }
+      case "add", "remove" -> {
+        if (pos.size() != 3) {
+          throw new UsageException(verb + " needs the runner's DID or handle");
+        }
+        String did = did(pos.get(2), ctx, repos);
+        boolean add = verb.equals("add");
+        boolean changed = edit(repos.writer(repo), repo, did, add);
+        ctx.out()
+            .println(
+                changed
+                    ? (add ? "added " : "removed ") + did + (add ? " to " : " from ") + repo.url()
+                    : did
+                        + (add ? " is already one of " : " is not one of ")
+                        + repo.url()
+                        + "'s runners");
+        return 0;
+      }
+      default -> throw new UsageException("unknown action " + verb + ": list, add or remove");
+    }
+  }
+
+  /**
+   * Adds or removes {@code did} in the record's runners, from a fresh read each attempt.
+   *
+   * @return whether the record changed
+   */
+  static boolean edit(XrpcClient owner, RepoAddress repo, String did, boolean add)
+      throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      Record r = read(owner, repo);
+      List<String> now = runners(r.value());
+      if (now.contains(did) == add) {
+        return false;
+      }
+      ObjectNode value = ((ObjectNode) r.value()).deepCopy();
+      ArrayNode list = value.putArray("runners");
+      // Entries this client cannot read stay as written; only the DID named changes.
+      for (JsonNode n : r.value().path("runners")) {
+        if (!(n.isTextual() && n.asText().equals(did))) {
+          list.add(n.deepCopy());
+        }
+      }
+      if (add) {
+        list.add(did);
+      }
+      try {
+        owner.putRecord(repo.did(), Lexicons.REPO, repo.name(), value, Swap.cid(r.cid()));
+        return true;
+      } catch (XrpcException e) {
+        if (e.kind() != XrpcException.Kind.INVALID_SWAP || attempt >= ATTEMPTS) {
+          throw e.kind() == XrpcException.Kind.INVALID_SWAP
+              ? new IOException(
+                  repo.url() + "'s record kept changing while it was edited; try again", e)
+              : e;
+        }
+      }
+    }
+  }
+
+  static Record read(XrpcClient client, RepoAddress repo) throws IOException {
+    Optional<Record> r = client.findRecord(repo.did(), Lexicons.REPO, repo.name());
+    if (r.isEmpty()) {
+      throw new IOException("no repository " + repo.name() + " in " + repo.owner() + "'s account");
+    }
+    return r.get();
+  }
+
+  /** The record's runners, as written; entries that are not strings are passed over. */
+  static List<String> runners(JsonNode value) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode n : value.path("runners")) {
+      if (n.isTextual()) {
+        out.add(n.asText());
+      }
+    }
+    return out;
+  }
+
+  private static String did(String who, CliContext ctx, KnotlessRepos repos) throws IOException {
+    if (who.startsWith("did:")) {
+      return who;
+    }
+    return IdentityResolver.fromEnvironment(ctx.env(), repos.cache().local()).resolve(who).did();
+  }
+}

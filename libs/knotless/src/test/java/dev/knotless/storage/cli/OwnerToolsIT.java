@@ -1,0 +1,228 @@
+package dev.knotless.storage.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Hashes;
+import dev.knotless.atproto.Swap;
+import dev.knotless.atproto.Tid;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code knotless runners} and {@code knotless checks} against the real reference PDS. */
+@WithPds
+class OwnerToolsIT {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  record Ran(int exit, String out, String err) {}
+
+  private static Ran knotless(Map<String, String> env, String... argv) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    int exit =
+        KnotlessCli.run(
+            List.of(argv), new CliContext(env, o, e, () -> KnotlessRepos.fromEnvironment(env)));
+    return new Ran(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static Map<String, String> env(PdsInstance pds, Account as, Path home) {
+    Map<String, String> env = new HashMap<>(pds.environment());
+    env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
+    env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
+    env.put("HOME", home.toString());
+    if (as != null) {
+      env.put("KNOTLESS_IDENTIFIER", as.handle());
+      env.put("KNOTLESS_PASSWORD", as.password());
+    }
+    return env;
+  }
+
+  /** Writes a repository record holding a field no knotless version knows, and returns its key. */
+  private static String repoRecord(XrpcClient owner, String name, List<String> runners)
+      throws Exception {
+    String key = Tid.next();
+    ObjectNode v = JSON.objectNode();
+    v.put("$type", "dev.knotless.repo");
+    v.put("key", key);
+    v.put("defaultBranch", "main");
+    v.put("createdAt", "2026-11-29T10:00:00.000Z");
+    runners.forEach(v.putArray("runners")::add);
+    v.putObject("fromTheFuture").put("colour", "teal").putArray("tags").add("kept");
+    owner.putRecord(owner.did(), "dev.knotless.repo", name, v, Swap.none());
+    return key;
+  }
+
+  private static JsonNode readRecord(PdsInstance pds, Account owner, String name) throws Exception {
+    return XrpcClient.create(pds.pdsUrl())
+        .getRecord(owner.did(), "dev.knotless.repo", name)
+        .value();
+  }
+
+  private static List<String> runnersOf(JsonNode record) {
+    return RunnersCommand.runners(record);
+  }
+
+  @Test
+  void addRemoveAndListEditOnlyTheRunnersAndKeepFieldsTheyDoNotKnow(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("tools");
+    Account runner = pds.createAccount("runa");
+    Account other = pds.createAccount("runb");
+    XrpcClient client = XrpcClient.create(pds.pdsUrl());
+    client.login(owner.handle(), owner.password());
+    repoRecord(client, "site", List.of(other.did()));
+    Map<String, String> env = env(pds, owner, tmp);
+    String url = "knotless://" + owner.handle() + "/site";
+
+    Ran added = knotless(env, "runners", url, "add", runner.did());
+    assertEquals(0, added.exit(), added.err());
+    assertTrue(added.out().contains("added " + runner.did()), added.out());
+    JsonNode after = readRecord(pds, owner, "site");
+    assertEquals(List.of(other.did(), runner.did()), runnersOf(after));
+    assertEquals("teal", after.path("fromTheFuture").path("colour").asText());
+    assertEquals("kept", after.path("fromTheFuture").path("tags").path(0).asText());
+    assertEquals("main", after.path("defaultBranch").asText());
+
+    Ran again = knotless(env, "runners", url, "add", runner.did());
+    assertEquals(0, again.exit(), again.err());
+    assertTrue(again.out().contains("already"), again.out());
+    assertEquals(2, runnersOf(readRecord(pds, owner, "site")).size());
+
+    // The plain <handle>/<name> form, and a runner named by its handle.
+    Ran removed = knotless(env, "runners", owner.handle() + "/site", "remove", other.handle());
+    assertEquals(0, removed.exit(), removed.err());
+    JsonNode last = readRecord(pds, owner, "site");
+    assertEquals(List.of(runner.did()), runnersOf(last));
+    assertEquals("teal", last.path("fromTheFuture").path("colour").asText());
+
+    Ran listed = knotless(env(pds, null, tmp.resolve("reader")), "runners", url, "list");
+    assertEquals(0, listed.exit(), listed.err());
+    assertEquals(runner.did(), listed.out().strip());
+  }
+
+  @Test
+  void anEditByAnotherAccountOrOfAMissingRepositoryFailsSayingWhy(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("toolo");
+    Account stranger = pds.createAccount("strng");
+    XrpcClient client = XrpcClient.create(pds.pdsUrl());
+    client.login(owner.handle(), owner.password());
+    repoRecord(client, "app", List.of());
+
+    Ran notOwner =
+        knotless(
+            env(pds, stranger, tmp), "runners", owner.handle() + "/app", "add", stranger.did());
+    assertEquals(1, notOwner.exit());
+    assertTrue(notOwner.err().contains("only the owner"), notOwner.err());
+    assertTrue(runnersOf(readRecord(pds, owner, "app")).isEmpty());
+
+    Ran missing = knotless(env(pds, owner, tmp), "runners", owner.handle() + "/nope", "list");
+    assertEquals(1, missing.exit());
+    assertTrue(missing.err().contains("no repository nope"), missing.err());
+
+    Ran bad = knotless(env(pds, owner, tmp), "runners", "just-a-name", "list");
+    assertEquals(2, bad.exit());
+    assertTrue(bad.err().contains("just-a-name"), bad.err());
+  }
+
+  @Test
+  void checksListsOnlyTheNamedRunnersChecksAndNarrowsToOneRef(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    Account owner = pds.createAccount("chk");
+    Account runner = pds.createAccount("chkr");
+    Account forger = pds.createAccount("chkf");
+    XrpcClient ownerClient = XrpcClient.create(pds.pdsUrl());
+    ownerClient.login(owner.handle(), owner.password());
+    String key = repoRecord(ownerClient, "web", List.of(runner.did()));
+    String main = "1".repeat(40);
+    String feature = "2".repeat(40);
+    XrpcClient runnerClient = XrpcClient.create(pds.pdsUrl());
+    runnerClient.login(runner.handle(), runner.password());
+    check(runnerClient, owner.did(), key, "refs/heads/main", main, "test", "success", null);
+    check(runnerClient, owner.did(), key, "refs/heads/main", main, "lint", "failure", "step x");
+    check(runnerClient, owner.did(), key, "refs/heads/topic", feature, "test", "running", null);
+    // Another repository of the same owner, and a forged check by an account not named.
+    check(
+        runnerClient,
+        owner.did(),
+        Tid.next(),
+        "refs/heads/main",
+        main,
+        "elsewhere",
+        "success",
+        null);
+    XrpcClient forgerClient = XrpcClient.create(pds.pdsUrl());
+    forgerClient.login(forger.handle(), forger.password());
+    check(forgerClient, owner.did(), key, "refs/heads/main", main, "forged", "success", null);
+
+    Map<String, String> env = env(pds, null, tmp);
+    Ran all = knotless(env, "checks", "knotless://" + owner.handle() + "/web");
+    assertEquals(0, all.exit(), all.err());
+    List<String> lines = all.out().strip().lines().toList();
+    assertEquals(4, lines.size(), all.out());
+    assertTrue(lines.get(0).startsWith("WORKFLOW"), all.out());
+    assertTrue(all.out().contains("refs/heads/topic"), all.out());
+    assertTrue(
+        lines.stream()
+            .anyMatch(
+                l ->
+                    l.startsWith("lint")
+                        && l.contains(main.substring(0, 12))
+                        && l.contains("failure")
+                        && l.endsWith("step x")),
+        all.out());
+    assertFalse(all.out().contains("forged"), all.out());
+    assertFalse(all.out().contains("elsewhere"), all.out());
+
+    Ran onMain = knotless(env, "checks", owner.did() + "/web", "--ref", "main");
+    assertEquals(0, onMain.exit(), onMain.err());
+    assertEquals(3, onMain.out().strip().lines().count(), onMain.out());
+    assertFalse(onMain.out().contains("refs/heads/topic"), onMain.out());
+  }
+
+  private static void check(
+      XrpcClient as,
+      String ownerDid,
+      String repoKey,
+      String ref,
+      String commit,
+      String workflow,
+      String status,
+      String note)
+      throws Exception {
+    String rkey =
+        Hashes.h(ownerDid) + "." + repoKey + "." + Hashes.h(ref) + "." + commit + "." + workflow;
+    ObjectNode v = JSON.objectNode();
+    v.put("$type", "dev.knotless.check");
+    v.put("repo", "at://" + ownerDid + "/dev.knotless.repo/web");
+    v.put("ref", ref);
+    v.put("commit", commit);
+    v.put("workflow", workflow);
+    v.put("status", status);
+    v.put("createdAt", "2026-11-29T10:00:00.000Z");
+    v.putArray("steps");
+    if (note != null) {
+      v.put("note", note);
+    }
+    as.putRecord(as.did(), "dev.knotless.check", rkey, v, Swap.none());
+  }
+}
