@@ -153,7 +153,11 @@ public final class RunPlanner {
         .withEnv(all)
         .withPreamble(preamble)
         .withFilter(OutputFilter.masking(SecretMask.of(env.secrets().values())))
-        .withLimits(new TimeLimits(settings.stepTimeout(), settings.runTimeout(), byName));
+        .withLimits(
+            new TimeLimits(
+                settings.stepTimeout(),
+                settings.runTimeout() == null ? Duration.ZERO : settings.runTimeout(),
+                byName));
   }
 
   private SecretsFile readSecrets() throws PlannedRun.PrepareException {
