@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class SchedulerPropertyTest {
 
-  private static final int ITERATIONS = 150;
+  private static final int ITERATIONS = 100;
   private static final int STEPS = 200;
 
   @Test
