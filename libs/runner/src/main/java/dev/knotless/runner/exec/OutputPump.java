@@ -46,8 +46,10 @@ final class OutputPump implements Runnable {
       int n;
       while ((n = in.read(buffer)) >= 0) {
         lines.feed(buffer, 0, n);
+        flush();
       }
       lines.finish();
+      flush();
     } catch (IOException e) {
       synchronized (this) {
         if (failure == null) {
@@ -72,6 +74,20 @@ final class OutputPump implements Runnable {
       } catch (IOException e) {
         synchronized (this) {
           failure = e;
+        }
+      }
+    }
+  }
+
+  private void flush() {
+    synchronized (log) {
+      try {
+        log.flush();
+      } catch (IOException e) {
+        synchronized (this) {
+          if (failure == null) {
+            failure = e;
+          }
         }
       }
     }

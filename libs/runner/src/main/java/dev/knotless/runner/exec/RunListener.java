@@ -7,9 +7,11 @@ import java.time.Instant;
  * has a no-op default, so a listener overrides only what it needs.
  *
  * <p>Offsets are byte offsets into the run's log file, as written (masked): a follower can read the
- * file from an offset, or rebuild it from the lines. Calls come from the executor's threads, one at
- * a time and in log order, and must return quickly: the run waits for them. A listener that throws
- * is logged and does not stop the run.
+ * file from an offset, or rebuild it from the lines. The file holds everything up to a {@link
+ * #stepStarted} or {@link #stepEnded} offset when the call comes; an output line reaches the file
+ * once the step's output next pauses, so read the line's text from the event rather than the file.
+ * Calls come from the executor's threads, one at a time and in log order, and must return quickly:
+ * the run waits for them. A listener that throws is logged and does not stop the run.
  */
 public interface RunListener {
 

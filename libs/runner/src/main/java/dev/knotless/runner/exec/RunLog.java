@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec;
 
+import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,9 +10,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The run's log file. Every line goes through the run's {@link OutputFilter} before it is written,
- * and is written at once (unbuffered), so a follower reading the file sees it. Thread-safe: the
- * step's output pump and the executor's thread write in turn.
+ * The run's log file. Every line goes through the run's {@link OutputFilter} before it is written.
+ * Lines are buffered and flushed whenever the step's output pauses (the pump calls {@link #flush}
+ * after each read) and after every line of the executor's own, so a follower reading the file is at
+ * most one pipe read behind, while a step printing fast costs one write per read, not per line.
+ * Thread-safe: the step's output pump and the executor's thread write in turn.
  */
 final class RunLog implements Closeable {
 
@@ -23,7 +26,9 @@ final class RunLog implements Closeable {
   private long offset;
 
   RunLog(Path file, OutputFilter filter) throws IOException {
-    this.out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW);
+    this.out =
+        new BufferedOutputStream(
+            Files.newOutputStream(file, StandardOpenOption.CREATE_NEW), 1 << 16);
     this.filter = filter;
   }
 
@@ -37,12 +42,21 @@ final class RunLog implements Closeable {
     return new Written(masked, start, offset);
   }
 
-  /** Writes each line of {@code text} (split at line breaks), masked, each ended by a newline. */
+  /** Writes what is buffered to the file. */
+  synchronized void flush() throws IOException {
+    out.flush();
+  }
+
+  /**
+   * Writes each line of {@code text} (split at line breaks), masked, each ended by a newline, and
+   * flushes: these are the executor's own lines (headers, notes), few and wanted at once.
+   */
   synchronized void lines(String text) throws IOException {
     String whole = text.replaceFirst("(\r\n|\r|\n)$", "");
     for (String line : whole.split("\r\n|\r|\n", -1)) {
       write(line, "\n");
     }
+    out.flush();
   }
 
   synchronized long offset() {

@@ -131,7 +131,7 @@ final class ShellRun {
 
   private StepResult runStep(int index, ExecStep step, TimeLimits.StepLimit limit)
       throws IOException, InterruptedException {
-    log.write("==> " + step.name(), "\n");
+    log.lines("==> " + step.name());
     if (firstStepNanos < 0) {
       firstStepNanos = System.nanoTime();
     }
@@ -196,13 +196,13 @@ final class ShellRun {
   }
 
   private void skip(ExecStep step, String note) throws IOException {
-    log.write("==> " + step.name(), "\n");
+    log.lines("==> " + step.name());
     log.lines(note);
     ended(StepResult.skipped(step.name(), clock.instant(), note));
   }
 
   private void cancelUnstarted(ExecStep step, String reason) throws IOException {
-    log.write("==> " + step.name(), "\n");
+    log.lines("==> " + step.name());
     String note = "cancelled: " + reason;
     log.lines(note);
     Instant now = clock.instant();
