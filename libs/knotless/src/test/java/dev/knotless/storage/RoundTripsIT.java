@@ -1,0 +1,134 @@
+package dev.knotless.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.storage.commit.Change;
+import dev.knotless.storage.commit.CommitBuilder;
+import dev.knotless.storage.git.Git;
+import dev.knotless.storage.push.RefUpdate;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.CountingProxy;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Round trips counted through a proxy that adds latency, as a distant PDS would. */
+@WithPds
+class RoundTripsIT {
+
+  @Test
+  void warmPushIsTwoRoundTripsAndSnapshotsOneWithTheKeyCachedTwoWithout(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("rt");
+    GitUser me = new GitUser(pds, owner, tmp.resolve("home"));
+    Path work = me.newRepo(tmp.resolve("work"), "a.txt", "a\n");
+    Git local = Git.at(work.resolve(".git"));
+    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), Duration.ofMillis(50))) {
+      Fixture f = new Fixture(owner, proxy.url(), tmp.resolve("cache"));
+      RepoAddress repo = f.repo("counted");
+      String first = local.revParse("HEAD");
+      assertTrue(f.push(repo, local, "refs/heads/main", first).allOk());
+
+      String second = me.commit(work, "b.txt", "b\n");
+      proxy.reset();
+      assertTrue(f.push(repo, local, "refs/heads/main", second).allOk());
+      assertEquals(2, proxy.roundTrips(), "warm push: " + proxy.byMethod());
+
+      proxy.reset();
+      Snapshot warm = f.reader().read(repo, SnapshotReader.Packs.NONE);
+      assertEquals(1, proxy.roundTrips(), "snapshot with the key cached: " + proxy.byMethod());
+      assertEquals(second, warm.liveRefs().get("refs/heads/main").target());
+
+      Fixture cold = new Fixture(owner, proxy.url(), tmp.resolve("cold-cache"));
+      proxy.reset();
+      cold.reader().read(repo, SnapshotReader.Packs.NONE);
+      assertEquals(2, proxy.roundTrips(), "snapshot without a cached key: " + proxy.byMethod());
+
+      // A reader in step with the remote fetches a small push in the snapshot's round trip.
+      Fixture reader = new Fixture(null, proxy.url(), tmp.resolve("reader-cache"));
+      Git clone = Fixture.bare(tmp.resolve("clone.git"));
+      Snapshot s = reader.reader().read(repo, SnapshotReader.Packs.PAGE);
+      reader.fetcher().fetch(s, clone, List.of(second));
+      clone.run(null, "update-ref", "refs/heads/main", second);
+      String third = me.commit(work, "c.txt", "c\n");
+      assertTrue(f.push(repo, local, "refs/heads/main", third).allOk());
+      proxy.reset();
+      Snapshot next = reader.reader().read(repo, SnapshotReader.Packs.NEWEST);
+      reader.fetcher().fetch(next, clone, List.of(third));
+      assertEquals(1, proxy.roundTrips(), "fetch of a small push: " + proxy.byMethod());
+      assertTrue(clone.has(third));
+    }
+  }
+
+  @Test
+  void aCommitThatLosesTheRaceCostsThreeMoreRoundTrips(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    Account owner = pds.createAccount("rc");
+    GitUser me = new GitUser(pds, owner, tmp.resolve("home"));
+    Path work = me.newRepo(tmp.resolve("work"), "a.txt", "a\n");
+    Git local = Git.at(work.resolve(".git"));
+    Fixture direct = new Fixture(owner, pds.pdsUrl(), tmp.resolve("direct-cache"));
+    RepoAddress repoDirect = direct.repo("race");
+    assertTrue(direct.push(repoDirect, local, "refs/heads/main", local.revParse("HEAD")).allOk());
+    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), Duration.ofMillis(50))) {
+      Fixture f = new Fixture(owner, proxy.url(), tmp.resolve("cache"));
+      RepoAddress repo = f.repo("race");
+      CommitBuilder.Author author = new CommitBuilder.Author("Agent", "agent@example.test");
+      // Warm the key cache and the mirror.
+      f.commits().commit(request(repo, "warm.txt", author));
+      proxy.reset();
+      f.commits().commit(request(repo, "calm.txt", author));
+      int calm = proxy.roundTrips();
+      assertEquals(2, calm, "an uncontested commit: " + proxy.byMethod());
+
+      AtomicBoolean raced = new AtomicBoolean();
+      CommitBuilder racing =
+          f.commits()
+              .listener(
+                  (attempt, commit) -> {
+                    if (raced.compareAndSet(false, true)) {
+                      // Another writer moves main between this commit's snapshot and its push.
+                      String other;
+                      try {
+                        other = me.commit(work, "other.txt", "other\n");
+                      } catch (InterruptedException e) {
+                        throw new java.io.IOException(e);
+                      }
+                      assertTrue(
+                          direct
+                              .pusher()
+                              .push(
+                                  repoDirect,
+                                  local,
+                                  List.of(new RefUpdate("refs/heads/main", other, true)))
+                              .allOk());
+                    }
+                  });
+      proxy.reset();
+      CommitBuilder.Result r = racing.commit(request(repo, "raced.txt", author));
+      assertEquals(2, r.attempts());
+      assertEquals(calm + 3, proxy.roundTrips(), "a lost race: " + proxy.byMethod());
+      Snapshot after = f.reader().read(repo, SnapshotReader.Packs.NONE);
+      assertEquals(r.commit().orElseThrow(), after.liveRefs().get("refs/heads/main").target());
+    }
+  }
+
+  private static CommitBuilder.Request request(
+      RepoAddress repo, String path, CommitBuilder.Author author) {
+    return new CommitBuilder.Request(
+        repo,
+        "main",
+        List.of(new Change.Put(path, (path + "\n").getBytes(StandardCharsets.UTF_8), false)),
+        "add " + path,
+        null,
+        author,
+        5);
+  }
+}
