@@ -250,9 +250,13 @@ public final class Jobs implements AutoCloseable {
     } catch (XrpcException e) {
       LOG.error("{}: could not file {} as cancelled: {}", p.label(), p.rkey(), e.getMessage());
     } finally {
+      // Filed as ended, a run hands on any turn it held, so the deploy waiting behind it goes.
+      List<Decision> next = new ArrayList<>();
       synchronized (this) {
         filing--;
+        scheduler.fileEnded(p.rkey()).ifPresent(next::add);
       }
+      act(next);
     }
   }
 

@@ -103,7 +103,8 @@ public final class Runner implements AutoCloseable {
     }
     this.source =
         options.firehose() != null
-            ? new FirehoseSource(options.firehose(), matcher, doors, doorClock, SourceTimings.defaults())
+            ? new FirehoseSource(
+                options.firehose(), matcher, doors, doorClock, SourceTimings.defaults())
             : new JetstreamSource(
                 options.jetstream(), matcher, doors, doorClock, SourceTimings.defaults());
   }
@@ -142,7 +143,8 @@ public final class Runner implements AutoCloseable {
       try {
         repos.add(resolve(label, identities, ownerClient, cache, clock));
       } catch (IOException | IllegalArgumentException e) {
-        LOG.error("{}: cannot be watched, passed over until the next start: {}", label, e.getMessage());
+        LOG.error(
+            "{}: cannot be watched, passed over until the next start: {}", label, e.getMessage());
         failures.add(label + ": " + e.getMessage());
       }
     }
@@ -154,7 +156,9 @@ public final class Runner implements AutoCloseable {
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
     for (Watched w : repos) {
-      int ended = filer.endStale(CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), clock.instant());
+      int ended =
+          filer.endStale(
+              CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), clock.instant());
       if (ended > 0) {
         LOG.info("{}: ended {} checks an earlier run left queued or running", w.label(), ended);
       }
@@ -170,6 +174,8 @@ public final class Runner implements AutoCloseable {
                     : o.privateAllowanceMinutes(),
                 o.unmetered());
     UsageLedger usage = new UsageLedger();
+    // Allowances count 30 days of steps: what earlier runs of this runner used still counts.
+    dev.knotless.runner.state.UsageSeed.into(usage, state);
     Scheduler scheduler = new Scheduler(config, usage);
     ShellExecutor executor = new ShellExecutor(o.work());
     Jobs jobs = new Jobs(scheduler, executor, filer, clock, ended -> recordUsage(state, ended));
@@ -197,7 +203,8 @@ public final class Runner implements AutoCloseable {
             planner,
             jobs::submit,
             cache.dir(),
-            () -> o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
+            () ->
+                o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
             clock);
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
@@ -225,7 +232,8 @@ public final class Runner implements AutoCloseable {
     if (!snap.exists()) {
       throw new IOException("no repository " + name + " in " + owner + "'s account");
     }
-    LOG.info("{}: watching {}/{} ({} refs)", label, id.did(), snap.repo().key(), snap.liveRefs().size());
+    LOG.info(
+        "{}: watching {}/{} ({} refs)", label, id.did(), snap.repo().key(), snap.liveRefs().size());
     return new Watched(label, snap.address(), new RepoId(id.did(), snap.repo().key()));
   }
 
@@ -306,9 +314,9 @@ public final class Runner implements AutoCloseable {
 
   /**
    * The four-step stop: wait for passes that are filing and stop listening; cancel runs asked for
-   * by name; wait up to --stop-wait for the rest; cancel what is still going and wait for it.
-   * Runs that never started are filed cancelled and recorded as dropped, to run again at the next
-   * start if their ref has not moved.
+   * by name; wait up to --stop-wait for the rest; cancel what is still going and wait for it. Runs
+   * that never started are filed cancelled and recorded as dropped, to run again at the next start
+   * if their ref has not moved.
    */
   public void stop() throws InterruptedException {
     if (stopping) {
@@ -324,7 +332,8 @@ public final class Runner implements AutoCloseable {
       }
     }
     jobs.stopTaking();
-    List<PlannedRun> dropped = new ArrayList<>(jobs.dropWaiting("the runner stopped before this run started"));
+    List<PlannedRun> dropped =
+        new ArrayList<>(jobs.dropWaiting("the runner stopped before this run started"));
     jobs.cancelRunningAsked("the runner stopped; it runs again on the next start");
     recordDropped(dropped);
     LOG.info("stopping: waiting up to {} s for running runs", options.stopWait().toSeconds());
@@ -344,7 +353,8 @@ public final class Runner implements AutoCloseable {
     for (PlannedRun p : dropped) {
       byRepo
           .computeIfAbsent(p.request().repo(), k -> new LinkedHashMap<>())
-          .computeIfAbsent(p.request().subject() + "\n" + p.request().revision(), k -> new ArrayList<>())
+          .computeIfAbsent(
+              p.request().subject() + "\n" + p.request().revision(), k -> new ArrayList<>())
           .add(p.request().workflow());
     }
     byRepo.forEach(
@@ -365,7 +375,9 @@ public final class Runner implements AutoCloseable {
   }
 
   /** Waiting runs by class and by why they wait, for metrics. */
-  public Map<dev.knotless.runner.schedule.RunClass, Map<dev.knotless.runner.schedule.WaitReason, Integer>>
+  public Map<
+          dev.knotless.runner.schedule.RunClass,
+          Map<dev.knotless.runner.schedule.WaitReason, Integer>>
       waiting() {
     return jobs.inspect(s -> s.waitingCounts(clock.instant()));
   }
