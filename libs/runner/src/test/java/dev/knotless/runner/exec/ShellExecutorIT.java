@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,6 +36,15 @@ class ShellExecutorIT {
     Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
     Files.createDirectories(tmp);
     repo = GitFixture.create(Files.createTempDirectory(tmp, "shell-executor-it-"));
+  }
+
+  @AfterAll
+  static void removeMirror() throws IOException {
+    try (Stream<Path> all = Files.walk(repo.root)) {
+      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   @BeforeEach
