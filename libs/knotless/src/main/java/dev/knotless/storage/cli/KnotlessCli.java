@@ -19,7 +19,8 @@ public final class KnotlessCli {
           new CompactCommand(),
           new CommitCommand(),
           new RunnersCommand(),
-          new ChecksCommand());
+          new ChecksCommand(),
+          new RerunCommand());
 
   private KnotlessCli() {}
 

@@ -1,0 +1,104 @@
+package dev.knotless.storage.cli;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Swap;
+import dev.knotless.atproto.Tid;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.SnapshotReader;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code knotless rerun <url> --ref R [--workflow W] [--var K=V ...]}: writes a {@code
+ * dev.knotless.rerun} record in the owner's account, keyed {@code <repo key>.<tid>}, which the
+ * repository's runners act on at their next pass. A ref without {@code refs/} is a branch. Variable
+ * names are checked by the runner, which files an error check naming the bad ones; here only the
+ * {@code K=V} shape is checked.
+ */
+public final class RerunCommand implements Command {
+  /** The collection rerun requests are written to. */
+  public static final String COLLECTION = "dev.knotless.rerun";
+
+  @Override
+  public List<String> words() {
+    return List.of("rerun");
+  }
+
+  @Override
+  public String usage() {
+    return "rerun <url> --ref <ref> [--workflow <name>] [--var NAME=VALUE ...]";
+  }
+
+  @Override
+  public int run(List<String> argv, CliContext ctx) throws IOException {
+    Args args = Args.parse(argv, Set.of("--ref", "--workflow", "--var"), Set.of());
+    String url = args.one("repository url");
+    String ref = args.value("--ref");
+    if (ref == null || ref.isBlank()) {
+      throw new UsageException("--ref is required (pull reruns are not supported here yet)");
+    }
+    String workflow = args.value("--workflow");
+    Map<String, String> vars = vars(args.values("--var"));
+    if (!vars.isEmpty() && workflow == null) {
+      throw new UsageException("--var needs --workflow: variables go to a run asked for by name");
+    }
+    KnotlessRepos repos = ctx.repos();
+    RepoAddress repo = repos.locate(OwnerUrls.parse(url));
+    Snapshot snap = repos.snapshots(repos.reader(repo)).read(repo, SnapshotReader.Packs.NONE);
+    if (!snap.exists()) {
+      throw new IOException("no repository " + repo.name() + " in " + repo.owner() + "'s account");
+    }
+    ObjectNode value = record(snap.repo().key(), fullRef(ref), workflow, vars, Instant.now());
+    String rkey = snap.repo().key() + "." + Tid.next();
+    XrpcClient owner = repos.writer(repo);
+    owner.putRecord(repo.did(), COLLECTION, rkey, value, Swap.none());
+    ctx.out().println("asked " + repo.url() + " to run " + describe(fullRef(ref), workflow));
+    return 0;
+  }
+
+  /** The record's value. */
+  static ObjectNode record(
+      String repoKey, String ref, String workflow, Map<String, String> vars, Instant now) {
+    ObjectNode n = JsonNodeFactory.instance.objectNode();
+    n.put("repo", repoKey);
+    n.put("ref", ref);
+    if (workflow != null) {
+      n.put("workflow", workflow);
+    }
+    if (!vars.isEmpty()) {
+      ObjectNode v = n.putObject("vars");
+      vars.forEach(v::put);
+    }
+    n.put("createdAt", now.toString());
+    return n;
+  }
+
+  static String fullRef(String ref) {
+    return ref.startsWith("refs/") ? ref : "refs/heads/" + ref;
+  }
+
+  /** Parses {@code K=V} arguments; a later one for the same name wins. */
+  static Map<String, String> vars(List<String> args) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String a : args) {
+      int eq = a.indexOf('=');
+      if (eq <= 0) {
+        throw new UsageException("--var expects NAME=VALUE, got " + a);
+      }
+      out.put(a.substring(0, eq), a.substring(eq + 1));
+    }
+    return out;
+  }
+
+  private static String describe(String ref, String workflow) {
+    return workflow == null ? "every workflow at " + ref : workflow + " at " + ref;
+  }
+}
