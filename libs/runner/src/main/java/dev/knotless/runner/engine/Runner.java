@@ -47,7 +47,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -73,7 +72,6 @@ public final class Runner implements AutoCloseable {
   private final ScheduledExecutorService timers;
   private final Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
   private final RepoPass pass;
-  private final AtomicLong passNumber = new AtomicLong();
   private final Object passLock = new Object();
   private int passesFiling;
   private volatile boolean stopping;
@@ -244,23 +242,27 @@ public final class Runner implements AutoCloseable {
     doors.ringAll(Doorbell.connect("start"));
   }
 
+  /**
+   * One pass, as the doors call it. The doors number passes and log their end and duration; this
+   * adds the label to the log context and reports the stage of a pass still going after five
+   * minutes, every five minutes.
+   */
   private void runPass(RepoId id, Set<Doorbell> reasons) throws Exception {
     Watched w = watched.get(id);
     if (w == null || stopping) {
       return;
     }
-    long n = passNumber.incrementAndGet();
     Instant started = clock.instant();
     String[] stage = {"starting"};
+    String passNo = MDC.get("pass");
     MDC.put("repo", w.label());
-    MDC.put("pass", Long.toString(n));
     var slow =
         timers.scheduleAtFixedRate(
             () ->
                 LOG.warn(
                     "{}: pass #{} still going after {} s: {}",
                     w.label(),
-                    n,
+                    passNo,
                     Duration.between(started, clock.instant()).toSeconds(),
                     stage[0]),
             SLOW_PASS.toSeconds(),
@@ -270,34 +272,17 @@ public final class Runner implements AutoCloseable {
       passesFiling++;
     }
     try {
-      RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s);
-      if (outcome == RepoPass.Outcome.DELETED) {
+      if (pass.run(w, s -> stage[0] = s) == RepoPass.Outcome.DELETED) {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
         watched.remove(id);
         doors.close(id);
       }
-      LOG.info(
-          "{}: pass #{} ({}) ended in {} ms",
-          w.label(),
-          n,
-          reasons,
-          Duration.between(started, clock.instant()).toMillis());
-    } catch (Exception e) {
-      LOG.warn(
-          "{}: pass #{} failed after {} ms: {}",
-          w.label(),
-          n,
-          Duration.between(started, clock.instant()).toMillis(),
-          e.getMessage());
-      throw e;
     } finally {
       slow.cancel(false);
       synchronized (passLock) {
         passesFiling--;
         passLock.notifyAll();
       }
-      MDC.remove("repo");
-      MDC.remove("pass");
     }
   }
 
