@@ -8,6 +8,7 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.reconcile.AskedRun;
 import dev.knotless.runner.reconcile.DuePlanner;
 import dev.knotless.runner.reconcile.DueRef;
 import dev.knotless.runner.reconcile.KeyCheck;
@@ -47,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * commit, then hand its runs to the job pool and record the ref's generation.
  *
  * <p>What runs is read from the owner's PDS, never from the event that rang the door, so a forged
- * frame can make the runner read but not run. Thread-safe for passes of different repositories;
- * the doors never run two passes of one repository at once.
+ * frame can make the runner read but not run. Thread-safe for passes of different repositories; the
+ * doors never run two passes of one repository at once.
  */
 public final class RepoPass {
 
@@ -78,6 +79,7 @@ public final class RepoPass {
   private final Path cacheDir;
   private final PausedSource paused;
   private final Clock clock;
+  private final PassExtras extras;
 
   /** Reads snapshots and fetches from one client. */
   public interface SnapshotReaders {
@@ -107,6 +109,23 @@ public final class RepoPass {
       Path cacheDir,
       PausedSource paused,
       Clock clock) {
+    this(ownerClients, readers, state, filer, planner, sink, cacheDir, paused, clock,
+        PassExtras.none());
+  }
+
+  /** As the other constructor, with reruns, runs by name, pruning and deletion ({@code extras}). */
+  public RepoPass(
+      Function<Watched, XrpcClient> ownerClients,
+      SnapshotReaders readers,
+      StateStore state,
+      CheckFiler filer,
+      RunPlanner planner,
+      RunSink sink,
+      Path cacheDir,
+      PausedSource paused,
+      Clock clock,
+      PassExtras extras) {
+    this.extras = extras;
     this.ownerClients = ownerClients;
     this.readers = readers;
     this.state = state;
@@ -130,6 +149,10 @@ public final class RepoPass {
       boolean stillThere = keyExists(owner, repo.id().ownerDid(), repo.id().repoKey());
       KeyCheck check = KeyCheck.compare(repo.label(), repo.id().repoKey(), current, stillThere);
       if (check instanceof KeyCheck.Deleted) {
+        if (extras.deletion() != null) {
+          stage.accept("clearing the deleted repository's checks and grants");
+          extras.deletion().clear(repo);
+        }
         state.update(repo.stateKey(), s -> RepoState.empty());
         return Outcome.DELETED;
       }
@@ -141,18 +164,27 @@ public final class RepoPass {
     RepoView view = view(repo, snap);
     Optional<RepoState> known = state.load(repo.stateKey());
     Watch watch = known.isPresent() ? Watch.KNOWN : Watch.FIRST;
+    if (extras.reruns()) {
+      // New rerun requests act first, so the plan sees the refs they forget and the runs wanted.
+      stage.accept("reading rerun requests");
+      known = Optional.of(Reruns.readAndApply(owner, repo, state, watch != Watch.KNOWN));
+    }
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
     if (plan.baseline()) {
       state.update(repo.stateKey(), plan::settle);
-      LOG.info("{}: first pass: {} refs taken as they are, nothing run", repo.label(), view.refs().size());
+      LOG.info(
+          "{}: first pass: {} refs taken as they are, nothing run",
+          repo.label(),
+          view.refs().size());
       if (plan.due().isEmpty()) {
-        return Outcome.DONE;
+        return prune(repo, view);
       }
     } else {
       state.update(repo.stateKey(), plan::settle);
     }
-    if (plan.due().isEmpty()) {
-      return Outcome.DONE;
+    boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();
+    if (plan.due().isEmpty() && !askedNow) {
+      return prune(repo, view);
     }
 
     stage.accept("syncing the mirror");
@@ -163,6 +195,23 @@ public final class RepoPass {
         fileRef(repo, mirror, view, due, pausedNow);
         state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
       }
+      if (askedNow) {
+        for (AskedRun asked : plan.asked()) {
+          stage.accept("filing the runs asked for at " + asked.ref().name());
+          extras.asked().file(repo, mirror.mirror, asked, pausedNow, sink, clock.instant());
+          state.update(repo.stateKey(), s -> PassPlan.askedFiled(s, asked));
+        }
+      }
+    }
+    return prune(repo, view);
+  }
+
+  /** The pass's last step: at most once an hour, the repository's old checks go. */
+  private Outcome prune(Watched repo, RepoView view) throws IOException {
+    if (extras.pruner() != null) {
+      Set<String> live = new java.util.HashSet<>();
+      view.refs().forEach(r -> live.add(r.name()));
+      extras.pruner().maybePrune(repo, view.defaultRef(), live, clock.instant());
     }
     return Outcome.DONE;
   }
@@ -173,8 +222,10 @@ public final class RepoPass {
     RefState ref = due.ref();
     String commit = ref.target();
     WorkflowSet set = WorkflowSet.load(CommitFiles.workflows(mirror.mirror.git(), commit));
+    String before = mirror.before.get(ref.name());
+    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing.
     Set<String> changed =
-        CommitFiles.changed(mirror.mirror.git(), mirror.before.get(ref.name()), commit);
+        commit.equals(before) ? null : CommitFiles.changed(mirror.mirror.git(), before, commit);
     Instant now = clock.instant();
     List<String> only = due.onlyWorkflows();
     Optional<String> pausedWhy = pausedNow.reasonFor(repo.id().ownerDid());
@@ -187,8 +238,16 @@ public final class RepoPass {
       }
       filer.file(
           RunPlanner.pushKey(repo, ref.name(), commit, e.name()),
-          RunPlanner.ended(repo, ref.name(), commit, e.name(), List.of(), CheckStatus.ERROR,
-              StepResult.Status.SKIPPED, e.message(), now));
+          RunPlanner.ended(
+              repo,
+              ref.name(),
+              commit,
+              e.name(),
+              List.of(),
+              CheckStatus.ERROR,
+              StepResult.Status.SKIPPED,
+              e.message(),
+              now));
     }
     for (Workflow w : set.workflows()) {
       if (!w.runsOnPush(ref.name()) || (!only.isEmpty() && !only.contains(w.name()))) {
@@ -197,24 +256,56 @@ public final class RepoPass {
       String key = RunPlanner.pushKey(repo, ref.name(), commit, w.name());
       List<String> steps = w.steps().stream().map(Step::name).toList();
       if (pausedWhy.isPresent()) {
-        filer.file(key, RunPlanner.ended(repo, ref.name(), commit, w.name(), steps,
-            CheckStatus.ERROR, StepResult.Status.SKIPPED,
-            PausedOwners.message(pausedWhy.get()), now));
+        filer.file(
+            key,
+            RunPlanner.ended(
+                repo,
+                ref.name(),
+                commit,
+                w.name(),
+                steps,
+                CheckStatus.ERROR,
+                StepResult.Status.SKIPPED,
+                PausedOwners.message(pausedWhy.get()),
+                now));
         continue;
       }
       if (changed != null && !w.pathsMatch(changed)) {
-        filer.file(key, RunPlanner.ended(repo, ref.name(), commit, w.name(), steps,
-            CheckStatus.SUCCESS, StepResult.Status.SKIPPED, w.pathsSkipNote(), now));
+        filer.file(
+            key,
+            RunPlanner.ended(
+                repo,
+                ref.name(),
+                commit,
+                w.name(),
+                steps,
+                CheckStatus.SUCCESS,
+                StepResult.Status.SKIPPED,
+                w.pathsSkipNote(),
+                now));
         continue;
       }
       PlannedRun run =
-          planner.push(repo, mirror.mirror.dir(), w, ref.name(), commit,
-              mirror.before.get(ref.name()), due.runClass(), Map.of(), now);
+          planner.push(
+              repo,
+              mirror.mirror.dir(),
+              w,
+              ref.name(),
+              commit,
+              mirror.before.get(ref.name()),
+              due.runClass(),
+              Map.of(),
+              now);
       filer.file(run.rkey(), run.check());
       runs.add(run);
     }
-    LOG.info("{}: {} at {}: {} checks filed, {} to run", repo.label(), ref.name(),
-        commit.substring(0, 12), set.workflows().size() + set.errors().size(), runs.size());
+    LOG.info(
+        "{}: {} at {}: {} checks filed, {} to run",
+        repo.label(),
+        ref.name(),
+        commit.substring(0, 12),
+        set.workflows().size() + set.errors().size(),
+        runs.size());
     runs.forEach(sink::submit);
   }
 

@@ -5,11 +5,13 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.exec.AfterSteps;
 import dev.knotless.runner.exec.ExecStep;
 import dev.knotless.runner.exec.OutputFilter;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.TimeLimits;
 import dev.knotless.runner.mask.SecretMask;
+import dev.knotless.runner.run.AskedRunHeader;
 import dev.knotless.runner.run.InvalidVariablesException;
 import dev.knotless.runner.run.RunContext;
 import dev.knotless.runner.run.StepEnvironment;
@@ -29,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Turns a workflow due at a commit into a check and a run: the check as first filed, and, for a
@@ -44,10 +47,19 @@ public final class RunPlanner {
       Duration runTimeout,
       Map<String, String> hostEnvironment) {}
 
+  private static final AtomicLong RUNS = new AtomicLong();
+
   private final Settings settings;
+  private final WriteBack writeBack;
 
   public RunPlanner(Settings settings) {
+    this(settings, null);
+  }
+
+  /** As {@link #RunPlanner(Settings)}, writing back with {@code writeBack} (null: refused). */
+  public RunPlanner(Settings settings, WriteBack writeBack) {
     this.settings = settings;
+    this.writeBack = writeBack;
   }
 
   /** The record key of a push's check. */
@@ -71,8 +83,20 @@ public final class RunPlanner {
       results.add(new StepResult(s, steps, null, null, null));
     }
     return new CheckRecord(
-        repo.repoUri(), ref, commit, null, null, workflow, status, now, null, now, results, null,
-        List.of(), note);
+        repo.repoUri(),
+        ref,
+        commit,
+        null,
+        null,
+        workflow,
+        status,
+        now,
+        null,
+        now,
+        results,
+        null,
+        List.of(),
+        note);
   }
 
   /** A push's run of {@code w} at {@code commit}, queued. */
@@ -89,11 +113,24 @@ public final class RunPlanner {
     String rkey = pushKey(repo, ref, commit, w.name());
     CheckRecord queued =
         new CheckRecord(
-            repo.repoUri(), ref, commit, null, null, w.name(), CheckStatus.QUEUED, now, null, null,
-            List.of(), null, List.of(), null);
+            repo.repoUri(),
+            ref,
+            commit,
+            null,
+            null,
+            w.name(),
+            CheckStatus.QUEUED,
+            now,
+            null,
+            null,
+            List.of(),
+            null,
+            List.of(),
+            null);
     RunRequest request =
         new RunRequest(
-            rkey,
+            // Two runs may file one check (a rerun at the same commit): ids keep them apart.
+            rkey + "#" + RUNS.incrementAndGet(),
             repo.id().ownerDid(),
             repo.stateKey(),
             ref,
@@ -103,8 +140,31 @@ public final class RunPlanner {
             runClass,
             w.superseded(),
             false);
-    PlannedRun.Preparer prepare = () -> spec(repo, mirror, w, ref, commit, base, rkey, asked, runClass);
+    PlannedRun.Preparer prepare =
+        () -> spec(repo, mirror, w, ref, commit, base, rkey, asked, runClass);
+    if (runClass == RunClass.ASKED && w.asked() != null && w.asked().writesBack()) {
+      prepare = writingBack(prepare, repo, ref, commit, w);
+    }
     return new PlannedRun(repo.label(), request, queued, prepare);
+  }
+
+  private PlannedRun.Preparer writingBack(
+      PlannedRun.Preparer steps, Watched repo, String ref, String commit, Workflow w) {
+    AfterSteps hook =
+        writeBack != null
+            ? writeBack.hook(repo, ref, commit, w.asked().commit())
+            : (checkout, result) -> result;
+    return new PlannedRun.Preparer() {
+      @Override
+      public RunSpec prepare() throws PlannedRun.PrepareException {
+        return steps.prepare();
+      }
+
+      @Override
+      public AfterSteps afterSteps() {
+        return hook;
+      }
+    };
   }
 
   private RunSpec spec(
@@ -133,14 +193,23 @@ public final class RunPlanner {
       }
     }
     RunContext context =
-        new RunContext(repo.label(), ref, commit, base == null ? "" : base, "", w.name(), rkey, rkey);
+        new RunContext(
+            repo.label(), ref, commit, base == null ? "" : base, "", w.name(), rkey, rkey);
     StepEnvironment.Built env;
     try {
       env =
           StepEnvironment.build(
-              w, context, secrets, asked, StepEnvironment.hostVariables(settings.hostEnvironment()));
+              w,
+              context,
+              secrets,
+              asked,
+              StepEnvironment.hostVariables(settings.hostEnvironment()));
     } catch (InvalidVariablesException e) {
       throw new PlannedRun.PrepareException(e.getMessage());
+    }
+    if (runClass == RunClass.ASKED) {
+      // What the run was asked with goes first, masked as the rest of the log is.
+      preamble.addAll(0, AskedRunHeader.lines(w.name(), ref, asked, env.dropped()));
     }
     List<ExecStep> steps = new ArrayList<>();
     for (Step s : w.steps()) {

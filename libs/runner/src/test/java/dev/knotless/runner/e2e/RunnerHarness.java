@@ -1,0 +1,185 @@
+package dev.knotless.runner.e2e;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.engine.Runner;
+import dev.knotless.runner.state.JsonStateStore;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/**
+ * One runner account and its files (state, work, cache), started in-process as {@code knotless-run}
+ * starts, and the checks it filed read back from its account as a reader would.
+ */
+final class RunnerHarness implements AutoCloseable {
+  static final Duration WAIT = Duration.ofSeconds(60);
+
+  final PdsInstance pds;
+  final Account account;
+  final Path dir;
+  final XrpcClient reader;
+  private final List<Runner> started = new ArrayList<>();
+
+  RunnerHarness(PdsInstance pds, Path dir, String name) throws IOException {
+    this.pds = pds;
+    this.account = pds.createAccount(name);
+    this.dir = dir;
+    this.reader = XrpcClient.create(pds.pdsUrl());
+  }
+
+  Path state() {
+    return dir.resolve("state.json");
+  }
+
+  Map<String, String> env() {
+    Map<String, String> env = new HashMap<>(pds.environment());
+    env.put("KNOTLESS_IDENTIFIER", account.handle());
+    env.put("KNOTLESS_PASSWORD", account.password());
+    env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache").toString());
+    env.put("PATH", System.getenv("PATH"));
+    env.put("HOME", dir.toString());
+    return env;
+  }
+
+  /**
+   * The flags every test's runner has: its files here, and the PDS's firehose unless {@code extra}
+   * names a Jetstream instead.
+   */
+  List<String> args(List<String> extra, String... repos) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("--state", state().toString(), "--work", dir.resolve("work").toString()));
+    if (!extra.contains("--jetstream")) {
+      args.addAll(List.of("--firehose", "ws://127.0.0.1:" + pds.pdsUrl().getPort()));
+    }
+    args.addAll(extra);
+    args.addAll(List.of(repos));
+    return args;
+  }
+
+  /** Starts a runner in-process with {@link #args}. */
+  Runner start(List<String> extra, String... repos) throws Exception {
+    List<String> args = args(extra, repos);
+    RunnerOptions o = RunnerOptions.parse(args, env()).orElseThrow();
+    Runner r = Runner.start(o, env());
+    started.add(r);
+    return r;
+  }
+
+  /** The runners started so far, in order. */
+  List<Runner> started() {
+    return started;
+  }
+
+  /** Waits until the runner's state knows the repository: its first pass took the baseline. */
+  void awaitWatched(OwnerRepo repo) throws Exception {
+    String key = repo.account.did() + "/" + repo.key();
+    await(
+        "the first pass of " + repo.label(),
+        () -> new JsonStateStore(state()).load(key).isPresent());
+  }
+
+  /** Every check of the repository in the runner's account, by record key. */
+  Map<String, CheckRecord> checks(OwnerRepo repo) throws IOException {
+    String prefix = CheckKeys.repoPrefix(repo.account.did(), repo.key());
+    Map<String, CheckRecord> out = new LinkedHashMap<>();
+    String cursor = prefix + "\u007f";
+    while (true) {
+      RecordPage page =
+          reader.listRecords(account.did(), CheckRecord.COLLECTION, 100, cursor, false);
+      for (Record r : page.records()) {
+        if (!r.rkey().startsWith(prefix)) {
+          return out;
+        }
+        out.put(r.rkey(), CheckRecord.fromJson(r.value()));
+      }
+      if (page.records().size() < 100) {
+        return out;
+      }
+      cursor = page.cursor();
+    }
+  }
+
+  /** The check of a push, once it exists. */
+  CheckRecord check(OwnerRepo repo, String ref, String commit, String workflow) throws IOException {
+    String rkey = CheckKeys.push(repo.account.did(), repo.key(), ref, commit, workflow);
+    try {
+      return CheckRecord.fromJson(
+          reader.getRecord(account.did(), CheckRecord.COLLECTION, rkey).value());
+    } catch (XrpcException e) {
+      if (e.kind() == XrpcException.Kind.RECORD_NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  /** Waits for the push's check to satisfy {@code until}, and returns it. */
+  CheckRecord awaitCheck(
+      OwnerRepo repo, String ref, String commit, String workflow, Predicate<CheckRecord> until)
+      throws Exception {
+    CheckRecord[] last = {null};
+    await(
+        workflow + " at " + commit.substring(0, 8) + " (last seen: " + "%s" + ")",
+        () -> {
+          try {
+            last[0] = check(repo, ref, commit, workflow);
+          } catch (IOException e) {
+            return false;
+          }
+          return last[0] != null && until.test(last[0]);
+        },
+        () -> String.valueOf(last[0]));
+    return last[0];
+  }
+
+  /** Waits for the check to be filed as ended. */
+  CheckRecord awaitEnded(OwnerRepo repo, String ref, String commit, String workflow)
+      throws Exception {
+    return awaitCheck(repo, ref, commit, workflow, c -> c.status().ended());
+  }
+
+  byte[] log(CheckRecord c) throws IOException {
+    return reader.getBlob(account.did(), c.log().cid());
+  }
+
+  static void await(String what, BooleanSupplier done) throws InterruptedException {
+    await(what, done, () -> "");
+  }
+
+  static void await(String what, BooleanSupplier done, java.util.function.Supplier<String> seen)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        fail(
+            "timed out after " + WAIT.toSeconds() + " s waiting for " + what.formatted(seen.get()));
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Runner r : started) {
+      r.stop();
+    }
+  }
+}
