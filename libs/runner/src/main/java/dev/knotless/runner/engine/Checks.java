@@ -16,6 +16,9 @@ import java.util.List;
 /** How an executed run becomes a check record. Stateless. */
 final class Checks {
 
+  /** How a refused write-back's failure begins (pass.WriteBack's prefix), in its note and log. */
+  static final String NOT_WRITTEN_BACK = "not written back: ";
+
   private Checks() {}
 
   /** The check filed again as running, from the moment it has its job. */
@@ -82,7 +85,8 @@ final class Checks {
   static String note(RunResult r) {
     RunOutcome o = r.outcome();
     if (o instanceof RunOutcome.Failed f) {
-      return "step " + f.step() + " failed";
+      // A refused write-back fails the run after its steps passed, and says why itself.
+      return f.step().startsWith(NOT_WRITTEN_BACK) ? f.step() : "step " + f.step() + " failed";
     }
     if (o instanceof RunOutcome.Cancelled c) {
       return c.reason();

@@ -1,6 +1,7 @@
 package dev.knotless.runner.engine;
 
 import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.exec.AfterSteps;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.schedule.RunRequest;
 
@@ -15,8 +16,19 @@ import dev.knotless.runner.schedule.RunRequest;
  */
 public record PlannedRun(String label, RunRequest request, CheckRecord check, Preparer prepare) {
 
-  /** The check's record key. */
+  /**
+   * The check's record key: the run id up to any {@code #}. Two runs may file the same check (a
+   * rerun, or a run asked for by name, at the same commit), so run ids add {@code #<n>} to keep
+   * them apart; a record key never holds a {@code #}.
+   */
   public String rkey() {
+    String id = request.runId();
+    int hash = id.indexOf('#');
+    return hash < 0 ? id : id.substring(0, hash);
+  }
+
+  /** The run's id in the scheduler and the job pool: unique among runs. */
+  public String runId() {
     return request.runId();
   }
 
@@ -30,6 +42,14 @@ public record PlannedRun(String label, RunRequest request, CheckRecord check, Pr
      *     check is then filed as error with the message
      */
     RunSpec prepare() throws PrepareException;
+
+    /**
+     * What the executor calls with the checkout once the steps end, before it is removed: nothing
+     * by default; a write-back commits what the run changed.
+     */
+    default AfterSteps afterSteps() {
+      return AfterSteps.NONE;
+    }
   }
 
   /** A run that cannot start, with what to put in its check. */

@@ -70,7 +70,18 @@ public final class ShellExecutor {
    * directory is gone when this returns.
    */
   public RunResult run(RunSpec spec, RunCancellation cancellation, RunListener listener) {
+    return run(spec, cancellation, listener, AfterSteps.NONE);
+  }
+
+  /**
+   * As {@link #run(RunSpec, RunCancellation, RunListener)}, calling {@code afterSteps} with the
+   * checkout once the steps end and before the run's directory is removed (see {@link AfterSteps}).
+   * Not called when the directory could not be made.
+   */
+  public RunResult run(
+      RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
     Objects.requireNonNull(spec, "run spec");
+    Objects.requireNonNull(afterSteps, "after steps");
     Objects.requireNonNull(cancellation, "cancellation");
     Objects.requireNonNull(listener, "listener");
     RunDirectory dir;
@@ -81,7 +92,10 @@ public final class ShellExecutor {
       return ShellRun.errorWithoutLog(spec, clock, message, listener);
     }
     try {
-      return new ShellRun(spec, dir, cancellation, listener, clock, stepEnv(spec, dir)).run();
+      RunResult result =
+          new ShellRun(spec, dir, cancellation, listener, clock, stepEnv(spec, dir)).run();
+      // The extension point sees the checkout before it goes (a write-back reads git status).
+      return afterSteps.apply(dir.checkout(), result);
     } finally {
       try {
         dir.delete();

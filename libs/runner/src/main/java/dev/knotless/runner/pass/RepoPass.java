@@ -109,7 +109,16 @@ public final class RepoPass {
       Path cacheDir,
       PausedSource paused,
       Clock clock) {
-    this(ownerClients, readers, state, filer, planner, sink, cacheDir, paused, clock,
+    this(
+        ownerClients,
+        readers,
+        state,
+        filer,
+        planner,
+        sink,
+        cacheDir,
+        paused,
+        clock,
         PassExtras.none());
   }
 

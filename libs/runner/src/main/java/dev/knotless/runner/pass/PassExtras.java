@@ -1,0 +1,36 @@
+package dev.knotless.runner.pass;
+
+import dev.knotless.runner.engine.AskedLedger;
+
+/**
+ * The parts of a pass beyond the refs' pushes: the owner's rerun requests, runs asked for by name,
+ * pruning and clearing a deleted repository. {@link #none()} leaves them all out, for a pass that
+ * only runs pushes. Immutable.
+ *
+ * @param reruns whether the owner's rerun requests are read and acted on
+ * @param asked files runs asked for by name, or null to leave them waiting in the state
+ * @param pruner prunes the runner's checks at the end of a pass, or null
+ * @param deletion clears a deleted repository's checks and grants, or null
+ */
+public record PassExtras(
+    boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
+
+  /** No extras. */
+  public static PassExtras none() {
+    return new PassExtras(false, null, null, null);
+  }
+
+  /** Everything, from the runner's parts. */
+  public static PassExtras all(
+      RunPlanner planner,
+      dev.knotless.runner.checks.CheckFiler filer,
+      AskedLedger ledger,
+      int keepCheckDays,
+      java.nio.file.Path secretsFile) {
+    return new PassExtras(
+        true,
+        new AskedRuns(planner, filer, ledger),
+        new CheckPruner(filer, keepCheckDays),
+        new RepoDeletion(filer, secretsFile));
+  }
+}

@@ -1,0 +1,71 @@
+package dev.knotless.runner.pass;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.reconcile.RerunRequest;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.StateStore;
+import java.io.IOException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The first step of a pass: reads the owner's rerun requests newer than the newest acted on, and
+ * applies them to the state with runner-core's {@link dev.knotless.runner.reconcile.Reruns}. On a
+ * first watch they are the starting point: the newest is recorded, none acted on. Requests naming
+ * pulls are recorded (this runner runs no pulls). Stateless; thread-safe.
+ */
+public final class Reruns {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Reruns.class);
+
+  private Reruns() {}
+
+  /**
+   * Reads and applies the new requests, recording the newest in the state.
+   *
+   * @param baseline whether this is the repository's first watch
+   * @return the state as the rest of the pass plans from
+   */
+  public static RepoState readAndApply(
+      XrpcClient owner, Watched repo, StateStore state, boolean baseline) throws IOException {
+    RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
+    List<RerunRequest> fresh =
+        RerunRecords.newerThan(
+            owner, repo.id().ownerDid(), repo.id().repoKey(), now.rerun(), repo.label());
+    if (fresh.isEmpty()) {
+      return now;
+    }
+    dev.knotless.runner.reconcile.Reruns.Applied[] applied = {null};
+    RepoState after =
+        state.update(
+            repo.stateKey(),
+            s -> {
+              applied[0] = dev.knotless.runner.reconcile.Reruns.apply(s, fresh, false, baseline);
+              return applied[0].state();
+            });
+    if (baseline) {
+      LOG.info("{}: first pass: {} rerun requests taken as they are", repo.label(), fresh.size());
+    }
+    for (RerunRequest r : applied[0].actedOn()) {
+      LOG.info("{}: rerun request {}: {}", repo.label(), r.rkey(), describe(r));
+    }
+    return after;
+  }
+
+  private static String describe(RerunRequest r) {
+    if (!r.pull().isEmpty()) {
+      return "pull " + r.pull() + " recorded; this runner runs no pulls";
+    }
+    if (r.ref().isEmpty()) {
+      return "names neither a ref nor a pull, so does nothing";
+    }
+    if (r.workflow().isEmpty()) {
+      return "every workflow at " + r.ref() + " runs again";
+    }
+    return r.workflow()
+        + " asked for by name at "
+        + r.ref()
+        + (r.variables().isEmpty() ? "" : " with variables " + r.variables().keySet());
+  }
+}
