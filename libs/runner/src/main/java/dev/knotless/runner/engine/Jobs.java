@@ -7,6 +7,7 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.exec.RunCancellation;
+import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
@@ -78,7 +79,7 @@ public final class Jobs implements AutoCloseable {
       if (stopping) {
         throw new IllegalStateException("the runner is stopping");
       }
-      waiting.put(run.rkey(), run);
+      waiting.put(run.runId(), run);
       decisions = scheduler.submit(run.request(), clock.instant());
     }
     act(decisions);
@@ -154,7 +155,7 @@ public final class Jobs implements AutoCloseable {
           continue;
         }
         Running r = new Running(p, new RunCancellation(), clock.instant());
-        running.put(p.rkey(), r);
+        running.put(p.runId(), r);
         start.add(r);
         if (a.pastAllowance()) {
           LOG.info("{}: {} past its owner's allowance, waited {}", p.label(), p.rkey(), a.waited());
@@ -175,7 +176,8 @@ public final class Jobs implements AutoCloseable {
       filer.file(p.rkey(), check);
       RunSpec spec = p.prepare().prepare();
       LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
-      result = executor.run(spec, r.cancellation());
+      result =
+          executor.run(spec, r.cancellation(), RunListener.NONE, p.prepare().afterSteps());
     } catch (PlannedRun.PrepareException | XrpcException | RuntimeException e) {
       fault = e.getMessage();
       LOG.warn("{}: run {} could not start: {}", p.label(), p.rkey(), fault);
@@ -183,9 +185,9 @@ public final class Jobs implements AutoCloseable {
     long stepMillis = result == null ? 0 : Checks.stepMillis(result);
     RunEnded ended;
     synchronized (this) {
-      running.remove(p.rkey());
+      running.remove(p.runId());
       filing++;
-      ended = scheduler.finished(p.rkey(), stepMillis, clock.instant());
+      ended = scheduler.finished(p.runId(), stepMillis, clock.instant());
     }
     onEnded.accept(ended);
     pump(); // the job is free before the log and check are written
@@ -195,8 +197,8 @@ public final class Jobs implements AutoCloseable {
       List<Decision> next = new ArrayList<>();
       synchronized (this) {
         filing--;
-        cancelledWhileRunning.remove(p.rkey());
-        scheduler.fileEnded(p.rkey()).ifPresent(next::add);
+        cancelledWhileRunning.remove(p.runId());
+        scheduler.fileEnded(p.runId()).ifPresent(next::add);
       }
       act(next);
       pump();
@@ -254,7 +256,7 @@ public final class Jobs implements AutoCloseable {
       List<Decision> next = new ArrayList<>();
       synchronized (this) {
         filing--;
-        scheduler.fileEnded(p.rkey()).ifPresent(next::add);
+        scheduler.fileEnded(p.runId()).ifPresent(next::add);
       }
       act(next);
     }
@@ -273,7 +275,7 @@ public final class Jobs implements AutoCloseable {
     synchronized (this) {
       dropped = new ArrayList<>(waiting.values());
       for (PlannedRun p : dropped) {
-        scheduler.cancel(p.rkey(), CancelReason.STOP);
+        scheduler.cancel(p.runId(), CancelReason.STOP);
       }
       waiting.clear();
       filing += dropped.size();

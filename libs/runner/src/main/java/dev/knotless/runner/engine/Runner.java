@@ -18,9 +18,11 @@ import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.Scheduler;
@@ -75,6 +77,7 @@ public final class Runner implements AutoCloseable {
   private final Object passLock = new Object();
   private int passesFiling;
   private volatile boolean stopping;
+  private volatile AskedLedger asked = new AskedLedger();
 
   private Runner(
       RunnerOptions options,
@@ -178,7 +181,10 @@ public final class Runner implements AutoCloseable {
     ShellExecutor executor = new ShellExecutor(o.work());
     Jobs jobs = new Jobs(scheduler, executor, filer, clock, ended -> recordUsage(state, ended));
     RunPlanner planner =
-        new RunPlanner(new RunPlanner.Settings(o.secrets(), o.stepTimeout(), o.runTimeout(), env));
+        new RunPlanner(
+            new RunPlanner.Settings(o.secrets(), o.stepTimeout(), o.runTimeout(), env),
+            new WriteBack(runnerClient, cache, clock));
+    AskedLedger asked = new AskedLedger();
     RepoPass.SnapshotReaders readers =
         new RepoPass.SnapshotReaders() {
           @Override
@@ -203,10 +209,12 @@ public final class Runner implements AutoCloseable {
             cache.dir(),
             () ->
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
-            clock);
+            clock,
+            PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets()));
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, pass, repos, timers);
+    r.asked = asked;
     r.listen();
     return r;
   }
@@ -319,7 +327,13 @@ public final class Runner implements AutoCloseable {
     jobs.stopTaking();
     List<PlannedRun> dropped =
         new ArrayList<>(jobs.dropWaiting("the runner stopped before this run started"));
-    jobs.cancelRunningAsked("the runner stopped; it runs again on the next start");
+    List<PlannedRun> askedNow =
+        new ArrayList<>(
+            jobs.cancelRunningAsked("the runner stopped; it runs again on the next start"));
+    // Runs asked for by name, cut off or never started, are wanted again at the next start.
+    askedNow.addAll(dropped.stream().filter(p -> p.request().askedByName()).toList());
+    dropped.removeIf(p -> p.request().askedByName());
+    recordWanted(askedNow);
     recordDropped(dropped);
     LOG.info("stopping: waiting up to {} s for running runs", options.stopWait().toSeconds());
     if (!jobs.awaitIdle(options.stopWait())) {
@@ -331,6 +345,22 @@ public final class Runner implements AutoCloseable {
     passThreads.shutdownNow();
     timers.shutdownNow();
     LOG.info("stopped");
+  }
+
+  private void recordWanted(List<PlannedRun> runs) {
+    for (PlannedRun p : runs) {
+      asked
+          .take(p.runId())
+          .ifPresent(
+              e -> {
+                state.update(e.repo(), s -> s.withWanted(e.ref(), e.wanted()));
+                LOG.info(
+                    "{}: {} at {} is wanted again at the next start",
+                    p.label(),
+                    e.wanted().workflow(),
+                    e.ref());
+              });
+    }
   }
 
   private void recordDropped(List<PlannedRun> dropped) {
