@@ -14,6 +14,7 @@ import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.schedule.Admission;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Decision;
+import dev.knotless.runner.schedule.MinutesRecord;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.Scheduler;
@@ -47,6 +48,8 @@ public final class Jobs implements AutoCloseable {
   private final CheckFiler filer;
   private final Clock clock;
   private final Consumer<RunEnded> onEnded;
+  private final Consumer<MinutesRecord> minutes;
+  private final WaitLog waitLog = new WaitLog();
   private final ExecutorService threads = Executors.newCachedThreadPool(named("knotless-job"));
   private final Map<String, PlannedRun> waiting = new HashMap<>();
   private final Map<String, Running> running = new HashMap<>();
@@ -54,22 +57,35 @@ public final class Jobs implements AutoCloseable {
   private int filing;
   private boolean stopping;
 
-  private record Running(PlannedRun run, RunCancellation cancellation, Instant startedAt) {}
+  private record Running(
+      PlannedRun run, RunCancellation cancellation, Instant startedAt, Admission admission) {}
 
   /**
-   * @param onEnded hears of each run's step time, for the state's usage and the minutes record
+   * @param onEnded hears of each run's step time, for the state's usage
+   * @param minutes takes an owner's public minutes record when the scheduler says to write it now;
+   *     called outside this object's lock, so it must return quickly
    */
   public Jobs(
       Scheduler scheduler,
       ShellExecutor executor,
       CheckFiler filer,
       Clock clock,
-      Consumer<RunEnded> onEnded) {
+      Consumer<RunEnded> onEnded,
+      Consumer<MinutesRecord> minutes) {
     this.scheduler = scheduler;
     this.executor = executor;
     this.filer = filer;
     this.clock = clock;
     this.onEnded = onEnded;
+    this.minutes = minutes;
+  }
+
+  /** The minutes records held back by the five-minute spacing that are due now, to write. */
+  public synchronized List<MinutesRecord> minutesDue() {
+    Instant now = clock.instant();
+    return scheduler.minutesDue(now).stream()
+        .map(owner -> scheduler.minutesRecord(owner, now))
+        .toList();
   }
 
   /** Hands a filed run to the scheduler; runs it superseded are cancelled. */
@@ -147,21 +163,35 @@ public final class Jobs implements AutoCloseable {
   /** Starts whatever the scheduler admits now. */
   private void pump() {
     List<Running> start = new ArrayList<>();
+    List<String[]> waits = new ArrayList<>();
     synchronized (this) {
-      for (Admission a : scheduler.admit(clock.instant())) {
+      Instant now = clock.instant();
+      for (Admission a : scheduler.admit(now)) {
         PlannedRun p = waiting.remove(a.runId());
         if (p == null) {
           LOG.error("the scheduler admitted {}, which this runner does not hold", a.runId());
           continue;
         }
-        Running r = new Running(p, new RunCancellation(), clock.instant());
+        Running r = new Running(p, new RunCancellation(), clock.instant(), a);
         running.put(p.runId(), r);
         start.add(r);
         if (a.pastAllowance()) {
           LOG.info("{}: {} past its owner's allowance, waited {}", p.label(), p.rkey(), a.waited());
         }
       }
+      for (WaitLog.Change c : waitLog.update(scheduler.waiting(now))) {
+        PlannedRun p = waiting.get(c.run().request().runId());
+        waits.add(
+            new String[] {
+              p == null ? c.run().request().repo() : p.label(),
+              c.run().request().workflow(),
+              c.run().request().subject(),
+              WaitLog.why(c.reason())
+            });
+      }
     }
+    // Once per run and reason: a queue that stays put logs nothing more.
+    waits.forEach(w -> LOG.info("{}: {} on {} waits: {}", w[0], w[1], w[2], w[3]));
     for (Running r : start) {
       threads.execute(() -> runJob(r));
     }
@@ -174,7 +204,7 @@ public final class Jobs implements AutoCloseable {
     String fault = null;
     try {
       filer.file(p.rkey(), check);
-      RunSpec spec = p.prepare().prepare();
+      RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
       LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
       result =
           executor.run(spec, r.cancellation(), RunListener.NONE, p.prepare().afterSteps());
@@ -184,12 +214,19 @@ public final class Jobs implements AutoCloseable {
     }
     long stepMillis = result == null ? 0 : Checks.stepMillis(result);
     RunEnded ended;
+    MinutesRecord minutesNow = null;
     synchronized (this) {
       running.remove(p.runId());
       filing++;
       ended = scheduler.finished(p.runId(), stepMillis, clock.instant());
+      if (ended.writeMinutesNow()) {
+        minutesNow = scheduler.minutesRecord(p.request().ownerDid(), clock.instant());
+      }
     }
     onEnded.accept(ended);
+    if (minutesNow != null) {
+      minutes.accept(minutesNow);
+    }
     pump(); // the job is free before the log and check are written
     try {
       fileEnded(p, check, result, fault);

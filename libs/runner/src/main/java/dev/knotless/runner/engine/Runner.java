@@ -63,11 +63,15 @@ public final class Runner implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Runner.class);
   private static final Duration SLOW_PASS = Duration.ofMinutes(5);
+  // How often held-back minutes records are looked at: they are due five minutes after the last
+  // write, so this is how late one may go out.
+  private static final Duration MINUTES_POLL = Duration.ofSeconds(10);
 
   private final RunnerOptions options;
   private final Clock clock;
   private final StateStore state;
   private final Jobs jobs;
+  private final MinutesWriter minutes;
   private final Doors doors;
   private final WebSocketSource source;
   private final ExecutorService passThreads;
@@ -84,6 +88,7 @@ public final class Runner implements AutoCloseable {
       Clock clock,
       StateStore state,
       Jobs jobs,
+      MinutesWriter minutes,
       RepoPass pass,
       List<Watched> repos,
       ScheduledExecutorService timers) {
@@ -91,6 +96,7 @@ public final class Runner implements AutoCloseable {
     this.clock = clock;
     this.state = state;
     this.jobs = jobs;
+    this.minutes = minutes;
     this.pass = pass;
     this.timers = timers;
     this.passThreads = Executors.newFixedThreadPool(4, Jobs.named("knotless-pass"));
@@ -179,7 +185,10 @@ public final class Runner implements AutoCloseable {
     dev.knotless.runner.state.UsageSeed.into(usage, state);
     Scheduler scheduler = new Scheduler(config, usage);
     ShellExecutor executor = new ShellExecutor(o.work());
-    Jobs jobs = new Jobs(scheduler, executor, filer, clock, ended -> recordUsage(state, ended));
+    MinutesWriter minutes = new MinutesWriter(writes, clock);
+    Jobs jobs =
+        new Jobs(
+            scheduler, executor, filer, clock, ended -> recordUsage(state, ended), minutes::write);
     RunPlanner planner =
         new RunPlanner(
             new RunPlanner.Settings(o.secrets(), o.stepTimeout(), o.runTimeout(), env),
@@ -213,7 +222,7 @@ public final class Runner implements AutoCloseable {
             PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets()));
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
-    Runner r = new Runner(o, clock, state, jobs, pass, repos, timers);
+    Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
     r.asked = asked;
     r.listen();
     return r;
@@ -244,6 +253,11 @@ public final class Runner implements AutoCloseable {
   }
 
   private void listen() {
+    timers.scheduleWithFixedDelay(
+        () -> jobs.minutesDue().forEach(minutes::write),
+        MINUTES_POLL.toSeconds(),
+        MINUTES_POLL.toSeconds(),
+        java.util.concurrent.TimeUnit.SECONDS);
     doors.startSweeping();
     source.start();
     // The first pass of every repository; a connection rings every door again.
@@ -344,6 +358,7 @@ public final class Runner implements AutoCloseable {
     jobs.close();
     passThreads.shutdownNow();
     timers.shutdownNow();
+    minutes.close();
     LOG.info("stopped");
   }
 

@@ -24,6 +24,10 @@ import java.util.regex.Pattern;
  *     the variables of a run asked for by name, secrets not granted, an allowance note
  * @param filter masks every line before it is written or handed to a listener
  * @param limits the run's time limits
+ * @param niceness how much lower than the runner's own the steps' CPU priority is: 0 (the default)
+ *     runs them as the runner runs, 1 to 19 starts each step under {@code nice -n <niceness>}. At
+ *     10 a busy step gets about a tenth of the CPU weight of one at 0, which is how runs other than
+ *     main's leave the CPU to main's under the shell executor
  */
 public record RunSpec(
     Path mirror,
@@ -32,7 +36,11 @@ public record RunSpec(
     Map<String, String> env,
     List<String> preamble,
     OutputFilter filter,
-    TimeLimits limits) {
+    TimeLimits limits,
+    int niceness) {
+
+  /** The highest niceness {@code nice} takes. */
+  public static final int MAX_NICENESS = 19;
 
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
 
@@ -60,6 +68,22 @@ public record RunSpec(
         });
     env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
     preamble = List.copyOf(preamble);
+    if (niceness < 0 || niceness > MAX_NICENESS) {
+      throw new IllegalArgumentException(
+          "niceness must be 0 to " + MAX_NICENESS + ", got " + niceness);
+    }
+  }
+
+  /** A run at the runner's own CPU priority (niceness 0). */
+  public RunSpec(
+      Path mirror,
+      String commit,
+      List<ExecStep> steps,
+      Map<String, String> env,
+      List<String> preamble,
+      OutputFilter filter,
+      TimeLimits limits) {
+    this(mirror, commit, steps, env, preamble, filter, limits, 0);
   }
 
   /** A run of {@code steps} at {@code commit} with no secrets, no preamble and default limits. */
@@ -70,21 +94,26 @@ public record RunSpec(
 
   /** This run with {@code env} as its steps' environment. */
   public RunSpec withEnv(Map<String, String> env) {
-    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits);
+    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
   }
 
   /** This run with {@code filter} masking its output. */
   public RunSpec withFilter(OutputFilter filter) {
-    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits);
+    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
   }
 
   /** This run with {@code limits}. */
   public RunSpec withLimits(TimeLimits limits) {
-    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits);
+    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
   }
 
   /** This run with {@code lines} at the top of its log. */
   public RunSpec withPreamble(List<String> lines) {
-    return new RunSpec(mirror, commit, steps, env, lines, filter, limits);
+    return new RunSpec(mirror, commit, steps, env, lines, filter, limits, niceness);
+  }
+
+  /** This run with its steps started at {@code niceness} (0 to {@link #MAX_NICENESS}). */
+  public RunSpec withNiceness(int niceness) {
+    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
   }
 }

@@ -138,7 +138,7 @@ final class ShellRun {
     Instant started = clock.instant();
     StepProcess process;
     try {
-      process = StepProcess.start(dir.checkout(), step.script(), env);
+      process = StepProcess.start(dir.checkout(), step.script(), env, spec.niceness());
     } catch (IOException e) {
       throw new IOException("could not start step " + Quoting.quote(step.name()) + ": " + e, e);
     }

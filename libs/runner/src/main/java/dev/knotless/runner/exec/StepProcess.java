@@ -31,10 +31,18 @@ final class StepProcess {
 
   /**
    * Starts {@code script} in {@code dir}, with exactly {@code env} as its environment. The script
-   * is an argument, so it is public; secrets must come in {@code env} only.
+   * is an argument, so it is public; secrets must come in {@code env} only. A {@code niceness}
+   * above 0 puts {@code nice -n <niceness>} between {@code setsid} and {@code sh}: it too execs in
+   * place, so the PID is still the shell's and the group's, and everything the step starts inherits
+   * the lower priority.
    */
-  static StepProcess start(Path dir, String script, Map<String, String> env) throws IOException {
-    List<String> command = new ArrayList<>(List.of("setsid", "sh", "-ec", script));
+  static StepProcess start(Path dir, String script, Map<String, String> env, int niceness)
+      throws IOException {
+    List<String> command = new ArrayList<>(List.of("setsid"));
+    if (niceness > 0) {
+      command.addAll(List.of("nice", "-n", Integer.toString(niceness)));
+    }
+    command.addAll(List.of("sh", "-ec", script));
     ProcessBuilder pb =
         new ProcessBuilder(command)
             .directory(dir.toFile())

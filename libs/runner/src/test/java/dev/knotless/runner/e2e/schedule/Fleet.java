@@ -33,10 +33,10 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * A runner account started in-process as {@code knotless-run} starts, with the PDS's firehose as its
- * doorbell, and one owner who commits with plain git and pushes with the storage library's {@link
- * Pusher} (what {@code git-remote-knotless} runs). Reads back what the runner filed as any reader
- * would.
+ * A runner account started in-process as {@code knotless-run} starts, with the PDS's firehose as
+ * its doorbell, and one owner who commits with plain git and pushes with the storage library's
+ * {@link Pusher} (what {@code git-remote-knotless} runs). Reads back what the runner filed as any
+ * reader would.
  */
 final class Fleet implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(90);
@@ -137,8 +137,7 @@ final class Fleet implements AutoCloseable {
 
   /** Waits for the push's check of {@code workflow} to be filed as ended, and returns it. */
   CheckRecord awaitEnded(String branch, String commit, String workflow) throws Exception {
-    String rkey =
-        CheckKeys.push(owner.did(), repoKey(), "refs/heads/" + branch, commit, workflow);
+    String rkey = CheckKeys.push(owner.did(), repoKey(), "refs/heads/" + branch, commit, workflow);
     CheckRecord[] last = {null};
     await(
         workflow + " at " + branch + " to end",
@@ -151,8 +150,7 @@ final class Fleet implements AutoCloseable {
   }
 
   String log(CheckRecord c) throws IOException {
-    return new String(
-        reader.getBlob(runnerAccount.did(), c.log().cid()), StandardCharsets.UTF_8);
+    return new String(reader.getBlob(runnerAccount.did(), c.log().cid()), StandardCharsets.UTF_8);
   }
 
   /** Polls {@code done} until it holds or {@link #WAIT} is up. */
