@@ -79,7 +79,14 @@ public final class SnapshotReader {
       Optional<Record> target = client.findRecord(at.did(), Lexicons.REPO, at.name());
       if (target.isEmpty() || !r.key().equals(target.get().value().path("key").asText())) {
         throw new IOException(
-            address.url() + " redirects to " + at.url() + ", which is not the repository it names");
+            address.url()
+                + " redirects to "
+                + at.url()
+                + ", which is not the repository it names (redirect key "
+                + r.key()
+                + ", found "
+                + target.map(t -> t.value().path("key").asText("none")).orElse("no record")
+                + ")");
       }
     }
   }

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.atproto.Record;
+import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.compact.Compactor;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.records.PackRecord;
@@ -109,6 +111,9 @@ class CompactionIT {
     // ... then a compaction folds them and their blobs go before it downloads.
     Clock later = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(11));
     assertEquals(2, f.compactor(later).compact(repo, false).packsFolded());
+    PackRecord big = listed.newestPacks().stream().filter(p -> !p.inline()).findFirst().get();
+    assertThrows(
+        XrpcException.class, () -> reader.client.getBlob(owner.did(), big.parts().get(0).cid()));
     Git clone = Fixture.bare(tmp.resolve("clone.git"));
     reader.fetcher().fetch(listed, clone, List.of(tip));
     clone.run(null, "update-ref", "refs/heads/main", tip);
