@@ -77,7 +77,39 @@ class AllInOneIT {
       String log = new String(runner.log(c), StandardCharsets.UTF_8);
       assertTrue(log.contains("hello from refs/heads/main at " + sha), log);
       assertTrue(log.contains("checked out"), log);
+
+      // The owner names the runner, and knotless checks finds what it filed.
+      Map<String, String> env = new java.util.HashMap<>(pds.environment());
+      env.put("KNOTLESS_IDENTIFIER", repo.account.handle());
+      env.put("KNOTLESS_PASSWORD", repo.account.password());
+      env.put("KNOTLESS_CACHE_DIR", tmp.resolve("cli-cache").toString());
+      env.put("KNOTLESS_CONFIG_DIR", tmp.resolve("cli-config").toString());
+      assertEquals(0, knotless(env, "runners", repo.label(), "add", runner.account.did())[0]);
+      Object[] listed = knotless(env, "checks", "knotless://" + repo.label(), "--ref", "main");
+      assertEquals(0, listed[0], String.valueOf(listed[1]));
+      String table = (String) listed[1];
+      assertTrue(
+          table
+              .lines()
+              .anyMatch(
+                  l ->
+                      l.startsWith("ci ")
+                          && l.contains(sha.substring(0, 12))
+                          && l.contains("success")),
+          table);
     }
+  }
+
+  /** Runs the knotless CLI in-process; returns the exit code and what it printed. */
+  static Object[] knotless(Map<String, String> env, String... argv) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream ps = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+    int exit =
+        dev.knotless.storage.cli.KnotlessCli.run(
+            List.of(argv),
+            new dev.knotless.storage.cli.CliContext(
+                env, ps, ps, () -> dev.knotless.storage.KnotlessRepos.fromEnvironment(env)));
+    return new Object[] {exit, out.toString(StandardCharsets.UTF_8)};
   }
 
   @Test
