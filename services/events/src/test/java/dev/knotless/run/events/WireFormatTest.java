@@ -1,0 +1,55 @@
+package dev.knotless.run.events;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.runner.doorbell.Doorbell;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WireFormatTest {
+  @Test
+  void everyDoorbellReasonSurvivesTheTopic() {
+    for (Doorbell bell :
+        List.of(
+            Doorbell.frame("dev.knotless.ref"),
+            Doorbell.connect("jetstream"),
+            Doorbell.SWEEP,
+            Doorbell.RETRY,
+            Doorbell.ASKED)) {
+      assertEquals(bell, DoorbellMessage.decode(DoorbellMessage.encode(bell)));
+    }
+  }
+
+  @Test
+  void aDoorbellWithAnUnknownReasonIsRefusedNamingIt() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> DoorbellMessage.decode("{\"reason\":\"party\"}"));
+    assertTrue(e.getMessage().contains("party"), e.getMessage());
+  }
+
+  @Test
+  void outputKeepsItsBytesAndOffset() {
+    byte[] data = "héllo\n".getBytes(StandardCharsets.UTF_8);
+    RunEvent.Output out =
+        (RunEvent.Output)
+            RunEventJson.decode(
+                RunEventJson.encode(
+                    new RunEvent.Output("k", Instant.parse("2026-11-29T10:00:00Z"), 42, data)));
+    assertEquals(42, out.offset());
+    assertArrayEquals(data, out.data());
+  }
+
+  @Test
+  void anEndedRunKeepsItsSteps() {
+    RunEvent e =
+        new RunEvent.Ended(
+            "k", Instant.parse("2026-11-29T10:00:00Z"), "success", 10, List.of("build=success"));
+    assertEquals(e, RunEventJson.decode(RunEventJson.encode(e)));
+  }
+}

@@ -1,0 +1,277 @@
+package dev.knotless.run.reconciler.adapter.db;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.runner.state.DroppedRun;
+import dev.knotless.runner.state.PassedRun;
+import dev.knotless.runner.state.PullMark;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.WantedRun;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.Date;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/** Reads and writes one repository's {@link RepoState} as rows of the state tables. */
+final class RepoStateRows {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TypeReference<Map<String, String>> VARIABLES = new TypeReference<>() {};
+  private static final List<String> TABLES =
+      List.of(
+          "repo_ref",
+          "repo_pull",
+          "repo_rerun",
+          "repo_asked",
+          "repo_asked_only",
+          "repo_passed",
+          "repo_dropped",
+          "repo_wanted",
+          "repo_used",
+          "repo_used_private");
+
+  RepoState read(Connection c, String repo) throws SQLException {
+    Map<String, Long> refs = new LinkedHashMap<>();
+    query(
+        c,
+        "select ref, generation from repo_ref where repo = ? order by ref",
+        repo,
+        r -> refs.put(r.getString(1), r.getLong(2)));
+    Map<String, PullMark> pulls = new LinkedHashMap<>();
+    query(
+        c,
+        "select pull, head, base from repo_pull where repo = ? order by pull",
+        repo,
+        r -> pulls.put(r.getString(1), new PullMark(r.getString(2), r.getString(3))));
+    String[] rerun = {""};
+    query(c, "select rkey from repo_rerun where repo = ?", repo, r -> rerun[0] = r.getString(1));
+    Set<String> asked = new LinkedHashSet<>();
+    query(
+        c,
+        "select pull from repo_asked where repo = ? order by pull",
+        repo,
+        r -> asked.add(r.getString(1)));
+    Map<String, Set<String>> askedOnly = new HashMap<>();
+    query(
+        c,
+        "select pull, workflow from repo_asked_only where repo = ?",
+        repo,
+        r -> askedOnly.computeIfAbsent(r.getString(1), k -> new HashSet<>()).add(r.getString(2)));
+    List<PassedRun> passed = new ArrayList<>();
+    query(
+        c,
+        "select tree, workflow, check_uri, subject from repo_passed where repo = ? order by seq",
+        repo,
+        r ->
+            passed.add(
+                new PassedRun(r.getString(1), r.getString(2), r.getString(3), r.getString(4))));
+    List<DroppedRun> dropped = new ArrayList<>();
+    query(
+        c,
+        "select subject, commit_id, base, workflows from repo_dropped where repo = ? order by seq",
+        repo,
+        r ->
+            dropped.add(
+                new DroppedRun(
+                    r.getString(1),
+                    r.getString(2),
+                    r.getString(3),
+                    Arrays.asList((String[]) r.getArray(4).getArray()))));
+    Map<String, List<WantedRun>> wanted = new LinkedHashMap<>();
+    query(
+        c,
+        "select ref, workflow, variables from repo_wanted where repo = ? order by ref, seq",
+        repo,
+        r ->
+            wanted
+                .computeIfAbsent(r.getString(1), k -> new ArrayList<>())
+                .add(new WantedRun(r.getString(2), variables(r.getString(3)))));
+    SortedMap<LocalDate, Long> used = new TreeMap<>();
+    query(
+        c,
+        "select day, millis from repo_used where repo = ?",
+        repo,
+        r -> used.put(r.getDate(1).toLocalDate(), r.getLong(2)));
+    SortedMap<LocalDate, Long> usedPrivate = new TreeMap<>();
+    query(
+        c,
+        "select day, millis from repo_used_private where repo = ?",
+        repo,
+        r -> usedPrivate.put(r.getDate(1).toLocalDate(), r.getLong(2)));
+    return new RepoState(
+        refs, pulls, rerun[0], asked, askedOnly, passed, dropped, wanted, used, usedPrivate);
+  }
+
+  /** Replaces every row of the repository with the state's; the caller holds the row lock. */
+  void replace(Connection c, String repo, RepoState s) throws SQLException {
+    for (String table : TABLES) {
+      try (PreparedStatement d = c.prepareStatement("delete from " + table + " where repo = ?")) {
+        d.setString(1, repo);
+        d.executeUpdate();
+      }
+    }
+    try (PreparedStatement p =
+        c.prepareStatement("insert into repo_ref (repo, ref, generation) values (?, ?, ?)")) {
+      for (var e : s.refs().entrySet()) {
+        p.setString(1, repo);
+        p.setString(2, e.getKey());
+        p.setLong(3, e.getValue());
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
+    try (PreparedStatement p =
+        c.prepareStatement("insert into repo_pull (repo, pull, head, base) values (?, ?, ?, ?)")) {
+      for (var e : s.pulls().entrySet()) {
+        p.setString(1, repo);
+        p.setString(2, e.getKey());
+        p.setString(3, e.getValue().head());
+        p.setString(4, e.getValue().base());
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
+    if (!s.rerun().isEmpty()) {
+      try (PreparedStatement p =
+          c.prepareStatement("insert into repo_rerun (repo, rkey) values (?, ?)")) {
+        p.setString(1, repo);
+        p.setString(2, s.rerun());
+        p.executeUpdate();
+      }
+    }
+    try (PreparedStatement p =
+        c.prepareStatement("insert into repo_asked (repo, pull) values (?, ?)")) {
+      for (String pull : s.asked()) {
+        p.setString(1, repo);
+        p.setString(2, pull);
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
+    try (PreparedStatement p =
+        c.prepareStatement("insert into repo_asked_only (repo, pull, workflow) values (?, ?, ?)")) {
+      for (var e : s.askedOnly().entrySet()) {
+        for (String w : e.getValue()) {
+          p.setString(1, repo);
+          p.setString(2, e.getKey());
+          p.setString(3, w);
+          p.addBatch();
+        }
+      }
+      p.executeBatch();
+    }
+    try (PreparedStatement p =
+        c.prepareStatement(
+            "insert into repo_passed (repo, seq, tree, workflow, check_uri, subject)"
+                + " values (?, ?, ?, ?, ?, ?)")) {
+      int seq = 0;
+      for (PassedRun run : s.passed()) {
+        p.setString(1, repo);
+        p.setInt(2, seq++);
+        p.setString(3, run.tree());
+        p.setString(4, run.workflow());
+        p.setString(5, run.check());
+        p.setString(6, run.subject());
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
+    try (PreparedStatement p =
+        c.prepareStatement(
+            "insert into repo_dropped (repo, seq, subject, commit_id, base, workflows)"
+                + " values (?, ?, ?, ?, ?, ?)")) {
+      int seq = 0;
+      for (DroppedRun run : s.dropped()) {
+        Array workflows = c.createArrayOf("text", run.workflows().toArray());
+        p.setString(1, repo);
+        p.setInt(2, seq++);
+        p.setString(3, run.subject());
+        p.setString(4, run.commit());
+        p.setString(5, run.base());
+        p.setArray(6, workflows);
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
+    try (PreparedStatement p =
+        c.prepareStatement(
+            "insert into repo_wanted (repo, ref, seq, workflow, variables)"
+                + " values (?, ?, ?, ?, ?::jsonb)")) {
+      for (var e : s.wanted().entrySet()) {
+        int seq = 0;
+        for (WantedRun run : e.getValue()) {
+          p.setString(1, repo);
+          p.setString(2, e.getKey());
+          p.setInt(3, seq++);
+          p.setString(4, run.workflow());
+          p.setString(5, json(run.variables()));
+          p.addBatch();
+        }
+      }
+      p.executeBatch();
+    }
+    insertDays(c, "repo_used", repo, s.used());
+    insertDays(c, "repo_used_private", repo, s.usedPrivate());
+  }
+
+  private static void insertDays(
+      Connection c, String table, String repo, SortedMap<LocalDate, Long> days)
+      throws SQLException {
+    try (PreparedStatement p =
+        c.prepareStatement("insert into " + table + " (repo, day, millis) values (?, ?, ?)")) {
+      for (var e : days.entrySet()) {
+        p.setString(1, repo);
+        p.setDate(2, Date.valueOf(e.getKey()));
+        p.setLong(3, e.getValue());
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
+  }
+
+  private interface RowReader {
+    void read(ResultSet r) throws SQLException;
+  }
+
+  private static void query(Connection c, String sql, String repo, RowReader reader)
+      throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      s.setString(1, repo);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          reader.read(r);
+        }
+      }
+    }
+  }
+
+  private static String json(Map<String, String> variables) {
+    try {
+      return JSON.writeValueAsString(variables);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("variables could not be written as JSON", e);
+    }
+  }
+
+  private static Map<String, String> variables(String json) throws SQLException {
+    try {
+      return JSON.readValue(json, VARIABLES);
+    } catch (JsonProcessingException e) {
+      throw new SQLException("repo_wanted.variables is not a JSON object of strings: " + json, e);
+    }
+  }
+}

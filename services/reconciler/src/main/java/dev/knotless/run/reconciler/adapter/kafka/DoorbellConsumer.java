@@ -1,0 +1,49 @@
+package dev.knotless.run.reconciler.adapter.kafka;
+
+import dev.knotless.run.events.DoorbellMessage;
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.Doors;
+import dev.knotless.runner.doorbell.RepoId;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.reactive.messaging.kafka.Record;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+/**
+ * Rings a repository's door for each doorbell on the topic. Kafka gives each partition, and so each
+ * repository, to one reconciler; the doors then run one pass at a time per repository and fold the
+ * rings that arrive during a pass into one more.
+ */
+@ApplicationScoped
+public class DoorbellConsumer {
+  private static final Logger LOG = Logger.getLogger(DoorbellConsumer.class);
+
+  private final Doors doors;
+  private final MeterRegistry registry;
+
+  public DoorbellConsumer(Doors doors, MeterRegistry registry) {
+    this.doors = doors;
+    this.registry = registry;
+  }
+
+  @Incoming("doorbells")
+  public void consume(Record<String, String> record) {
+    RepoId repo;
+    Doorbell bell;
+    try {
+      repo = RepoId.parse(record.key() == null ? "" : record.key());
+      bell = DoorbellMessage.decode(record.value() == null ? "" : record.value());
+    } catch (IllegalArgumentException e) {
+      // A malformed doorbell cannot become valid by retrying; it is logged and passed over.
+      LOG.warnf("Doorbell with key %s passed over: %s", record.key(), e.getMessage());
+      registry.counter("knotless.run.doorbells.received", "reason", "invalid").increment();
+      return;
+    }
+    registry
+        .counter("knotless.run.doorbells.received", "reason", DoorbellMessage.reasonName(bell))
+        .increment();
+    doors.open(repo);
+    doors.ring(repo, bell);
+  }
+}

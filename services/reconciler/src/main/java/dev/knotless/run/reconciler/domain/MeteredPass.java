@@ -1,0 +1,32 @@
+package dev.knotless.run.reconciler.domain;
+
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.PassRunner;
+import dev.knotless.runner.doorbell.RepoId;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.Set;
+
+/** Counts and times passes: {@code knotless.run.passes} by outcome and their duration. */
+public final class MeteredPass implements PassRunner {
+  private final PassRunner pass;
+  private final MeterRegistry registry;
+
+  public MeteredPass(PassRunner pass, MeterRegistry registry) {
+    this.pass = pass;
+    this.registry = registry;
+  }
+
+  @Override
+  public void run(RepoId repo, Set<Doorbell> reasons) throws Exception {
+    Timer.Sample sample = Timer.start(registry);
+    String outcome = "failed";
+    try {
+      pass.run(repo, reasons);
+      outcome = "ok";
+    } finally {
+      sample.stop(registry.timer("knotless.run.pass.duration", "outcome", outcome));
+      registry.counter("knotless.run.passes", "outcome", outcome).increment();
+    }
+  }
+}

@@ -1,0 +1,150 @@
+package dev.knotless.run.reconciler;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.run.events.DoorbellMessage;
+import dev.knotless.run.events.Topics;
+import dev.knotless.run.reconciler.adapter.db.RunQueue;
+import dev.knotless.run.reconciler.app.QueueGauges;
+import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.PostgresResource;
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.RepoId;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
+@QuarkusTest
+class DoorbellPassIT {
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+  @Inject RecordingPass passes;
+  @Inject RunQueue queue;
+  @Inject QueueGauges gauges;
+
+  @ConfigProperty(name = "kafka.bootstrap.servers")
+  String bootstrap;
+
+  @Test
+  void aDoorbellPublishedBecomesOnePassWithItsReason() throws Exception {
+    RepoId repo = new RepoId("did:plc:alice", "3kaaaaaaaaaa1");
+    long t0 = System.nanoTime();
+    ring(repo, Doorbell.frame("dev.knotless.ref"));
+    await().atMost(DEADLINE).until(() -> passes.of(repo).size() == 1);
+    System.out.printf(
+        "[DoorbellPassIT] doorbell to pass in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    assertEquals(Set.of(Doorbell.frame("dev.knotless.ref")), passes.of(repo).get(0).reasons());
+  }
+
+  @Test
+  void ringsDuringAPassCoalesceIntoExactlyOneMorePass() throws Exception {
+    RepoId repo = new RepoId("did:plc:bob", "3kbbbbbbbbbb1");
+    passes.hold(repo);
+    ring(repo, Doorbell.SWEEP);
+    await().atMost(DEADLINE).until(() -> passes.of(repo).size() == 1);
+    for (int i = 0; i < 10; i++) {
+      ring(repo, i % 2 == 0 ? Doorbell.frame("dev.knotless.ref") : Doorbell.ASKED);
+    }
+    // The burst is on the topic before the pass is let go, so it is all one coalesced ring.
+    await().atMost(DEADLINE).until(() -> received("asked") >= 5);
+    passes.release(repo);
+    await().atMost(DEADLINE).until(() -> passes.of(repo).size() >= 2);
+    long settle = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    while (System.nanoTime() < settle) {
+      assertEquals(2, passes.of(repo).size(), "a burst must make exactly one more pass");
+      Thread.sleep(100);
+    }
+    assertEquals(
+        Set.of(Doorbell.frame("dev.knotless.ref"), Doorbell.ASKED),
+        passes.of(repo).get(1).reasons());
+  }
+
+  @Test
+  void aDoorbellAfterTheBrokerRestartsStillBecomesAPass() throws Exception {
+    RepoId repo = new RepoId("did:plc:carol", "3kcccccccccc1");
+    KafkaBrokerResource.broker().restart();
+    long t0 = System.nanoTime();
+    ring(repo, Doorbell.connect("jetstream"));
+    await().atMost(Duration.ofSeconds(120)).until(() -> passes.of(repo).size() == 1);
+    System.out.printf(
+        "[DoorbellPassIT] after a broker restart, doorbell to pass in %d ms%n",
+        (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  @Test
+  void runsWaitingAreCountedByClassInTheMetrics() {
+    onVertx(
+        () ->
+            queue.enqueue(
+                "k1.main", "did:plc:dan/3kd", "did:plc:dan", RunQueue.RunClass.MAIN, "ci", "c1"));
+    onVertx(
+        () ->
+            queue.enqueue(
+                "k2.pull", "did:plc:dan/3kd", "did:plc:dan", RunQueue.RunClass.OTHER, "ci", "c2"));
+    // Filing the same check again leaves one run waiting.
+    onVertx(
+        () ->
+            queue.enqueue(
+                "k1.main", "did:plc:dan/3kd", "did:plc:dan", RunQueue.RunClass.MAIN, "ci", "c1"));
+    assertEquals(1, onVertx(() -> queue.waiting(RunQueue.RunClass.MAIN)).size());
+    await().atMost(DEADLINE).until(() -> gauges.waiting(RunQueue.RunClass.MAIN) == 1);
+    given()
+        .get("/q/metrics")
+        .then()
+        .statusCode(200)
+        .body(containsString("knotless_run_runs_waiting{class=\"main\"} 1.0"))
+        .body(containsString("knotless_run_runs_waiting{class=\"other\"} 1.0"));
+  }
+
+  @Test
+  void readinessReportsKafkaAndPostgres() {
+    String body = given().get("/q/health/ready").then().extract().asString();
+    assertTrue(body.contains("\"status\": \"UP\"") || body.contains("\"status\":\"UP\""), body);
+    assertTrue(body.contains("Reactive Messaging") && body.contains("doorbells"), body);
+    assertTrue(body.contains("Reactive PostgreSQL connections health check"), body);
+  }
+
+  private static <T> T onVertx(java.util.function.Supplier<io.smallrye.mutiny.Uni<T>> work) {
+    try {
+      return io.quarkus.vertx.VertxContextSupport.subscribeAndAwait(work);
+    } catch (Throwable e) {
+      throw new AssertionError("the queue call failed", e);
+    }
+  }
+
+  private double received(String reason) {
+    String metrics = given().get("/q/metrics").then().extract().asString();
+    for (String line : metrics.split("\n")) {
+      if (line.startsWith("knotless_run_doorbells_received_total{reason=\"" + reason + "\"")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return 0;
+  }
+
+  private void ring(RepoId repo, Doorbell bell) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      producer
+          .send(
+              new ProducerRecord<>(Topics.DOORBELLS, repo.toString(), DoorbellMessage.encode(bell)))
+          .get();
+    }
+  }
+}
