@@ -71,6 +71,23 @@ class RemoteRulesIT {
   }
 
   @Test
+  void aCachedKeyThatNoLongerMatchesIsReplacedAndTheRefsRereadUnderTheNewOne(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("rekey");
+    GitUser me = new GitUser(pds, owner, tmp.resolve("home"));
+    Path a = me.newRepo(tmp.resolve("a"), "a.txt", "a\n");
+    me.ok(a, "push", "-q", "knotless://" + owner.handle() + "/rekeyed", "main");
+    Fixture f = new Fixture(owner, pds.pdsUrl(), tmp.resolve("cache"));
+    RepoAddress repo = f.repo("rekeyed");
+    String real = f.reader().read(repo, SnapshotReader.Packs.NONE).repo().key();
+    f.cache.putKey(repo, dev.knotless.atproto.Tid.next());
+    Snapshot s = f.reader().read(repo, SnapshotReader.Packs.NONE);
+    assertEquals(real, s.repo().key());
+    assertEquals(1, s.liveRefs().size());
+    assertEquals(real, f.cache.key(repo).orElseThrow());
+  }
+
+  @Test
   void aRemoteWhoseHandleNowMeansAnotherAccountIsRefused(PdsInstance pds, @TempDir Path tmp)
       throws Exception {
     Account owner = pds.createAccount("pin");
