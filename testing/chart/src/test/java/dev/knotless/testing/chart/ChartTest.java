@@ -1,0 +1,314 @@
+package dev.knotless.testing.chart;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.marcnuri.helm.Helm;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Lints the chart and renders it twice with the embedded Helm, offline: with its defaults and with
+ * every optional feature on. Each test checks something an operator installing it would notice.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ChartTest {
+  private RenderedChart defaults;
+  private RenderedChart allFeatures;
+
+  @BeforeAll
+  void render() {
+    defaults = RenderedChart.render();
+    allFeatures = RenderedChart.render("all-features.yaml");
+  }
+
+  Stream<RenderedChart> renders() {
+    return Stream.of(defaults, allFeatures);
+  }
+
+  @Test
+  void lintFindsNothingWrongEvenWhenStrict() {
+    var result = new Helm(RenderedChart.chartDir()).lint().strict().call();
+    assertFalse(result.isFailed(), () -> String.join("\n", result.getMessages()));
+  }
+
+  @ParameterizedTest
+  @MethodSource("renders")
+  void everyRenderedDocumentParsesAsItsKindWithNoUnknownField(RenderedChart chart) {
+    assertFalse(chart.docs.isEmpty());
+    for (var doc : chart.docs) {
+      assertFalse(
+          doc.typed() instanceof GenericKubernetesResource,
+          () -> "fabric8 has no model for " + doc.kind() + ":\n" + doc.text());
+      assertEquals(doc.kind(), doc.typed().getClass().getSimpleName(), doc.text());
+      assertEquals(List.of(), UnknownFields.in(doc.typed()), doc.kind() + " " + doc.name());
+    }
+  }
+
+  @Test
+  void defaultsRenderTheThreeServicesAndLeaveTheSchedulerAndOperatorObjectsOut() {
+    assertEquals(
+        Set.of(
+            "ci-knotless-run-ingester",
+            "ci-knotless-run-reconciler",
+            "ci-knotless-run-check-writer"),
+        defaults.podSpecs().keySet());
+    for (String kind :
+        List.of(
+            "Role", "RoleBinding", "ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
+      assertEquals(List.of(), defaults.ofKind(kind), kind + " rendered by default");
+    }
+    assertEquals(1, defaults.ofKind("NetworkPolicy").size(), "run pods are fenced by default");
+  }
+
+  @Test
+  void allFeaturesAddTheSchedulerItsRoleAndTheMonitoringObjects() {
+    assertTrue(allFeatures.podSpecs().containsKey("ci-knotless-run-scheduler"));
+    for (String kind :
+        List.of(
+            "Role", "RoleBinding", "ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
+      assertEquals(1, allFeatures.ofKind(kind).size(), kind);
+    }
+  }
+
+  @Test
+  void aPasswordPutInValuesIsRefusedWithAnErrorThatNamesTheKeyButNotTheValue() {
+    String sentinel = "sentinel-Pa55word-7f3a9";
+    for (String key : List.of("runnerAccount.password", "postgresql.password")) {
+      var e =
+          assertThrows(
+              RuntimeException.class,
+              () -> RenderedChart.render(List.of(), Map.of(key, sentinel)),
+              key + " was accepted");
+      String message = String.valueOf(e.getMessage());
+      assertTrue(message.contains("password"), message);
+      assertFalse(message.contains(sentinel), "the error echoes the secret: " + message);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("renders")
+  void secretsReachPodsOnlyAsReferencesToSecretsTheOperatorMade(RenderedChart chart) {
+    assertEquals(List.of(), chart.ofKind("Secret"), "the chart never makes a Secret");
+    chart
+        .podSpecs()
+        .forEach(
+            (name, pod) -> {
+              for (Container c : pod.getContainers()) {
+                for (EnvVar v : c.getEnv()) {
+                  if (v.getName().matches(".*(PASSWORD|USERNAME|IDENTIFIER|TOKEN|SECRET).*")) {
+                    assertEquals(null, v.getValue(), name + " inlines " + v.getName());
+                    assertNotNull(
+                        v.getValueFrom().getSecretKeyRef(),
+                        name + " " + v.getName() + " not from a Secret");
+                  }
+                }
+              }
+            });
+    var reconciler = chart.podSpecs().get("ci-knotless-run-reconciler").getContainers().get(0);
+    assertEquals(
+        "knotless-run-postgresql",
+        env(reconciler, "QUARKUS_DATASOURCE_PASSWORD").getValueFrom().getSecretKeyRef().getName());
+    assertEquals(
+        "knotless-run-account",
+        env(reconciler, "KNOTLESS_PASSWORD").getValueFrom().getSecretKeyRef().getName());
+  }
+
+  @Test
+  void theIngesterNeverSeesTheRunnersPassword() {
+    var ingester = defaults.podSpecs().get("ci-knotless-run-ingester").getContainers().get(0);
+    assertTrue(ingester.getEnv().stream().noneMatch(v -> v.getName().equals("KNOTLESS_PASSWORD")));
+  }
+
+  @ParameterizedTest
+  @MethodSource("renders")
+  void everyContainerHasLimitsAndRunsAsNonRootWithNoCapabilities(RenderedChart chart) {
+    chart
+        .podSpecs()
+        .forEach(
+            (name, pod) -> {
+              var podSc = pod.getSecurityContext();
+              assertEquals(Boolean.TRUE, podSc.getRunAsNonRoot(), name);
+              assertNotEquals(0L, podSc.getRunAsUser(), name);
+              assertEquals("RuntimeDefault", podSc.getSeccompProfile().getType(), name);
+              List<Container> all =
+                  Stream.concat(pod.getContainers().stream(), pod.getInitContainers().stream())
+                      .toList();
+              for (Container c : all) {
+                var limits = c.getResources().getLimits();
+                assertAll(
+                    name + "/" + c.getName(),
+                    () -> assertNotNull(limits.get("cpu"), "cpu limit"),
+                    () -> assertNotNull(limits.get("memory"), "memory limit"),
+                    () -> assertEquals(Boolean.TRUE, c.getSecurityContext().getRunAsNonRoot()),
+                    () ->
+                        assertEquals(
+                            Boolean.FALSE, c.getSecurityContext().getAllowPrivilegeEscalation()),
+                    () ->
+                        assertEquals(
+                            Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem()),
+                    () ->
+                        assertEquals(
+                            List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop()),
+                    () ->
+                        assertEquals(List.of(), c.getSecurityContext().getCapabilities().getAdd()));
+              }
+            });
+  }
+
+  @ParameterizedTest
+  @MethodSource("renders")
+  void noPodMountsAHostPath(RenderedChart chart) {
+    chart
+        .podSpecs()
+        .forEach(
+            (name, pod) ->
+                pod.getVolumes()
+                    .forEach(
+                        v -> assertEquals(null, v.getHostPath(), name + " volume " + v.getName())));
+    assertFalse(chart.text.contains("hostPath"), "hostPath appears in the rendered chart");
+    assertFalse(chart.text.contains("hostNetwork: true"));
+    assertFalse(chart.text.contains("hostPID: true"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("renders")
+  void onlyTheSchedulerGetsAServiceAccountToken(RenderedChart chart) {
+    chart
+        .podSpecs()
+        .forEach(
+            (name, pod) ->
+                assertEquals(
+                    name.endsWith("-scheduler"), pod.getAutomountServiceAccountToken(), name));
+    for (ServiceAccount sa : chart.typed(ServiceAccount.class)) {
+      String name = sa.getMetadata().getName();
+      assertEquals(name.endsWith("-scheduler"), sa.getAutomountServiceAccountToken(), name);
+    }
+    var runPods =
+        chart.typed(ServiceAccount.class).stream()
+            .filter(sa -> sa.getMetadata().getNamespace().equals("knotless-runs"))
+            .toList();
+    assertEquals(1, runPods.size(), "run pods get an account of their own");
+  }
+
+  @Test
+  void theRoleLetsOnlyTheSchedulerManagePodsAndOnlyInTheRunsNamespace() {
+    assertEquals(List.of(), allFeatures.ofKind("ClusterRole"));
+    assertEquals(List.of(), allFeatures.ofKind("ClusterRoleBinding"));
+    Role role = allFeatures.typed(Role.class).get(0);
+    assertEquals("knotless-runs", role.getMetadata().getNamespace());
+    for (var rule : role.getRules()) {
+      assertEquals(List.of(""), rule.getApiGroups(), "core API group only");
+      assertTrue(
+          Set.of("pods", "pods/log", "events").containsAll(rule.getResources()), rule.toString());
+      assertFalse(rule.getVerbs().contains("*"), rule.toString());
+      if (rule.getResources().contains("pods/log") || rule.getResources().contains("events")) {
+        assertTrue(
+            Set.of("get", "list", "watch").containsAll(rule.getVerbs()), "read only: " + rule);
+      }
+    }
+    assertTrue(
+        role.getRules().stream()
+            .anyMatch(
+                r ->
+                    r.getResources().equals(List.of("pods"))
+                        && r.getVerbs().containsAll(List.of("create", "delete", "watch"))));
+    RoleBinding binding = allFeatures.typed(RoleBinding.class).get(0);
+    assertEquals("knotless-runs", binding.getMetadata().getNamespace());
+    assertEquals(role.getMetadata().getName(), binding.getRoleRef().getName());
+    assertEquals(1, binding.getSubjects().size());
+    var subject = binding.getSubjects().get(0);
+    assertEquals("ci-knotless-run-scheduler", subject.getName());
+    assertEquals(RenderedChart.NAMESPACE, subject.getNamespace());
+  }
+
+  @ParameterizedTest
+  @MethodSource("renders")
+  void everyDeploymentHasReadinessAndLivenessProbesOnQuarkusHealth(RenderedChart chart) {
+    for (Deployment d : chart.typed(Deployment.class)) {
+      for (Container c : d.getSpec().getTemplate().getSpec().getContainers()) {
+        String where = d.getMetadata().getName() + "/" + c.getName();
+        assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath(), where);
+        assertEquals("/q/health/live", c.getLivenessProbe().getHttpGet().getPath(), where);
+        assertEquals("http", c.getReadinessProbe().getHttpGet().getPort().getStrVal(), where);
+        assertTrue(c.getPorts().stream().anyMatch(p -> p.getName().equals("http")), where);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("renders")
+  void everyDeploymentIsReachedByAMetricsServiceAndCoveredByADisruptionBudget(RenderedChart chart) {
+    for (Deployment d : chart.typed(Deployment.class)) {
+      Map<String, String> podLabels = d.getSpec().getTemplate().getMetadata().getLabels();
+      String name = d.getMetadata().getName();
+      assertEquals(
+          1,
+          chart.typed(Service.class).stream()
+              .filter(s -> podLabels.entrySet().containsAll(s.getSpec().getSelector().entrySet()))
+              .count(),
+          name + " has one Service");
+      assertEquals(
+          1,
+          chart.typed(PodDisruptionBudget.class).stream()
+              .filter(
+                  p ->
+                      podLabels
+                          .entrySet()
+                          .containsAll(p.getSpec().getSelector().getMatchLabels().entrySet()))
+              .count(),
+          name + " has one PodDisruptionBudget");
+    }
+  }
+
+  @Test
+  void theSchedulerIsToldTheRunsNamespaceAndBothRuntimeClasses() {
+    var scheduler = allFeatures.podSpecs().get("ci-knotless-run-scheduler").getContainers().get(0);
+    assertEquals("knotless-runs", env(scheduler, "KNOTLESS_SCHEDULER_NAMESPACE").getValue());
+    assertEquals("runsc", env(scheduler, "KNOTLESS_SCHEDULER_RUNTIME_CLASS").getValue());
+    assertEquals(
+        "runc-trusted", env(scheduler, "KNOTLESS_SCHEDULER_TRUSTED_RUNTIME_CLASS").getValue());
+  }
+
+  @Test
+  void aMisspeltValueIsRefusedByName() {
+    var e =
+        assertThrows(
+            RuntimeException.class,
+            () -> RenderedChart.render(List.of(), Map.of("reconciller.replicas", 3)));
+    assertTrue(String.valueOf(e.getMessage()).contains("reconciller"), e.getMessage());
+  }
+
+  static EnvVar env(Container c, String name) {
+    return c.getEnv().stream()
+        .filter(v -> v.getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(c.getName() + " has no " + name));
+  }
+
+  static PodSpec pod(RenderedChart chart, String component) {
+    return chart.podSpecs().get("ci-knotless-run-" + component);
+  }
+}
