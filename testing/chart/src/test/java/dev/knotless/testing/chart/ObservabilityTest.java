@@ -35,6 +35,7 @@ class ObservabilityTest {
           "knotless_run_runs_waiting",
           "knotless_run_runs_running",
           "knotless_run_doorbells_total",
+          "knotless_run_doorbells_received_total",
           "knotless_run_pass_duration_seconds_sum",
           "knotless_run_pds_requests_total",
           "knotless_run_check_writer_lag");
