@@ -176,7 +176,12 @@ final class Stage implements AutoCloseable {
 
   /** The runner's checks of the repository, by record key. */
   Map<String, CheckRecord> checks() throws IOException {
-    String prefix = CheckKeys.repoPrefix(owner.did(), key());
+    return checks(key());
+  }
+
+  /** The runner's checks of the repository with {@code repoKey}, by record key. */
+  Map<String, CheckRecord> checks(String repoKey) throws IOException {
+    String prefix = CheckKeys.repoPrefix(owner.did(), repoKey);
     Map<String, CheckRecord> out = new LinkedHashMap<>();
     String cursor = prefix + "\u007f";
     while (true) {
