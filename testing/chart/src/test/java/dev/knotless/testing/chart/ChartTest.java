@@ -301,6 +301,17 @@ class ChartTest {
     assertTrue(String.valueOf(e.getMessage()).contains("reconciller"), e.getMessage());
   }
 
+  @Test
+  void aServiceWithoutCpuAndMemoryLimitsIsRefused() {
+    var e =
+        assertThrows(
+            RuntimeException.class,
+            () ->
+                RenderedChart.render(List.of(RenderedChart.resource("no-limits.yaml")), Map.of()));
+    String message = String.valueOf(e.getMessage());
+    assertTrue(message.contains("checkWriter") && message.contains("memory"), message);
+  }
+
   static EnvVar env(Container c, String name) {
     return c.getEnv().stream()
         .filter(v -> v.getName().equals(name))
