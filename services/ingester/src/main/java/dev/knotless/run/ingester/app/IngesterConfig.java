@@ -1,0 +1,56 @@
+package dev.knotless.run.ingester.app;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** The ingester's settings. */
+@ConfigMapping(prefix = "knotless.ingester")
+public interface IngesterConfig {
+  /** The event source to follow: {@code jetstream} or {@code firehose}. */
+  @WithDefault("jetstream")
+  Source source();
+
+  /** The Jetstream subscribe address (ws:// or wss://), used when the source is jetstream. */
+  @WithDefault("wss://jetstream2.us-east.bsky.network/subscribe")
+  URI jetstream();
+
+  /** The PDS whose subscribeRepos to follow (http(s):// or ws(s)://); required for firehose. */
+  Optional<URI> firehose();
+
+  /** Watched repositories, comma-separated, each {@code <owner did>/<repo key>=<name>}. */
+  Optional<List<String>> repos();
+
+  /** A file of watched repositories, one entry a line, {@code #} comments; adds to repos. */
+  Optional<Path> reposFile();
+
+  /** How often every watched repository is rung regardless of frames. */
+  @WithDefault("600s")
+  Duration sweep();
+
+  /** Quiet time before a ping, and again before the connection is given up and made anew. */
+  @WithDefault("60s")
+  Duration silence();
+
+  /** The wait before reconnecting after a failure; it doubles with each failure in a row. */
+  @WithDefault("1s")
+  Duration firstBackoff();
+
+  /** The cap on the reconnect wait. */
+  @WithDefault("60s")
+  Duration maxBackoff();
+
+  /** How long one connection attempt may take. */
+  @WithDefault("30s")
+  Duration connectTimeout();
+
+  /** The event sources the ingester can follow. */
+  enum Source {
+    JETSTREAM,
+    FIREHOSE
+  }
+}
