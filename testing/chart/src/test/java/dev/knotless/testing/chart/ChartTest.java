@@ -77,7 +77,13 @@ class ChartTest {
         defaults.podSpecs().keySet());
     for (String kind :
         List.of(
-            "Role", "RoleBinding", "ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
+            "Role",
+            "RoleBinding",
+            "PodTemplate",
+            "ServiceMonitor",
+            "PrometheusRule",
+            "ConfigMap",
+            "Namespace")) {
       assertEquals(List.of(), defaults.ofKind(kind), kind + " rendered by default");
     }
     assertEquals(1, defaults.ofKind("NetworkPolicy").size(), "run pods are fenced by default");
@@ -222,9 +228,10 @@ class ChartTest {
     for (var rule : role.getRules()) {
       assertEquals(List.of(""), rule.getApiGroups(), "core API group only");
       assertTrue(
-          Set.of("pods", "pods/log", "events").containsAll(rule.getResources()), rule.toString());
+          Set.of("pods", "pods/log", "events", "podtemplates").containsAll(rule.getResources()),
+          rule.toString());
       assertFalse(rule.getVerbs().contains("*"), rule.toString());
-      if (rule.getResources().contains("pods/log") || rule.getResources().contains("events")) {
+      if (!rule.getResources().contains("pods")) {
         assertTrue(
             Set.of("get", "list", "watch").containsAll(rule.getVerbs()), "read only: " + rule);
       }
