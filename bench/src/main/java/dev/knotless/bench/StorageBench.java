@@ -1,0 +1,354 @@
+package dev.knotless.bench;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.storage.Keys;
+import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.Settings;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.git.Git;
+import dev.knotless.storage.push.PushResult;
+import dev.knotless.storage.push.Pusher;
+import dev.knotless.storage.push.RefUpdate;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.CountingProxy;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.PdsOptions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * What storing a repository as records costs next to plain git, over the local reference PDS: (a) a
+ * push and a clone of a generated 10 MB repository with plain {@code git} through {@code
+ * git-remote-knotless}; (b) the same push and clone against a local bare repository, the floor; (c)
+ * reading the snapshot of a repository with 590 refs, parallel ranges against pages one after
+ * another, through a {@link CountingProxy} with 0 and 50 ms added per request. Prints a table;
+ * asserts nothing. Run: {@code bin/bench Storage [repetitions (5)]}.
+ */
+public final class StorageBench {
+  private static final int REFS = 590;
+  private static final Path ROOT =
+      Path.of(System.getProperty("knotless.repo.root", ".")).toAbsolutePath();
+
+  private StorageBench() {}
+
+  public static void main(String[] args) throws Exception {
+    int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+    Path tmp = Files.createTempDirectory("knotless-storage-bench");
+    List<String[]> rows = new ArrayList<>();
+    System.out.println("load before: " + uptime());
+    try (PdsInstance pds = PdsInstance.start(PdsOptions.defaults())) {
+      Path work = tmp.resolve("work");
+      String size = generate(work);
+      System.out.println("repository: " + size);
+      rows.addAll(knotlessPushAndClone(pds, work, tmp.resolve("knotless"), reps));
+      rows.addAll(barePushAndClone(work, tmp.resolve("bare"), reps));
+      rows.addAll(refsRead(pds, tmp.resolve("refs"), Math.max(reps, 9)));
+    }
+    System.out.println("load after: " + uptime());
+    System.out.printf("%-52s %12s %9s %11s%n", "measure", "time", "requests", "round trips");
+    for (String[] r : rows) {
+      System.out.printf("%-52s %12s %9s %11s%n", (Object[]) r);
+    }
+  }
+
+  // ---- the repository ---------------------------------------------------------------------------
+
+  /**
+   * Writes a deterministic repository of about 10 MB in five commits: 300 text files of words drawn
+   * from a made-up vocabulary (about 20 KB each) and eight binary blobs of 512 KiB of noise, with
+   * later commits editing earlier text files. Returns a one-line description.
+   */
+  static String generate(Path work) throws Exception {
+    Files.createDirectories(work);
+    git(work, Map.of(), "init", "-q", "-b", "main");
+    Random random = new Random(20261129L);
+    String[] words = new String[2000];
+    for (int i = 0; i < words.length; i++) {
+      StringBuilder w = new StringBuilder();
+      int len = 2 + random.nextInt(9);
+      for (int j = 0; j < len; j++) {
+        w.append((char) ('a' + random.nextInt(26)));
+      }
+      words[i] = w.toString();
+    }
+    long bytes = 0;
+    for (int commit = 0; commit < 5; commit++) {
+      for (int f = commit * 60; f < (commit + 1) * 60; f++) {
+        bytes += writeText(work.resolve("src/d" + (f % 12) + "/file" + f + ".txt"), words, random);
+      }
+      if (commit > 0) {
+        // Edit some earlier files, so history holds deltas and not only new objects.
+        for (int e = 0; e < 20; e++) {
+          int f = random.nextInt(commit * 60);
+          Path p = work.resolve("src/d" + (f % 12) + "/file" + f + ".txt");
+          Files.writeString(
+              p, "edited in commit " + commit + "\n" + Files.readString(p), StandardCharsets.UTF_8);
+        }
+      }
+      for (int b = 0; b < (commit < 3 ? 2 : 1); b++) {
+        byte[] blob = new byte[512 * 1024];
+        random.nextBytes(blob);
+        Path p = work.resolve("assets/blob-" + commit + "-" + b + ".bin");
+        Files.createDirectories(p.getParent());
+        Files.write(p, blob);
+        bytes += blob.length;
+      }
+      git(work, Map.of(), "add", "-A");
+      git(work, Map.of(), "commit", "-q", "-m", "commit " + commit);
+    }
+    String objects = git(work, Map.of(), "count-objects", "-v").replace('\n', ' ').trim();
+    return String.format("%.1f MB written in 5 commits; %s", bytes / 1e6, objects);
+  }
+
+  private static long writeText(Path p, String[] words, Random random) throws IOException {
+    Files.createDirectories(p.getParent());
+    StringBuilder s = new StringBuilder();
+    while (s.length() < 20_000) {
+      for (int i = 0; i < 12; i++) {
+        s.append(words[random.nextInt(words.length)]).append(i == 11 ? '\n' : ' ');
+      }
+    }
+    Files.writeString(p, s, StandardCharsets.UTF_8);
+    return s.length();
+  }
+
+  // ---- (a) and (b): push and clone with plain git
+  // ------------------------------------------------
+
+  static List<String[]> knotlessPushAndClone(PdsInstance pds, Path work, Path dir, int reps)
+      throws Exception {
+    Account owner = pds.createAccount("sbench");
+    Map<String, String> env = new HashMap<>(pds.environment());
+    env.put("PATH", ROOT.resolve("bin") + ":" + System.getenv("PATH"));
+    env.put("KNOTLESS_IDENTIFIER", owner.handle());
+    env.put("KNOTLESS_PASSWORD", owner.password());
+    env.put("KNOTLESS_COMPACT", "off");
+    String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
+    List<Long> pushes = new ArrayList<>();
+    List<Long> clones = new ArrayList<>();
+    for (int i = 0; i < reps; i++) {
+      // A new repository and a fresh cache each time: every push is a first push of everything.
+      String url = "knotless://" + owner.handle() + "/bench-" + i;
+      env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-push-" + i).toString());
+      long t0 = System.nanoTime();
+      git(work, env, "push", "-q", url, "main");
+      pushes.add(System.nanoTime() - t0);
+      env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-clone-" + i).toString());
+      Path clone = dir.resolve("clone-" + i);
+      t0 = System.nanoTime();
+      git(dir, env, "clone", "-q", url, clone.toString());
+      clones.add(System.nanoTime() - t0);
+      checkHead(clone, head);
+    }
+    return List.of(
+        row("push 10 MB, git via knotless helper", pushes),
+        row("clone 10 MB, git via knotless helper", clones));
+  }
+
+  static List<String[]> barePushAndClone(Path work, Path dir, int reps) throws Exception {
+    Files.createDirectories(dir);
+    String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
+    List<Long> pushes = new ArrayList<>();
+    List<Long> clones = new ArrayList<>();
+    for (int i = 0; i < reps; i++) {
+      Path bare = dir.resolve("floor-" + i + ".git");
+      git(dir, Map.of(), "init", "-q", "--bare", "-b", "main", bare.toString());
+      long t0 = System.nanoTime();
+      git(work, Map.of(), "push", "-q", bare.toString(), "main");
+      pushes.add(System.nanoTime() - t0);
+      Path clone = dir.resolve("clone-" + i);
+      t0 = System.nanoTime();
+      // file:// makes git pack and index as over a network, not hard-link the object files.
+      git(dir, Map.of(), "clone", "-q", "file://" + bare, clone.toString());
+      clones.add(System.nanoTime() - t0);
+      checkHead(clone, head);
+    }
+    return List.of(
+        row("push 10 MB, git to a local bare repo (floor)", pushes),
+        row("clone 10 MB, git from a local bare repo (floor)", clones));
+  }
+
+  private static void checkHead(Path clone, String head) throws Exception {
+    String got = git(clone, Map.of(), "rev-parse", "HEAD").trim();
+    if (!got.equals(head)) {
+      throw new IllegalStateException("clone " + clone + " is at " + got + ", not " + head);
+    }
+  }
+
+  // ---- (c): reading 590 refs
+  // ---------------------------------------------------------------------
+
+  static List<String[]> refsRead(PdsInstance pds, Path dir, int reps) throws Exception {
+    Account owner = pds.createAccount("srefs");
+    Path work = dir.resolve("work");
+    Files.createDirectories(work);
+    git(work, Map.of(), "init", "-q", "-b", "main");
+    Files.writeString(work.resolve("README"), "refs\n");
+    git(work, Map.of(), "add", "-A");
+    git(work, Map.of(), "commit", "-q", "-m", "one");
+    String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
+    XrpcClient writer = XrpcClient.create(pds.pdsUrl());
+    writer.login(owner.handle(), owner.password());
+    Clock clock = Clock.systemUTC();
+    Pusher pusher =
+        new Pusher(
+            writer,
+            StorageCache.at(dir.resolve("cache-writer"), clock),
+            clock,
+            Settings.defaults().claimGrace());
+    RepoAddress direct = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "many-refs");
+    Git local = Git.at(work.resolve(".git"));
+    // One real push makes the repo record and its pack; the other refs point at the same commit,
+    // so they are ref records alone, written by the Pusher in batches of 200.
+    expectOk(pusher.push(direct, local, List.of(new RefUpdate("refs/heads/main", head, false))));
+    List<RefUpdate> more = new ArrayList<>();
+    for (int i = 1; i < REFS; i++) {
+      more.add(new RefUpdate(String.format("refs/heads/branch-%03d", i), head, false));
+    }
+    expectOk(pusher.push(direct, local, more));
+
+    List<String[]> rows = new ArrayList<>();
+    for (Duration latency : List.of(Duration.ZERO, Duration.ofMillis(50))) {
+      try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), latency)) {
+        XrpcClient reader = XrpcClient.create(proxy.url());
+        RepoAddress at = new RepoAddress(owner.did(), owner.handle(), proxy.url(), "many-refs");
+        SnapshotReader snapshots =
+            new SnapshotReader(
+                reader, StorageCache.at(dir.resolve("cache-" + latency.toMillis()), clock), clock);
+        // The first read caches the key, so the timed ones are warm reads (one round trip first).
+        String key = snapshots.read(at, SnapshotReader.Packs.NONE).repo().key();
+        String ms = latency.toMillis() + " ms";
+        rows.add(
+            timed(
+                "590 refs, parallel ranges (SnapshotReader), +" + ms,
+                proxy,
+                reps,
+                () -> snapshots.read(at, SnapshotReader.Packs.NONE).refs().size()));
+        rows.add(
+            timed(
+                "590 refs, sequential pages of 100, +" + ms,
+                proxy,
+                reps,
+                () -> sequentialRefs(reader, owner.did(), key)));
+      }
+    }
+    return rows;
+  }
+
+  /** How the client before the parallel ranges read refs: page after page below the cursor. */
+  static int sequentialRefs(XrpcClient client, String did, String key) throws IOException {
+    int count = 0;
+    String cursor = Keys.scanStart(key);
+    while (true) {
+      RecordPage page = client.listRecords(did, Lexicons.REF, 100, cursor, false);
+      for (Record r : page.records()) {
+        if (!Keys.inRange(key, r.rkey())) {
+          return count;
+        }
+        count++;
+      }
+      if (page.records().size() < 100) {
+        return count;
+      }
+      cursor = page.records().get(page.records().size() - 1).rkey();
+    }
+  }
+
+  /** A read that returns how many refs it saw. */
+  @FunctionalInterface
+  interface RefsRead {
+    int read() throws IOException;
+  }
+
+  private static String[] timed(String label, CountingProxy proxy, int reps, RefsRead read)
+      throws IOException {
+    List<Long> times = new ArrayList<>();
+    int requests = 0;
+    int roundTrips = 0;
+    for (int i = 0; i < reps; i++) {
+      proxy.reset();
+      long t0 = System.nanoTime();
+      int n = read.read();
+      times.add(System.nanoTime() - t0);
+      if (n != REFS) {
+        throw new IllegalStateException(label + " read " + n + " refs, not " + REFS);
+      }
+      requests = proxy.requests();
+      roundTrips = proxy.roundTrips();
+    }
+    String[] r = row(label, times);
+    r[2] = Integer.toString(requests);
+    r[3] = Integer.toString(roundTrips);
+    return r;
+  }
+
+  // ---- helpers
+  // -----------------------------------------------------------------------------------
+
+  private static void expectOk(PushResult result) {
+    if (!result.allOk()) {
+      throw new IllegalStateException("setup push refused: " + result.outcomes());
+    }
+  }
+
+  private static String[] row(String label, List<Long> nanos) {
+    List<Long> sorted = nanos.stream().sorted().toList();
+    long median = sorted.get(sorted.size() / 2);
+    String time =
+        median >= 1_000_000_000L
+            ? String.format("%.2f s", median / 1e9)
+            : String.format("%d ms", median / 1_000_000);
+    String[] r = {label, time + " (med " + nanos.size() + ")", "", ""};
+    System.out.println(
+        "  " + label + ": " + r[1] + " " + nanos.stream().map(n -> n / 1_000_000 + "ms").toList());
+    return r;
+  }
+
+  private static String uptime() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).trim() + " (1, 5, 15 min load)";
+    } catch (IOException e) {
+      return "unknown (" + e.getMessage() + ")";
+    }
+  }
+
+  /** Runs git in {@code dir} with extra environment; the environment keeps secrets off argv. */
+  private static String git(Path dir, Map<String, String> env, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    pb.environment().putAll(IDENTITY);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException(
+          "git " + String.join(" ", Stream.of(args).limit(3).toList()) + " failed: " + out);
+    }
+    return out;
+  }
+
+  /** Fixed author and dates, so the generated repository has the same commits every run. */
+  private static final Map<String, String> IDENTITY =
+      Map.of(
+          "GIT_AUTHOR_NAME", "Bench",
+          "GIT_AUTHOR_EMAIL", "bench@knotless.invalid",
+          "GIT_COMMITTER_NAME", "Bench",
+          "GIT_COMMITTER_EMAIL", "bench@knotless.invalid",
+          "GIT_AUTHOR_DATE", "1796040000 +0000",
+          "GIT_COMMITTER_DATE", "1796040000 +0000");
+}
