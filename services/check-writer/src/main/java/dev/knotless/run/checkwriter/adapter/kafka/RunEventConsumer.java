@@ -1,0 +1,48 @@
+package dev.knotless.run.checkwriter.adapter.kafka;
+
+import dev.knotless.run.checkwriter.app.CheckWriter;
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.run.events.RunEventJson;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.reactive.messaging.kafka.Record;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+/**
+ * Hands each run event on the topic to the {@link CheckWriter}, one at a time, in order. The offset
+ * is committed only after the writer returns, so an event whose state is not yet on disk or filed
+ * is read again after a restart; a failure stops the channel (and readiness) rather than skip it.
+ */
+@ApplicationScoped
+public class RunEventConsumer {
+  private static final Logger LOG = Logger.getLogger(RunEventConsumer.class);
+
+  private final CheckWriter writer;
+  private final MeterRegistry registry;
+
+  public RunEventConsumer(CheckWriter writer, MeterRegistry registry) {
+    this.writer = writer;
+    this.registry = registry;
+  }
+
+  @Incoming("run-events")
+  @Blocking
+  public void consume(Record<String, String> record) throws IOException {
+    RunEvent event;
+    try {
+      event = RunEventJson.decode(record.value() == null ? "" : record.value());
+    } catch (IllegalArgumentException e) {
+      // A malformed event cannot become valid by reading it again; it is logged and passed over.
+      LOG.warnf("Run event with key %s passed over: %s", record.key(), e.getMessage());
+      registry.counter("knotless.run.check_writer.events", "type", "invalid").increment();
+      return;
+    }
+    registry
+        .counter("knotless.run.check_writer.events", "type", event.getClass().getSimpleName())
+        .increment();
+    writer.handle(event);
+  }
+}

@@ -1,0 +1,107 @@
+package dev.knotless.run.checkwriter.domain;
+
+import dev.knotless.atproto.BlobRef;
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
+import dev.knotless.runner.liveoutput.Progress;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the run events of one check said so far, apart from its log bytes: the record to file and
+ * the progress a live-output send carries. Immutable; {@link #apply} gives the next state.
+ *
+ * @param filed the run's filed event, which names what is checked
+ * @param status queued, running, or how the run ended
+ * @param startedAt when the run started, or null while queued
+ * @param endedAt when the run ended, or null
+ * @param steps the steps so far, ended ones with their outcome, the one going last as running
+ * @param stepGoing the step running now, or null
+ * @param logLength the log's length in bytes as the ended event gave it, or -1 before
+ */
+public record CheckProgress(
+    RunEvent.Filed filed,
+    CheckStatus status,
+    Instant startedAt,
+    Instant endedAt,
+    List<StepResult> steps,
+    String stepGoing,
+    long logLength) {
+
+  public CheckProgress {
+    steps = List.copyOf(steps);
+  }
+
+  /** A check just filed as queued. */
+  public static CheckProgress filed(RunEvent.Filed filed) {
+    return new CheckProgress(filed, CheckStatus.QUEUED, null, null, List.of(), null, -1);
+  }
+
+  /**
+   * The state after {@code event}; output leaves it as it is (its bytes go to the log).
+   *
+   * @throws IllegalArgumentException naming the outcome or status when it is not one
+   */
+  public CheckProgress apply(RunEvent event) {
+    if (event instanceof RunEvent.Started s) {
+      return new CheckProgress(
+          filed, CheckStatus.RUNNING, s.at(), null, steps, stepGoing, logLength);
+    } else if (event instanceof RunEvent.StepStarted s) {
+      return new CheckProgress(
+          filed,
+          status == CheckStatus.QUEUED ? CheckStatus.RUNNING : status,
+          startedAt == null ? s.at() : startedAt,
+          endedAt,
+          steps,
+          s.step(),
+          logLength);
+    } else if (event instanceof RunEvent.StepEnded s) {
+      List<StepResult> next = new ArrayList<>(steps);
+      Instant began = s.at().minusMillis(s.millis());
+      next.add(
+          new StepResult(s.step(), StepResult.Status.fromWire(s.outcome()), began, s.at(), null));
+      return new CheckProgress(filed, status, startedAt, endedAt, next, null, logLength);
+    } else if (event instanceof RunEvent.Ended e) {
+      return new CheckProgress(
+          filed,
+          CheckStatus.fromWire(e.status()),
+          startedAt == null ? e.at() : startedAt,
+          e.at(),
+          steps,
+          null,
+          e.logLength());
+    }
+    return this;
+  }
+
+  /** The steps ended so far as {@code name=outcome}, for a live-output send. */
+  public Progress progress() {
+    List<String> ended = new ArrayList<>();
+    for (StepResult s : steps) {
+      ended.add(s.name() + "=" + s.status().wire());
+    }
+    return new Progress(startedAt == null ? filed.at() : startedAt, ended, stepGoing);
+  }
+
+  /** The check record as it stands, with {@code log} as its log blob (null for none yet). */
+  public CheckRecord record(BlobRef log) {
+    return new CheckRecord(
+        "at://" + filed.ownerDid() + "/dev.knotless.repo/" + filed.repoKey(),
+        filed.ref() != null ? filed.ref() : "",
+        filed.commit(),
+        filed.baseCommit(),
+        filed.pull(),
+        filed.workflow(),
+        status,
+        filed.at(),
+        startedAt,
+        endedAt,
+        steps,
+        log,
+        List.of(),
+        null);
+  }
+}

@@ -1,0 +1,309 @@
+package dev.knotless.run.checkwriter;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.atproto.BlobRef;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.run.checkwriter.AppviewTestServer.Received;
+import dev.knotless.run.checkwriter.app.CheckWriter;
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.run.events.RunEventJson;
+import dev.knotless.run.events.Topics;
+import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.runner.check.CheckKeys;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = RunnerAccountResource.class, scope = TestResourceScope.GLOBAL)
+@QuarkusTest
+class CheckWriterIT {
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+  private static final String OWNER = "did:plc:ownerofthisrepo000000000";
+  private static final String REPO = "3kcheckwriter1";
+
+  @Inject CheckWriter writer;
+
+  @ConfigProperty(name = "kafka.bootstrap.servers")
+  String bootstrap;
+
+  @ConfigProperty(name = "knotless.check-writer.state-dir")
+  Path stateDir;
+
+  @Test
+  void aPublishedRunIsFiledQueuedThenRunningThenSuccessWithItsWholeLog() throws Exception {
+    Run run = new Run("ci");
+    byte[] log = log();
+    publish(run.filed());
+    assertEquals("queued", awaitStatus(run, "queued").path("status").asText());
+    publish(run.started());
+    awaitStatus(run, "running");
+    List<RunEvent> rest = new ArrayList<>();
+    rest.add(run.stepStarted("build"));
+    rest.addAll(run.output(log, 0, log.length, 777));
+    rest.add(run.stepEnded("build"));
+    rest.add(run.ended(log.length));
+    long t0 = System.nanoTime();
+    publish(rest);
+    JsonNode check = awaitStatus(run, "success");
+    System.out.printf(
+        "[CheckWriterIT] %d bytes in %d events to a success check in %d ms%n",
+        log.length, rest.size(), (System.nanoTime() - t0) / 1_000_000);
+    assertArrayEquals(log, logBlob(check), "the log blob is the whole log");
+    assertEquals("build", check.path("steps").get(0).path("name").asText());
+    assertEquals("success", check.path("steps").get(0).path("status").asText());
+    assertPiecesAreTheLogInOrder(run, log);
+  }
+
+  @Test
+  void aConsumerRestartingMidRunWithReplayedEventsNeitherLosesNorRepeatsALine() throws Exception {
+    Run run = new Run("restart");
+    byte[] log = log();
+    int half = log.length / 2 + 3;
+    List<RunEvent> first = new ArrayList<>();
+    first.add(run.filed());
+    first.add(run.started());
+    first.add(run.stepStarted("build"));
+    first.addAll(run.output(log, 0, half, 500));
+    publish(first);
+    Path onDisk = stateDir.resolve(run.key + ".log");
+    await().atMost(DEADLINE).until(() -> Files.exists(onDisk) && Files.size(onDisk) == half);
+    int lastLineEnd = lastLineEnd(log, half);
+    await().atMost(DEADLINE).until(() -> sentUpTo(run) >= lastLineEnd);
+
+    writer.dropMemory();
+    List<RunEvent> replay = new ArrayList<>();
+    replay.add(run.started());
+    replay.addAll(run.output(log, 0, half + 100, 4096));
+    replay.addAll(run.output(log, 0, half, 500));
+    replay.addAll(run.output(log, half - 50, log.length, 1500));
+    replay.add(run.stepEnded("build"));
+    replay.add(run.ended(log.length));
+    replay.add(run.ended(log.length));
+    publish(replay);
+
+    JsonNode check = awaitStatus(run, "success");
+    byte[] blob = logBlob(check);
+    assertEquals(lines(log), lines(blob), "every line once, in order");
+    assertArrayEquals(log, blob);
+    assertPiecesAreTheLogInOrder(run, log);
+  }
+
+  @Test
+  void outputHeldWhileTheAppviewFailsGoesInTheNextRoundInOrder() throws Exception {
+    Run run = new Run("appview-out");
+    byte[] log = log();
+    int part = lastLineEnd(log, 3000);
+    List<RunEvent> first = new ArrayList<>();
+    first.add(run.filed());
+    first.add(run.started());
+    publish(first);
+    awaitStatus(run, "running");
+    AppviewTestServer appview = RunnerAccountResource.appview();
+    int refusedBefore = appview.refused();
+    appview.failNext(2);
+    publish(run.output(log, 0, part, 300));
+    await().atMost(DEADLINE).until(() -> appview.refused() == refusedBefore + 2);
+    await().atMost(DEADLINE).until(() -> sentUpTo(run) >= part);
+    List<RunEvent> rest = new ArrayList<>(run.output(log, part, log.length, 2000));
+    rest.add(run.ended(log.length));
+    publish(rest);
+    awaitStatus(run, "success");
+    assertPiecesAreTheLogInOrder(run, log);
+  }
+
+  @Test
+  void metricsShowLagAndPdsRequestsAndReadinessShowsKafkaAndThePds() throws Exception {
+    Run run = new Run("metrics");
+    publish(run.filed());
+    awaitStatus(run, "queued");
+    String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+    assertTrue(metrics.contains("knotless_run_check_writer_lag_seconds_count"), metrics);
+    assertTrue(
+        metrics.contains(
+            "knotless_run_pds_requests_total{method=\"com.atproto.repo.putRecord\",outcome=\"ok\"}"),
+        metrics);
+    String ready = given().get("/q/health/ready").then().statusCode(200).extract().asString();
+    assertTrue(ready.contains("run-events"), ready);
+    assertTrue(ready.contains("\"pds\""), ready);
+  }
+
+  private void assertPiecesAreTheLogInOrder(Run run, byte[] log) {
+    List<Received> pieces =
+        RunnerAccountResource.appview().received(run.uri()).stream()
+            .filter(p -> !p.text().isEmpty() || p.ended())
+            .toList();
+    StringBuilder joined = new StringBuilder();
+    long expected = 0;
+    for (Received p : pieces) {
+      if (p.text().isEmpty()) {
+        continue;
+      }
+      assertEquals(expected, p.offset(), "each piece starts where the last one ended");
+      int bytes = p.text().getBytes(StandardCharsets.UTF_8).length;
+      assertTrue(bytes <= 16_000, "a piece of " + bytes + " bytes");
+      expected += bytes;
+      joined.append(p.text());
+    }
+    assertEquals(new String(log, StandardCharsets.UTF_8), joined.toString());
+    assertTrue(pieces.get(pieces.size() - 1).ended(), "the last send says the run ended");
+    assertTrue(joined.indexOf("hunter2") < 0, "the secret never reaches the appview");
+    System.out.printf("[CheckWriterIT] %s: %d pieces to the appview%n", run.key, pieces.size());
+  }
+
+  private static long sentUpTo(Run run) {
+    long end = 0;
+    for (Received p : RunnerAccountResource.appview().received(run.uri())) {
+      end = Math.max(end, p.offset() + p.text().getBytes(StandardCharsets.UTF_8).length);
+    }
+    return end;
+  }
+
+  private static int lastLineEnd(byte[] log, int before) {
+    for (int i = before - 1; i >= 0; i--) {
+      if (log[i] == '\n' || log[i] == '\r') {
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+
+  private static List<String> lines(byte[] log) {
+    return Arrays.asList(new String(log, StandardCharsets.UTF_8).split("(?<=[\r\n])"));
+  }
+
+  /** A log with short lines, a masked one, a 40,000-byte line, carriage returns and UTF-8. */
+  private static byte[] log() {
+    StringBuilder b = new StringBuilder("==> build\n");
+    for (int i = 0; i < 200; i++) {
+      b.append("compiling module ").append(i).append(" – ✓ fine\n");
+    }
+    b.append("token: ***\n");
+    b.append("x".repeat(40_000)).append('\n');
+    b.append("10%\r50%\r100%\r\n");
+    for (int i = 0; i < 100; i++) {
+      b.append("test ").append(i).append(" passed ünïcode\n");
+    }
+    b.append("done without a line end");
+    return b.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private JsonNode awaitStatus(Run run, String status) {
+    XrpcClient client = XrpcClient.create(RunnerAccountResource.pds().pdsUrl());
+    String did = RunnerAccountResource.runner().did();
+    JsonNode[] found = new JsonNode[1];
+    await()
+        .atMost(DEADLINE)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              Optional<dev.knotless.atproto.Record> r =
+                  client.findRecord(did, "dev.knotless.check", run.key);
+              found[0] = r.map(dev.knotless.atproto.Record::value).orElse(null);
+              return found[0] != null && status.equals(found[0].path("status").asText());
+            });
+    return found[0];
+  }
+
+  private static byte[] logBlob(JsonNode check) throws Exception {
+    BlobRef ref = BlobRef.fromJson(check.get("log"));
+    XrpcClient client = XrpcClient.create(RunnerAccountResource.pds().pdsUrl());
+    return client.getBlob(RunnerAccountResource.runner().did(), ref.cid());
+  }
+
+  private void publish(RunEvent event) throws Exception {
+    publish(List.of(event));
+  }
+
+  private void publish(List<RunEvent> events) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      for (RunEvent e : events) {
+        producer.send(
+            new ProducerRecord<>(Topics.RUN_EVENTS, e.checkKey(), RunEventJson.encode(e)));
+      }
+      producer.flush();
+    }
+  }
+
+  /** One run's events; times advance by a millisecond per event so each event is distinct. */
+  private static final class Run {
+    final String key;
+    final String commit =
+        (UUID.randomUUID().toString() + UUID.randomUUID()).replace("-", "").substring(0, 40);
+    final String workflow;
+    private Instant clock = Instant.now();
+
+    Run(String workflow) {
+      this.workflow = workflow;
+      this.key = CheckKeys.push(OWNER, REPO, "refs/heads/main", commit, workflow);
+    }
+
+    String uri() {
+      return "at://" + RunnerAccountResource.runner().did() + "/dev.knotless.check/" + key;
+    }
+
+    RunEvent filed() {
+      return new RunEvent.Filed(
+          key, tick(), OWNER, REPO, "refs/heads/main", null, commit, null, workflow);
+    }
+
+    RunEvent started() {
+      return new RunEvent.Started(key, fixed(1));
+    }
+
+    RunEvent stepStarted(String step) {
+      return new RunEvent.StepStarted(key, fixed(2), step);
+    }
+
+    RunEvent stepEnded(String step) {
+      return new RunEvent.StepEnded(key, fixed(3), step, "success", 1000);
+    }
+
+    RunEvent ended(long length) {
+      return new RunEvent.Ended(key, fixed(4), "success", length, List.of("build=success"));
+    }
+
+    List<RunEvent> output(byte[] log, int from, int to, int chunk) {
+      List<RunEvent> out = new ArrayList<>();
+      for (int i = from; i < to; i += chunk) {
+        int end = Math.min(to, i + chunk);
+        out.add(new RunEvent.Output(key, fixed(2), i, Arrays.copyOfRange(log, i, end)));
+      }
+      return out;
+    }
+
+    private Instant tick() {
+      return clock;
+    }
+
+    /** The same event gets the same time, so a replay is recognised as one. */
+    private Instant fixed(int step) {
+      return clock.plusMillis(step);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package dev.knotless.run.checkwriter;
+
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.PdsOptions;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/**
+ * Starts the real reference PDS with a runner account, and the appview test server, and points the
+ * check-writer at both.
+ */
+public final class RunnerAccountResource implements QuarkusTestResourceLifecycleManager {
+  private static volatile PdsInstance pds;
+  private static volatile Account runner;
+  private static volatile AppviewTestServer appview;
+
+  /** The PDS started. */
+  public static PdsInstance pds() {
+    return pds;
+  }
+
+  /** The runner's account there. */
+  public static Account runner() {
+    return runner;
+  }
+
+  /** The appview test server. */
+  public static AppviewTestServer appview() {
+    return appview;
+  }
+
+  @Override
+  public Map<String, String> start() {
+    pds = PdsInstance.start(PdsOptions.defaults());
+    runner = pds.createAccount("runner");
+    try {
+      appview = AppviewTestServer.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return Map.of(
+        "knotless.check-writer.pds", pds.pdsUrl().toString(),
+        "knotless.check-writer.identifier", runner.handle(),
+        "knotless.check-writer.password", runner.password(),
+        "knotless.check-writer.appview", appview.url().toString());
+  }
+
+  @Override
+  public void stop() {
+    if (appview != null) {
+      appview.close();
+    }
+    if (pds != null) {
+      pds.close();
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package dev.knotless.run.checkwriter.domain;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CheckProgressTest {
+  private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+  private static final String KEY = "k";
+  private static final RunEvent.Filed FILED =
+      new RunEvent.Filed(
+          KEY, T0, "did:plc:owner", "3krepo", "refs/heads/main", null, "c1", null, "ci");
+
+  @Test
+  void aFiledRunIsAQueuedCheckOfItsRepository() {
+    CheckRecord r = CheckProgress.filed(FILED).record(null);
+    assertEquals(CheckStatus.QUEUED, r.status());
+    assertEquals("at://did:plc:owner/dev.knotless.repo/3krepo", r.repo());
+    assertEquals(T0, r.createdAt());
+    assertNull(r.startedAt());
+  }
+
+  @Test
+  void aRunGoesRunningThenEndsWithItsStepsAndTheirTimes() {
+    CheckProgress p =
+        CheckProgress.filed(FILED)
+            .apply(new RunEvent.Started(KEY, T0.plusSeconds(1)))
+            .apply(new RunEvent.StepStarted(KEY, T0.plusSeconds(2), "build"));
+    assertEquals(CheckStatus.RUNNING, p.status());
+    assertEquals("build", p.progress().stepGoing());
+    p = p.apply(new RunEvent.StepEnded(KEY, T0.plusSeconds(5), "build", "failure", 3000));
+    assertEquals(List.of("build=failure"), p.progress().stepsEnded());
+    assertNull(p.progress().stepGoing());
+    p = p.apply(new RunEvent.Ended(KEY, T0.plusSeconds(6), "failure", 42, List.of()));
+    CheckRecord r = p.record(null);
+    assertEquals(CheckStatus.FAILURE, r.status());
+    assertEquals(T0.plusSeconds(1), r.startedAt());
+    assertEquals(T0.plusSeconds(6), r.endedAt());
+    assertEquals(T0.plusSeconds(2), r.steps().get(0).startedAt());
+    assertEquals(42, p.logLength());
+  }
+}
