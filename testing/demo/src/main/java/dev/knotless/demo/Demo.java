@@ -75,7 +75,8 @@ public final class Demo {
           - name: test
             run: sh ./test.sh
         """);
-    Files.writeString(work.resolve("test.sh"), "echo 'running the tests'\ntest -f README.md\necho ok\n");
+    Files.writeString(
+        work.resolve("test.sh"), "echo 'running the tests'\ntest -f README.md\necho ok\n");
     Files.writeString(work.resolve("README.md"), "# sample\n");
     String url = "knotless://" + owner.handle() + "/sample";
     git(work, ownerEnv(), "init", "-q", "-b", "main");
@@ -83,8 +84,14 @@ public final class Demo {
     git(work, ownerEnv(), "commit", "-q", "-m", "first commit");
     say("git push " + url + " main");
     git(work, ownerEnv(), "push", "-q", url, "main");
-    say("naming the runner in the repository record: knotless runners " + url + " add " + runner.did());
-    command(List.of(root.resolve("bin/knotless").toString(), "runners", url, "add", runner.did()), ownerEnv());
+    say(
+        "naming the runner in the repository record: knotless runners "
+            + url
+            + " add "
+            + runner.did());
+    command(
+        List.of(root.resolve("bin/knotless").toString(), "runners", url, "add", runner.did()),
+        ownerEnv());
 
     Path state = tmp.resolve("state.json");
     Path log = tmp.resolve("knotless-run.log");
@@ -96,13 +103,18 @@ public final class Demo {
     List<String> cmd =
         List.of(
             root.resolve("bin/knotless-run").toString(),
-            "--firehose", firehose,
-            "--state", state.toString(),
-            "--work", tmp.resolve("work").toString(),
-            "--sweep", "30",
+            "--firehose",
+            firehose,
+            "--state",
+            state.toString(),
+            "--work",
+            tmp.resolve("work").toString(),
+            "--sweep",
+            "30",
             owner.handle() + "/sample");
     say("starting " + String.join(" ", cmd));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().putAll(runnerEnv);
     Process knotlessRun = pb.start();
     try {
@@ -132,7 +144,8 @@ public final class Demo {
       }
       Thread.sleep(200);
     }
-    throw new IllegalStateException("knotless-run never finished its first pass:\n" + Files.readString(log));
+    throw new IllegalStateException(
+        "knotless-run never finished its first pass:\n" + Files.readString(log));
   }
 
   private int followCheck(String sha, Process p, Path log) throws Exception {
@@ -147,7 +160,13 @@ public final class Demo {
         }
         String status = v.path("status").asText();
         if (!status.equals(seen.put(r.rkey(), status))) {
-          say("check " + v.path("workflow").asText() + " @ " + sha.substring(0, 12) + ": " + status);
+          say(
+              "check "
+                  + v.path("workflow").asText()
+                  + " @ "
+                  + sha.substring(0, 12)
+                  + ": "
+                  + status);
         }
         if (List.of("success", "failure", "error", "cancelled").contains(status)) {
           printCheck(reader, r);
@@ -160,7 +179,8 @@ public final class Demo {
       Thread.sleep(250);
     }
     System.out.println(Files.readString(log));
-    throw new IllegalStateException("no check ended within " + CHECK_DEADLINE.toMinutes() + " minutes");
+    throw new IllegalStateException(
+        "no check ended within " + CHECK_DEADLINE.toMinutes() + " minutes");
   }
 
   private List<Record> checks(XrpcClient reader) throws XrpcException {
@@ -181,7 +201,8 @@ public final class Demo {
     JsonNode link = r.value().path("log").path("ref").path("$link");
     if (link.isTextual()) {
       System.out.println("---- log ----");
-      System.out.print(new String(reader.getBlob(runner.did(), link.asText()), StandardCharsets.UTF_8));
+      System.out.print(
+          new String(reader.getBlob(runner.did(), link.asText()), StandardCharsets.UTF_8));
       System.out.println("-------------");
     }
   }
@@ -212,7 +233,8 @@ public final class Demo {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     byte[] out = p.getInputStream().readAllBytes();
     if (p.waitFor() != 0) {
-      throw new IllegalStateException(String.join(" ", cmd) + " failed: " + new String(out, StandardCharsets.UTF_8));
+      throw new IllegalStateException(
+          String.join(" ", cmd) + " failed: " + new String(out, StandardCharsets.UTF_8));
     }
     return out;
   }
@@ -242,5 +264,4 @@ public final class Demo {
       }
     }
   }
-
 }

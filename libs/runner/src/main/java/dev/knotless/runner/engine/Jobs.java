@@ -206,8 +206,7 @@ public final class Jobs implements AutoCloseable {
       filer.file(p.rkey(), check);
       RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
       LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
-      result =
-          executor.run(spec, r.cancellation(), RunListener.NONE, p.prepare().afterSteps());
+      result = executor.run(spec, r.cancellation(), RunListener.NONE, p.prepare().afterSteps());
     } catch (PlannedRun.PrepareException | XrpcException | RuntimeException e) {
       fault = e.getMessage();
       LOG.warn("{}: run {} could not start: {}", p.label(), p.rkey(), fault);

@@ -24,14 +24,11 @@ import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.schedule.PausedOwners;
-import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
 import dev.knotless.runner.schedule.UsageLedger;
 import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.storage.RepoAddress;
-import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.fetch.Fetcher;
@@ -41,7 +38,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -148,7 +144,9 @@ public final class Runner implements AutoCloseable {
     List<String> failures = new ArrayList<>();
     for (String label : o.repos()) {
       try {
-        repos.add(resolve(label, identities, ownerClient, cache, clock));
+        Watched w = Watched.read(label, identities, ownerClient, cache, clock);
+        LOG.info("{}: watching {}", label, w.stateKey());
+        repos.add(w);
       } catch (IOException | IllegalArgumentException e) {
         LOG.error(
             "{}: cannot be watched, passed over until the next start: {}", label, e.getMessage());
@@ -188,7 +186,12 @@ public final class Runner implements AutoCloseable {
     MinutesWriter minutes = new MinutesWriter(writes, clock);
     Jobs jobs =
         new Jobs(
-            scheduler, executor, filer, clock, ended -> recordUsage(state, ended), minutes::write);
+            scheduler,
+            executor,
+            filer,
+            clock,
+            ended -> RunRecords.usage(state, ended),
+            minutes::write);
     RunPlanner planner =
         new RunPlanner(
             new RunPlanner.Settings(o.secrets(), o.stepTimeout(), o.runTimeout(), env),
@@ -226,30 +229,6 @@ public final class Runner implements AutoCloseable {
     r.asked = asked;
     r.listen();
     return r;
-  }
-
-  private static Watched resolve(
-      String label,
-      IdentityResolver identities,
-      java.util.function.Function<java.net.URI, XrpcClient> ownerClient,
-      StorageCache cache,
-      Clock clock)
-      throws IOException {
-    String s = label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
-    int slash = s.indexOf('/');
-    String owner = s.substring(0, slash);
-    String name = s.substring(slash + 1);
-    Identity id = identities.resolve(owner);
-    RepoAddress address = new RepoAddress(id.did(), owner, id.pds(), name);
-    Snapshot snap =
-        new SnapshotReader(ownerClient.apply(id.pds()), cache, clock)
-            .read(address, SnapshotReader.Packs.NONE);
-    if (!snap.exists()) {
-      throw new IOException("no repository " + name + " in " + owner + "'s account");
-    }
-    LOG.info(
-        "{}: watching {}/{} ({} refs)", label, id.did(), snap.repo().key(), snap.liveRefs().size());
-    return new Watched(label, snap.address(), new RepoId(id.did(), snap.repo().key()));
   }
 
   private void listen() {
@@ -308,17 +287,6 @@ public final class Runner implements AutoCloseable {
     }
   }
 
-  private static void recordUsage(StateStore state, RunEnded ended) {
-    state.update(
-        ended.request().repo(),
-        s ->
-            s.withUsage(
-                ended.day(),
-                ended.stepMillis(),
-                ended.request().privateRepo(),
-                UsageLedger.day(Instant.now())));
-  }
-
   /**
    * The four-step stop: wait for passes that are filing and stop listening; cancel runs asked for
    * by name; wait up to --stop-wait for the rest; cancel what is still going and wait for it. Runs
@@ -347,8 +315,8 @@ public final class Runner implements AutoCloseable {
     // Runs asked for by name, cut off or never started, are wanted again at the next start.
     askedNow.addAll(dropped.stream().filter(p -> p.request().askedByName()).toList());
     dropped.removeIf(p -> p.request().askedByName());
-    recordWanted(askedNow);
-    recordDropped(dropped);
+    RunRecords.wanted(state, asked, askedNow);
+    RunRecords.dropped(state, dropped);
     LOG.info("stopping: waiting up to {} s for running runs", options.stopWait().toSeconds());
     if (!jobs.awaitIdle(options.stopWait())) {
       LOG.warn("stopping: --stop-wait is up; cancelling what still runs");
@@ -360,48 +328,6 @@ public final class Runner implements AutoCloseable {
     timers.shutdownNow();
     minutes.close();
     LOG.info("stopped");
-  }
-
-  private void recordWanted(List<PlannedRun> runs) {
-    for (PlannedRun p : runs) {
-      asked
-          .take(p.runId())
-          .ifPresent(
-              e -> {
-                state.update(e.repo(), s -> s.withWanted(e.ref(), e.wanted()));
-                LOG.info(
-                    "{}: {} at {} is wanted again at the next start",
-                    p.label(),
-                    e.wanted().workflow(),
-                    e.ref());
-              });
-    }
-  }
-
-  private void recordDropped(List<PlannedRun> dropped) {
-    Map<String, Map<String, List<String>>> byRepo = new LinkedHashMap<>();
-    for (PlannedRun p : dropped) {
-      byRepo
-          .computeIfAbsent(p.request().repo(), k -> new LinkedHashMap<>())
-          .computeIfAbsent(
-              p.request().subject() + "\n" + p.request().revision(), k -> new ArrayList<>())
-          .add(p.request().workflow());
-    }
-    byRepo.forEach(
-        (repo, subjects) ->
-            state.update(
-                repo,
-                s -> {
-                  var out = s;
-                  for (var e : subjects.entrySet()) {
-                    String[] parts = e.getKey().split("\n", 2);
-                    out =
-                        out.withDropped(
-                            new dev.knotless.runner.state.DroppedRun(
-                                parts[0], parts[1], null, e.getValue()));
-                  }
-                  return out;
-                }));
   }
 
   /** Waiting runs by class and by why they wait, for metrics. */

@@ -1,7 +1,17 @@
 package dev.knotless.runner.pass;
 
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.identity.Identity;
+import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.StorageCache;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Clock;
+import java.util.function.Function;
 
 /**
  * A repository the runner watches.
@@ -21,5 +31,34 @@ public record Watched(String label, RepoAddress address, RepoId id) {
   /** The repository record's AT-URI, as checks name it. */
   public String repoUri() {
     return "at://" + id.ownerDid() + "/dev.knotless.repo/" + address.name();
+  }
+
+  /**
+   * Reads a repository named on the command line: resolves its owner to a DID and PDS and reads the
+   * repository record, whose key it is watched by from then on.
+   *
+   * @param label {@code <handle or did>/<name>}, optionally as a {@code knotless://} URL
+   * @throws IOException when the owner does not resolve or holds no repository of that name
+   */
+  public static Watched read(
+      String label,
+      IdentityResolver identities,
+      Function<URI, XrpcClient> ownerClient,
+      StorageCache cache,
+      Clock clock)
+      throws IOException {
+    String s = label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
+    int slash = s.indexOf('/');
+    String owner = s.substring(0, slash);
+    String name = s.substring(slash + 1);
+    Identity id = identities.resolve(owner);
+    RepoAddress address = new RepoAddress(id.did(), owner, id.pds(), name);
+    Snapshot snap =
+        new SnapshotReader(ownerClient.apply(id.pds()), cache, clock)
+            .read(address, SnapshotReader.Packs.NONE);
+    if (!snap.exists()) {
+      throw new IOException("no repository " + name + " in " + owner + "'s account");
+    }
+    return new Watched(label, snap.address(), new RepoId(id.did(), snap.repo().key()));
   }
 }

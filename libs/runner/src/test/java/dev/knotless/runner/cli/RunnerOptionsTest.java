@@ -37,9 +37,22 @@ class RunnerOptionsTest {
   void flagsOverrideTheDefaults() throws Exception {
     RunnerOptions o =
         parse(
-            "--jobs", "8", "--step-timeout", "60", "--run-timeout", "300", "--sweep", "30",
-            "--stop-wait", "0", "--firehose", "ws://127.0.0.1:2583", "--state", "/s.json",
-            "did:plc:abc/site", "bob.test/x");
+            "--jobs",
+            "8",
+            "--step-timeout",
+            "60",
+            "--run-timeout",
+            "300",
+            "--sweep",
+            "30",
+            "--stop-wait",
+            "0",
+            "--firehose",
+            "ws://127.0.0.1:2583",
+            "--state",
+            "/s.json",
+            "did:plc:abc/site",
+            "bob.test/x");
     assertEquals(8, o.jobs());
     assertEquals(4, o.pullJobs());
     assertEquals(Duration.ofSeconds(300), o.runTimeout());
@@ -53,9 +66,19 @@ class RunnerOptionsTest {
     assertTrue(RunnerOptions.parse(List.of("--help"), Map.of()).isEmpty());
     for (String flag :
         List.of(
-            "--state", "--work", "--jobs", "--step-timeout", "--run-timeout", "--sweep",
-            "--stop-wait", "--executor", "--jetstream", "--firehose", "--secrets",
-            "KNOTLESS_IDENTIFIER", "KNOTLESS_PASSWORD")) {
+            "--state",
+            "--work",
+            "--jobs",
+            "--step-timeout",
+            "--run-timeout",
+            "--sweep",
+            "--stop-wait",
+            "--executor",
+            "--jetstream",
+            "--firehose",
+            "--secrets",
+            "KNOTLESS_IDENTIFIER",
+            "KNOTLESS_PASSWORD")) {
       assertTrue(RunnerOptions.HELP.contains(flag), flag);
     }
   }

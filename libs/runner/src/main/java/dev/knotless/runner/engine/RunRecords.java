@@ -1,0 +1,83 @@
+package dev.knotless.runner.engine;
+
+import dev.knotless.runner.schedule.RunEnded;
+import dev.knotless.runner.schedule.UsageLedger;
+import dev.knotless.runner.state.DroppedRun;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.StateStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the runner writes to the state file about runs: the step time a run took, and at a stop the
+ * runs that must run again at the next start. Stateless; the store serializes its updates.
+ */
+final class RunRecords {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RunRecords.class);
+
+  private RunRecords() {}
+
+  /** Adds a run's step time to its owner's usage for the day, for allowances. */
+  static void usage(StateStore state, RunEnded ended) {
+    state.update(
+        ended.request().repo(),
+        s ->
+            s.withUsage(
+                ended.day(),
+                ended.stepMillis(),
+                ended.request().privateRepo(),
+                UsageLedger.day(Instant.now())));
+  }
+
+  /** Runs asked for by name that a stop cut off or never started: wanted again at the start. */
+  static void wanted(StateStore state, AskedLedger asked, List<PlannedRun> runs) {
+    for (PlannedRun p : runs) {
+      asked
+          .take(p.runId())
+          .ifPresent(
+              e -> {
+                state.update(e.repo(), s -> s.withWanted(e.ref(), e.wanted()));
+                LOG.info(
+                    "{}: {} at {} is wanted again at the next start",
+                    p.label(),
+                    e.wanted().workflow(),
+                    e.ref());
+              });
+    }
+  }
+
+  /**
+   * Runs a stop dropped before they started, per repository, ref and commit: at the next start they
+   * run again if the ref is still there.
+   */
+  static void dropped(StateStore state, List<PlannedRun> dropped) {
+    Map<String, Map<List<String>, List<String>>> byRepo = new LinkedHashMap<>();
+    for (PlannedRun p : dropped) {
+      byRepo
+          .computeIfAbsent(p.request().repo(), k -> new LinkedHashMap<>())
+          .computeIfAbsent(
+              List.of(p.request().subject(), p.request().revision()), k -> new ArrayList<>())
+          .add(p.request().workflow());
+    }
+    byRepo.forEach(
+        (repo, subjects) ->
+            state.update(
+                repo,
+                s -> {
+                  RepoState out = s;
+                  for (Map.Entry<List<String>, List<String>> e : subjects.entrySet()) {
+                    out =
+                        out.withDropped(
+                            new DroppedRun(
+                                e.getKey().get(0), e.getKey().get(1), null, e.getValue()));
+                  }
+                  return out;
+                }));
+  }
+}
