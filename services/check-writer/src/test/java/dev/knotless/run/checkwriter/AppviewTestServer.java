@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class AppviewTestServer implements AutoCloseable {
   /** One piece as the appview took it. */
-  public record Received(String check, long offset, String text, boolean ended, JsonNode body) {}
+  public record Received(
+      String check, long offset, String text, boolean ended, String authorization, JsonNode body) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -93,6 +94,7 @@ public final class AppviewTestServer implements AutoCloseable {
                 body.get("offset").asLong(),
                 body.get("text").asText(),
                 body.path("ended").asBoolean(false),
+                ex.getRequestHeaders().getFirst("Authorization"),
                 body));
       }
       answer(ex, 200, "{\"followed\":false}");

@@ -163,6 +163,7 @@ class CheckWriterIT {
         continue;
       }
       assertEquals(expected, p.offset(), "each piece starts where the last one ended");
+      assertServiceToken(p.authorization());
       int bytes = p.text().getBytes(StandardCharsets.UTF_8).length;
       assertTrue(bytes <= 16_000, "a piece of " + bytes + " bytes");
       expected += bytes;
@@ -172,6 +173,23 @@ class CheckWriterIT {
     assertTrue(pieces.get(pieces.size() - 1).ended(), "the last send says the run ended");
     assertTrue(joined.indexOf("hunter2") < 0, "the secret never reaches the appview");
     System.out.printf("[CheckWriterIT] %s: %d pieces to the appview%n", run.key, pieces.size());
+  }
+
+  /** A service token the runner's PDS made for the appview and this method alone. */
+  private static void assertServiceToken(String authorization) {
+    assertTrue(authorization != null && authorization.startsWith("Bearer "), authorization);
+    String[] jwt = authorization.substring("Bearer ".length()).split("\\.");
+    JsonNode claims;
+    try {
+      claims =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(java.util.Base64.getUrlDecoder().decode(jwt[1]));
+    } catch (java.io.IOException e) {
+      throw new AssertionError("the token's claims are not JSON", e);
+    }
+    assertEquals(RunnerAccountResource.APPVIEW_DID, claims.path("aud").asText());
+    assertEquals("dev.knotless.putRunOutput", claims.path("lxm").asText());
+    assertEquals(RunnerAccountResource.runner().did(), claims.path("iss").asText());
   }
 
   private static long sentUpTo(Run run) {

@@ -13,6 +13,9 @@ import java.util.Map;
  * check-writer at both.
  */
 public final class RunnerAccountResource implements QuarkusTestResourceLifecycleManager {
+  /** The appview's service DID the runner asks its PDS for tokens for. */
+  public static final String APPVIEW_DID = "did:web:appview.knotless.test";
+
   private static volatile PdsInstance pds;
   private static volatile Account runner;
   private static volatile AppviewTestServer appview;
@@ -45,7 +48,8 @@ public final class RunnerAccountResource implements QuarkusTestResourceLifecycle
         "knotless.check-writer.pds", pds.pdsUrl().toString(),
         "knotless.check-writer.identifier", runner.handle(),
         "knotless.check-writer.password", runner.password(),
-        "knotless.check-writer.appview", appview.url().toString());
+        "knotless.check-writer.appview", appview.url().toString(),
+        "knotless.check-writer.appview-did", APPVIEW_DID);
   }
 
   @Override

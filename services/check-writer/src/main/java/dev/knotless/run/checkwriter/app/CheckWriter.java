@@ -56,7 +56,20 @@ public class CheckWriter {
       throws IOException {
     this.session = session;
     this.files = new CheckFiles(config.stateDir());
-    this.appview = config.appview().map(AppviewSender::new);
+    this.appview =
+        config
+            .appview()
+            .map(
+                url ->
+                    new AppviewSender(
+                        url,
+                        () -> {
+                          if (config.appviewDid().isEmpty()) {
+                            return Optional.empty();
+                          }
+                          return Optional.of(
+                              session.serviceToken(config.appviewDid().get(), AppviewSender.NSID));
+                        }));
     this.registry = registry;
     this.lag =
         Timer.builder("knotless.run.check_writer.lag")

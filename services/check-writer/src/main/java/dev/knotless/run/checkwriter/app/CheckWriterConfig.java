@@ -22,6 +22,12 @@ public interface CheckWriterConfig {
   /** The appview live output goes to (KNOTLESS_APPVIEW); unset or empty sends none. */
   Optional<URI> appview();
 
+  /**
+   * The appview's service DID; set, each putRunOutput carries a service token the PDS made for it.
+   * Unset sends none.
+   */
+  Optional<String> appviewDid();
+
   /** Where each running check's log and events are kept until it is filed as ended. */
   @WithDefault("/var/lib/knotless/check-writer")
   Path stateDir();

@@ -15,7 +15,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The runner's session at its PDS, made on first use (the PDS may be down as the service starts),
@@ -26,6 +29,12 @@ public class PdsSession {
   private final CheckWriterConfig config;
   private final MeterRegistry registry;
   private volatile URI pds;
+  private static final Duration TOKEN_REUSE = Duration.ofSeconds(30);
+
+  private record CachedToken(String token, Instant until) {}
+
+  private final Map<String, CachedToken> tokens = new ConcurrentHashMap<>();
+  private XrpcClient client;
   private CheckFiler filer;
 
   public PdsSession(CheckWriterConfig config, MeterRegistry registry) {
@@ -74,9 +83,37 @@ public class PdsSession {
         throw new IOException(
             "the runner " + config.identifier() + " could not log in: " + e.getMessage(), e);
       }
+      this.client = client;
       filer = new CheckFiler(new RetryingWrites(client));
     }
     return filer;
+  }
+
+  /**
+   * A service token from the PDS for calling {@code lxm} at the service {@code aud}, good for about
+   * a minute.
+   */
+  public String serviceToken(String aud, String lxm) throws IOException {
+    String cacheKey = aud + " " + lxm;
+    CachedToken cached = tokens.get(cacheKey);
+    if (cached != null && Instant.now().isBefore(cached.until())) {
+      return cached.token();
+    }
+    filer();
+    XrpcClient c;
+    synchronized (this) {
+      c = client;
+    }
+    String token =
+        c.query("com.atproto.server.getServiceAuth", Map.of("aud", aud, "lxm", lxm))
+            .path("token")
+            .asText("");
+    if (token.isEmpty()) {
+      throw new IOException("the PDS gave no service token for " + lxm);
+    }
+    // The PDS makes them good for a minute; half that leaves room for clocks and slow calls.
+    tokens.put(cacheKey, new CachedToken(token, Instant.now().plus(TOKEN_REUSE)));
+    return token;
   }
 
   /** The filer if logged in already. */

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Optional;
 
 /** Sends one piece of a run's output to the appview with {@code dev.knotless.putRunOutput}. */
 public final class AppviewSender {
@@ -24,15 +25,24 @@ public final class AppviewSender {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
+  /** Gives the service token a call carries, or empty to send none. */
+  @FunctionalInterface
+  public interface Tokens {
+    /** The token for the next call. */
+    Optional<String> token() throws IOException;
+  }
+
   private final URI endpoint;
+  private final Tokens tokens;
   private final HttpClient http =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(2))
           .build();
 
-  public AppviewSender(URI appview) {
+  public AppviewSender(URI appview, Tokens tokens) {
     this.endpoint = appview.resolve("/xrpc/" + NSID);
+    this.tokens = tokens;
   }
 
   /**
@@ -60,15 +70,18 @@ public final class AppviewSender {
     if (send.ended()) {
       body.put("ended", true);
     }
-    HttpRequest request =
+    HttpRequest.Builder request =
         HttpRequest.newBuilder(endpoint)
             .timeout(timeout)
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8))
-            .build();
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+    Optional<String> token = tokens.token();
+    if (token.isPresent()) {
+      request.header("Authorization", "Bearer " + token.get());
+    }
     HttpResponse<String> response;
     try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException(NSID + " interrupted", e);
