@@ -176,7 +176,7 @@ public final class Demo {
       if (!p.isAlive()) {
         throw new IllegalStateException("knotless-run exited:\n" + Files.readString(log));
       }
-      Thread.sleep(250);
+      Thread.sleep(50);
     }
     System.out.println(Files.readString(log));
     throw new IllegalStateException(
