@@ -146,6 +146,11 @@ class CheckWriterIT {
         metrics.contains(
             "knotless_run_pds_requests_total{method=\"com.atproto.repo.putRecord\",outcome=\"ok\"}"),
         metrics);
+    for (String line : metrics.split("\n")) {
+      if (line.startsWith("knotless_run_check_writer_lag_seconds")) {
+        System.out.println("[CheckWriterIT] " + line);
+      }
+    }
     String ready = given().get("/q/health/ready").then().statusCode(200).extract().asString();
     assertTrue(ready.contains("run-events"), ready);
     assertTrue(ready.contains("\"pds\""), ready);
