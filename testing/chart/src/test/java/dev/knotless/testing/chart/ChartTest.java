@@ -148,6 +148,18 @@ class ChartTest {
     assertTrue(ingester.getEnv().stream().noneMatch(v -> v.getName().equals("KNOTLESS_PASSWORD")));
   }
 
+  @Test
+  void theIngesterIsToldWhichRepositoriesToWatch() {
+    var ingester = allFeatures.podSpecs().get("ci-knotless-run-ingester").getContainers().get(0);
+    assertTrue(
+        ingester.getEnv().stream()
+            .anyMatch(
+                v ->
+                    v.getName().equals("KNOTLESS_INGESTER_REPOS")
+                        && v.getValue().equals("did:plc:abc123/3jzfcijpj2z2a=site")),
+        ingester.getEnv().toString());
+  }
+
   @ParameterizedTest
   @MethodSource("renders")
   void everyContainerHasLimitsAndRunsAsNonRootWithNoCapabilities(RenderedChart chart) {

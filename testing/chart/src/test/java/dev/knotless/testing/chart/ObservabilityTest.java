@@ -34,7 +34,7 @@ class ObservabilityTest {
       Set.of(
           "knotless_run_runs_waiting",
           "knotless_run_runs_running",
-          "knotless_run_doorbells_total",
+          "knotless_run_doorbells_published_total",
           "knotless_run_doorbells_received_total",
           "knotless_run_pass_duration_seconds_sum",
           "knotless_run_pds_requests_total",
