@@ -23,42 +23,25 @@ final class Checks {
 
   /** The check filed again as running, from the moment it has its job. */
   static CheckRecord started(CheckRecord c, Instant at) {
-    return new CheckRecord(
-        c.repo(),
-        c.ref(),
-        c.commit(),
-        c.baseCommit(),
-        c.pull(),
-        c.workflow(),
-        CheckStatus.RUNNING,
-        c.createdAt(),
-        at,
-        null,
-        c.steps(),
-        c.log(),
-        c.outputs(),
-        c.note());
+    return rebuild(c, CheckStatus.RUNNING, at, null, c.log(), c.outputs());
   }
 
   static CheckRecord withLog(CheckRecord c, BlobRef log) {
-    return new CheckRecord(
-        c.repo(),
-        c.ref(),
-        c.commit(),
-        c.baseCommit(),
-        c.pull(),
-        c.workflow(),
-        c.status(),
-        c.createdAt(),
-        c.startedAt(),
-        c.endedAt(),
-        c.steps(),
-        log,
-        c.outputs(),
-        c.note());
+    return rebuild(c, c.status(), c.startedAt(), c.endedAt(), log, c.outputs());
   }
 
   static CheckRecord withOutputs(CheckRecord c, List<JsonNode> outputs) {
+    return rebuild(c, c.status(), c.startedAt(), c.endedAt(), c.log(), outputs);
+  }
+
+  /** The same check with what a run's progress changes; what it checked stays. */
+  private static CheckRecord rebuild(
+      CheckRecord c,
+      CheckStatus status,
+      Instant startedAt,
+      Instant endedAt,
+      BlobRef log,
+      List<JsonNode> outputs) {
     return new CheckRecord(
         c.repo(),
         c.ref(),
@@ -66,12 +49,12 @@ final class Checks {
         c.baseCommit(),
         c.pull(),
         c.workflow(),
-        c.status(),
+        status,
         c.createdAt(),
-        c.startedAt(),
-        c.endedAt(),
+        startedAt,
+        endedAt,
         c.steps(),
-        c.log(),
+        log,
         outputs,
         c.note());
   }

@@ -99,30 +99,11 @@ public final class RepoPass {
     PausedOwners read() throws IOException;
   }
 
-  public RepoPass(
-      Function<Watched, XrpcClient> ownerClients,
-      SnapshotReaders readers,
-      StateStore state,
-      CheckFiler filer,
-      RunPlanner planner,
-      RunSink sink,
-      Path cacheDir,
-      PausedSource paused,
-      Clock clock) {
-    this(
-        ownerClients,
-        readers,
-        state,
-        filer,
-        planner,
-        sink,
-        cacheDir,
-        paused,
-        clock,
-        PassExtras.none());
-  }
-
-  /** As the other constructor, with reruns, runs by name, pruning and deletion ({@code extras}). */
+  /**
+   * A pass reading owners' PDSes through {@code ownerClients}, filing through {@code filer} and
+   * handing runs to {@code sink}; {@code extras} adds reruns, runs by name, pruning and deletion
+   * ({@link PassExtras#none()} leaves them out).
+   */
   public RepoPass(
       Function<Watched, XrpcClient> ownerClients,
       SnapshotReaders readers,

@@ -25,14 +25,14 @@ import java.util.Map;
  * the storage library's {@link Pusher} (the code {@code git-remote-knotless} runs), so a push is
  * the same records a terminal push writes, without a JVM start per push.
  */
-final class OwnerRepo {
-  final Account account;
-  final XrpcClient client;
-  final RepoAddress address;
+public final class OwnerRepo {
+  public final Account account;
+  public final XrpcClient client;
+  public final RepoAddress address;
   private final Path work;
   private final Pusher pusher;
 
-  OwnerRepo(Account account, java.net.URI pds, String name, Path dir) throws IOException {
+  public OwnerRepo(Account account, java.net.URI pds, String name, Path dir) throws IOException {
     this.account = account;
     this.client = XrpcClient.create(pds);
     client.login(account.handle(), account.password());
@@ -45,12 +45,12 @@ final class OwnerRepo {
   }
 
   /** The label a runner names it by: {@code <handle>/<name>}. */
-  String label() {
+  public String label() {
     return account.handle() + "/" + address.name();
   }
 
   /** Writes the files (a null content deletes one) and commits them on the current branch. */
-  String commit(Map<String, String> files) throws IOException {
+  public String commit(Map<String, String> files) throws IOException {
     for (Map.Entry<String, String> f : files.entrySet()) {
       Path p = work.resolve(f.getKey());
       if (f.getValue() == null) {
@@ -62,12 +62,17 @@ final class OwnerRepo {
       git("add", f.getKey());
     }
     git("commit", "-q", "--allow-empty", "-m", "change " + String.join(", ", files.keySet()));
+    return head();
+  }
+
+  /** The current branch's commit. */
+  public String head() throws IOException {
     return git("rev-parse", "HEAD").strip();
   }
 
   /** Pushes the current branch's commit to {@code refs/heads/<branch>}, forced. */
-  String push(String branch) throws IOException {
-    String sha = git("rev-parse", "HEAD").strip();
+  public String push(String branch) throws IOException {
+    String sha = head();
     PushResult r =
         pusher.push(
             address,
@@ -78,7 +83,7 @@ final class OwnerRepo {
   }
 
   /** The repository's key, from its record. */
-  String key() throws IOException {
+  public String key() throws IOException {
     return client
         .getRecord(account.did(), "dev.knotless.repo", address.name())
         .value()
@@ -86,7 +91,8 @@ final class OwnerRepo {
         .asText();
   }
 
-  String git(String... args) throws IOException {
+  /** Runs git in the working tree as the owner; returns what it printed. */
+  public String git(String... args) throws IOException {
     List<String> cmd =
         new ArrayList<>(
             List.of("git", "-c", "user.name=Owner", "-c", "user.email=owner@example.test"));

@@ -1,7 +1,6 @@
 package dev.knotless.runner.reruns;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.knotless.atproto.Record;
@@ -11,27 +10,20 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.e2e.OwnerRepo;
 import dev.knotless.runner.engine.Runner;
 import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.RepoAddress;
-import dev.knotless.storage.Settings;
-import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.cli.CliContext;
 import dev.knotless.storage.cli.KnotlessCli;
-import dev.knotless.storage.git.Git;
-import dev.knotless.storage.push.PushResult;
-import dev.knotless.storage.push.Pusher;
-import dev.knotless.storage.push.RefUpdate;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,8 +49,7 @@ final class Stage implements AutoCloseable {
   final Account runnerAccount;
   final XrpcClient reader;
   final Path dir;
-  private final Path work;
-  private final Pusher pusher;
+  final OwnerRepo repo;
   private final List<Runner> started = new ArrayList<>();
 
   Stage(PdsInstance pds, Path dir, boolean runnerIsOwner) throws IOException {
@@ -66,16 +57,10 @@ final class Stage implements AutoCloseable {
     this.dir = dir;
     this.owner = pds.createAccount("own");
     this.runnerAccount = runnerIsOwner ? owner : pds.createAccount("run");
-    this.ownerClient = XrpcClient.create(pds.pdsUrl());
-    ownerClient.login(owner.handle(), owner.password());
+    this.repo = new OwnerRepo(owner, pds.pdsUrl(), "app", dir.resolve("owner"));
+    this.ownerClient = repo.client;
     this.reader = XrpcClient.create(pds.pdsUrl());
-    this.address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "app");
-    this.work = dir.resolve("owner");
-    Files.createDirectories(work);
-    StorageCache cache = StorageCache.at(dir.resolve("owner-cache"), Clock.systemUTC());
-    this.pusher =
-        new Pusher(ownerClient, cache, Clock.systemUTC(), Settings.defaults().claimGrace());
-    git("init", "-q", "-b", "main");
+    this.address = repo.address;
   }
 
   String label() {
@@ -120,37 +105,19 @@ final class Stage implements AutoCloseable {
 
   /** Writes the files and commits them on the current branch. */
   String commit(Map<String, String> files) throws IOException {
-    for (Map.Entry<String, String> f : files.entrySet()) {
-      Path p = work.resolve(f.getKey());
-      Files.createDirectories(p.getParent());
-      Files.writeString(p, f.getValue());
-      git("add", f.getKey());
-    }
-    git("commit", "-q", "--allow-empty", "-m", "change " + String.join(", ", files.keySet()));
-    return head();
+    return repo.commit(files);
   }
 
   String head() throws IOException {
-    return git("rev-parse", "HEAD").strip();
+    return repo.head();
   }
 
   String push(String branch) throws IOException {
-    String sha = head();
-    PushResult r =
-        pusher.push(
-            address,
-            Git.at(work.resolve(".git")),
-            List.of(new RefUpdate("refs/heads/" + branch, sha, true)));
-    assertTrue(r.allOk(), "push of " + branch + " failed: " + r);
-    return sha;
+    return repo.push(branch);
   }
 
   String key() throws IOException {
-    return ownerClient
-        .getRecord(owner.did(), "dev.knotless.repo", address.name())
-        .value()
-        .path("key")
-        .asText();
+    return repo.key();
   }
 
   /** Runs {@code knotless <args>} as the owner, as a terminal would; returns what it printed. */
@@ -239,24 +206,7 @@ final class Stage implements AutoCloseable {
   }
 
   String git(String... args) throws IOException {
-    List<String> cmd =
-        new ArrayList<>(
-            List.of("git", "-c", "user.name=Owner", "-c", "user.email=owner@example.test"));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true);
-    pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
-    pb.environment().put("HOME", dir.toString());
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    try {
-      if (p.waitFor() != 0) {
-        throw new IOException("git " + String.join(" ", args) + " failed: " + out);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
-    }
-    return out;
+    return repo.git(args);
   }
 
   static void await(String what, BooleanSupplier done) throws InterruptedException {

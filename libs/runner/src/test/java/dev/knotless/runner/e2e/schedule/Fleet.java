@@ -1,6 +1,5 @@
 package dev.knotless.runner.e2e.schedule;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.knotless.atproto.Record;
@@ -8,22 +7,15 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.e2e.OwnerRepo;
 import dev.knotless.runner.engine.Runner;
 import dev.knotless.runner.state.JsonStateStore;
-import dev.knotless.storage.RepoAddress;
-import dev.knotless.storage.Settings;
-import dev.knotless.storage.StorageCache;
-import dev.knotless.storage.git.Git;
-import dev.knotless.storage.push.PushResult;
 import dev.knotless.storage.push.Pusher;
-import dev.knotless.storage.push.RefUpdate;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,10 +38,7 @@ final class Fleet implements AutoCloseable {
   final Account owner;
   final Path dir;
   final XrpcClient reader;
-  private final XrpcClient ownerClient;
-  private final RepoAddress address;
-  private final Pusher pusher;
-  private final Path work;
+  private final OwnerRepo repo;
   private Runner runner;
 
   Fleet(PdsInstance pds, Path dir) throws IOException {
@@ -58,18 +47,7 @@ final class Fleet implements AutoCloseable {
     this.runnerAccount = pds.createAccount("sched");
     this.owner = pds.createAccount("own");
     this.reader = XrpcClient.create(pds.pdsUrl());
-    this.ownerClient = XrpcClient.create(pds.pdsUrl());
-    ownerClient.login(owner.handle(), owner.password());
-    this.address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "app");
-    this.work = dir.resolve("owner");
-    Files.createDirectories(work);
-    this.pusher =
-        new Pusher(
-            ownerClient,
-            StorageCache.at(dir.resolve("owner-cache"), Clock.systemUTC()),
-            Clock.systemUTC(),
-            Settings.defaults().claimGrace());
-    git("init", "-q", "-b", "main");
+    this.repo = new OwnerRepo(owner, pds.pdsUrl(), "app", dir.resolve("owner"));
     commit(Map.of("README.md", "hello\n"));
     push("main");
   }
@@ -105,34 +83,16 @@ final class Fleet implements AutoCloseable {
 
   /** Writes the files and commits them on the current branch; returns the commit. */
   String commit(Map<String, String> files) throws IOException {
-    for (Map.Entry<String, String> f : files.entrySet()) {
-      Path p = work.resolve(f.getKey());
-      Files.createDirectories(p.getParent());
-      Files.writeString(p, f.getValue());
-      git("add", f.getKey());
-    }
-    git("commit", "-q", "--allow-empty", "-m", "change " + String.join(", ", files.keySet()));
-    return git("rev-parse", "HEAD").strip();
+    return repo.commit(files);
   }
 
   /** Pushes HEAD to {@code refs/heads/<branch>}, forced; returns the commit. */
   String push(String branch) throws IOException {
-    String sha = git("rev-parse", "HEAD").strip();
-    PushResult r =
-        pusher.push(
-            address,
-            Git.at(work.resolve(".git")),
-            List.of(new RefUpdate("refs/heads/" + branch, sha, true)));
-    assertTrue(r.allOk(), "push of " + branch + " failed: " + r);
-    return sha;
+    return repo.push(branch);
   }
 
   String repoKey() throws IOException {
-    return ownerClient
-        .getRecord(owner.did(), "dev.knotless.repo", "app")
-        .value()
-        .path("key")
-        .asText();
+    return repo.key();
   }
 
   /** Waits for the push's check of {@code workflow} to be filed as ended, and returns it. */
@@ -187,27 +147,6 @@ final class Fleet implements AutoCloseable {
   @FunctionalInterface
   interface Source<T> {
     T get() throws Exception;
-  }
-
-  private String git(String... args) throws IOException {
-    List<String> cmd =
-        new ArrayList<>(
-            List.of("git", "-c", "user.name=Owner", "-c", "user.email=owner@example.test"));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true);
-    pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
-    pb.environment().put("HOME", dir.toString());
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    try {
-      if (p.waitFor() != 0) {
-        throw new IOException("git " + String.join(" ", args) + " failed: " + out);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
-    }
-    return out;
   }
 
   @Override
