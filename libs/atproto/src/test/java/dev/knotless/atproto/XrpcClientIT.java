@@ -227,6 +227,16 @@ class XrpcClientIT {
     assertNull(e.error());
   }
 
+  @Test
+  void theHealthProbeSaysUpForTheRealPdsAndDownForAClosedPort() {
+    PdsHealth.Result up = PdsHealth.probe(pds.pdsUrl());
+    assertTrue(up.up(), up.toString());
+    assertEquals(200, up.status());
+    PdsHealth.Result down = PdsHealth.probe(java.net.URI.create("http://127.0.0.1:9"));
+    assertFalse(down.up());
+    assertEquals(0, down.status());
+  }
+
   private static String expiredJwt() {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
     return b64.encodeToString("{\"alg\":\"HS256\"}".getBytes(StandardCharsets.UTF_8))
