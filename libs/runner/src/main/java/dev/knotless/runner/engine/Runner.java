@@ -59,6 +59,7 @@ public final class Runner implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Runner.class);
   private static final Duration SLOW_PASS = Duration.ofMinutes(5);
+  private static final int START_READS = 8;
   // How often held-back minutes records are looked at: they are due five minutes after the last
   // write, so this is how late one may go out.
   private static final Duration MINUTES_POLL = Duration.ofSeconds(10);
@@ -142,31 +143,66 @@ public final class Runner implements AutoCloseable {
         pds -> owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http));
     List<Watched> repos = new ArrayList<>();
     List<String> failures = new ArrayList<>();
-    for (String label : o.repos()) {
-      try {
-        Watched w = Watched.read(label, identities, ownerClient, cache, clock);
-        LOG.info("{}: watching {}", label, w.stateKey());
-        repos.add(w);
-      } catch (IOException | IllegalArgumentException e) {
-        LOG.error(
-            "{}: cannot be watched, passed over until the next start: {}", label, e.getMessage());
-        failures.add(label + ": " + e.getMessage());
-      }
-    }
-    if (repos.isEmpty()) {
-      throw new IOException("none of the repositories can be read: " + String.join("; ", failures));
-    }
-
+    // A start reads every repository before the first pass; side by side, so a runner watching
+    // hundreds does not start one round trip at a time.
+    ExecutorService startPool =
+        Executors.newFixedThreadPool(START_READS, Jobs.named("knotless-start"));
     StateStore state = new JsonStateStore(o.state());
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
-    for (Watched w : repos) {
-      int ended =
-          filer.endStale(
-              CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), clock.instant());
-      if (ended > 0) {
-        LOG.info("{}: ended {} checks an earlier run left queued or running", w.label(), ended);
+    try {
+      List<java.util.concurrent.Future<Watched>> reads = new ArrayList<>();
+      for (String label : o.repos()) {
+        reads.add(
+            startPool.submit(() -> Watched.read(label, identities, ownerClient, cache, clock)));
       }
+      for (int i = 0; i < reads.size(); i++) {
+        String label = o.repos().get(i);
+        try {
+          Watched w = reads.get(i).get();
+          LOG.info("{}: watching {}", label, w.stateKey());
+          repos.add(w);
+        } catch (java.util.concurrent.ExecutionException e) {
+          Throwable why = e.getCause();
+          if (!(why instanceof IOException) && !(why instanceof IllegalArgumentException)) {
+            throw new IOException(label + ": " + why, why);
+          }
+          LOG.error(
+              "{}: cannot be watched, passed over until the next start: {}",
+              label,
+              why.getMessage());
+          failures.add(label + ": " + why.getMessage());
+        }
+      }
+      if (repos.isEmpty()) {
+        throw new IOException(
+            "none of the repositories can be read: " + String.join("; ", failures));
+      }
+      List<java.util.concurrent.Future<Integer>> stale = new ArrayList<>();
+      for (Watched w : repos) {
+        stale.add(
+            startPool.submit(
+                () ->
+                    filer.endStale(
+                        CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()),
+                        clock.instant())));
+      }
+      for (int i = 0; i < repos.size(); i++) {
+        int ended = stale.get(i).get();
+        if (ended > 0) {
+          LOG.info(
+              "{}: ended {} checks an earlier run left queued or running",
+              repos.get(i).label(),
+              ended);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while starting", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    } finally {
+      startPool.shutdownNow();
     }
 
     SchedulerConfig config =
