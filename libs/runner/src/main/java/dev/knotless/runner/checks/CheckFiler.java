@@ -62,11 +62,21 @@ public final class CheckFiler {
   }
 
   /**
-   * Uploads a run's output images, four at a time; files with the same bytes become one blob.
+   * Uploads a run's output images, four at a time; files with the same bytes become one blob. Files
+   * that are not images (by their extension) are left out.
    *
    * @return the check's {@code outputs} entries, in the order given
    */
-  public List<JsonNode> uploadOutputs(List<NamedBytes> files) throws XrpcException {
+  public List<JsonNode> uploadOutputs(List<NamedBytes> left) throws XrpcException {
+    // A check's outputs are images (the lexicon's imageOutput); other files are passed over.
+    List<NamedBytes> files = new ArrayList<>();
+    for (NamedBytes f : left) {
+      if (mimeType(f.name()).startsWith("image/")) {
+        files.add(f);
+      } else {
+        LOG.info("output {} is not an image (by its name), so it is not uploaded", f.name());
+      }
+    }
     Map<String, NamedBytes> byDigest = new LinkedHashMap<>();
     for (NamedBytes f : files) {
       byDigest.putIfAbsent(digest(f.bytes()), f);
@@ -88,7 +98,7 @@ public final class CheckFiler {
     List<JsonNode> out = new ArrayList<>();
     for (NamedBytes f : files) {
       ObjectNode o = JsonNodeFactory.instance.objectNode();
-      o.put("$type", "dev.knotless.check#image");
+      o.put("$type", "dev.knotless.check#imageOutput");
       o.put("name", f.name());
       o.set("image", blobs.get(digest(f.bytes())).toJson());
       out.add(o);

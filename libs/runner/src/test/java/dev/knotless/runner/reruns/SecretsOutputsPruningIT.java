@@ -122,6 +122,7 @@ class SecretsOutputsPruningIT {
                 printf 'PNG-one' > "$KNOTLESS_RUN_OUTPUTS/a.png"
                 printf 'PNG-one' > "$KNOTLESS_RUN_OUTPUTS/b.png"
                 printf 'PNG-two' > "$KNOTLESS_RUN_OUTPUTS/c.png"
+                printf 'not an image' > "$KNOTLESS_RUN_OUTPUTS/notes.txt"
           """;
       String sha = s.commit(Map.of(".knotless/workflows/shots.yml", wf));
       s.push("main");
@@ -130,7 +131,7 @@ class SecretsOutputsPruningIT {
       assertEquals(3, c.outputs().size(), c.outputs().toString());
       Set<String> cids = new HashSet<>();
       for (JsonNode o : c.outputs()) {
-        assertEquals("dev.knotless.check#image", o.path("$type").asText());
+        assertEquals("dev.knotless.check#imageOutput", o.path("$type").asText());
         assertEquals("image/png", o.path("image").path("mimeType").asText(), o.toString());
         cids.add(o.path("image").path("ref").path("$link").asText());
       }
