@@ -17,6 +17,8 @@ import dev.knotless.runner.doorbell.RepoId;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Properties;
@@ -30,7 +32,16 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @QuarkusTest
+@TestProfile(DoorbellPassIT.Recording.class)
 class DoorbellPassIT {
+  /** Passes are recorded instead of run: these tests are about the doorbell plumbing. */
+  public static final class Recording implements QuarkusTestProfile {
+    @Override
+    public Set<Class<?>> getEnabledAlternatives() {
+      return Set.of(RecordingPass.class);
+    }
+  }
+
   private static final Duration DEADLINE = Duration.ofSeconds(60);
 
   @Inject RecordingPass passes;

@@ -3,7 +3,6 @@ package dev.knotless.run.reconciler;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.PassRunner;
 import dev.knotless.runner.doorbell.RepoId;
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
 import java.util.List;
@@ -14,9 +13,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** The pass, for tests: records each pass and can hold one repository's passes until released. */
+/**
+ * The pass, for tests: records each pass and can hold one repository's passes until released.
+ * Enabled only by the tests that ask for it ({@link DoorbellPassIT.Recording}).
+ */
 @Alternative
-@Priority(1)
 @ApplicationScoped
 public class RecordingPass implements PassRunner {
   /** One pass that ran. */

@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** The reconciler's settings. */
@@ -23,4 +24,22 @@ public interface ReconcilerConfig {
   /** How often the run-queue gauges are refreshed from PostgreSQL. */
   @WithDefault("10s")
   Duration queueGaugeRefresh();
+
+  /** The runner account's handle or DID (from {@code KNOTLESS_IDENTIFIER}); needed by passes. */
+  Optional<String> identifier();
+
+  /** The runner account's app password (from {@code KNOTLESS_PASSWORD}); never logged. */
+  Optional<String> password();
+
+  /** The watched repositories, each {@code <handle or did>/<name>}, read at the first pass. */
+  Optional<List<String>> repos();
+
+  /** Where DIDs are resolved ({@code KNOTLESS_PLC_URL}); unset uses the environment's. */
+  Optional<String> plcUrl();
+
+  /** Where handles are resolved ({@code KNOTLESS_HANDLE_RESOLVER}); unset uses DNS and HTTPS. */
+  Optional<String> handleResolver();
+
+  /** The storage cache directory ({@code KNOTLESS_CACHE_DIR}); unset uses the environment's. */
+  Optional<String> cacheDir();
 }

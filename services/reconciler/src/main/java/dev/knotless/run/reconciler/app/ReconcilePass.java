@@ -1,0 +1,41 @@
+package dev.knotless.run.reconciler.app;
+
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.PassRunner;
+import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.pass.Watched;
+import io.quarkus.arc.DefaultBean;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Provider;
+import java.io.IOException;
+import java.util.Set;
+import org.jboss.logging.Logger;
+
+/**
+ * The pass a doorbell becomes: libs/runner's reconcile pass of the watched repository the doorbell
+ * names. A doorbell for a repository not watched is logged and passed over. Thread-safe; the doors
+ * run one pass per repository at a time.
+ */
+@DefaultBean
+@ApplicationScoped
+public class ReconcilePass implements PassRunner {
+  private static final Logger LOG = Logger.getLogger(ReconcilePass.class);
+
+  private final Provider<PassWiring.WiredPass> wired;
+
+  public ReconcilePass(Provider<PassWiring.WiredPass> wired) {
+    this.wired = wired;
+  }
+
+  @Override
+  public void run(RepoId repo, Set<Doorbell> reasons) throws IOException {
+    PassWiring.WiredPass w = wired.get();
+    Watched watched = w.watched().get(repo);
+    if (watched == null) {
+      LOG.warnf("Doorbell for %s passed over: not a watched repository", repo);
+      return;
+    }
+    LOG.debugf("Pass of %s for %s", watched.label(), reasons);
+    w.pass().run(watched, stage -> {});
+  }
+}

@@ -1,0 +1,138 @@
+package dev.knotless.run.reconciler;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.run.events.DoorbellMessage;
+import dev.knotless.run.events.Topics;
+import dev.knotless.run.reconciler.adapter.db.QueuedRun;
+import dev.knotless.run.reconciler.adapter.db.RunQueue;
+import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.PostgresResource;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.testing.Account;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real pass end to end: an owner pushes to the real PDS, a doorbell arrives on the real broker,
+ * and the reconciler files the check in the runner's account and queues the run in PostgreSQL.
+ */
+@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = OwnerPdsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@QuarkusTest
+class PushQueuesRunIT {
+  private static final Duration DEADLINE = Duration.ofSeconds(90);
+
+  @Inject RunQueue queue;
+
+  @ConfigProperty(name = "kafka.bootstrap.servers")
+  String bootstrap;
+
+  @Test
+  void aPushAfterTheBaselineIsFiledQueuedAndWaitsInTheRunQueue() throws Exception {
+    OwnerRepo owner = OwnerPdsResource.owner();
+    RepoId repo = new RepoId(owner.account.did(), owner.key());
+
+    // The first doorbell reads the repository as it is: the commit pushed before it, whose
+    // workflow runs on pushes to main, is the baseline and is not run.
+    ring(repo, Doorbell.frame("dev.knotless.ref"));
+    await().atMost(DEADLINE).until(() -> passesOk() >= 1);
+    assertEquals(List.of(), queued(owner.account.did()), "the baseline queues nothing");
+    assertEquals(List.of(), checks(), "the baseline files no check");
+
+    String sha = owner.commit(Map.of("README.md", "hello again\n"));
+    owner.push("main");
+    long t0 = System.nanoTime();
+    ring(repo, Doorbell.frame("dev.knotless.ref"));
+
+    await().atMost(DEADLINE).until(() -> checks().size() == 1);
+    await().atMost(DEADLINE).until(() -> queued(owner.account.did()).size() == 1);
+    System.out.printf(
+        "[PushQueuesRunIT] doorbell to check filed and run queued in %d ms%n",
+        (System.nanoTime() - t0) / 1_000_000);
+    Record filed = checks().get(0);
+    CheckRecord check = CheckRecord.fromJson(filed.value());
+    assertEquals(CheckStatus.QUEUED, check.status(), String.valueOf(check));
+    assertEquals(sha, check.commit());
+    assertEquals("ci", check.workflow());
+    QueuedRun run = queued(owner.account.did()).get(0);
+    assertEquals(filed.rkey(), run.checkKey, "the queued run is the filed check's");
+    assertEquals(sha, run.commitId);
+    assertEquals("ci", run.workflow);
+    assertEquals("WAITING", run.state);
+  }
+
+  private double passesOk() {
+    String metrics = given().get("/q/metrics").then().extract().asString();
+    for (String line : metrics.split("\n")) {
+      if (line.startsWith("knotless_run_passes_total{outcome=\"ok\"")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return 0;
+  }
+
+  private static List<Record> checks() throws Exception {
+    Account runner = OwnerPdsResource.runner();
+    XrpcClient client = XrpcClient.create(java.net.URI.create(pdsUrl()));
+    return client.listRecords(runner.did(), CheckRecord.COLLECTION, 100, null, false).records();
+  }
+
+  private static String pdsUrl() {
+    return org.eclipse.microprofile.config.ConfigProvider.getConfig()
+        .getValue("knotless.reconciler.pds", String.class);
+  }
+
+  private List<QueuedRun> queued(String ownerDid) {
+    List<QueuedRun> out = new ArrayList<>();
+    for (RunQueue.RunClass c : RunQueue.RunClass.values()) {
+      for (QueuedRun r : onVertx(() -> queue.waiting(c))) {
+        if (r.ownerDid.equals(ownerDid)) {
+          out.add(r);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static <T> T onVertx(java.util.function.Supplier<io.smallrye.mutiny.Uni<T>> work) {
+    try {
+      return io.quarkus.vertx.VertxContextSupport.subscribeAndAwait(work);
+    } catch (Throwable e) {
+      throw new AssertionError("the queue call failed", e);
+    }
+  }
+
+  private void ring(RepoId repo, Doorbell bell) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      producer
+          .send(
+              new ProducerRecord<>(Topics.DOORBELLS, repo.toString(), DoorbellMessage.encode(bell)))
+          .get();
+    }
+    assertTrue(bootstrap != null);
+  }
+}
