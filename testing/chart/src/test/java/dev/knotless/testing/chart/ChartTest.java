@@ -160,6 +160,19 @@ class ChartTest {
         ingester.getEnv().toString());
   }
 
+  @Test
+  void theReconcilerIsToldWhichRepositoriesToRead() {
+    var reconciler =
+        allFeatures.podSpecs().get("ci-knotless-run-reconciler").getContainers().get(0);
+    assertTrue(
+        reconciler.getEnv().stream()
+            .anyMatch(
+                v ->
+                    v.getName().equals("KNOTLESS_RECONCILER_REPOS")
+                        && v.getValue().equals("alice.example.com/site")),
+        reconciler.getEnv().toString());
+  }
+
   @ParameterizedTest
   @MethodSource("renders")
   void everyContainerHasLimitsAndRunsAsNonRootWithNoCapabilities(RenderedChart chart) {
