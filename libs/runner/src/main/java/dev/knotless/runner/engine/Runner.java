@@ -1,8 +1,6 @@
 package dev.knotless.runner.engine;
 
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.atproto.identity.Identity;
-import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
@@ -19,6 +17,7 @@ import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.pass.PassExtras;
+import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
@@ -29,11 +28,8 @@ import dev.knotless.runner.schedule.SchedulerConfig;
 import dev.knotless.runner.schedule.UsageLedger;
 import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
-import dev.knotless.storage.fetch.Fetcher;
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -120,27 +116,9 @@ public final class Runner implements AutoCloseable {
    */
   public static Runner start(RunnerOptions o, Map<String, String> env) throws IOException {
     Clock clock = Clock.systemUTC();
-    String identifier = env.get("KNOTLESS_IDENTIFIER");
-    String password = env.get("KNOTLESS_PASSWORD");
-    if (identifier == null || identifier.isBlank() || password == null || password.isEmpty()) {
-      throw new IOException(
-          "set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD to the runner's account and app password");
-    }
-    StorageCache cache = StorageCache.fromEnvironment(env, clock);
-    IdentityResolver identities = IdentityResolver.fromEnvironment(env, cache.local());
-    HttpClient http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
-    Identity self = identities.resolve(identifier);
-    XrpcClient runnerClient = XrpcClient.create(self.pds(), http);
-    runnerClient.login(identifier, password);
-    LOG.info("logged in as {} ({}) at {}", self.handle(), runnerClient.did(), self.pds());
-
-    Map<java.net.URI, XrpcClient> owners = new ConcurrentHashMap<>();
-    java.util.function.Function<java.net.URI, XrpcClient> ownerClient =
-        pds -> owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http));
+    PdsAccess access = PdsAccess.login(env, clock);
+    XrpcClient runnerClient = access.runner();
+    StorageCache cache = access.cache();
     List<Watched> repos = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     // A start reads every repository before the first pass; side by side, so a runner watching
@@ -153,8 +131,7 @@ public final class Runner implements AutoCloseable {
     try {
       List<java.util.concurrent.Future<Watched>> reads = new ArrayList<>();
       for (String label : o.repos()) {
-        reads.add(
-            startPool.submit(() -> Watched.read(label, identities, ownerClient, cache, clock)));
+        reads.add(startPool.submit(() -> access.read(label)));
       }
       for (int i = 0; i < reads.size(); i++) {
         String label = o.repos().get(i);
@@ -233,23 +210,11 @@ public final class Runner implements AutoCloseable {
             new RunPlanner.Settings(o.secrets(), o.stepTimeout(), o.runTimeout(), env),
             new WriteBack(runnerClient, cache, clock));
     AskedLedger asked = new AskedLedger();
-    RepoPass.SnapshotReaders readers =
-        new RepoPass.SnapshotReaders() {
-          @Override
-          public SnapshotReader reader(XrpcClient client) {
-            return new SnapshotReader(client, cache, clock);
-          }
-
-          @Override
-          public Fetcher fetcher(XrpcClient client) {
-            return new Fetcher(client, cache, clock);
-          }
-        };
     String runnerDid = runnerClient.did();
     RepoPass pass =
         new RepoPass(
-            w -> ownerClient.apply(w.address().pds()),
-            readers,
+            access::ownerOf,
+            access,
             state,
             filer,
             planner,

@@ -1,8 +1,6 @@
 package dev.knotless.run.reconciler.app;
 
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.atproto.identity.Identity;
-import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.run.reconciler.adapter.db.QueueSink;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.checks.CheckFiler;
@@ -10,28 +8,24 @@ import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.engine.AskedLedger;
 import dev.knotless.runner.pass.PassExtras;
+import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
-import dev.knotless.storage.fetch.Fetcher;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -53,37 +47,21 @@ public class PassWiring {
   @Singleton
   WiredPass wiredPass(ReconcilerConfig config, StateStore state, RunQueue queue)
       throws IOException {
-    String identifier = config.identifier().orElse("");
-    String password = config.password().orElse("");
-    if (identifier.isBlank() || password.isEmpty()) {
-      throw new IOException(
-          "set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD (knotless.reconciler.identifier and"
-              + " .password) to the runner's account and app password");
-    }
     Map<String, String> env = new HashMap<>(System.getenv());
+    config.identifier().ifPresent(v -> env.put("KNOTLESS_IDENTIFIER", v));
+    config.password().ifPresent(v -> env.put("KNOTLESS_PASSWORD", v));
     config.plcUrl().ifPresent(v -> env.put("KNOTLESS_PLC_URL", v));
     config.handleResolver().ifPresent(v -> env.put("KNOTLESS_HANDLE_RESOLVER", v));
     config.cacheDir().ifPresent(v -> env.put("KNOTLESS_CACHE_DIR", v));
     Clock clock = Clock.systemUTC();
-    StorageCache cache = StorageCache.fromEnvironment(env, clock);
-    IdentityResolver identities = IdentityResolver.fromEnvironment(env, cache.local());
-    HttpClient http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
-    Identity self = identities.resolve(identifier);
-    XrpcClient runnerClient = XrpcClient.create(self.pds(), http);
-    runnerClient.login(identifier, password);
-    LOG.infof("Logged in as %s (%s) at %s", self.handle(), runnerClient.did(), self.pds());
+    PdsAccess access = PdsAccess.login(env, clock);
+    XrpcClient runnerClient = access.runner();
+    StorageCache cache = access.cache();
 
-    Map<URI, XrpcClient> owners = new ConcurrentHashMap<>();
-    Function<URI, XrpcClient> ownerClient =
-        pds -> owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http));
     Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
     for (String label : config.repos().orElse(List.of())) {
       try {
-        Watched w = Watched.read(label, identities, ownerClient, cache, clock);
+        Watched w = access.read(label);
         LOG.infof("%s: watching %s", label, w.stateKey());
         watched.put(w.id(), w);
       } catch (IOException | IllegalArgumentException e) {
@@ -97,22 +75,10 @@ public class PassWiring {
         new RunPlanner(
             new RunPlanner.Settings(null, STEP_TIMEOUT, null, env),
             new WriteBack(runnerClient, cache, clock));
-    RepoPass.SnapshotReaders readers =
-        new RepoPass.SnapshotReaders() {
-          @Override
-          public SnapshotReader reader(XrpcClient client) {
-            return new SnapshotReader(client, cache, clock);
-          }
-
-          @Override
-          public Fetcher fetcher(XrpcClient client) {
-            return new Fetcher(client, cache, clock);
-          }
-        };
     RepoPass pass =
         new RepoPass(
-            w -> ownerClient.apply(w.address().pds()),
-            readers,
+            access::ownerOf,
+            access,
             state,
             filer,
             planner,

@@ -1,0 +1,110 @@
+package dev.knotless.runner.pass;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.identity.Identity;
+import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.fetch.Fetcher;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a runner reaches PDSes: logged in as its own account for writing checks, anonymous clients of
+ * each owner's PDS for reading repositories, the local cache, and identity resolution. Both the
+ * all-in-one runner and the distributed reconciler start from one. Thread-safe.
+ */
+public final class PdsAccess implements RepoPass.SnapshotReaders {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PdsAccess.class);
+
+  private final XrpcClient runner;
+  private final StorageCache cache;
+  private final IdentityResolver identities;
+  private final HttpClient http;
+  private final Clock clock;
+  private final Map<URI, XrpcClient> owners = new ConcurrentHashMap<>();
+
+  private PdsAccess(
+      XrpcClient runner,
+      StorageCache cache,
+      IdentityResolver identities,
+      HttpClient http,
+      Clock clock) {
+    this.runner = runner;
+    this.cache = cache;
+    this.identities = identities;
+    this.http = http;
+    this.clock = clock;
+  }
+
+  /**
+   * Logs in as the runner's account, from {@code KNOTLESS_IDENTIFIER} and {@code KNOTLESS_PASSWORD}
+   * in {@code env}; the cache and identity settings come from {@code env} too.
+   *
+   * @throws IOException when either is missing, the account does not resolve, or the login fails
+   */
+  public static PdsAccess login(Map<String, String> env, Clock clock) throws IOException {
+    String identifier = env.get("KNOTLESS_IDENTIFIER");
+    String password = env.get("KNOTLESS_PASSWORD");
+    if (identifier == null || identifier.isBlank() || password == null || password.isEmpty()) {
+      throw new IOException(
+          "set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD to the runner's account and app password");
+    }
+    StorageCache cache = StorageCache.fromEnvironment(env, clock);
+    IdentityResolver identities = IdentityResolver.fromEnvironment(env, cache.local());
+    // HTTP/1.1: the reference PDS drops a request that offers an h2c upgrade.
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
+    Identity self = identities.resolve(identifier);
+    XrpcClient runner = XrpcClient.create(self.pds(), http);
+    runner.login(identifier, password);
+    LOG.info("logged in as {} ({}) at {}", self.handle(), runner.did(), self.pds());
+    return new PdsAccess(runner, cache, identities, http, clock);
+  }
+
+  /** The client logged in as the runner's account. */
+  public XrpcClient runner() {
+    return runner;
+  }
+
+  /** The local cache: keys, identities, mirrors. */
+  public StorageCache cache() {
+    return cache;
+  }
+
+  /** An anonymous client of an owner's PDS, one per PDS. */
+  public XrpcClient owner(URI pds) {
+    return owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http));
+  }
+
+  /** The client of the PDS a watched repository lives on. */
+  public XrpcClient ownerOf(Watched repo) {
+    return owner(repo.address().pds());
+  }
+
+  /** Reads a repository named {@code <handle or did>/<name>}; see {@link Watched#read}. */
+  public Watched read(String label) throws IOException {
+    return Watched.read(label, identities, this::owner, cache, clock);
+  }
+
+  @Override
+  public SnapshotReader reader(XrpcClient client) {
+    return new SnapshotReader(client, cache, clock);
+  }
+
+  @Override
+  public Fetcher fetcher(XrpcClient client) {
+    return new Fetcher(client, cache, clock);
+  }
+}
