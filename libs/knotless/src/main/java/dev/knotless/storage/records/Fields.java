@@ -61,25 +61,24 @@ final class Fields {
   }
 
   static List<String> shas(String uri, JsonNode v, String field) throws RecordFormatException {
-    JsonNode n = v.get(field);
-    if (n == null || n.isNull()) {
-      return List.of();
-    }
-    if (!n.isArray()) {
-      throw new RecordFormatException(uri, "field '" + field + "' is not an array");
-    }
-    List<String> out = new ArrayList<>();
-    for (JsonNode e : n) {
-      if (!e.isTextual() || !SHA.matcher(e.asText()).matches()) {
-        throw new RecordFormatException(
-            uri, "field '" + field + "' holds something that is not a commit id: " + e);
-      }
-      out.add(e.asText());
-    }
-    return List.copyOf(out);
+    return texts(
+        uri,
+        v,
+        field,
+        e -> e.isTextual() && SHA.matcher(e.asText()).matches(),
+        "something that is not a commit id");
   }
 
   static List<String> strings(String uri, JsonNode v, String field) throws RecordFormatException {
+    return texts(uri, v, field, JsonNode::isTextual, "a non-string");
+  }
+
+  /**
+   * An optional array of strings, each of which must pass {@code ok}; {@code what} names a bad one.
+   */
+  private static List<String> texts(
+      String uri, JsonNode v, String field, java.util.function.Predicate<JsonNode> ok, String what)
+      throws RecordFormatException {
     JsonNode n = v.get(field);
     if (n == null || n.isNull()) {
       return List.of();
@@ -89,8 +88,8 @@ final class Fields {
     }
     List<String> out = new ArrayList<>();
     for (JsonNode e : n) {
-      if (!e.isTextual()) {
-        throw new RecordFormatException(uri, "field '" + field + "' holds a non-string: " + e);
+      if (!ok.test(e)) {
+        throw new RecordFormatException(uri, "field '" + field + "' holds " + what + ": " + e);
       }
       out.add(e.asText());
     }
