@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** How an executed run becomes a check record. Stateless. */
-final class Checks {
+public final class Checks {
 
   /** How a refused write-back's failure begins (pass.WriteBack's prefix), in its note and log. */
   static final String NOT_WRITTEN_BACK = "not written back: ";
@@ -60,12 +60,12 @@ final class Checks {
   }
 
   /** The check's status for how the run ended. */
-  static CheckStatus status(RunResult r) {
+  public static CheckStatus status(RunResult r) {
     return CheckStatus.fromWire(r.outcome().status());
   }
 
   /** Why, for the check's note: the failed step, the cancel's reason, the runner's fault. */
-  static String note(RunResult r) {
+  public static String note(RunResult r) {
     RunOutcome o = r.outcome();
     if (o instanceof RunOutcome.Failed f) {
       // A refused write-back fails the run after its steps passed, and says why itself.

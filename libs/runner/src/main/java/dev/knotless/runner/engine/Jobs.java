@@ -1,13 +1,8 @@
 package dev.knotless.runner.engine;
 
-import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.check.StepResult;
-import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.exec.RunCancellation;
-import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
@@ -18,7 +13,6 @@ import dev.knotless.runner.schedule.MinutesRecord;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.Scheduler;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,8 +27,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The all-in-one runner's job pool: takes the runs passes file, lets the {@link Scheduler} decide
- * which start, runs them on the shell executor, and files each check as running and then as ended.
+ * The job pool: takes the runs passes file, lets the {@link Scheduler} decide which start, runs
+ * them on the shell executor, and tells {@link RunReports} of each as it starts and ends (the
+ * all-in-one runner files checks, the distributed worker publishes run events).
  *
  * <p>The scheduler is only touched under this object's lock. A job is released as soon as its steps
  * end, before the log and the check are written, so a slow PDS holds no job. Thread-safe.
@@ -45,7 +40,7 @@ public final class Jobs implements AutoCloseable {
 
   private final Scheduler scheduler;
   private final ShellExecutor executor;
-  private final CheckFiler filer;
+  private final RunReports reports;
   private final Clock clock;
   private final Consumer<RunEnded> onEnded;
   private final Consumer<MinutesRecord> minutes;
@@ -61,6 +56,7 @@ public final class Jobs implements AutoCloseable {
       PlannedRun run, RunCancellation cancellation, Instant startedAt, Admission admission) {}
 
   /**
+   * @param reports hears of each run's start, progress and end
    * @param onEnded hears of each run's step time, for the state's usage
    * @param minutes takes an owner's public minutes record when the scheduler says to write it now;
    *     called outside this object's lock, so it must return quickly
@@ -68,13 +64,13 @@ public final class Jobs implements AutoCloseable {
   public Jobs(
       Scheduler scheduler,
       ShellExecutor executor,
-      CheckFiler filer,
+      RunReports reports,
       Clock clock,
       Consumer<RunEnded> onEnded,
       Consumer<MinutesRecord> minutes) {
     this.scheduler = scheduler;
     this.executor = executor;
-    this.filer = filer;
+    this.reports = reports;
     this.clock = clock;
     this.onEnded = onEnded;
     this.minutes = minutes;
@@ -203,10 +199,10 @@ public final class Jobs implements AutoCloseable {
     RunResult result = null;
     String fault = null;
     try {
-      filer.file(p.rkey(), check);
+      reports.started(p, check);
       RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
       LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
-      result = executor.run(spec, r.cancellation(), RunListener.NONE, p.prepare().afterSteps());
+      result = executor.run(spec, r.cancellation(), reports.listener(p), p.prepare().afterSteps());
     } catch (PlannedRun.PrepareException | XrpcException | RuntimeException e) {
       fault = e.getMessage();
       LOG.warn("{}: run {} could not start: {}", p.label(), p.rkey(), fault);
@@ -228,7 +224,7 @@ public final class Jobs implements AutoCloseable {
     }
     pump(); // the job is free before the log and check are written
     try {
-      fileEnded(p, check, result, fault);
+      reports.ended(p, check, result, fault);
     } finally {
       List<Decision> next = new ArrayList<>();
       synchronized (this) {
@@ -241,52 +237,9 @@ public final class Jobs implements AutoCloseable {
     }
   }
 
-  private void fileEnded(PlannedRun p, CheckRecord started, RunResult result, String fault) {
-    Instant now = clock.instant();
-    try {
-      if (result == null) {
-        byte[] log =
-            ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);
-        BlobRef blob = filer.uploadLog(log);
-        filer.file(
-            p.rkey(),
-            Checks.withLog(started.ended(CheckStatus.ERROR, now, List.of(), fault), blob));
-        return;
-      }
-      BlobRef blob = filer.uploadLog(result.log());
-      CheckRecord done =
-          Checks.withLog(
-              started.ended(Checks.status(result), now, Checks.steps(result), Checks.note(result)),
-              blob);
-      if (!result.outputs().isEmpty()) {
-        List<CheckFiler.NamedBytes> files = new ArrayList<>();
-        for (RunResult.OutputFile f : result.outputs()) {
-          files.add(new CheckFiler.NamedBytes(f.name(), f.bytes()));
-        }
-        done = Checks.withOutputs(done, filer.uploadOutputs(files));
-      }
-      filer.file(p.rkey(), done);
-      LOG.info(
-          "{}: {} at {} ended {}",
-          p.label(),
-          p.check().workflow(),
-          p.check().commit(),
-          done.status().wire());
-    } catch (XrpcException e) {
-      LOG.error("{}: could not file the end of {}: {}", p.label(), p.rkey(), e.getMessage());
-    }
-  }
-
   private void fileCancelledUnstarted(PlannedRun p, String why) {
     try {
-      List<StepResult> steps = new ArrayList<>();
-      for (StepResult s : p.check().steps()) {
-        steps.add(new StepResult(s.name(), StepResult.Status.CANCELLED, null, null, null));
-      }
-      filer.file(p.rkey(), p.check().ended(CheckStatus.CANCELLED, clock.instant(), steps, why));
-      LOG.info("{}: {} cancelled before it started: {}", p.label(), p.rkey(), why);
-    } catch (XrpcException e) {
-      LOG.error("{}: could not file {} as cancelled: {}", p.label(), p.rkey(), e.getMessage());
+      reports.cancelledUnstarted(p, why);
     } finally {
       // Filed as ended, a run hands on any turn it held, so the deploy waiting behind it goes.
       List<Decision> next = new ArrayList<>();

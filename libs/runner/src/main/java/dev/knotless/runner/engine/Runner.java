@@ -5,6 +5,7 @@ import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.cli.StateFlags;
 import dev.knotless.runner.doorbell.DoorClock;
 import dev.knotless.runner.doorbell.DoorMatcher;
 import dev.knotless.runner.doorbell.Doorbell;
@@ -26,7 +27,6 @@ import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
 import dev.knotless.runner.schedule.UsageLedger;
-import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.StorageCache;
 import java.io.IOException;
@@ -112,10 +112,13 @@ public final class Runner implements AutoCloseable {
   /**
    * Logs in, reads every repository named, ends stale checks and starts listening.
    *
-   * @throws IOException when the runner cannot log in or can read none of the repositories
+   * @throws IOException when the state cannot be opened, the runner cannot log in, or it can read
+   *     none of the repositories
    */
   public static Runner start(RunnerOptions o, Map<String, String> env) throws IOException {
     Clock clock = Clock.systemUTC();
+    // The state first: a state database that cannot be reached stops the start before any login.
+    StateStore state = StateFlags.open(o, env);
     PdsAccess access = PdsAccess.login(env, clock);
     XrpcClient runnerClient = access.runner();
     StorageCache cache = access.cache();
@@ -125,7 +128,6 @@ public final class Runner implements AutoCloseable {
     // hundreds does not start one round trip at a time.
     ExecutorService startPool =
         Executors.newFixedThreadPool(START_READS, Jobs.named("knotless-start"));
-    StateStore state = new JsonStateStore(o.state());
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
     try {
@@ -201,7 +203,7 @@ public final class Runner implements AutoCloseable {
         new Jobs(
             scheduler,
             executor,
-            filer,
+            new FiledChecks(filer, clock),
             clock,
             ended -> RunRecords.usage(state, ended),
             minutes::write);

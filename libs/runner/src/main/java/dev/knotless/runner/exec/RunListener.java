@@ -24,6 +24,13 @@ public interface RunListener {
   /** A whole line of output was masked and written to the log. */
   default void outputLine(OutputLine line) {}
 
+  /**
+   * Bytes were written to the log at {@code offset}: every piece of it, the executor's own lines as
+   * well as the steps' output, masked and in file order, so a follower can rebuild the log exactly
+   * without reading the file. The array is the listener's to keep.
+   */
+  default void logWritten(long offset, byte[] bytes) {}
+
   /** A step ended (ran, was killed, cancelled or skipped); the log is {@code logOffset} long. */
   default void stepEnded(StepResult result, long logOffset) {}
 

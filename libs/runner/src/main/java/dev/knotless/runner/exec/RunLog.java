@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.slf4j.LoggerFactory;
 
 /**
  * The run's log file. Every line goes through the run's {@link OutputFilter} before it is written.
@@ -23,13 +24,19 @@ final class RunLog implements Closeable {
 
   private final OutputStream out;
   private final OutputFilter filter;
+  private final RunListener listener;
   private long offset;
 
-  RunLog(Path file, OutputFilter filter) throws IOException {
+  /**
+   * @param listener hears each piece as it is written ({@link RunListener#logWritten}), under this
+   *     log's lock, so pieces arrive in file order
+   */
+  RunLog(Path file, OutputFilter filter, RunListener listener) throws IOException {
     this.out =
         new BufferedOutputStream(
             Files.newOutputStream(file, StandardOpenOption.CREATE_NEW), 1 << 16);
     this.filter = filter;
+    this.listener = listener;
   }
 
   /** Masks {@code text} (one line, no break) and writes it followed by {@code lineBreak}. */
@@ -39,6 +46,13 @@ final class RunLog implements Closeable {
     long start = offset;
     out.write(bytes);
     offset += bytes.length;
+    try {
+      listener.logWritten(start, bytes);
+    } catch (RuntimeException e) {
+      // As every listener call: a listener's fault never changes the run.
+      LoggerFactory.getLogger(RunLog.class)
+          .warn("run listener {} failed: {}", listener.getClass().getName(), e.toString(), e);
+    }
     return new Written(masked, start, offset);
   }
 

@@ -53,7 +53,7 @@ final class ShellRun {
   RunResult run() {
     RunOutcome outcome;
     try {
-      log = new RunLog(dir.log(), spec.filter());
+      log = new RunLog(dir.log(), spec.filter(), listener);
       outcome = steps();
     } catch (IOException | UncheckedIOException e) {
       outcome = new RunOutcome.Errored("the run failed in the runner: " + e.getMessage());

@@ -73,6 +73,39 @@ class ShellExecutorIT {
   }
 
   @Test
+  void thePiecesALogIsWrittenInRebuildItByteForByteMasked() throws Exception {
+    java.io.ByteArrayOutputStream rebuilt = new java.io.ByteArrayOutputStream();
+    List<Long> offsets = new CopyOnWriteArrayList<>();
+    RunListener listener =
+        new RunListener() {
+          @Override
+          public void logWritten(long offset, byte[] bytes) {
+            offsets.add(offset);
+            rebuilt.writeBytes(bytes);
+          }
+        };
+    RunSpec spec =
+        spec(
+                step("talk", "printf 'a\\r\\nsecret-value-1 b\\n'; printf 'no break'"),
+                step("fail", "echo failing; exit 3"),
+                step("never", "echo never"))
+            .withPreamble(List.of("==> preamble line"))
+            .withFilter(
+                OutputFilter.masking(
+                    dev.knotless.runner.mask.SecretMask.of(List.of("secret-value-1"))));
+    RunResult result = new ShellExecutor(work).run(spec, new RunCancellation(), listener);
+
+    assertEquals("failure", result.outcome().status());
+    assertArrayEquals(result.log(), rebuilt.toByteArray(), result.logText());
+    assertFalse(result.logText().contains("secret-value-1"), result.logText());
+    long at = 0;
+    for (int i = 0; i < offsets.size(); i++) {
+      assertTrue(offsets.get(i) >= at, "pieces come in file order");
+      at = offsets.get(i);
+    }
+  }
+
+  @Test
   void passingRunWritesEachStepsOutputUnderItsHeader() {
     List<RunListener.OutputLine> lines = new CopyOnWriteArrayList<>();
     RunListener listener =

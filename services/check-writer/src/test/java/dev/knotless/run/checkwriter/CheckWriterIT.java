@@ -292,7 +292,7 @@ class CheckWriterIT {
 
     RunEvent filed() {
       return new RunEvent.Filed(
-          key, tick(), OWNER, REPO, "refs/heads/main", null, commit, null, workflow);
+          key, tick(), OWNER, REPO, "refs/heads/main", null, commit, null, workflow, null);
     }
 
     RunEvent started() {
@@ -308,7 +308,7 @@ class CheckWriterIT {
     }
 
     RunEvent ended(long length) {
-      return new RunEvent.Ended(key, fixed(4), "success", length, List.of("build=success"));
+      return new RunEvent.Ended(key, fixed(4), "success", length, List.of("build=success"), null);
     }
 
     List<RunEvent> output(byte[] log, int from, int to, int chunk) {

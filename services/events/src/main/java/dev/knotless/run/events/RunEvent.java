@@ -40,6 +40,8 @@ public sealed interface RunEvent {
    * @param commit the commit checked (the head, for a pull)
    * @param baseCommit the base for a pull or batch, else null
    * @param workflow the workflow's name
+   * @param repoUri the repository record's AT-URI as checks name it (keyed by the repository's
+   *     name); null in events from before it was carried, where the key stands in
    */
   record Filed(
       String checkKey,
@@ -50,7 +52,8 @@ public sealed interface RunEvent {
       String pull,
       String commit,
       String baseCommit,
-      String workflow)
+      String workflow,
+      String repoUri)
       implements RunEvent {}
 
   /** The run took a job and began. */
@@ -82,7 +85,9 @@ public sealed interface RunEvent {
    * @param status {@code success}, {@code failure}, {@code cancelled} or {@code error}
    * @param logLength the log's length in bytes, so the writer knows it has it all
    * @param steps the steps' names and outcomes, in order, as {@code name=outcome}
+   * @param note why, for the check's note (the failed step, the cancel's reason), or null
    */
-  record Ended(String checkKey, Instant at, String status, long logLength, List<String> steps)
+  record Ended(
+      String checkKey, Instant at, String status, long logLength, List<String> steps, String note)
       implements RunEvent {}
 }

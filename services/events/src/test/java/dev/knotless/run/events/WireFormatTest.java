@@ -46,10 +46,15 @@ class WireFormatTest {
   }
 
   @Test
-  void anEndedRunKeepsItsSteps() {
+  void anEndedRunKeepsItsStepsAndNote() {
     RunEvent e =
         new RunEvent.Ended(
-            "k", Instant.parse("2026-11-29T10:00:00Z"), "success", 10, List.of("build=success"));
+            "k",
+            Instant.parse("2026-11-29T10:00:00Z"),
+            "failure",
+            10,
+            List.of("build=failure"),
+            "step build failed");
     assertEquals(e, RunEventJson.decode(RunEventJson.encode(e)));
   }
 }

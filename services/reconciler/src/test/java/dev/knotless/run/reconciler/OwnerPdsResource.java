@@ -3,6 +3,7 @@ package dev.knotless.run.reconciler;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.PdsOptions;
+import dev.knotless.testing.infra.OwnerRepo;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;

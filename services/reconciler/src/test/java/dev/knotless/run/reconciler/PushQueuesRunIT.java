@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.run.events.DoorbellMessage;
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.events.Topics;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
@@ -18,6 +20,7 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.testing.Account;
+import dev.knotless.testing.infra.OwnerRepo;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -35,7 +38,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The real pass end to end: an owner pushes to the real PDS, a doorbell arrives on the real broker,
- * and the reconciler files the check in the runner's account and queues the run in PostgreSQL.
+ * and the reconciler files the check in the runner's account, claims the run in PostgreSQL, runs it
+ * with its worker and publishes the run's events for the check-writer.
  */
 @WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
@@ -50,7 +54,8 @@ class PushQueuesRunIT {
   String bootstrap;
 
   @Test
-  void aPushAfterTheBaselineIsFiledQueuedAndWaitsInTheRunQueue() throws Exception {
+  void aPushAfterTheBaselineIsFiledQueuedThenRunByTheWorkerWithItsEventsPublished()
+      throws Exception {
     OwnerRepo owner = OwnerPdsResource.owner();
     RepoId repo = new RepoId(owner.account.did(), owner.key());
 
@@ -67,20 +72,63 @@ class PushQueuesRunIT {
     ring(repo, Doorbell.frame("dev.knotless.ref"));
 
     await().atMost(DEADLINE).until(() -> checks().size() == 1);
-    await().atMost(DEADLINE).until(() -> queued(owner.account.did()).size() == 1);
-    System.out.printf(
-        "[PushQueuesRunIT] doorbell to check filed and run queued in %d ms%n",
-        (System.nanoTime() - t0) / 1_000_000);
     Record filed = checks().get(0);
     CheckRecord check = CheckRecord.fromJson(filed.value());
     assertEquals(CheckStatus.QUEUED, check.status(), String.valueOf(check));
     assertEquals(sha, check.commit());
     assertEquals("ci", check.workflow());
-    QueuedRun run = queued(owner.account.did()).get(0);
-    assertEquals(filed.rkey(), run.checkKey, "the queued run is the filed check's");
-    assertEquals(sha, run.commitId);
-    assertEquals("ci", run.workflow);
-    assertEquals("WAITING", run.state);
+
+    // The worker claims the run, runs it, and tells the check-writer how it went.
+    List<RunEvent> events = runEvents(filed.rkey());
+    System.out.printf(
+        "[PushQueuesRunIT] doorbell to run ended in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    assertTrue(events.get(0) instanceof RunEvent.Filed, events.toString());
+    RunEvent.Filed f = (RunEvent.Filed) events.get(0);
+    assertEquals(sha, f.commit());
+    assertEquals(check.repo(), f.repoUri(), "the check-writer files the same repository");
+    assertTrue(events.get(1) instanceof RunEvent.Started, events.toString());
+    RunEvent.Ended ended = (RunEvent.Ended) events.get(events.size() - 1);
+    assertEquals("success", ended.status());
+    assertEquals(List.of("hello=success"), ended.steps());
+    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+    for (RunEvent e : events) {
+      if (e instanceof RunEvent.Output o) {
+        assertEquals(log.size(), o.offset(), "output comes in order, with no gap");
+        log.writeBytes(o.data());
+      }
+    }
+    assertEquals(ended.logLength(), log.size());
+    assertEquals("==> hello\nhello\n", log.toString(java.nio.charset.StandardCharsets.UTF_8));
+    await().atMost(DEADLINE).until(() -> queued(owner.account.did()).isEmpty());
+  }
+
+  /** The run events of one check, from the topic, up to its end. */
+  private List<RunEvent> runEvents(String key) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("group.id", "push-queues-run-it-" + System.nanoTime());
+    p.put("auto.offset.reset", "earliest");
+    List<RunEvent> out = new ArrayList<>();
+    try (var consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+            p,
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      consumer.subscribe(List.of(Topics.RUN_EVENTS));
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      while (System.nanoTime() < deadline) {
+        for (var r : consumer.poll(Duration.ofMillis(500))) {
+          if (key.equals(r.key())) {
+            RunEvent e = RunEventJson.decode(r.value());
+            out.add(e);
+            if (e instanceof RunEvent.Ended) {
+              return out;
+            }
+          }
+        }
+      }
+    }
+    throw new AssertionError("the run did not end in time; events so far: " + out);
   }
 
   private double passesOk() {

@@ -82,6 +82,12 @@ public class CheckWriter {
     String key = event.checkKey();
     MDC.put("check", key);
     try {
+      if (event instanceof RunEvent.Filed f && files.newRun(f)) {
+        // Events of one check come in order, so all of the earlier run's are behind us.
+        LOG.infof("the check is filed again for a new run; what was kept of the last goes");
+        live.remove(key);
+        files.forget(key);
+      }
       if (files.done(key)) {
         LOG.debugf("event %s of a check already ended, passed over", type(event));
         return;
@@ -147,7 +153,7 @@ public class CheckWriter {
     CheckFiler filer = session.filer();
     BlobRef blob = filer.uploadLog(log);
     file(key, l.progress.record(blob), e);
-    files.markDone(key);
+    files.markDone(l.progress.filed());
     live.remove(key);
   }
 

@@ -21,6 +21,7 @@ import java.util.List;
  * @param steps the steps so far, ended ones with their outcome, the one going last as running
  * @param stepGoing the step running now, or null
  * @param logLength the log's length in bytes as the ended event gave it, or -1 before
+ * @param note the check's note as the ended event gave it, or null
  */
 public record CheckProgress(
     RunEvent.Filed filed,
@@ -29,7 +30,8 @@ public record CheckProgress(
     Instant endedAt,
     List<StepResult> steps,
     String stepGoing,
-    long logLength) {
+    long logLength,
+    String note) {
 
   public CheckProgress {
     steps = List.copyOf(steps);
@@ -37,7 +39,7 @@ public record CheckProgress(
 
   /** A check just filed as queued. */
   public static CheckProgress filed(RunEvent.Filed filed) {
-    return new CheckProgress(filed, CheckStatus.QUEUED, null, null, List.of(), null, -1);
+    return new CheckProgress(filed, CheckStatus.QUEUED, null, null, List.of(), null, -1, null);
   }
 
   /**
@@ -48,7 +50,7 @@ public record CheckProgress(
   public CheckProgress apply(RunEvent event) {
     if (event instanceof RunEvent.Started s) {
       return new CheckProgress(
-          filed, CheckStatus.RUNNING, s.at(), null, steps, stepGoing, logLength);
+          filed, CheckStatus.RUNNING, s.at(), null, steps, stepGoing, logLength, note);
     } else if (event instanceof RunEvent.StepStarted s) {
       return new CheckProgress(
           filed,
@@ -57,13 +59,21 @@ public record CheckProgress(
           endedAt,
           steps,
           s.step(),
-          logLength);
+          logLength,
+          note);
     } else if (event instanceof RunEvent.StepEnded s) {
       List<StepResult> next = new ArrayList<>(steps);
-      Instant began = s.at().minusMillis(s.millis());
+      StepResult.Status outcome = StepResult.Status.fromWire(s.outcome());
+      // A skipped step never ran, so it has no times, as the all-in-one files it.
+      boolean ran = outcome != StepResult.Status.SKIPPED;
       next.add(
-          new StepResult(s.step(), StepResult.Status.fromWire(s.outcome()), began, s.at(), null));
-      return new CheckProgress(filed, status, startedAt, endedAt, next, null, logLength);
+          new StepResult(
+              s.step(),
+              outcome,
+              ran ? s.at().minusMillis(s.millis()) : null,
+              ran ? s.at() : null,
+              null));
+      return new CheckProgress(filed, status, startedAt, endedAt, next, null, logLength, note);
     } else if (event instanceof RunEvent.Ended e) {
       return new CheckProgress(
           filed,
@@ -72,7 +82,8 @@ public record CheckProgress(
           e.at(),
           steps,
           null,
-          e.logLength());
+          e.logLength(),
+          e.note());
     }
     return this;
   }
@@ -89,7 +100,9 @@ public record CheckProgress(
   /** The check record as it stands, with {@code log} as its log blob (null for none yet). */
   public CheckRecord record(BlobRef log) {
     return new CheckRecord(
-        "at://" + filed.ownerDid() + "/dev.knotless.repo/" + filed.repoKey(),
+        filed.repoUri() != null
+            ? filed.repoUri()
+            : "at://" + filed.ownerDid() + "/dev.knotless.repo/" + filed.repoKey(),
         filed.ref() != null ? filed.ref() : "",
         filed.commit(),
         filed.baseCommit(),
@@ -102,6 +115,6 @@ public record CheckProgress(
         steps,
         log,
         List.of(),
-        null);
+        note);
   }
 }

@@ -15,7 +15,7 @@ class CheckProgressTest {
   private static final String KEY = "k";
   private static final RunEvent.Filed FILED =
       new RunEvent.Filed(
-          KEY, T0, "did:plc:owner", "3krepo", "refs/heads/main", null, "c1", null, "ci");
+          KEY, T0, "did:plc:owner", "3krepo", "refs/heads/main", null, "c1", null, "ci", null);
 
   @Test
   void aFiledRunIsAQueuedCheckOfItsRepository() {
@@ -37,12 +37,16 @@ class CheckProgressTest {
     p = p.apply(new RunEvent.StepEnded(KEY, T0.plusSeconds(5), "build", "failure", 3000));
     assertEquals(List.of("build=failure"), p.progress().stepsEnded());
     assertNull(p.progress().stepGoing());
-    p = p.apply(new RunEvent.Ended(KEY, T0.plusSeconds(6), "failure", 42, List.of()));
+    p =
+        p.apply(
+            new RunEvent.Ended(
+                KEY, T0.plusSeconds(6), "failure", 42, List.of(), "step build failed"));
     CheckRecord r = p.record(null);
     assertEquals(CheckStatus.FAILURE, r.status());
     assertEquals(T0.plusSeconds(1), r.startedAt());
     assertEquals(T0.plusSeconds(6), r.endedAt());
     assertEquals(T0.plusSeconds(2), r.steps().get(0).startedAt());
     assertEquals(42, p.logLength());
+    assertEquals("step build failed", r.note());
   }
 }

@@ -1,8 +1,6 @@
 package dev.knotless.run.reconciler.app;
 
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.run.reconciler.adapter.db.QueueSink;
-import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.doorbell.RepoId;
@@ -30,8 +28,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Assembles libs/runner's reconcile pass as the all-in-one does, with the service's parts: state in
- * PostgreSQL, runs into the PostgreSQL run queue. Built on the first pass (it logs in), so a
- * reconciler whose pass is replaced never needs an account.
+ * PostgreSQL, runs claimed in the PostgreSQL run queue and run by this instance's {@link
+ * RunWorker}. Built on the first pass (it logs in), so a reconciler whose pass is replaced never
+ * needs an account.
  */
 @ApplicationScoped
 public class PassWiring {
@@ -45,7 +44,7 @@ public class PassWiring {
 
   @Produces
   @Singleton
-  WiredPass wiredPass(ReconcilerConfig config, StateStore state, RunQueue queue)
+  WiredPass wiredPass(ReconcilerConfig config, StateStore state, RunWorker worker)
       throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
     config.identifier().ifPresent(v -> env.put("KNOTLESS_IDENTIFIER", v));
@@ -82,7 +81,7 @@ public class PassWiring {
             state,
             filer,
             planner,
-            new QueueSink(queue),
+            worker,
             cache.dir(),
             PausedOwners::none,
             clock,

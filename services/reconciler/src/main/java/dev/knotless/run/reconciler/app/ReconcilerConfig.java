@@ -40,6 +40,28 @@ public interface ReconcilerConfig {
   /** Where handles are resolved ({@code KNOTLESS_HANDLE_RESOLVER}); unset uses DNS and HTTPS. */
   Optional<String> handleResolver();
 
+  /** The worker that runs the queued runs on the shell executor. */
+  Worker worker();
+
+  /** The worker's settings. */
+  interface Worker {
+    /** How many runs go at once in this instance. */
+    @WithDefault("4")
+    int jobs();
+
+    /** Where runs' checkouts and logs are made ({@code --work} of the all-in-one). */
+    @WithDefault("${java.io.tmpdir}/knotless-reconciler-work")
+    java.nio.file.Path work();
+
+    /** How often this worker says it is alive for the runs it holds. */
+    @WithDefault("5s")
+    Duration heartbeat();
+
+    /** How long a worker may be silent before its runs are filed again by another. */
+    @WithDefault("30s")
+    Duration staleAfter();
+  }
+
   /** The storage cache directory ({@code KNOTLESS_CACHE_DIR}); unset uses the environment's. */
   Optional<String> cacheDir();
 }

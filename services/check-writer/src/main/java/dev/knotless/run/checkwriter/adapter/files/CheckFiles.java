@@ -32,9 +32,44 @@ public final class CheckFiles {
     return Files.exists(file(key, ".done"));
   }
 
-  /** Marks the check filed as ended and lets its log and events go. */
-  public void markDone(String key) throws IOException {
-    write(file(key, ".done"), new byte[0], false);
+  /**
+   * Marks the check filed as ended and lets its log and events go. The mark keeps the run's filed
+   * event, so a later run filing the same check (a rerun) can be told from a redelivery.
+   */
+  public void markDone(RunEvent.Filed filed) throws IOException {
+    String key = filed.checkKey();
+    write(file(key, ".done"), RunEventJson.encode(filed).getBytes(StandardCharsets.UTF_8), false);
+    Files.deleteIfExists(file(key, ".log"));
+    Files.deleteIfExists(file(key, ".events"));
+  }
+
+  /**
+   * Whether {@code filed} begins a new run of a check this writer has seen: a rerun at the same
+   * commit, or a run started again after its worker died. A redelivered filed event is not one.
+   */
+  public boolean newRun(RunEvent.Filed filed) throws IOException {
+    String json = RunEventJson.encode(filed);
+    Path done = file(filed.checkKey(), ".done");
+    if (Files.exists(done)) {
+      return !Files.readString(done, StandardCharsets.UTF_8).equals(json);
+    }
+    Path events = file(filed.checkKey(), ".events");
+    if (!Files.exists(events)) {
+      return false;
+    }
+    for (String line : Files.readAllLines(events, StandardCharsets.UTF_8)) {
+      if (!line.isBlank() && RunEventJson.decode(line) instanceof RunEvent.Filed) {
+        if (line.equals(json)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Forgets everything kept of a check, for a new run of it. */
+  public void forget(String key) throws IOException {
+    Files.deleteIfExists(file(key, ".done"));
     Files.deleteIfExists(file(key, ".log"));
     Files.deleteIfExists(file(key, ".events"));
   }

@@ -51,4 +51,18 @@ public class QueuedRun extends PanacheEntityBase {
 
   @Column(name = "started_at")
   public OffsetDateTime startedAt;
+
+  /** The worker holding the run, or null. */
+  @Column public String worker;
+
+  /** When its worker last said it is alive. */
+  @Column(name = "heartbeat_at")
+  public OffsetDateTime heartbeatAt;
+
+  /** The full ref the run checks. */
+  @Column public String subject;
+
+  /** The base commit, for a pull or batch. */
+  @Column(name = "base_commit")
+  public String baseCommit;
 }

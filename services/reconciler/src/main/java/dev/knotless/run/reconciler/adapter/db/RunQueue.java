@@ -3,6 +3,7 @@ package dev.knotless.run.reconciler.adapter.db;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.EnumMap;
@@ -21,8 +22,90 @@ public class RunQueue {
   }
 
   /**
-   * Files a run as waiting, after every run filed before it. Filing a check key already queued
-   * leaves the queue as it was.
+   * Files a run as waiting, held by {@code worker}, after every run filed before it, unless another
+   * worker alive within {@code staleAfter} holds the same check: then the queue stays as it was. A
+   * check whose worker is stale is taken over. One statement, so two workers filing the same check
+   * at once cannot both win.
+   *
+   * @return whether {@code worker} now holds the run
+   */
+  public Uni<Boolean> claim(QueuedRun run, String worker, Duration staleAfter) {
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    return Panache.withTransaction(
+        () ->
+            Panache.getSession()
+                .chain(
+                    s ->
+                        s.createNativeQuery(
+                                "insert into run_queue (id, check_key, repo, owner_did, run_class,"
+                                    + " state, workflow, commit_id, created_seq, created_at,"
+                                    + " worker, heartbeat_at, subject, base_commit)"
+                                    + " values (nextval('run_queue_seq'), :key, :repo, :owner,"
+                                    + " :class, 'WAITING', :workflow, :commit,"
+                                    + " nextval('run_queue_order'), :now, :worker, :now, :subject,"
+                                    + " :base)"
+                                    + " on conflict (check_key) do update set worker ="
+                                    + " excluded.worker, heartbeat_at = excluded.heartbeat_at,"
+                                    + " state = 'WAITING', started_at = null"
+                                    + " where run_queue.heartbeat_at is null"
+                                    + " or run_queue.heartbeat_at < :stale"
+                                    + " returning check_key",
+                                String.class)
+                            .setParameter("key", run.checkKey)
+                            .setParameter("repo", run.repo)
+                            .setParameter("owner", run.ownerDid)
+                            .setParameter("class", run.runClass)
+                            .setParameter("workflow", run.workflow)
+                            .setParameter("commit", run.commitId)
+                            .setParameter("now", now)
+                            .setParameter("worker", worker)
+                            .setParameter("subject", run.subject)
+                            .setParameter("base", run.baseCommit)
+                            .setParameter("stale", now.minus(staleAfter))
+                            .getResultList())
+                .map(rows -> !rows.isEmpty()));
+  }
+
+  /** Says {@code worker} is alive for every run it holds; returns how many it holds. */
+  public Uni<Integer> heartbeat(String worker) {
+    return Panache.withTransaction(
+        () ->
+            QueuedRun.update(
+                "heartbeatAt = ?1 where worker = ?2", OffsetDateTime.now(ZoneOffset.UTC), worker));
+  }
+
+  /** Lets go of {@code worker}'s runs at once, as it stops, so another worker takes them now. */
+  public Uni<Integer> release(String worker) {
+    return Panache.withTransaction(
+        () ->
+            QueuedRun.update(
+                "heartbeatAt = ?1 where worker = ?2",
+                OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC),
+                worker));
+  }
+
+  /** The runs whose worker has not said it is alive within {@code staleAfter}, oldest first. */
+  public Uni<List<QueuedRun>> stale(Duration staleAfter) {
+    OffsetDateTime before = OffsetDateTime.now(ZoneOffset.UTC).minus(staleAfter);
+    return Panache.withSession(
+        () -> QueuedRun.<QueuedRun>find("heartbeatAt < ?1 order by createdSeq", before).list());
+  }
+
+  /**
+   * Takes a stale run off the queue, if it is still stale: of two workers recovering it, one gets
+   * true.
+   */
+  public Uni<Boolean> takeStale(String checkKey, Duration staleAfter) {
+    OffsetDateTime before = OffsetDateTime.now(ZoneOffset.UTC).minus(staleAfter);
+    return Panache.withTransaction(
+        () ->
+            QueuedRun.delete("checkKey = ?1 and heartbeatAt < ?2", checkKey, before)
+                .map(n -> n == 1));
+  }
+
+  /**
+   * Files a run as waiting with no worker, so no worker runs or recovers it: for tests of what the
+   * queue shows. Filing a check key already queued leaves the queue as it was.
    */
   public Uni<QueuedRun> enqueue(
       String checkKey,
@@ -32,35 +115,29 @@ public class RunQueue {
       String workflow,
       String commit) {
     return Panache.withTransaction(
-        () ->
-            QueuedRun.<QueuedRun>find("checkKey", checkKey)
-                .firstResult()
-                .chain(
-                    existing -> {
-                      if (existing != null) {
-                        return Uni.createFrom().item(existing);
-                      }
-                      return Panache.getSession()
-                          .chain(
-                              s ->
-                                  s.createNativeQuery(
-                                          "select nextval('run_queue_order')", Long.class)
-                                      .getSingleResult())
-                          .chain(
-                              order -> {
-                                QueuedRun run = new QueuedRun();
-                                run.checkKey = checkKey;
-                                run.repo = repo;
-                                run.ownerDid = ownerDid;
-                                run.runClass = runClass.name();
-                                run.state = "WAITING";
-                                run.workflow = workflow;
-                                run.commitId = commit;
-                                run.createdSeq = order;
-                                run.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
-                                return run.<QueuedRun>persist();
-                              });
-                    }));
+            () ->
+                Panache.getSession()
+                    .chain(
+                        s ->
+                            s.createNativeQuery(
+                                    "insert into run_queue (id, check_key, repo, owner_did,"
+                                        + " run_class, state, workflow, commit_id, created_seq,"
+                                        + " created_at) values (nextval('run_queue_seq'), :key,"
+                                        + " :repo, :owner, :class, 'WAITING', :workflow, :commit,"
+                                        + " nextval('run_queue_order'), :now)"
+                                        + " on conflict (check_key) do nothing")
+                                .setParameter("key", checkKey)
+                                .setParameter("repo", repo)
+                                .setParameter("owner", ownerDid)
+                                .setParameter("class", runClass.name())
+                                .setParameter("workflow", workflow)
+                                .setParameter("commit", commit)
+                                .setParameter("now", OffsetDateTime.now(ZoneOffset.UTC))
+                                .executeUpdate()))
+        .chain(
+            n ->
+                Panache.withSession(
+                    () -> QueuedRun.<QueuedRun>find("checkKey", checkKey).firstResult()));
   }
 
   /** The waiting runs of a class, oldest filed first. */
@@ -108,8 +185,9 @@ public class RunQueue {
                 .map(n -> n == 1));
   }
 
-  /** Takes an ended or cancelled run off the queue. */
-  public Uni<Boolean> remove(String checkKey) {
-    return Panache.withTransaction(() -> QueuedRun.delete("checkKey", checkKey).map(n -> n > 0));
+  /** Takes an ended or cancelled run off the queue, if {@code worker} still holds it. */
+  public Uni<Boolean> remove(String checkKey, String worker) {
+    return Panache.withTransaction(
+        () -> QueuedRun.delete("checkKey = ?1 and worker = ?2", checkKey, worker).map(n -> n > 0));
   }
 }

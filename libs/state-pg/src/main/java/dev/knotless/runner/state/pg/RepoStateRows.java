@@ -1,4 +1,4 @@
-package dev.knotless.run.reconciler.adapter.db;
+package dev.knotless.runner.state.pg;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;

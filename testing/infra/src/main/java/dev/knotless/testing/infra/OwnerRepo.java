@@ -1,6 +1,4 @@
-package dev.knotless.run.reconciler;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
+package dev.knotless.testing.infra;
 
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.RepoAddress;
@@ -21,10 +19,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An owner at work (a copy of libs/runner's e2e fixture, whose test sources are not shared):
- * commits made with plain {@code git} in a working tree, pushed in-process with the storage
- * library's {@link Pusher} (the code {@code git-remote-knotless} runs), so a push is the same
- * records a terminal push writes, without a JVM start per push.
+ * An owner at work, for the services' tests and the distributed harness: commits made with plain
+ * {@code git} in a working tree, pushed in-process with the storage library's {@link Pusher} (the
+ * code {@code git-remote-knotless} runs), so a push is the same records a terminal push writes,
+ * without a JVM start per push.
  */
 public final class OwnerRepo {
   public final Account account;
@@ -79,7 +77,9 @@ public final class OwnerRepo {
             address,
             Git.at(work.resolve(".git")),
             List.of(new RefUpdate("refs/heads/" + branch, sha, true)));
-    assertTrue(r.allOk(), "push of " + branch + " failed: " + r);
+    if (!r.allOk()) {
+      throw new IOException("push of " + branch + " failed: " + r);
+    }
     return sha;
   }
 

@@ -1,4 +1,4 @@
-package dev.knotless.run.reconciler.adapter.db;
+package dev.knotless.runner.state.pg;
 
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.RunnerState;
@@ -17,11 +17,14 @@ import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
- * The runner's state in PostgreSQL (schema in db/migration/V1__state.sql), over plain JDBC.
+ * The runner's state in PostgreSQL (schema in db/migration/V1__state.sql, migrated by Flyway), over
+ * plain JDBC. {@link PgStateStores#open} makes one from a URL; a service with its own pool passes
+ * that pool to the constructor.
  *
  * <p>An update runs in one transaction that first locks the repository's row, so updates of one
- * repository are serialized across every reconciler instance, and a change that throws rolls the
- * transaction back, leaving the state as it was. Thread-safe: each call takes its own connection.
+ * repository are serialized across every process sharing the database, and a change that throws
+ * rolls the transaction back, leaving the state as it was. Thread-safe: each call takes its own
+ * connection.
  */
 public final class PgStateStore implements StateStore {
   /** The advisory lock that serializes updates of the runner's own fields. */
@@ -31,7 +34,8 @@ public final class PgStateStore implements StateStore {
   private final RepoStateRows rows = new RepoStateRows();
 
   /**
-   * @param db the database, its schema migrated by Flyway
+   * @param db the database, its schema migrated by Flyway; each call takes a connection from it and
+   *     closes it before returning
    */
   public PgStateStore(DataSource db) {
     this.db = db;

@@ -1,18 +1,24 @@
-package dev.knotless.run.reconciler;
+package dev.knotless.runner.state.pg;
 
-import dev.knotless.run.reconciler.adapter.db.PgStateStore;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.runner.state.StateStoreContract;
 import dev.knotless.testing.infra.EmbeddedPg;
 import java.sql.Connection;
 import java.sql.Statement;
-import org.flywaydb.core.Flyway;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** The state store contract, against the PostgreSQL store on a real server. */
+/**
+ * The state store contract, against the PostgreSQL store on a real server, its schema made by
+ * {@link PgStateStores#open}.
+ */
 class PgStateStoreIT extends StateStoreContract {
   private static EmbeddedPg pg;
   private static PGSimpleDataSource db;
@@ -20,11 +26,11 @@ class PgStateStoreIT extends StateStoreContract {
   @BeforeAll
   static void startPostgres() throws Exception {
     pg = EmbeddedPg.start();
+    PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
     db = new PGSimpleDataSource();
     db.setUrl(pg.jdbcUrl());
     db.setUser("postgres");
     db.setPassword("postgres");
-    Flyway.configure().dataSource(db).locations("classpath:db/migration").load().migrate();
   }
 
   @AfterAll
@@ -48,5 +54,15 @@ class PgStateStoreIT extends StateStoreContract {
   @Override
   protected StateStore reopen(StateStore store) {
     return new PgStateStore(db);
+  }
+
+  @Test
+  void openingTheSameDatabaseAgainKeepsWhatItHolds() throws Exception {
+    PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres")
+        .update(REPO, s -> RepoState.empty().withRef("refs/heads/main", 7));
+
+    StateStore again = PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
+
+    assertEquals(Optional.of(RepoState.empty().withRef("refs/heads/main", 7)), again.load(REPO));
   }
 }

@@ -1,0 +1,90 @@
+package dev.knotless.runner.engine;
+
+import dev.knotless.atproto.BlobRef;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.exec.RunResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The all-in-one runner's reports: each run's check filed in the runner's account as it starts and
+ * as it ends, with its log and outputs uploaded. A write that still fails after the retries is
+ * logged; the run's result stands. Thread-safe.
+ */
+public final class FiledChecks implements RunReports {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FiledChecks.class);
+
+  private final CheckFiler filer;
+  private final Clock clock;
+
+  public FiledChecks(CheckFiler filer, Clock clock) {
+    this.filer = filer;
+    this.clock = clock;
+  }
+
+  @Override
+  public void started(PlannedRun run, CheckRecord running) throws XrpcException {
+    filer.file(run.rkey(), running);
+  }
+
+  @Override
+  public void ended(PlannedRun p, CheckRecord started, RunResult result, String fault) {
+    Instant now = clock.instant();
+    try {
+      if (result == null) {
+        byte[] log =
+            ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);
+        BlobRef blob = filer.uploadLog(log);
+        filer.file(
+            p.rkey(),
+            Checks.withLog(started.ended(CheckStatus.ERROR, now, List.of(), fault), blob));
+        return;
+      }
+      BlobRef blob = filer.uploadLog(result.log());
+      CheckRecord done =
+          Checks.withLog(
+              started.ended(Checks.status(result), now, Checks.steps(result), Checks.note(result)),
+              blob);
+      if (!result.outputs().isEmpty()) {
+        List<CheckFiler.NamedBytes> files = new ArrayList<>();
+        for (RunResult.OutputFile f : result.outputs()) {
+          files.add(new CheckFiler.NamedBytes(f.name(), f.bytes()));
+        }
+        done = Checks.withOutputs(done, filer.uploadOutputs(files));
+      }
+      filer.file(p.rkey(), done);
+      LOG.info(
+          "{}: {} at {} ended {}",
+          p.label(),
+          p.check().workflow(),
+          p.check().commit(),
+          done.status().wire());
+    } catch (XrpcException e) {
+      LOG.error("{}: could not file the end of {}: {}", p.label(), p.rkey(), e.getMessage());
+    }
+  }
+
+  @Override
+  public void cancelledUnstarted(PlannedRun p, String why) {
+    try {
+      List<StepResult> steps = new ArrayList<>();
+      for (StepResult s : p.check().steps()) {
+        steps.add(new StepResult(s.name(), StepResult.Status.CANCELLED, null, null, null));
+      }
+      filer.file(p.rkey(), p.check().ended(CheckStatus.CANCELLED, clock.instant(), steps, why));
+      LOG.info("{}: {} cancelled before it started: {}", p.label(), p.rkey(), why);
+    } catch (XrpcException e) {
+      LOG.error("{}: could not file {} as cancelled: {}", p.label(), p.rkey(), e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,225 @@
+package dev.knotless.run.reconciler.app;
+
+import dev.knotless.run.events.DoorbellMessage;
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.run.events.RunEventJson;
+import dev.knotless.run.reconciler.adapter.db.QueuedRun;
+import dev.knotless.run.reconciler.adapter.db.RunQueue;
+import dev.knotless.run.reconciler.domain.EventReports;
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.engine.Jobs;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.schedule.RunRequest;
+import dev.knotless.runner.schedule.Scheduler;
+import dev.knotless.runner.schedule.SchedulerConfig;
+import dev.knotless.runner.schedule.UsageLedger;
+import dev.knotless.runner.state.DroppedRun;
+import dev.knotless.runner.state.StateStore;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.quarkus.vertx.VertxContextSupport;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.OnOverflow;
+import org.jboss.logging.Logger;
+
+/**
+ * Runs the runs this reconciler's passes queue, on the shell executor, until the scheduler service
+ * takes that over. Every run is first claimed in the PostgreSQL run queue under this worker's id; a
+ * check another live worker holds is passed over, so no run goes twice. Its progress goes out as
+ * run events for the check-writer. The worker says it is alive every {@code heartbeat}; runs whose
+ * worker has been silent for {@code stale-after} are put back into their repository's dropped runs
+ * and its door rung, so the pass that owns the repository files and runs them again.
+ */
+@ApplicationScoped
+public class RunWorker implements RepoPass.RunSink {
+  private static final Logger LOG = Logger.getLogger(RunWorker.class);
+
+  private final String id = "worker-" + UUID.randomUUID();
+  private final RunQueue queue;
+  private final StateStore state;
+  private final ReconcilerConfig.Worker config;
+  private final Clock clock = Clock.systemUTC();
+  private final EventReports reports;
+  private volatile Jobs jobs;
+
+  @Inject
+  @Channel("run-events")
+  @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65_536)
+  Emitter<String> events;
+
+  @Inject
+  @Channel("doorbells-out")
+  Emitter<String> doorbells;
+
+  public RunWorker(RunQueue queue, StateStore state, ReconcilerConfig config) {
+    this.queue = queue;
+    this.state = state;
+    this.config = config.worker();
+    this.reports =
+        new EventReports(
+            this::publish,
+            new EventReports.Queue() {
+              @Override
+              public void started(String checkKey) {
+                await(() -> queue.start(checkKey));
+              }
+
+              @Override
+              public void ended(String checkKey) {
+                await(() -> queue.remove(checkKey, id));
+              }
+            },
+            clock);
+  }
+
+  /** This worker's id in the run queue. */
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public void submit(PlannedRun run) {
+    RunRequest r = run.request();
+    QueuedRun row = new QueuedRun();
+    row.checkKey = run.rkey();
+    row.repo = r.repo();
+    row.ownerDid = r.ownerDid();
+    row.runClass = r.runClass().name();
+    row.workflow = r.workflow();
+    row.commitId = r.revision();
+    row.subject = r.subject();
+    row.baseCommit = run.check().baseCommit();
+    boolean held = await(() -> queue.claim(row, id, config.staleAfter()));
+    if (!held) {
+      LOG.infof("%s: %s is held by another live worker, passed over", run.label(), run.rkey());
+      return;
+    }
+    publish(EventReports.filed(run));
+    jobs().submit(run);
+  }
+
+  private synchronized Jobs jobs() {
+    if (jobs == null) {
+      try {
+        Files.createDirectories(config.work());
+      } catch (IOException e) {
+        throw new IllegalStateException("the work directory " + config.work() + ": " + e, e);
+      }
+      SchedulerConfig sc = SchedulerConfig.defaults(config.jobs(), "");
+      jobs =
+          new Jobs(
+              new Scheduler(sc, new UsageLedger()),
+              new ShellExecutor(config.work()),
+              reports,
+              clock,
+              ended -> {},
+              minutes -> {});
+    }
+    return jobs;
+  }
+
+  private void publish(RunEvent e) {
+    events.send(
+        Message.of(RunEventJson.encode(e))
+            .addMetadata(
+                OutgoingKafkaRecordMetadata.<String>builder().withKey(e.checkKey()).build()));
+  }
+
+  @Scheduled(
+      every = "${knotless.reconciler.worker.heartbeat:5s}",
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+  void heartbeat() {
+    await(() -> queue.heartbeat(id));
+  }
+
+  /** Puts runs whose worker went silent back into their repositories' dropped runs. */
+  @Scheduled(
+      every = "${knotless.reconciler.worker.heartbeat:5s}",
+      delay = 2,
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+  void recover() {
+    List<QueuedRun> stale = await(() -> queue.stale(config.staleAfter()));
+    for (QueuedRun r : stale) {
+      if (r.worker == null || r.subject == null) {
+        continue;
+      }
+      if ("ASKED".equals(r.runClass)) {
+        // A run asked for by name is filed again from the owner's request, which the row does
+        // not hold (its variables); it is ended as lost rather than run without them.
+        if (await(() -> queue.takeStale(r.checkKey, config.staleAfter()))) {
+          LOG.warnf("%s: run %s asked for by name was lost with its worker", r.repo, r.checkKey);
+          publish(
+              new RunEvent.Ended(
+                  r.checkKey,
+                  clock.instant(),
+                  "error",
+                  0,
+                  List.of(),
+                  "its worker stopped; ask for it again"));
+        }
+        continue;
+      }
+      // The state first, then the row: a recovery cut short leaves the row, to be taken again.
+      state.update(
+          r.repo,
+          s ->
+              s.withDropped(
+                  new DroppedRun(r.subject, r.commitId, r.baseCommit, List.of(r.workflow))));
+      if (await(() -> queue.takeStale(r.checkKey, config.staleAfter()))) {
+        LOG.infof(
+            "%s: %s at %s was held by %s, silent past %s: filed again",
+            r.repo, r.workflow, r.commitId, r.worker, config.staleAfter());
+        doorbells.send(
+            Message.of(DoorbellMessage.encode(Doorbell.RETRY))
+                .addMetadata(
+                    OutgoingKafkaRecordMetadata.<String>builder().withKey(r.repo).build()));
+      }
+    }
+  }
+
+  void stop(@Observes ShutdownEvent ev) {
+    Jobs j = jobs;
+    if (j == null) {
+      return;
+    }
+    // Runs cut short by the stop are left in the queue, let go at once, for another worker.
+    reports.stopping();
+    j.stopTaking();
+    j.cancelRunning("the worker stopped");
+    try {
+      j.awaitIdle(Duration.ofSeconds(10));
+      await(() -> queue.release(id));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warnf("the queue could not be told this worker stopped: %s", e.getMessage());
+    }
+    j.close();
+  }
+
+  private static <T> T await(Supplier<Uni<T>> work) {
+    try {
+      return VertxContextSupport.subscribeAndAwait(work);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new IllegalStateException("the run queue could not be reached: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package dev.knotless.run.reconciler.domain;
+
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.engine.Checks;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.engine.RunReports;
+import dev.knotless.runner.exec.RunListener;
+import dev.knotless.runner.exec.RunOutcome;
+import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.exec.StepResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The distributed worker's reports: each run's progress becomes run events for the check-writer,
+ * which files the checks. The log goes out as it is written, piece by piece with its byte offset,
+ * so the events rebuild it byte for byte. A run cancelled because this worker is stopping reports
+ * no end: its queue row stays, and another worker runs it again once this one's heartbeat is stale.
+ * Thread-safe.
+ */
+public final class EventReports implements RunReports {
+
+  /** What the run queue hears of a run's life. */
+  public interface Queue {
+    /** The run took its job. */
+    void started(String checkKey);
+
+    /** The run ended and its end was published: its row goes. */
+    void ended(String checkKey);
+  }
+
+  private final Consumer<RunEvent> publish;
+  private final Queue queue;
+  private final Clock clock;
+  private volatile boolean stopping;
+
+  public EventReports(Consumer<RunEvent> publish, Queue queue, Clock clock) {
+    this.publish = publish;
+    this.queue = queue;
+    this.clock = clock;
+  }
+
+  /** From now on, runs cancelled by the stop are left for another worker rather than ended. */
+  public void stopping() {
+    stopping = true;
+  }
+
+  /** The event that files {@code run}'s check as queued: the first of its events. */
+  public static RunEvent.Filed filed(PlannedRun run) {
+    CheckRecord c = run.check();
+    String[] repo = run.request().repo().split("/", 2);
+    return new RunEvent.Filed(
+        run.rkey(),
+        c.createdAt(),
+        run.request().ownerDid(),
+        repo.length == 2 ? repo[1] : run.request().repo(),
+        c.ref(),
+        c.pull(),
+        c.commit(),
+        c.baseCommit(),
+        c.workflow(),
+        c.repo());
+  }
+
+  @Override
+  public void started(PlannedRun run, CheckRecord running) {
+    queue.started(run.rkey());
+    publish.accept(new RunEvent.Started(run.rkey(), running.startedAt()));
+  }
+
+  @Override
+  public RunListener listener(PlannedRun run) {
+    return new Follower(run.rkey());
+  }
+
+  @Override
+  public void ended(PlannedRun run, CheckRecord running, RunResult result, String fault) {
+    String key = run.rkey();
+    if (result == null) {
+      byte[] log =
+          ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);
+      publish.accept(new RunEvent.Output(key, clock.instant(), 0, log));
+      publish.accept(
+          new RunEvent.Ended(key, clock.instant(), "error", log.length, List.of(), fault));
+      queue.ended(key);
+      return;
+    }
+    if (stopping && result.outcome() instanceof RunOutcome.Cancelled) {
+      return;
+    }
+    List<String> steps = new ArrayList<>();
+    for (StepResult s : result.steps()) {
+      steps.add(s.name() + "=" + s.status().wire());
+    }
+    publish.accept(
+        new RunEvent.Ended(
+            key,
+            clock.instant(),
+            Checks.status(result).wire(),
+            result.log().length,
+            steps,
+            Checks.note(result)));
+    queue.ended(key);
+  }
+
+  @Override
+  public void cancelledUnstarted(PlannedRun run, String why) {
+    if (stopping) {
+      return;
+    }
+    List<String> steps = new ArrayList<>();
+    run.check().steps().forEach(s -> steps.add(s.name() + "=cancelled"));
+    publish.accept(new RunEvent.Ended(run.rkey(), clock.instant(), "cancelled", 0, steps, why));
+    queue.ended(run.rkey());
+  }
+
+  /** One run's listener: its log as written, and its steps. */
+  private final class Follower implements RunListener {
+    private final String key;
+    private long published;
+
+    Follower(String key) {
+      this.key = key;
+    }
+
+    @Override
+    public void stepStarted(StepStarted event) {
+      publish.accept(new RunEvent.StepStarted(key, event.at(), event.name()));
+    }
+
+    @Override
+    public synchronized void logWritten(long offset, byte[] bytes) {
+      publish.accept(new RunEvent.Output(key, clock.instant(), offset, bytes));
+      published = Math.max(published, offset + bytes.length);
+    }
+
+    @Override
+    public void stepEnded(StepResult result, long logOffset) {
+      publish.accept(
+          new RunEvent.StepEnded(
+              key,
+              result.ended(),
+              result.name(),
+              result.status().wire(),
+              Duration.between(result.started(), result.ended()).toMillis()));
+    }
+
+    @Override
+    public synchronized void runEnded(RunResult result) {
+      // What reached the log without passing through it (a note written as the run could not
+      // even make its directory) still goes, so the events hold the whole log.
+      byte[] log = result.log();
+      if (log.length > published) {
+        publish.accept(
+            new RunEvent.Output(
+                key,
+                clock.instant(),
+                published,
+                Arrays.copyOfRange(log, (int) published, log.length)));
+        published = log.length;
+      }
+    }
+  }
+}

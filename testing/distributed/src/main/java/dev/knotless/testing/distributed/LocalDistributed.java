@@ -1,0 +1,196 @@
+package dev.knotless.testing.distributed;
+
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.PdsOptions;
+import dev.knotless.testing.infra.EmbeddedPg;
+import dev.knotless.testing.infra.KafkaBroker;
+import dev.knotless.testing.infra.OwnerRepo;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The distributed shape on one machine, all on 127.0.0.1: a Kafka broker in its own JVM, embedded
+ * PostgreSQL, the reference PDS with a runner account, and the ingester, reconcilers and
+ * check-writer as processes. Tests and {@code deploy/local-distributed.sh} both use it. Closing it
+ * ends every process it started, by PID.
+ */
+public final class LocalDistributed implements AutoCloseable {
+  private final Path root;
+  private final Path dir;
+  private final KafkaBroker broker;
+  private final EmbeddedPg pg;
+  private final PdsInstance pds;
+  private final Account runner;
+  private final List<OwnerRepo> repos = new ArrayList<>();
+  private final List<ServiceProcess> services = new ArrayList<>();
+  private int reconcilers;
+
+  private LocalDistributed(
+      Path root, Path dir, KafkaBroker broker, EmbeddedPg pg, PdsInstance pds, Account runner) {
+    this.root = root;
+    this.dir = dir;
+    this.broker = broker;
+    this.pg = pg;
+    this.pds = pds;
+    this.runner = runner;
+  }
+
+  /**
+   * Starts the broker, PostgreSQL and the PDS with a runner account; the services come later, once
+   * the repositories they watch exist.
+   *
+   * @param root the project's root (the services' jars are under it)
+   * @param dir where logs, caches and work directories go
+   */
+  public static LocalDistributed start(Path root, Path dir) throws IOException {
+    Files.createDirectories(dir);
+    KafkaBroker broker = null;
+    EmbeddedPg pg = null;
+    try {
+      broker = KafkaBroker.start();
+      pg = EmbeddedPg.start();
+      PdsInstance pds = PdsInstance.start(PdsOptions.defaults());
+      return new LocalDistributed(root, dir, broker, pg, pds, pds.createAccount("runner"));
+    } catch (IOException | RuntimeException e) {
+      if (pg != null) {
+        pg.close();
+      }
+      if (broker != null) {
+        broker.close();
+      }
+      throw e;
+    }
+  }
+
+  /** The project root as the build gives it to tests. */
+  public static Path projectRoot() {
+    return Path.of(System.getProperty("knotless.repo.root", ".")).toAbsolutePath().normalize();
+  }
+
+  /**
+   * A new owner account with a repository {@code name} pushed with {@code files} on main; the
+   * services started after this watch it.
+   */
+  public OwnerRepo ownerRepo(String name, Map<String, String> files) throws IOException {
+    OwnerRepo o =
+        new OwnerRepo(
+            pds.createAccount("owner"), pds.pdsUrl(), name, dir.resolve("owners/" + name));
+    o.commit(files);
+    o.push("main");
+    repos.add(o);
+    return o;
+  }
+
+  /** The ingester, following the PDS's firehose for the repositories made so far. */
+  public ServiceProcess startIngester() throws IOException {
+    List<String> entries = new ArrayList<>();
+    for (OwnerRepo o : repos) {
+      entries.add(o.account.did() + "/" + o.key() + "=" + o.address.name());
+    }
+    Path file = dir.resolve("ingester-repos.txt");
+    Files.write(file, entries);
+    Map<String, String> s = kafka();
+    s.put("knotless.ingester.source", "firehose");
+    s.put("knotless.ingester.firehose", pds.pdsUrl().toString());
+    s.put("knotless.ingester.repos-file", file.toString());
+    return add(
+        ServiceProcess.start(root, "ingester", "ingester", s, Map.of(), dir.resolve("logs")));
+  }
+
+  /** One more reconciler replica, watching the repositories made so far. */
+  public ServiceProcess startReconciler() throws IOException {
+    int n = ++reconcilers;
+    List<String> labels = new ArrayList<>();
+    for (OwnerRepo o : repos) {
+      labels.add(o.account.did() + "/" + o.address.name());
+    }
+    Map<String, String> s = kafka();
+    s.put("quarkus.datasource.username", "postgres");
+    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
+    s.put("quarkus.datasource.reactive.url", pg.reactiveUrl());
+    s.put("knotless.reconciler.pds", pds.pdsUrl().toString());
+    s.put("knotless.reconciler.repos", String.join(",", labels));
+    s.put("knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
+    s.put("knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
+    s.put("knotless.reconciler.cache-dir", dir.resolve("reconciler-" + n + "/cache").toString());
+    s.put("knotless.reconciler.worker.work", dir.resolve("reconciler-" + n + "/work").toString());
+    s.put("knotless.reconciler.worker.heartbeat", "1s");
+    s.put("knotless.reconciler.worker.stale-after", "6s");
+    // A replica that dies gives its partitions up within ten seconds rather than the default 45.
+    s.put("mp.messaging.incoming.doorbells.session.timeout.ms", "10000");
+    s.put("mp.messaging.incoming.doorbells.heartbeat.interval.ms", "1000");
+    Map<String, String> env = runnerEnv();
+    env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
+    return add(
+        ServiceProcess.start(root, "reconciler", "reconciler-" + n, s, env, dir.resolve("logs")));
+  }
+
+  /** The check-writer, filing in the runner's account. */
+  public ServiceProcess startCheckWriter() throws IOException {
+    Map<String, String> s = kafka();
+    s.put("knotless.check-writer.pds", pds.pdsUrl().toString());
+    s.put("knotless.check-writer.state-dir", dir.resolve("check-writer").toString());
+    return add(
+        ServiceProcess.start(
+            root, "check-writer", "check-writer", s, runnerEnv(), dir.resolve("logs")));
+  }
+
+  private ServiceProcess add(ServiceProcess s) {
+    services.add(s);
+    return s;
+  }
+
+  private Map<String, String> kafka() {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put("kafka.bootstrap.servers", broker.bootstrapServers());
+    return s;
+  }
+
+  private Map<String, String> runnerEnv() {
+    Map<String, String> env = new HashMap<>();
+    env.put("KNOTLESS_IDENTIFIER", runner.handle());
+    env.put("KNOTLESS_PASSWORD", runner.password());
+    return env;
+  }
+
+  public PdsInstance pds() {
+    return pds;
+  }
+
+  public Account runner() {
+    return runner;
+  }
+
+  public KafkaBroker broker() {
+    return broker;
+  }
+
+  public EmbeddedPg postgres() {
+    return pg;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  @Override
+  public void close() {
+    for (int i = services.size() - 1; i >= 0; i--) {
+      services.get(i).stop();
+    }
+    pds.close();
+    try {
+      pg.close();
+    } catch (IOException e) {
+      System.err.println("PostgreSQL did not stop cleanly: " + e.getMessage());
+    }
+    broker.close();
+  }
+}

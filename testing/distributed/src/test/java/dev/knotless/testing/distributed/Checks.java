@@ -1,0 +1,69 @@
+package dev.knotless.testing.distributed;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckRecord;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+
+/** Reading the runner's checks back from its account, and waiting for them. */
+final class Checks {
+  private Checks() {}
+
+  /** Every check in the runner's account. */
+  static List<Record> all(LocalDistributed shape) throws Exception {
+    XrpcClient client = XrpcClient.create(shape.pds().pdsUrl());
+    List<Record> out = new ArrayList<>();
+    String cursor = null;
+    do {
+      var page =
+          client.listRecords(shape.runner().did(), CheckRecord.COLLECTION, 100, cursor, false);
+      out.addAll(page.records());
+      cursor = page.records().isEmpty() ? null : page.cursor();
+    } while (cursor != null);
+    return out;
+  }
+
+  /** Waits for exactly one check that {@code matches}, and returns it. */
+  static Record awaitOne(LocalDistributed shape, Duration max, Predicate<CheckRecord> matches)
+      throws Exception {
+    List<Record> found = new ArrayList<>();
+    await(
+        max,
+        "a check that matches",
+        () -> {
+          found.clear();
+          for (Record r : all(shape)) {
+            if (matches.test(CheckRecord.fromJson(r.value()))) {
+              found.add(r);
+            }
+          }
+          return found.size() == 1;
+        });
+    return found.get(0);
+  }
+
+  /** The check's log blob, as text. */
+  static String log(LocalDistributed shape, CheckRecord check) throws Exception {
+    XrpcClient client = XrpcClient.create(shape.pds().pdsUrl());
+    return new String(
+        client.getBlob(shape.runner().did(), check.log().cid()), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Polls {@code done} every 200 ms until it holds; fails naming {@code what} after {@code max}.
+   */
+  static void await(Duration max, String what, Callable<Boolean> done) throws Exception {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (!done.call()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("waited " + max + " for " + what);
+      }
+      Thread.sleep(200);
+    }
+  }
+}
