@@ -154,9 +154,14 @@ public final class ServiceProcess implements AutoCloseable {
     return log;
   }
 
-  /** Ends it at once with SIGKILL, as a crash or an evicted pod would. */
+  /**
+   * Ends it at once with SIGKILL, as a crash or an evicted pod would: the JVM and every process it
+   * started (the steps it was running), which in a pod die with it.
+   */
   public void kill() {
+    List<ProcessHandle> children = process.descendants().toList();
     process.destroyForcibly();
+    children.forEach(ProcessHandle::destroyForcibly);
     waitExit();
   }
 

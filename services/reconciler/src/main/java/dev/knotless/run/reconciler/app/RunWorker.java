@@ -77,12 +77,12 @@ public class RunWorker implements RepoPass.RunSink {
             new EventReports.Queue() {
               @Override
               public void started(String checkKey) {
-                await(() -> queue.start(checkKey));
+                patiently("mark " + checkKey + " running", () -> queue.start(checkKey));
               }
 
               @Override
               public void ended(String checkKey) {
-                await(() -> queue.remove(checkKey, id));
+                patiently("take " + checkKey + " off the queue", () -> queue.remove(checkKey, id));
               }
             },
             clock);
@@ -156,7 +156,9 @@ public class RunWorker implements RepoPass.RunSink {
   void recover() {
     List<QueuedRun> stale = await(() -> queue.stale(config.staleAfter()));
     for (QueuedRun r : stale) {
-      if (r.worker == null || r.subject == null) {
+      if (r.worker == null || r.subject == null || r.worker.equals(id)) {
+        // Unheld rows are not runs; this worker's own rows look stale only after the database was
+        // away, and their runs are still going here.
         continue;
       }
       if ("ASKED".equals(r.runClass)) {
@@ -211,6 +213,34 @@ public class RunWorker implements RepoPass.RunSink {
       LOG.warnf("the queue could not be told this worker stopped: %s", e.getMessage());
     }
     j.close();
+  }
+
+  /**
+   * A queue write a run's progress needs, tried again every second for a minute while PostgreSQL is
+   * away: a database restart must not end a run. Past that the run goes on, and the row is left to
+   * the recovery (a run's end is published before its row goes, so nothing is lost).
+   */
+  private static void patiently(String what, Supplier<Uni<Boolean>> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        await(work);
+        return;
+      } catch (RuntimeException e) {
+        if (attempt >= 60) {
+          LOG.errorf("could not %s after %d attempts: %s", what, attempt, e.getMessage());
+          return;
+        }
+        if (attempt == 1) {
+          LOG.warnf("could not %s, trying again every second: %s", what, e.getMessage());
+        }
+        try {
+          Thread.sleep(1_000);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
   }
 
   private static <T> T await(Supplier<Uni<T>> work) {

@@ -1,0 +1,85 @@
+package dev.knotless.run.reconciler.adapter.kafka;
+
+import dev.knotless.run.reconciler.app.PassWiring;
+import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.Doors;
+import dev.knotless.runner.doorbell.RepoId;
+import io.smallrye.common.annotation.Identifier;
+import io.smallrye.reactive.messaging.kafka.KafkaConsumerRebalanceListener;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Provider;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
+import org.jboss.logging.Logger;
+
+/**
+ * Rings the door of every watched repository whose doorbell partition this reconciler has just been
+ * given. Doorbells are committed as they are taken, before their pass ends, so a reconciler that
+ * died mid-pass leaves rings no one will read again: the one taking its partitions looks at each of
+ * their repositories at once, as the all-in-one runner does when it starts, instead of waiting for
+ * the sweep. Duplicates are harmless: the doors fold them into one pass.
+ */
+@ApplicationScoped
+@Identifier("doorbells-rebalance")
+public class AssignedDoors implements KafkaConsumerRebalanceListener {
+  private static final Logger LOG = Logger.getLogger(AssignedDoors.class);
+
+  private final Provider<PassWiring.WiredPass> wired;
+  private final Provider<Doors> doors;
+  private final ExecutorService ringer =
+      Executors.newSingleThreadExecutor(r -> new Thread(r, "assigned-doors"));
+
+  public AssignedDoors(Provider<PassWiring.WiredPass> wired, Provider<Doors> doors) {
+    this.wired = wired;
+    this.doors = doors;
+  }
+
+  /** The partition the default partitioner gives a doorbell keyed {@code key}. */
+  public static int partitionOf(String key, int partitions) {
+    return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
+  }
+
+  @Override
+  public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> assigned) {
+    if (assigned.isEmpty()) {
+      return;
+    }
+    Set<Integer> mine = new HashSet<>();
+    String topic = null;
+    for (TopicPartition tp : assigned) {
+      mine.add(tp.partition());
+      topic = tp.topic();
+    }
+    int partitions = consumer.partitionsFor(topic).size();
+    // Off the polling thread: the first call logs in and reads the watched repositories.
+    ringer.execute(
+        () -> {
+          try {
+            int rung = 0;
+            for (RepoId repo : wired.get().watched().keySet()) {
+              if (mine.contains(partitionOf(repo.toString(), partitions))) {
+                doors.get().open(repo);
+                doors.get().ring(repo, Doorbell.connect("kafka"));
+                rung++;
+              }
+            }
+            LOG.infof("Given doorbell partitions %s: rang %d doors", mine, rung);
+          } catch (RuntimeException e) {
+            LOG.warnf("Given doorbell partitions %s, rang none: %s", mine, e.getMessage());
+          }
+        });
+  }
+
+  @PreDestroy
+  void stop() {
+    ringer.shutdownNow();
+  }
+}
