@@ -66,4 +66,9 @@ final class Checks {
       Thread.sleep(200);
     }
   }
+
+  /** How many passes a reconciler has ended without an error. */
+  static double passes(ServiceProcess reconciler) throws java.io.IOException {
+    return reconciler.metric("knotless_run_passes_total{outcome=\"ok\"");
+  }
 }
