@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -15,7 +16,9 @@ import java.util.Set;
  * runner documents; {@link #HELP} describes them all. Immutable.
  *
  * @param repos the repositories to watch, each {@code <handle or did>/<name>} as given (the label)
- * @param state the state file
+ * @param state the state file, or null when the state is in a database ({@code stateDb})
+ * @param stateDb the PostgreSQL database to keep the state in ({@code jdbc:postgresql://...}, no
+ *     password in it), or null for the state file
  * @param work where runs get their temporary directories
  * @param jobs how many runs go at once
  * @param pullJobs how many of those every class but Main may hold
@@ -37,6 +40,7 @@ import java.util.Set;
 public record RunnerOptions(
     List<String> repos,
     Path state,
+    String stateDb,
     Path work,
     int jobs,
     int pullJobs,
@@ -59,6 +63,12 @@ public record RunnerOptions(
   public static final URI DEFAULT_JETSTREAM =
       URI.create("wss://jetstream2.us-east.bsky.network/subscribe");
 
+  /** The user {@code --state-db} connects as, when the URL names none. */
+  public static final String STATE_DB_USER = "KNOTLESS_STATE_DB_USER";
+
+  /** The password {@code --state-db} connects with; never part of the URL. */
+  public static final String STATE_DB_PASSWORD = "KNOTLESS_STATE_DB_PASSWORD";
+
   /** What {@code knotless-run --help} prints. */
   public static final String HELP =
       """
@@ -70,6 +80,9 @@ public record RunnerOptions(
       flags:
         --state <file>          state file (default $XDG_STATE_HOME/knotless-run/state.json,
                                 else ~/.local/state/knotless-run/state.json)
+        --state-db <url>        keep the state in PostgreSQL instead of a file
+                                (jdbc:postgresql://host[:port]/database; the tables are
+                                made at start; not with --state; see docs/state.md)
         --work <dir>            where runs get their temporary directories
                                 (default <tmp>/knotless-run)
         --jobs <n>              runs at once (4)
@@ -100,6 +113,8 @@ public record RunnerOptions(
         KNOTLESS_CACHE_DIR      the cache: mirrors, keys, identities (default
                                 $XDG_CACHE_HOME/knotless, else ~/.cache/knotless)
         KNOTLESS_APPVIEW        the appview live output goes to (optional)
+        KNOTLESS_STATE_DB_USER  the user --state-db connects as
+        KNOTLESS_STATE_DB_PASSWORD  its password (never put it in the URL)
 
       Each run sees KNOTLESS_RUN_REPO (the label as given here), KNOTLESS_RUN_REF,
       KNOTLESS_RUN_SHA, KNOTLESS_RUN_BASE, KNOTLESS_RUN_OUTPUTS and the others
@@ -124,7 +139,8 @@ public record RunnerOptions(
       throws UsageException {
     Parser p = new Parser(args);
     List<String> repos = new ArrayList<>();
-    Path state = defaultState(env);
+    Path state = null;
+    String stateDb = null;
     Path work = Path.of(System.getProperty("java.io.tmpdir"), "knotless-run");
     int jobs = 4;
     Integer pullJobs = null;
@@ -149,6 +165,7 @@ public record RunnerOptions(
           return Optional.empty();
         }
         case "--state" -> state = Path.of(p.value(a));
+        case "--state-db" -> stateDb = p.stateDb(a);
         case "--work" -> work = Path.of(p.value(a));
         case "--jobs" -> jobs = p.positive(a);
         case "--pull-jobs" -> pullJobs = p.positive(a);
@@ -189,11 +206,19 @@ public record RunnerOptions(
     if (repos.isEmpty()) {
       throw new UsageException("name at least one repository to watch, as <handle or did>/<name>");
     }
+    if (state != null && stateDb != null) {
+      throw new UsageException(
+          "--state and --state-db: the state is kept in one place; name one of them");
+    }
+    if (stateDb == null && state == null) {
+      state = defaultState(env);
+    }
     int pull = pullJobs != null ? pullJobs : Math.max(1, jobs / 2);
     return Optional.of(
         new RunnerOptions(
             List.copyOf(repos),
             state,
+            stateDb,
             work,
             jobs,
             Math.min(pull, jobs),
@@ -274,6 +299,35 @@ public record RunnerOptions(
         throw new UsageException(flag + " 0: expected a whole number above 0");
       }
       return n;
+    }
+
+    /** A PostgreSQL JDBC URL with a host, and without a password, which is read from the env. */
+    String stateDb(String flag) throws UsageException {
+      String v = value(flag);
+      String prefix = "jdbc:postgresql://";
+      if (v.toLowerCase(Locale.ROOT).matches(".*[?&]password=.*")) {
+        // The URL is not echoed: it holds the password.
+        throw new UsageException(
+            flag + ": the URL holds a password; give it in " + STATE_DB_PASSWORD + " instead");
+      }
+      String host = v.startsWith(prefix) ? v.substring(prefix.length()).split("[/?]", 2)[0] : "";
+      if (host.contains("@")) {
+        throw new UsageException(
+            flag
+                + ": the URL holds a user or password before its host; give them in "
+                + STATE_DB_USER
+                + " and "
+                + STATE_DB_PASSWORD
+                + " instead");
+      }
+      if (host.isEmpty()) {
+        throw new UsageException(
+            flag
+                + " "
+                + v
+                + ": expected a PostgreSQL JDBC URL such as jdbc:postgresql://db.example.com/knotless");
+      }
+      return v;
     }
 
     URI uri(String flag) throws UsageException {

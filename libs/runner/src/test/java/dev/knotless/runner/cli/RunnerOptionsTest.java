@@ -1,6 +1,7 @@
 package dev.knotless.runner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -78,7 +79,10 @@ class RunnerOptionsTest {
             "--firehose",
             "--secrets",
             "KNOTLESS_IDENTIFIER",
-            "KNOTLESS_PASSWORD")) {
+            "KNOTLESS_PASSWORD",
+            "--state-db",
+            "KNOTLESS_STATE_DB_USER",
+            "KNOTLESS_STATE_DB_PASSWORD")) {
       assertTrue(RunnerOptions.HELP.contains(flag), flag);
     }
   }
@@ -92,6 +96,34 @@ class RunnerOptionsTest {
     assertTrue(message("just-a-name").contains("<handle or did>/<name>"));
     assertTrue(message().contains("at least one repository"));
     assertTrue(message("--state").contains("--state needs a value"));
+  }
+
+  @Test
+  void stateDbKeepsTheStateInADatabaseInsteadOfTheFile() throws Exception {
+    RunnerOptions o =
+        parse("--state-db", "jdbc:postgresql://db.example.com:5432/knotless", "a.t/r");
+    assertEquals("jdbc:postgresql://db.example.com:5432/knotless", o.stateDb());
+    assertNull(o.state());
+    assertNull(parse("a.t/r").stateDb());
+  }
+
+  @Test
+  void stateDbIsRefusedWithoutAPostgresUrlBesideStateOrWithAPasswordInIt() {
+    assertTrue(
+        message("--state-db", "postgres://db/k", "a.t/r")
+            .contains("--state-db postgres://db/k: expected a PostgreSQL JDBC URL"));
+    assertTrue(
+        message("--state-db", "jdbc:postgresql:///k", "a.t/r").contains("expected a PostgreSQL"));
+    assertTrue(
+        message("--state", "/s.json", "--state-db", "jdbc:postgresql://db/k", "a.t/r")
+            .contains("--state and --state-db"));
+    for (String url :
+        List.of(
+            "jdbc:postgresql://db/k?user=u&password=hunter2", "jdbc:postgresql://u:hunter2@db/k")) {
+      String m = message("--state-db", url, "a.t/r");
+      assertTrue(m.startsWith("--state-db: ") && m.contains("KNOTLESS_STATE_DB_PASSWORD"), m);
+      assertFalse(m.contains("hunter2"), m);
+    }
   }
 
   private static String message(String... args) {

@@ -35,6 +35,10 @@ final class RunnerHarness implements AutoCloseable {
   final Account account;
   final Path dir;
   final XrpcClient reader;
+
+  /** Variables every runner started here sees besides the account's, such as a database's. */
+  final Map<String, String> extraEnv = new HashMap<>();
+
   private final List<Runner> started = new ArrayList<>();
 
   RunnerHarness(PdsInstance pds, Path dir, String name) throws IOException {
@@ -55,17 +59,19 @@ final class RunnerHarness implements AutoCloseable {
     env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache").toString());
     env.put("PATH", System.getenv("PATH"));
     env.put("HOME", dir.toString());
+    env.putAll(extraEnv);
     return env;
   }
 
   /**
-   * The flags every test's runner has: its files here, and the PDS's firehose unless {@code extra}
-   * names a Jetstream instead.
+   * The flags every test's runner has: its files here (the state file unless {@code extra} names a
+   * state database), and the PDS's firehose unless {@code extra} names a Jetstream instead.
    */
   List<String> args(List<String> extra, String... repos) {
-    List<String> args =
-        new ArrayList<>(
-            List.of("--state", state().toString(), "--work", dir.resolve("work").toString()));
+    List<String> args = new ArrayList<>(List.of("--work", dir.resolve("work").toString()));
+    if (!extra.contains("--state-db")) {
+      args.addAll(List.of("--state", state().toString()));
+    }
     if (!extra.contains("--jetstream")) {
       args.addAll(List.of("--firehose", "ws://127.0.0.1:" + pds.pdsUrl().getPort()));
     }

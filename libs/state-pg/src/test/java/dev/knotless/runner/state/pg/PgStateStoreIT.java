@@ -57,6 +57,18 @@ class PgStateStoreIT extends StateStoreContract {
   }
 
   @Test
+  void aStoreOpenedFromAUrlCarriesOnWhenTheDatabaseRestarts() throws Exception {
+    StateStore store = PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
+    store.update(REPO, s -> RepoState.empty().withRef("refs/heads/main", 7));
+
+    pg.restart();
+
+    assertEquals(Optional.of(RepoState.empty().withRef("refs/heads/main", 7)), store.load(REPO));
+    store.update(REPO, s -> s.withRef("refs/heads/main", 8));
+    assertEquals(8L, store.load(REPO).orElseThrow().refs().get("refs/heads/main"));
+  }
+
+  @Test
   void openingTheSameDatabaseAgainKeepsWhatItHolds() throws Exception {
     PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres")
         .update(REPO, s -> RepoState.empty().withRef("refs/heads/main", 7));
