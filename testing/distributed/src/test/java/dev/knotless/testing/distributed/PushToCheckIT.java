@@ -88,4 +88,18 @@ class PushToCheckIT {
     assertTrue(!log.contains("\nnever\n"), "the skipped step did not run: " + log);
     assertEquals(1, Checks.all(shape).size(), "one check for the one push");
   }
+
+  @Test
+  void eachServiceLogsJsonLinesForTheLogPipeline() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    for (String name : List.of("ingester", "reconciler-1", "check-writer")) {
+      List<String> lines = Files.readAllLines(shape.dir().resolve("logs/" + name + ".log"));
+      assertTrue(lines.size() > 3, name + " logged: " + lines);
+      for (String line : lines) {
+        com.fasterxml.jackson.databind.JsonNode n = json.readTree(line);
+        assertTrue(n.hasNonNull("level") && n.hasNonNull("message"), name + ": " + line);
+      }
+    }
+  }
 }
