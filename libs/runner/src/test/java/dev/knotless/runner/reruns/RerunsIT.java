@@ -56,6 +56,46 @@ class RerunsIT {
       """;
 
   @Test
+  void aRunAskedByNameIsCancelledAtOnceByAStopAndRunsAgainWithItsVariablesAtTheNextStart(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Path marker = tmp.resolve("first-run-was-here");
+    String slow =
+        """
+        on: {asked: {refs: [main]}}
+        steps:
+          - name: slow
+            run: |
+              echo "asked with $GREETING"
+              if [ -f %s ]; then echo "second run"; else touch %s; sleep 120; fi
+        """
+            .formatted(marker, marker);
+    try (Stage s = new Stage(pds, tmp, false)) {
+      s.commit(Map.of("README.md", "hi\n"));
+      s.push("main");
+      // A long --stop-wait: runs by name must not get it.
+      dev.knotless.runner.engine.Runner first = s.start("--stop-wait", "600");
+      String sha = s.commit(Map.of(".knotless/workflows/slow.yml", slow));
+      s.push("main");
+      s.knotless("rerun", s.label(), "--ref", "main", "--workflow", "slow", "--var", "GREETING=hi");
+      s.awaitCheck(MAIN, sha, "slow", c -> c.status() == CheckStatus.RUNNING);
+      Stage.await("the step to start", () -> java.nio.file.Files.exists(marker));
+
+      long t0 = System.nanoTime();
+      first.stop();
+      long stopMillis = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(stopMillis < 30_000, "the stop took " + stopMillis + " ms, not --stop-wait");
+      CheckRecord cut = s.check(MAIN, sha, "slow");
+      assertEquals(CheckStatus.CANCELLED, cut.status(), String.valueOf(cut));
+
+      s.start();
+      CheckRecord again = s.awaitCheck(MAIN, sha, "slow", c -> c.status() == CheckStatus.SUCCESS);
+      String log = s.log(again);
+      assertTrue(log.contains("==> variable GREETING=\"hi\"\n"), log);
+      assertTrue(log.contains("asked with hi\nsecond run\n"), log);
+    }
+  }
+
+  @Test
   void aRerunOfARefRunsEveryWorkflowAgainAtTheSameCommit(PdsInstance pds, @TempDir Path tmp)
       throws Exception {
     try (Stage s = new Stage(pds, tmp, false)) {
