@@ -24,6 +24,24 @@ public final class JetstreamFrames {
    *     event
    */
   public static Optional<RecordChange> parse(String text) {
+    return parseEvent(text).change();
+  }
+
+  /**
+   * An event's time and the record change it reports, if any.
+   *
+   * @param timeUs the event's {@code time_us}, Jetstream's cursor, or 0 when it has none
+   * @param change the record change, or empty for an event of another kind
+   */
+  public record Event(long timeUs, Optional<RecordChange> change) {}
+
+  /**
+   * The event one frame holds.
+   *
+   * @throws IllegalArgumentException naming what is missing or wrong if the text is not a Jetstream
+   *     event
+   */
+  public static Event parseEvent(String text) {
     JsonNode event;
     try {
       event = JSON.readTree(text);
@@ -34,20 +52,23 @@ public final class JetstreamFrames {
     if (event == null || !event.isObject()) {
       throw new IllegalArgumentException("Jetstream frame is not a JSON object");
     }
+    long timeUs = event.path("time_us").canConvertToLong() ? event.path("time_us").asLong() : 0;
     String kind = field(event, "kind", "");
     if (!"commit".equals(kind)) {
-      return Optional.empty();
+      return new Event(timeUs, Optional.empty());
     }
     JsonNode commit = event.path("commit");
     if (!commit.isObject()) {
       throw new IllegalArgumentException("Jetstream commit event has no \"commit\" object");
     }
-    return Optional.of(
-        new RecordChange(
-            field(event, "did", ""),
-            field(commit, "collection", "commit."),
-            field(commit, "rkey", "commit."),
-            RecordChange.Operation.parse(field(commit, "operation", "commit."))));
+    return new Event(
+        timeUs,
+        Optional.of(
+            new RecordChange(
+                field(event, "did", ""),
+                field(commit, "collection", "commit."),
+                field(commit, "rkey", "commit."),
+                RecordChange.Operation.parse(field(commit, "operation", "commit.")))));
   }
 
   private static String field(JsonNode node, String name, String where) {

@@ -14,9 +14,12 @@ import java.util.TreeSet;
 /**
  * Rings doors from Jetstream ({@code --jetstream}): JSON events of every account's record changes,
  * filtered by the server to the matcher's collections ({@code wantedCollections}) and the watched
- * owners ({@code wantedDids}). It connects without a cursor. When the set of owners changes while
- * connected, it sends Jetstream an {@code options_update} rather than reconnecting, so a new
- * repository does not ring every door.
+ * owners ({@code wantedDids}). With a {@link CursorStore} it keeps the newest event's {@code
+ * time_us} and connects {@link #REWIND} before it, so a restart or a reconnection resumes near
+ * where it stopped (the overlap only rings doors twice, which passes fold); without one it connects
+ * with no cursor. The cursor is a saving, never relied on: every connection still rings every door.
+ * When the set of owners changes while connected, it sends Jetstream an {@code options_update}
+ * rather than reconnecting, so a new repository does not ring every door.
  *
  * <p>See {@link WebSocketSource} for the ping and reconnect rules. Thread-safe.
  */
@@ -27,7 +30,13 @@ public final class JetstreamSource extends WebSocketSource {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** How far before the last event seen a connection resumes, in case the last were not whole. */
+  public static final java.time.Duration REWIND = java.time.Duration.ofSeconds(5);
+
   private final URI base;
+  private final CursorStore cursors;
+  private final java.util.concurrent.atomic.AtomicLong lastTimeUs =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param base the Jetstream subscribe address ({@code ws://} or {@code wss://}), without the
@@ -40,7 +49,20 @@ public final class JetstreamSource extends WebSocketSource {
    */
   public JetstreamSource(
       URI base, DoorMatcher matcher, DoorbellSink sink, DoorClock clock, SourceTimings timings) {
+    this(base, matcher, sink, clock, timings, CursorStore.NONE);
+  }
+
+  /** As the other constructor, keeping the cursor in {@code cursors}. */
+  public JetstreamSource(
+      URI base,
+      DoorMatcher matcher,
+      DoorbellSink sink,
+      DoorClock clock,
+      SourceTimings timings,
+      CursorStore cursors) {
     super("jetstream", matcher, sink, clock, timings);
+    this.cursors = cursors;
+    cursors.load().ifPresent(lastTimeUs::set);
     String scheme = base.getScheme();
     if (!"ws".equals(scheme) && !"wss".equals(scheme) || base.getHost() == null) {
       throw new IllegalArgumentException(
@@ -82,12 +104,34 @@ public final class JetstreamSource extends WebSocketSource {
 
   @Override
   URI uri() {
-    return subscribeUri(base, matcher().collections(), matcher().owners());
+    URI uri = subscribeUri(base, matcher().collections(), matcher().owners());
+    long last = lastTimeUs.get();
+    if (last <= 0) {
+      return uri;
+    }
+    long from = Math.max(1, last - REWIND.toNanos() / 1_000);
+    return URI.create(uri + (uri.getRawQuery() == null ? "?" : "&") + "cursor=" + from);
+  }
+
+  /** The newest event's {@code time_us} seen or kept, or 0. */
+  public long cursor() {
+    return lastTimeUs.get();
   }
 
   @Override
   List<RecordChange> changes(String text) {
-    return JetstreamFrames.parse(text).map(List::of).orElse(List.of());
+    JetstreamFrames.Event e = JetstreamFrames.parseEvent(text);
+    if (e.timeUs() > 0) {
+      lastTimeUs.accumulateAndGet(e.timeUs(), Math::max);
+      cursors.seen(e.timeUs());
+    }
+    return e.change().map(List::of).orElse(List.of());
+  }
+
+  @Override
+  public void close() {
+    super.close();
+    cursors.flush();
   }
 
   @Override

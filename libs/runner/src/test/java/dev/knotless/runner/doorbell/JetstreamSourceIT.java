@@ -2,6 +2,7 @@ package dev.knotless.runner.doorbell;
 
 import static dev.knotless.runner.doorbell.RecordingSink.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -152,6 +153,11 @@ class JetstreamSourceIT {
     long tookMs = (System.nanoTime() - cut) / 1_000_000;
     assertTrue(server.pings() >= 1, "the quiet connection was pinged first");
     assertTrue(tookMs >= 600, "given up only after 300 ms quiet plus 300 ms unanswered: " + tookMs);
+    // The count goes up as the connection opens; its rings follow on the connection's thread.
+    await(
+        "the second connection's rings",
+        WAIT,
+        () -> ALL.stream().allMatch(r -> sink.count(r, Doorbell.connect("jetstream")) >= 2));
     for (RepoId repo : ALL) {
       assertEquals(2, sink.count(repo, Doorbell.connect("jetstream")), repo.toString());
     }
@@ -250,6 +256,52 @@ class JetstreamSourceIT {
         waits);
     assertEquals(0, source.connections());
     assertEquals(List.of(), rings, "no connection, so no door rang");
+  }
+
+  @Test
+  void aRestartResumesFiveSecondsBeforeTheLastEventItSaw(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+    java.nio.file.Path file = tmp.resolve("cursor");
+    server = new TestWebSocketServer();
+    doors =
+        new Doors(
+            (repo, reasons) -> passes.add(new Object[] {repo, reasons, 0}),
+            passPool,
+            DoorClock.of(timers),
+            Doors.DEFAULT_SWEEP);
+    ALL.forEach(doors::open);
+    sink = new RecordingSink(doors, ALL);
+    source =
+        new JetstreamSource(
+            server.url(),
+            matcher,
+            sink,
+            DoorClock.of(timers),
+            FAST,
+            new FileCursorStore(file, java.time.Clock.systemUTC()));
+    source.start();
+    await("the first connection", WAIT, () -> source.connections() == 1);
+    server.sendText(commit(ALICE, "dev.knotless.ref", "3kapp2222222a.mainhash"));
+    server.sendText(
+        "{\"did\":\"" + ALICE + "\",\"time_us\":1725911170000000,\"kind\":\"identity\"}");
+    await("both events read", WAIT, () -> source.cursor() == 1725911170000000L);
+    source.close();
+    assertEquals("1725911170000000", java.nio.file.Files.readString(file).strip());
+
+    source =
+        new JetstreamSource(
+            server.url(),
+            matcher,
+            sink,
+            DoorClock.of(timers),
+            FAST,
+            new FileCursorStore(file, java.time.Clock.systemUTC()));
+    source.start();
+    await("the second connection", WAIT, () -> server.targets().size() == 2);
+    String first = server.targets().get(0);
+    String second = server.targets().get(1);
+    assertFalse(first.contains("cursor="), first);
+    assertTrue(second.endsWith("&cursor=1725911165000000"), second);
   }
 
   private static String commit(String did, String collection, String rkey) {

@@ -53,4 +53,10 @@ public interface IngesterConfig {
     JETSTREAM,
     FIREHOSE
   }
+
+  /**
+   * Where the Jetstream cursor is kept, so a restart resumes near where it stopped; unset reads
+   * from now at every start (the first connection rings every door either way).
+   */
+  Optional<Path> cursorFile();
 }

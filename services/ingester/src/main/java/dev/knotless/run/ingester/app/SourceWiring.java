@@ -68,7 +68,20 @@ public class SourceWiring {
         new SourceTimings(
             config.silence(), config.firstBackoff(), config.maxBackoff(), config.connectTimeout());
     return switch (config.source()) {
-      case JETSTREAM -> new JetstreamSource(config.jetstream(), matcher, sink, clock, timings);
+      case JETSTREAM ->
+          new JetstreamSource(
+              config.jetstream(),
+              matcher,
+              sink,
+              clock,
+              timings,
+              config
+                  .cursorFile()
+                  .<dev.knotless.runner.doorbell.CursorStore>map(
+                      f ->
+                          new dev.knotless.runner.doorbell.FileCursorStore(
+                              f, java.time.Clock.systemUTC()))
+                  .orElse(dev.knotless.runner.doorbell.CursorStore.NONE));
       case FIREHOSE ->
           new FirehoseSource(
               config
