@@ -1,6 +1,7 @@
 package dev.knotless.runner.pass;
 
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcObserver;
 import dev.knotless.atproto.identity.Identity;
 import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.storage.SnapshotReader;
@@ -29,6 +30,7 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
   private final StorageCache cache;
   private final IdentityResolver identities;
   private final HttpClient http;
+  private final XrpcObserver observer;
   private final Clock clock;
   private final Map<URI, XrpcClient> owners = new ConcurrentHashMap<>();
 
@@ -37,11 +39,13 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
       StorageCache cache,
       IdentityResolver identities,
       HttpClient http,
+      XrpcObserver observer,
       Clock clock) {
     this.runner = runner;
     this.cache = cache;
     this.identities = identities;
     this.http = http;
+    this.observer = observer;
     this.clock = clock;
   }
 
@@ -52,6 +56,17 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
    * @throws IOException when either is missing, the account does not resolve, or the login fails
    */
   public static PdsAccess login(Map<String, String> env, Clock clock) throws IOException {
+    return login(env, clock, XrpcObserver.NONE);
+  }
+
+  /**
+   * As {@link #login(Map, Clock)}, with every XRPC call of the runner's client and of the owners'
+   * clients (the login included) reported to {@code observer}, for metrics.
+   *
+   * @param observer must be thread-safe and fast: passes call the PDS from several threads
+   */
+  public static PdsAccess login(Map<String, String> env, Clock clock, XrpcObserver observer)
+      throws IOException {
     String identifier = env.get("KNOTLESS_IDENTIFIER");
     String password = env.get("KNOTLESS_PASSWORD");
     if (identifier == null || identifier.isBlank() || password == null || password.isEmpty()) {
@@ -67,10 +82,10 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
             .connectTimeout(Duration.ofSeconds(10))
             .build();
     Identity self = identities.resolve(identifier);
-    XrpcClient runner = XrpcClient.create(self.pds(), http);
+    XrpcClient runner = XrpcClient.create(self.pds(), http, observer);
     runner.login(identifier, password);
     LOG.info("logged in as {} ({}) at {}", self.handle(), runner.did(), self.pds());
-    return new PdsAccess(runner, cache, identities, http, clock);
+    return new PdsAccess(runner, cache, identities, http, observer, clock);
   }
 
   /** The client logged in as the runner's account. */
@@ -85,7 +100,7 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
 
   /** An anonymous client of an owner's PDS, one per PDS. */
   public XrpcClient owner(URI pds) {
-    return owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http));
+    return owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http, observer));
   }
 
   /** The client of the PDS a watched repository lives on. */

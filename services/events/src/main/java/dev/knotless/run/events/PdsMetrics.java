@@ -1,10 +1,16 @@
-package dev.knotless.run.checkwriter.adapter.pds;
+package dev.knotless.run.events;
 
 import dev.knotless.atproto.XrpcObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 
-/** Counts every call to the PDS as {@code knotless.run.pds.requests{method,outcome}}. */
+/**
+ * Counts every call a service makes to a PDS as {@code knotless.run.pds.requests{method,outcome}},
+ * one name and one set of tags for every service that reports it. Thread-safe.
+ */
 public final class PdsMetrics implements XrpcObserver {
+  /** The counter's name. */
+  public static final String REQUESTS = "knotless.run.pds.requests";
+
   private final MeterRegistry registry;
 
   public PdsMetrics(MeterRegistry registry) {
@@ -13,9 +19,7 @@ public final class PdsMetrics implements XrpcObserver {
 
   @Override
   public void called(String method, int status, long nanos) {
-    registry
-        .counter("knotless.run.pds.requests", "method", method, "outcome", outcome(status))
-        .increment();
+    registry.counter(REQUESTS, "method", method, "outcome", outcome(status)).increment();
   }
 
   /**

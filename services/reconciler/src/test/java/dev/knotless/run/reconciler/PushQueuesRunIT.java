@@ -65,6 +65,9 @@ class PushQueuesRunIT {
     await().atMost(DEADLINE).until(() -> passesOk() >= 1);
     assertEquals(List.of(), queued(owner.account.did()), "the baseline queues nothing");
     assertEquals(List.of(), checks(), "the baseline files no check");
+    // The pass read the repository record and its refs from the owner's PDS, and says so.
+    assertTrue(pdsRequests("com.atproto.repo.getRecord", "ok") >= 1, metrics());
+    assertTrue(pdsRequests("com.atproto.repo.listRecords", "ok") >= 1, metrics());
 
     String sha = owner.commit(Map.of("README.md", "hello again\n"));
     owner.push("main");
@@ -100,6 +103,9 @@ class PushQueuesRunIT {
     assertEquals(ended.logLength(), log.size());
     assertEquals("==> hello\nhello\n", log.toString(java.nio.charset.StandardCharsets.UTF_8));
     await().atMost(DEADLINE).until(() -> queued(owner.account.did()).isEmpty());
+    assertTrue(
+        pdsRequests("com.atproto.repo.putRecord", "ok") >= 1,
+        "filing the check queued is counted too: " + metrics());
   }
 
   /** The run events of one check, from the topic, up to its end. */
@@ -132,13 +138,26 @@ class PushQueuesRunIT {
   }
 
   private double passesOk() {
-    String metrics = given().get("/q/metrics").then().extract().asString();
-    for (String line : metrics.split("\n")) {
-      if (line.startsWith("knotless_run_passes_total{outcome=\"ok\"")) {
+    return metric("knotless_run_passes_total{outcome=\"ok\"");
+  }
+
+  private double pdsRequests(String method, String outcome) {
+    return metric(
+        "knotless_run_pds_requests_total{method=\"" + method + "\",outcome=\"" + outcome + "\"");
+  }
+
+  /** The first sample whose line starts with {@code prefix}, or 0. */
+  private double metric(String prefix) {
+    for (String line : metrics().split("\n")) {
+      if (line.startsWith(prefix)) {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
       }
     }
     return 0;
+  }
+
+  private static String metrics() {
+    return given().get("/q/metrics").then().extract().asString();
   }
 
   private static List<Record> checks() throws Exception {

@@ -5,7 +5,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.cache.LocalCache;
 import dev.knotless.atproto.identity.IdentityException;
 import dev.knotless.atproto.identity.IdentityResolver;
-import dev.knotless.run.checkwriter.adapter.pds.PdsMetrics;
+import dev.knotless.run.events.PdsMetrics;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
 import io.micrometer.core.instrument.MeterRegistry;

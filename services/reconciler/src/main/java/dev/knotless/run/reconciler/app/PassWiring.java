@@ -1,6 +1,7 @@
 package dev.knotless.run.reconciler.app;
 
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.run.events.PdsMetrics;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.doorbell.RepoId;
@@ -14,6 +15,7 @@ import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.StorageCache;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -44,7 +46,8 @@ public class PassWiring {
 
   @Produces
   @Singleton
-  WiredPass wiredPass(ReconcilerConfig config, StateStore state, RunWorker worker)
+  WiredPass wiredPass(
+      ReconcilerConfig config, StateStore state, RunWorker worker, MeterRegistry registry)
       throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
     config.identifier().ifPresent(v -> env.put("KNOTLESS_IDENTIFIER", v));
@@ -53,7 +56,7 @@ public class PassWiring {
     config.handleResolver().ifPresent(v -> env.put("KNOTLESS_HANDLE_RESOLVER", v));
     config.cacheDir().ifPresent(v -> env.put("KNOTLESS_CACHE_DIR", v));
     Clock clock = Clock.systemUTC();
-    PdsAccess access = PdsAccess.login(env, clock);
+    PdsAccess access = PdsAccess.login(env, clock, new PdsMetrics(registry));
     XrpcClient runnerClient = access.runner();
     StorageCache cache = access.cache();
 
