@@ -37,6 +37,10 @@ spec:
   # Never two schedulers at once, not even during a rollout.
   strategy:
     type: Recreate
+  {{- else if and (eq .component "check-writer") .spec.state.existingClaim }}
+  # A ReadWriteOnce claim mounts on one pod at a time.
+  strategy:
+    type: Recreate
   {{- end }}
   selector:
     matchLabels:

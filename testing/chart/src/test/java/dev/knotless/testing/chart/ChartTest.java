@@ -90,6 +90,51 @@ class ChartTest {
   }
 
   @Test
+  void theReconcilersWorkerAndTheCheckWritersStateHaveTheirOwnVolumes() {
+    var reconciler = defaults.podSpecs().get("ci-knotless-run-reconciler");
+    var container = reconciler.getContainers().get(0);
+    assertTrue(
+        container.getVolumeMounts().stream()
+            .anyMatch(
+                m ->
+                    m.getName().equals("work")
+                        && m.getMountPath().equals("/var/lib/knotless/work")),
+        "runs' checkouts are mounted");
+    assertTrue(
+        container.getEnv().stream()
+            .anyMatch(
+                e ->
+                    e.getName().equals("KNOTLESS_RECONCILER_WORKER_WORK")
+                        && "/var/lib/knotless/work".equals(e.getValue())));
+    assertTrue(
+        reconciler.getVolumes().stream()
+            .anyMatch(v -> v.getName().equals("work") && v.getEmptyDir() != null));
+
+    var writer = defaults.podSpecs().get("ci-knotless-run-check-writer");
+    assertTrue(
+        writer.getContainers().get(0).getEnv().stream()
+            .anyMatch(
+                e ->
+                    e.getName().equals("KNOTLESS_CHECK_WRITER_STATE_DIR")
+                        && "/var/lib/knotless/check-writer".equals(e.getValue())));
+    assertTrue(
+        writer.getVolumes().stream()
+            .anyMatch(v -> v.getName().equals("state") && v.getEmptyDir() != null));
+
+    var claimed =
+        RenderedChart.render(List.of(), Map.of("checkWriter.state.existingClaim", "cw-state"))
+            .podSpecs()
+            .get("ci-knotless-run-check-writer");
+    assertTrue(
+        claimed.getVolumes().stream()
+            .anyMatch(
+                v ->
+                    v.getName().equals("state")
+                        && v.getPersistentVolumeClaim() != null
+                        && v.getPersistentVolumeClaim().getClaimName().equals("cw-state")));
+  }
+
+  @Test
   void allFeaturesAddTheSchedulerItsRoleAndTheMonitoringObjects() {
     assertTrue(allFeatures.podSpecs().containsKey("ci-knotless-run-scheduler"));
     for (String kind :
