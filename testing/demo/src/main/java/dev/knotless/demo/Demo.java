@@ -159,6 +159,20 @@ public final class Demo {
           continue;
         }
         String status = v.path("status").asText();
+        if (!seen.containsKey(r.rkey()) && !status.equals("queued")) {
+          // The runner can file a check queued and then running within one poll: the record still
+          // says when it was filed, so the queued step is shown from it rather than skipped.
+          say(
+              "check "
+                  + v.path("workflow").asText()
+                  + " @ "
+                  + sha.substring(0, 12)
+                  + ": queued (filed "
+                  + v.path("createdAt").asText()
+                  + ", started "
+                  + v.path("startedAt").asText()
+                  + ")");
+        }
         if (!status.equals(seen.put(r.rkey(), status))) {
           say(
               "check "
