@@ -63,6 +63,36 @@ class EndToEndIT {
   }
 
   @Test
+  void knotlessLoginSavesASessionThatGitPushesWithAndNoPasswordIsKept(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("login");
+    GitUser me = new GitUser(pds, null, tmp.resolve("me"));
+    String url = "knotless://" + owner.handle() + "/logged";
+    Path a = me.newRepo(tmp.resolve("a"), "README.md", "hello\n");
+
+    String refused = me.fails(a, "push", url, "main");
+    assertTrue(refused.contains("knotless login"), refused);
+
+    me.with("KNOTLESS_PASSWORD", owner.password());
+    String said = me.ok(a, "knotless", "login", owner.handle());
+    assertTrue(said.contains("logged in as " + owner.handle()), said);
+    me.without("KNOTLESS_PASSWORD");
+
+    me.ok(a, "push", url, "main");
+    Path b = tmp.resolve("b");
+    me.ok(tmp, "clone", "-q", url, b.toString());
+    assertEquals("hello\n", Files.readString(b.resolve("README.md")));
+    try (var files = Files.walk(tmp.resolve("me"))) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        assertFalse(
+            new String(Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1)
+                .contains(owner.password()),
+            "the app password is kept nowhere: " + f);
+      }
+    }
+  }
+
+  @Test
   void anUnforcedPushOverCommitsThePusherNeverSawIsToldFetchFirst(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     Account owner = pds.createAccount("ff");

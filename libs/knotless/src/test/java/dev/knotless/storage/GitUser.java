@@ -47,6 +47,11 @@ final class GitUser {
     return this;
   }
 
+  GitUser without(String name) {
+    env.remove(name);
+    return this;
+  }
+
   Map<String, String> env() {
     return env;
   }
