@@ -22,6 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** Round trips counted through a proxy that adds latency, as a distant PDS would. */
 @WithPds
 class RoundTripsIT {
+  /**
+   * The proxy's added latency. Requests sent together must overlap at the proxy to count as one
+   * round trip; on a loaded 2-core machine a 50 ms delay was once not enough for two reads started
+   * together, so the modelled distance is a quarter second.
+   */
+  private static final Duration LATENCY = Duration.ofMillis(250);
 
   @Test
   void warmPushIsTwoRoundTripsAndSnapshotsOneWithTheKeyCachedTwoWithout(
@@ -30,7 +36,7 @@ class RoundTripsIT {
     GitUser me = new GitUser(pds, owner, tmp.resolve("home"));
     Path work = me.newRepo(tmp.resolve("work"), "a.txt", "a\n");
     Git local = Git.at(work.resolve(".git"));
-    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), Duration.ofMillis(50))) {
+    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), LATENCY)) {
       Fixture f = new Fixture(owner, proxy.url(), tmp.resolve("cache"));
       RepoAddress repo = f.repo("counted");
       String first = local.revParse("HEAD");
@@ -77,7 +83,7 @@ class RoundTripsIT {
     Fixture direct = new Fixture(owner, pds.pdsUrl(), tmp.resolve("direct-cache"));
     RepoAddress repoDirect = direct.repo("race");
     assertTrue(direct.push(repoDirect, local, "refs/heads/main", local.revParse("HEAD")).allOk());
-    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), Duration.ofMillis(50))) {
+    try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), LATENCY)) {
       Fixture f = new Fixture(owner, proxy.url(), tmp.resolve("cache"));
       RepoAddress repo = f.repo("race");
       CommitBuilder.Author author = new CommitBuilder.Author("Agent", "agent@example.test");
