@@ -21,10 +21,14 @@ public final class OwnerPdsResource implements QuarkusTestResourceLifecycleManag
   static final String CI =
       """
       on: {push: {refs: [main]}}
+      secrets: [TOKEN]
       steps:
         - name: hello
-          run: echo hello
+          run: echo hello; echo "token=$TOKEN"
       """;
+
+  /** The secret the secrets file grants the repository; it must never leave the worker. */
+  static final String TOKEN = "s3cret-token-4242";
 
   private static volatile PdsInstance pds;
   private static volatile Account runner;
@@ -47,7 +51,11 @@ public final class OwnerPdsResource implements QuarkusTestResourceLifecycleManag
       owner = new OwnerRepo(pds.createAccount("owner"), pds.pdsUrl(), "app", dir.resolve("owner"));
       owner.commit(Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
       owner.push("main");
+      Path secrets = dir.resolve("secrets.json");
+      Files.writeString(
+          secrets, "{\"" + owner.account.did() + "/app\": {\"TOKEN\": \"" + TOKEN + "\"}}");
       return Map.of(
+          "knotless.reconciler.secrets-file", secrets.toString(),
           "knotless.reconciler.pds", pds.pdsUrl().toString(),
           "knotless.reconciler.identifier", runner.handle(),
           "knotless.reconciler.password", runner.password(),

@@ -101,7 +101,20 @@ class PushQueuesRunIT {
       }
     }
     assertEquals(ended.logLength(), log.size());
-    assertEquals("==> hello\nhello\n", log.toString(java.nio.charset.StandardCharsets.UTF_8));
+    // The secrets file's grant reached the step, masked before it left the worker.
+    assertEquals(
+        "==> hello\nhello\ntoken=***\n", log.toString(java.nio.charset.StandardCharsets.UTF_8));
+    for (RunEvent e : events) {
+      assertTrue(
+          !RunEventJson.encode(e).contains(OwnerPdsResource.TOKEN)
+              && !RunEventJson.encode(e)
+                  .contains(
+                      java.util.Base64.getEncoder()
+                          .encodeToString(
+                              OwnerPdsResource.TOKEN.getBytes(
+                                  java.nio.charset.StandardCharsets.UTF_8))),
+          "no event carries the secret: " + e);
+    }
     await().atMost(DEADLINE).until(() -> queued(owner.account.did()).isEmpty());
     assertTrue(
         pdsRequests("com.atproto.repo.putRecord", "ok") >= 1,

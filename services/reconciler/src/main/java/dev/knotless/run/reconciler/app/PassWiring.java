@@ -21,7 +21,6 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +36,6 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class PassWiring {
   private static final Logger LOG = Logger.getLogger(PassWiring.class);
-  // What the all-in-one uses by default; the distributed shape has no flags for them yet.
-  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(1800);
-  private static final int KEEP_CHECK_DAYS = 30;
 
   /** The pass and the repositories it passes, by the key doorbells name them with. */
   public record WiredPass(RepoPass pass, Map<RepoId, Watched> watched) {}
@@ -75,7 +71,11 @@ public class PassWiring {
     CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
     RunPlanner planner =
         new RunPlanner(
-            new RunPlanner.Settings(null, STEP_TIMEOUT, null, env),
+            new RunPlanner.Settings(
+                config.secretsFile().orElse(null),
+                config.stepTimeout(),
+                config.runTimeout().orElse(null),
+                env),
             new WriteBack(runnerClient, cache, clock));
     RepoPass pass =
         new RepoPass(
@@ -86,9 +86,18 @@ public class PassWiring {
             planner,
             worker,
             cache.dir(),
-            PausedOwners::none,
+            () ->
+                config
+                    .pausedFile()
+                    .map(f -> PausedOwners.read(f, runnerClient.did()))
+                    .orElse(PausedOwners.none()),
             clock,
-            PassExtras.all(planner, filer, new AskedLedger(), KEEP_CHECK_DAYS, null));
+            PassExtras.all(
+                planner,
+                filer,
+                new AskedLedger(),
+                config.keepChecks(),
+                config.secretsFile().orElse(null)));
     return new WiredPass(pass, Map.copyOf(watched));
   }
 }

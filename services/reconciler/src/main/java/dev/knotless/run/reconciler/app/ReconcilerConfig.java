@@ -40,6 +40,23 @@ public interface ReconcilerConfig {
   /** Where handles are resolved ({@code KNOTLESS_HANDLE_RESOLVER}); unset uses DNS and HTTPS. */
   Optional<String> handleResolver();
 
+  /** The secrets file, as the all-in-one's {@code --secrets}; unset grants no secret. */
+  Optional<java.nio.file.Path> secretsFile();
+
+  /** The paused owners file, as {@code --paused}; unset pauses no one. */
+  Optional<java.nio.file.Path> pausedFile();
+
+  /** The longest a step may run, as {@code --step-timeout}. */
+  @WithDefault("1800s")
+  Duration stepTimeout();
+
+  /** The longest a run may take, as {@code --run-timeout}; unset has no limit. */
+  Optional<Duration> runTimeout();
+
+  /** Days the default branch's checks are kept, as {@code --keep-checks}; 0 prunes nothing. */
+  @WithDefault("30")
+  int keepChecks();
+
   /** The worker that runs the queued runs on the shell executor. */
   Worker worker();
 
