@@ -3,32 +3,22 @@ package dev.knotless.allinone;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.knotless.atproto.Record;
-import dev.knotless.atproto.XrpcClient;
-import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.state.JsonStateStore;
-import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
-import dev.knotless.testing.infra.KafkaBroker;
-import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The packaged {@code knotless-run}, as a user starts it, stopped with SIGTERM mid-run: the signal
+ * The packaged {@code knotless-run}, as a user starts it: stopped with SIGTERM mid-run, the signal
  * handler stops the runner after {@code --stop-wait}, no check is left running, the process exits
- * 0, and the next start runs the run the stop dropped.
+ * 0, and the next start runs the run the stop dropped. While it runs, {@code /q/metrics} shows why
+ * runs wait, by class and reason, with no owner in any label.
  */
 @WithPds
 class SignalIT {
@@ -50,32 +40,36 @@ class SignalIT {
   @Test
   void sigtermMidRunEndsEveryCheckAndTheNextStartRunsTheDroppedRun(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
-    Account runner = pds.createAccount("run");
-    OwnerRepo owner =
-        new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
-    owner.commit(Map.of("README.md", "hello\n"));
-    owner.push("main");
-    String stateKey = owner.account.did() + "/" + owner.key();
-    XrpcClient reader = XrpcClient.create(pds.pdsUrl());
+    PackagedRunner r = new PackagedRunner(pds, tmp);
+    r.owner.commit(Map.of("README.md", "hello\n"));
+    r.owner.push("main");
+    String stateKey = r.owner.account.did() + "/" + r.owner.key();
 
-    Process first = start(pds, runner, owner, tmp);
+    Process first = r.start("--jobs", "1", "--stop-wait", "1");
+    String sha;
     try {
-      await(
+      r.await(
           "the first pass",
-          () -> new JsonStateStore(tmp.resolve("state.json")).load(stateKey).isPresent(),
-          first);
-      String sha =
-          owner.commit(
+          () -> new JsonStateStore(tmp.resolve("state.json")).load(stateKey).isPresent());
+      sha =
+          r.owner.commit(
               Map.of(
                   ".knotless/workflows/a-slow.yml",
                   SLOW,
                   ".knotless/workflows/b-quick.yml",
                   QUICK));
-      owner.push("main");
-      await(
-          "the slow run",
-          () -> status(reader, runner, sha, "a-slow") == CheckStatus.RUNNING,
-          first);
+      r.owner.push("main");
+      r.await("the slow run", () -> r.status(sha, "a-slow") == CheckStatus.RUNNING);
+
+      // One job, taken by the slow run: the quick one waits, and the metrics say which class
+      // waits and why (one owner at --jobs 1 meets the owner cap first).
+      r.await("the waiting run in the metrics", () -> waiting(r, "main") == 1.0);
+      String metrics = r.metrics();
+      assertTrue(
+          metrics.contains("knotless_run_runs_waiting{class=\"main\",reason=\"owner_cap\"} 1.0"),
+          metrics);
+      assertTrue(metrics.contains("knotless_run_runs_running 1.0"), metrics);
+      assertTrue(!metrics.contains("did:"), "no owner in a label: " + metrics);
 
       long t0 = System.nanoTime();
       first.destroy(); // SIGTERM
@@ -83,91 +77,36 @@ class SignalIT {
       long stopMillis = (System.nanoTime() - t0) / 1_000_000;
       assertEquals(0, first.exitValue(), "a stop asked for is a clean exit");
       assertTrue(stopMillis < 30_000, "stopped after --stop-wait, not the step: " + stopMillis);
-      assertEquals(CheckStatus.CANCELLED, status(reader, runner, sha, "a-slow"));
-      assertEquals(CheckStatus.CANCELLED, status(reader, runner, sha, "b-quick"));
-      assertTrue(
-          Files.readString(tmp.resolve("run-1.log")).contains("stop asked for"),
-          "the log says why it stopped");
+      assertEquals(CheckStatus.CANCELLED, r.status(sha, "a-slow"));
+      assertEquals(CheckStatus.CANCELLED, r.status(sha, "b-quick"));
+      assertTrue(Files.readString(r.log(1)).contains("stop asked for"), "the log says why");
     } finally {
       first.destroyForcibly();
     }
 
-    Process second = start(pds, runner, owner, tmp);
+    Process second = r.start("--jobs", "1", "--stop-wait", "1");
     try {
-      String sha = owner.head();
-      await(
-          "the dropped run",
-          () -> status(reader, runner, sha, "b-quick") == CheckStatus.SUCCESS,
-          second);
+      r.await("the dropped run", () -> r.status(sha, "b-quick") == CheckStatus.SUCCESS);
       assertEquals(
-          CheckStatus.CANCELLED,
-          status(reader, runner, sha, "a-slow"),
-          "only the dropped workflow runs again");
+          CheckStatus.CANCELLED, r.status(sha, "a-slow"), "only the dropped workflow runs again");
     } finally {
       second.destroy();
       second.waitFor(60, TimeUnit.SECONDS);
     }
   }
 
-  private static int starts;
-
-  private static Process start(PdsInstance pds, Account runner, OwnerRepo owner, Path tmp)
-      throws Exception {
-    Path root = Path.of(System.getProperty("knotless.repo.root", "../..")).toAbsolutePath();
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-jar");
-    cmd.add(root.resolve("services/all-in-one/target/quarkus-app/quarkus-run.jar").toString());
-    cmd.addAll(
-        List.of(
-            "--state",
-            tmp.resolve("state.json").toString(),
-            "--work",
-            tmp.resolve("work").toString(),
-            "--jobs",
-            "1",
-            "--stop-wait",
-            "1",
-            "--firehose",
-            "ws://127.0.0.1:" + pds.pdsUrl().getPort(),
-            owner.account.did() + "/app"));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.redirectOutput(tmp.resolve("run-" + ++starts + ".log").toFile());
-    Map<String, String> env = new HashMap<>(pds.environment());
-    env.put("KNOTLESS_IDENTIFIER", runner.handle());
-    env.put("KNOTLESS_PASSWORD", runner.password());
-    env.put("KNOTLESS_CACHE_DIR", tmp.resolve("cache").toString());
-    env.put("KNOTLESS_METRICS_PORT", Integer.toString(KafkaBroker.freePort()));
-    pb.environment().putAll(env);
-    return pb.start();
-  }
-
-  private static CheckStatus status(
-      XrpcClient reader, Account runner, String sha, String workflow) {
+  /** The runs of {@code runClass} waiting, whatever the reason, as the metrics say. */
+  private static double waiting(PackagedRunner r, String runClass) {
     try {
-      for (Record r :
-          reader.listRecords(runner.did(), CheckRecord.COLLECTION, 100, null, false).records()) {
-        CheckRecord c = CheckRecord.fromJson(r.value());
-        if (c.commit().equals(sha) && c.workflow().equals(workflow)) {
-          return c.status();
+      double sum = 0;
+      for (String line : r.metrics().split("\n")) {
+        if (line.startsWith("knotless_run_runs_waiting{class=\"" + runClass + "\"")) {
+          sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
         }
       }
-      return null;
+      return sum;
     } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void await(String what, BooleanSupplier done, Process p) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (!done.getAsBoolean()) {
-      if (!p.isAlive()) {
-        throw new AssertionError("knotless-run exited (" + p.exitValue() + ") waiting for " + what);
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("waited two minutes for " + what);
-      }
-      Thread.sleep(100);
+      return -1;
     }
   }
 }
