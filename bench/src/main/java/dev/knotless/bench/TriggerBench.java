@@ -2,28 +2,17 @@ package dev.knotless.bench;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.atproto.Tid;
-import dev.knotless.atproto.Write;
-import dev.knotless.atproto.XrpcClient;
-import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.cache.CacheFile;
 import dev.knotless.atproto.cache.LocalCache;
 import dev.knotless.atproto.identity.IdentityResolver;
-import dev.knotless.runner.check.CheckKeys;
-import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.engine.Runner;
-import dev.knotless.storage.RepoAddress;
-import dev.knotless.storage.Settings;
 import dev.knotless.storage.StorageCache;
-import dev.knotless.storage.git.Git;
-import dev.knotless.storage.push.Pusher;
-import dev.knotless.storage.push.RefUpdate;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.CountingProxy;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.PdsOptions;
+import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -42,9 +31,20 @@ import java.util.TreeMap;
  * Prints a table. Run: {@code bin/bench Trigger [pushes] [repos]}.
  */
 public final class TriggerBench {
-  private static final String WORKFLOW = "on: {push: {}}\nsteps: [{name: s, run: 'true'}]\n";
-
   private TriggerBench() {}
+
+  /** The push figures: times, and the PDS requests and round trips per push up to running. */
+  record Pushes(
+      PushTimer.Times times, double requests, double trips, Map<String, Integer> byMethod) {}
+
+  /** One idle sweep of {@code count} repositories. */
+  record Sweep(
+      int count,
+      long wallNanos,
+      int requests,
+      int trips,
+      Map<String, Integer> byMethod,
+      long start) {}
 
   public static void main(String[] args) throws Exception {
     int pushes = args.length > 0 ? Integer.parseInt(args[0]) : 5;
@@ -53,9 +53,34 @@ public final class TriggerBench {
     List<String[]> rows = new ArrayList<>();
     try (PdsInstance pds = PdsInstance.start(PdsOptions.defaults())) {
       for (Duration latency : List.of(Duration.ZERO, Duration.ofMillis(50))) {
-        rows.addAll(pushToRunning(pds, tmp.resolve("push-" + latency.toMillis()), pushes, latency));
+        Pushes p = pushToRunning(pds, tmp.resolve("push-" + latency.toMillis()), pushes, latency);
+        String lat = "(proxy latency " + latency.toMillis() + " ms)";
+        rows.add(
+            new String[] {
+              "ref write -> check queued " + lat,
+              Figures.median(p.times().queued()) + " (med)",
+              "",
+              "",
+              ""
+            });
+        rows.add(
+            new String[] {
+              "ref write -> check running " + lat,
+              Figures.median(p.times().running()) + " (med)",
+              String.format("%.1f", p.requests()),
+              String.format("%.1f", p.trips()),
+              p.byMethod().toString()
+            });
       }
-      rows.add(idleSweep(pds, tmp.resolve("sweep"), repos));
+      Sweep s = idleSweep(pds, tmp.resolve("sweep"), repos);
+      rows.add(
+          new String[] {
+            "idle sweep of " + repos + " repos (per repo; wall in time)",
+            Figures.ms(s.wallNanos()),
+            String.format("%.2f", (double) s.requests() / repos),
+            String.format("%.2f", (double) s.trips() / repos),
+            s.byMethod() + " in all; start and first passes took " + Figures.ms(s.start())
+          });
     }
     System.out.printf(
         "%-44s %12s %9s %11s  %s%n", "measure", "time", "requests", "round trips", "by method");
@@ -65,35 +90,12 @@ public final class TriggerBench {
   }
 
   /** Pushes {@code n} commits one after another and times each from the ref write. */
-  static List<String[]> pushToRunning(PdsInstance pds, Path dir, int n, Duration latency)
-      throws Exception {
+  static Pushes pushToRunning(PdsInstance pds, Path dir, int n, Duration latency) throws Exception {
     Account owner = pds.createAccount("bo");
     Account runnerAccount = pds.createAccount("br");
-    XrpcClient ownerClient = XrpcClient.create(pds.pdsUrl());
-    ownerClient.login(owner.handle(), owner.password());
-    RepoAddress address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "bench");
-    Path work = dir.resolve("work");
-    Files.createDirectories(work);
-    git(work, "init", "-q", "-b", "main");
-    Pusher pusher =
-        new Pusher(
-            ownerClient,
-            StorageCache.at(dir.resolve("owner-cache"), Clock.systemUTC()),
-            Clock.systemUTC(),
-            Settings.defaults().claimGrace());
-    Files.createDirectories(work.resolve(".knotless/workflows"));
-    Files.writeString(work.resolve(".knotless/workflows/ci.yml"), WORKFLOW);
-    String sha = commit(work, "0");
-    pusher.push(
-        address,
-        Git.at(work.resolve(".git")),
-        List.of(new RefUpdate("refs/heads/main", sha, true)));
-    String key =
-        ownerClient
-            .getRecord(owner.did(), "dev.knotless.repo", "bench")
-            .value()
-            .path("key")
-            .asText();
+    OwnerRepo repo = new OwnerRepo(owner, pds.pdsUrl(), "bench", dir.resolve("owner"));
+    repo.commit(PushTimer.FILES);
+    repo.push("main");
 
     try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), latency)) {
       Map<String, String> env = env(pds, runnerAccount, dir);
@@ -101,54 +103,37 @@ public final class TriggerBench {
       Runner runner = start(env, dir, List.of(owner.handle() + "/bench"), 600);
       try {
         quiet(proxy);
-        long[] queued = new long[n];
-        long[] running = new long[n];
-        int requests = 0;
-        int trips = 0;
+        int[] counted = new int[2];
         Map<String, Integer> methods = new TreeMap<>();
-        XrpcClient reader = XrpcClient.create(pds.pdsUrl());
-        for (int i = 0; i < n; i++) {
-          sha = commit(work, Integer.toString(i + 1));
-          String rkey = CheckKeys.push(owner.did(), key, "refs/heads/main", sha, "ci");
-          proxy.reset();
-          long t0 = System.nanoTime();
-          pusher.push(
-              address,
-              Git.at(work.resolve(".git")),
-              List.of(new RefUpdate("refs/heads/main", sha, true)));
-          long wrote = System.nanoTime();
-          CheckStatus seen = null;
-          while (seen == null || !seen.ended()) {
-            CheckStatus s = status(reader, runnerAccount.did(), rkey);
-            if (s != null && queued[i] == 0) {
-              queued[i] = System.nanoTime() - wrote;
-            }
-            if (s != null && s != CheckStatus.QUEUED && running[i] == 0) {
-              running[i] = System.nanoTime() - wrote;
-              requests += proxy.requests();
-              trips += proxy.roundTrips();
-              proxy.byMethod().forEach((m, c) -> methods.merge(shortName(m), c, Integer::sum));
-            }
-            seen = s;
-            if (System.nanoTime() - t0 > Duration.ofSeconds(60).toNanos()) {
-              throw new IllegalStateException("push " + i + " was not run within 60 s");
-            }
-            Thread.sleep(10);
-          }
-          quiet(proxy);
-        }
-        String lat = "(proxy latency " + latency.toMillis() + " ms)";
+        PushTimer.Times times =
+            PushTimer.run(
+                repo,
+                pds.pdsUrl(),
+                runnerAccount.did(),
+                n,
+                new PushTimer.Hooks() {
+                  @Override
+                  public void beforePush() {
+                    proxy.reset();
+                  }
+
+                  @Override
+                  public void atRunning() {
+                    counted[0] += proxy.requests();
+                    counted[1] += proxy.roundTrips();
+                    proxy
+                        .byMethod()
+                        .forEach((m, c) -> methods.merge(Figures.shortName(m), c, Integer::sum));
+                  }
+
+                  @Override
+                  public void afterEnd() throws InterruptedException {
+                    quiet(proxy);
+                  }
+                });
         Map<String, Integer> perPush = new TreeMap<>();
         methods.forEach((m, c) -> perPush.put(m, Math.round((float) c / n)));
-        return List.of(
-            new String[] {"ref write -> check queued " + lat, median(queued), "", "", ""},
-            new String[] {
-              "ref write -> check running " + lat,
-              median(running),
-              String.format("%.1f", (double) requests / n),
-              String.format("%.1f", (double) trips / n),
-              perPush.toString()
-            });
+        return new Pushes(times, (double) counted[0] / n, (double) counted[1] / n, perPush);
       } finally {
         runner.stop();
       }
@@ -156,25 +141,12 @@ public final class TriggerBench {
   }
 
   /** Watches {@code count} repositories, lets the first passes settle, and measures one sweep. */
-  static String[] idleSweep(PdsInstance pds, Path dir, int count) throws Exception {
+  static Sweep idleSweep(PdsInstance pds, Path dir, int count) throws Exception {
     Account owner = pds.createAccount("so");
     Account runnerAccount = pds.createAccount("sr");
-    XrpcClient ownerClient = XrpcClient.create(pds.pdsUrl());
-    ownerClient.login(owner.handle(), owner.password());
     List<String> labels = new ArrayList<>();
-    List<Write> batch = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      String name = String.format("r%04d", i);
-      ObjectNode v = JsonNodeFactory.instance.objectNode();
-      v.put("key", Tid.next());
-      v.put("defaultBranch", "main");
-      v.put("createdAt", "2026-11-29T10:00:00.000Z");
-      batch.add(Write.create("dev.knotless.repo", name, v));
-      labels.add(owner.did() + "/" + name);
-      if (batch.size() == 200 || i == count - 1) {
-        ownerClient.applyWrites(owner.did(), batch);
-        batch = new ArrayList<>();
-      }
+    for (IdleRepos.Repo r : IdleRepos.create(pds.pdsUrl(), owner, count)) {
+      labels.add(owner.did() + "/" + r.name());
     }
     try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl())) {
       Map<String, String> env = env(pds, runnerAccount, dir);
@@ -196,14 +168,9 @@ public final class TriggerBench {
         long first = System.nanoTime();
         long last = quiet(proxy);
         Map<String, Integer> per = new TreeMap<>();
-        proxy.byMethod().forEach((m, c) -> per.put(shortName(m), c));
-        return new String[] {
-          "idle sweep of " + count + " repos (per repo; wall in time)",
-          ms(last - first),
-          String.format("%.2f", (double) proxy.requests() / count),
-          String.format("%.2f", (double) proxy.roundTrips() / count),
-          per + " in all; start and first passes took " + ms(settled - s0)
-        };
+        proxy.byMethod().forEach((m, c) -> per.put(Figures.shortName(m), c));
+        return new Sweep(
+            count, last - first, proxy.requests(), proxy.roundTrips(), per, settled - s0);
       } finally {
         runner.stop();
       }
@@ -265,54 +232,5 @@ public final class TriggerBench {
       }
       Thread.sleep(10);
     }
-  }
-
-  private static CheckStatus status(XrpcClient reader, String did, String rkey)
-      throws XrpcException {
-    return reader
-        .findRecord(did, CheckRecord.COLLECTION, rkey)
-        .map(r -> CheckRecord.fromJson(r.value()).status())
-        .orElse(null);
-  }
-
-  private static String median(long[] nanos) {
-    long[] s = nanos.clone();
-    java.util.Arrays.sort(s);
-    return ms(s[s.length / 2]) + " (med)";
-  }
-
-  private static String ms(long nanos) {
-    return (nanos / 1_000_000) + " ms";
-  }
-
-  private static String shortName(String method) {
-    return method.replace("com.atproto.", "");
-  }
-
-  private static String commit(Path work, String content) throws Exception {
-    Files.writeString(work.resolve("n.txt"), content + "\n");
-    git(work, "add", "-A");
-    git(
-        work,
-        "-c",
-        "user.name=b",
-        "-c",
-        "user.email=b@example.test",
-        "commit",
-        "-q",
-        "-m",
-        content);
-    return git(work, "rev-parse", "HEAD").strip();
-  }
-
-  private static String git(Path dir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("git"));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
-    if (p.waitFor() != 0) {
-      throw new IllegalStateException("git " + String.join(" ", args) + ": " + out);
-    }
-    return out;
   }
 }

@@ -28,7 +28,7 @@ public final class LocalDistributed implements AutoCloseable {
   private final EmbeddedPg pg;
   private final PdsInstance pds;
   private final Account runner;
-  private final List<OwnerRepo> repos = new ArrayList<>();
+  private final List<Watch> watched = new ArrayList<>();
   private final List<ServiceProcess> services = new ArrayList<>();
   private int reconcilers;
 
@@ -69,6 +69,9 @@ public final class LocalDistributed implements AutoCloseable {
     }
   }
 
+  /** A repository the services started later watch: its owner, its key and its name. */
+  private record Watch(String did, String key, String name) {}
+
   /** The project root as the build gives it to tests. */
   public static Path projectRoot() {
     return Path.of(System.getProperty("knotless.repo.root", ".")).toAbsolutePath().normalize();
@@ -84,15 +87,28 @@ public final class LocalDistributed implements AutoCloseable {
             pds.createAccount("owner"), pds.pdsUrl(), name, dir.resolve("owners/" + name));
     o.commit(files);
     o.push("main");
-    repos.add(o);
+    watch(o.account.did(), o.key(), name);
     return o;
+  }
+
+  /**
+   * Has the services started after this watch a repository made some other way (a {@code
+   * dev.knotless.repo} record written directly, say, with no refs yet).
+   */
+  public synchronized void watch(String did, String key, String name) {
+    watched.add(new Watch(did, key, name));
   }
 
   /** The ingester, following the PDS's firehose for the repositories made so far. */
   public ServiceProcess startIngester() throws IOException {
+    return startIngester(Map.of());
+  }
+
+  /** The ingester, with {@code extra} settings (its sweep, say) over the harness's own. */
+  public ServiceProcess startIngester(Map<String, String> extra) throws IOException {
     List<String> entries = new ArrayList<>();
-    for (OwnerRepo o : repos) {
-      entries.add(o.account.did() + "/" + o.key() + "=" + o.address.name());
+    for (Watch w : watches()) {
+      entries.add(w.did() + "/" + w.key() + "=" + w.name());
     }
     Path file = dir.resolve("ingester-repos.txt");
     Files.write(file, entries);
@@ -100,6 +116,7 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.ingester.source", "firehose");
     s.put("knotless.ingester.firehose", pds.pdsUrl().toString());
     s.put("knotless.ingester.repos-file", file.toString());
+    s.putAll(extra);
     return add(
         ServiceProcess.start(root, "ingester", "ingester", s, Map.of(), dir.resolve("logs")));
   }
@@ -108,8 +125,8 @@ public final class LocalDistributed implements AutoCloseable {
   public ServiceProcess startReconciler() throws IOException {
     int n = ++reconcilers;
     List<String> labels = new ArrayList<>();
-    for (OwnerRepo o : repos) {
-      labels.add(o.account.did() + "/" + o.address.name());
+    for (Watch w : watches()) {
+      labels.add(w.did() + "/" + w.name());
     }
     Map<String, String> s = kafka();
     s.put("quarkus.datasource.username", "postgres");
@@ -140,6 +157,10 @@ public final class LocalDistributed implements AutoCloseable {
     return add(
         ServiceProcess.start(
             root, "check-writer", "check-writer", s, runnerEnv(), dir.resolve("logs")));
+  }
+
+  private synchronized List<Watch> watches() {
+    return List.copyOf(watched);
   }
 
   private ServiceProcess add(ServiceProcess s) {
