@@ -9,6 +9,7 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;

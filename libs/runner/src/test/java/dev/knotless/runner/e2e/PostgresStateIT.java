@@ -12,6 +12,7 @@ import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.EmbeddedPg;
+import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -13,6 +13,7 @@ import dev.knotless.runner.engine.Runner;
 import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.infra.OwnerRepo;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

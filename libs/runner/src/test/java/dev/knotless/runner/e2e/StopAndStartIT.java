@@ -10,6 +10,7 @@ import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.Runner;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.OwnerRepo;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

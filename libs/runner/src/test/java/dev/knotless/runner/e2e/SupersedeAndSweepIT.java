@@ -10,6 +10,7 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.OwnerRepo;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.HashMap;
