@@ -32,8 +32,12 @@ final class OutputPump implements Runnable {
   }
 
   static OutputPump start(
-      StepProcess process, int index, RunLog log, Consumer<RunListener.OutputLine> onLine) {
-    OutputPump pump = new OutputPump(process.output(), index, log, onLine, process.pid());
+      InputStream output,
+      long pid,
+      int index,
+      RunLog log,
+      Consumer<RunListener.OutputLine> onLine) {
+    OutputPump pump = new OutputPump(output, index, log, onLine, pid);
     pump.thread.start();
     return pump;
   }

@@ -27,7 +27,13 @@ import java.util.regex.Pattern;
  * @param niceness how much lower than the runner's own the steps' CPU priority is: 0 (the default)
  *     runs them as the runner runs, 1 to 19 starts each step under {@code nice -n <niceness>}. At
  *     10 a busy step gets about a tenth of the CPU weight of one at 0, which is how runs other than
- *     main's leave the CPU to main's under the shell executor
+ *     main's leave the CPU to main's under the shell executor. The docker executor gives a run
+ *     above 0 the lower CPU weight ({@code --cpu-shares 256}) instead
+ * @param image the container image the workflow names, or empty for the executor's default ({@code
+ *     --image}); the shell executor ignores it
+ * @param trustedCode whether the code is vouched for by an owner named with {@code --trust} (a push
+ *     to their repository): the docker executor then starts it with {@code --trusted-runtime}, and
+ *     everyone else's with {@code --runtime}
  */
 public record RunSpec(
     Path mirror,
@@ -37,7 +43,9 @@ public record RunSpec(
     List<String> preamble,
     OutputFilter filter,
     TimeLimits limits,
-    int niceness) {
+    int niceness,
+    String image,
+    boolean trustedCode) {
 
   /** The highest niceness {@code nice} takes. */
   public static final int MAX_NICENESS = 19;
@@ -50,6 +58,7 @@ public record RunSpec(
     Objects.requireNonNull(commit, "commit");
     Objects.requireNonNull(filter, "output filter");
     Objects.requireNonNull(limits, "time limits");
+    Objects.requireNonNull(image, "image (empty for the default)");
     if (!SHA.matcher(commit).matches()) {
       throw new IllegalArgumentException(
           "commit must be 40 or 64 lowercase hex digits, got " + Quoting.quote(commit));
@@ -83,7 +92,7 @@ public record RunSpec(
       List<String> preamble,
       OutputFilter filter,
       TimeLimits limits) {
-    this(mirror, commit, steps, env, preamble, filter, limits, 0);
+    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false);
   }
 
   /** A run of {@code steps} at {@code commit} with no secrets, no preamble and default limits. */
@@ -94,26 +103,43 @@ public record RunSpec(
 
   /** This run with {@code env} as its steps' environment. */
   public RunSpec withEnv(Map<String, String> env) {
-    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
+    return new RunSpec(
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
   }
 
   /** This run with {@code filter} masking its output. */
   public RunSpec withFilter(OutputFilter filter) {
-    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
+    return new RunSpec(
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
   }
 
   /** This run with {@code limits}. */
   public RunSpec withLimits(TimeLimits limits) {
-    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
+    return new RunSpec(
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
   }
 
   /** This run with {@code lines} at the top of its log. */
   public RunSpec withPreamble(List<String> lines) {
-    return new RunSpec(mirror, commit, steps, env, lines, filter, limits, niceness);
+    return new RunSpec(
+        mirror, commit, steps, env, lines, filter, limits, niceness, image, trustedCode);
+  }
+
+  /** This run in containers of {@code image} (empty for the executor's default). */
+  public RunSpec withImage(String image) {
+    return new RunSpec(
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
+  }
+
+  /** This run as code an owner named with {@code --trust} vouches for, or not. */
+  public RunSpec withTrustedCode(boolean trustedCode) {
+    return new RunSpec(
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
   }
 
   /** This run with its steps started at {@code niceness} (0 to {@link #MAX_NICENESS}). */
   public RunSpec withNiceness(int niceness) {
-    return new RunSpec(mirror, commit, steps, env, preamble, filter, limits, niceness);
+    return new RunSpec(
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
   }
 }

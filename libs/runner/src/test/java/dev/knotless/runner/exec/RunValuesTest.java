@@ -89,7 +89,7 @@ class RunValuesTest {
 
   @Test
   void logSaysWholeSecondsWithoutAFraction() {
-    assertEquals("1800", ShellRun.seconds(Duration.ofSeconds(1800)));
-    assertEquals("1.5", ShellRun.seconds(Duration.ofMillis(1500)));
+    assertEquals("1800", StepsRun.seconds(Duration.ofSeconds(1800)));
+    assertEquals("1.5", StepsRun.seconds(Duration.ofMillis(1500)));
   }
 }

@@ -14,40 +14,42 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run of the shell executor, from its directory made to its result; the order of things lives
- * here. Not thread-safe: it runs on the caller's thread, with the output pump writing only while
- * that thread waits for the step.
+ * One run, from its directory made to its result, whichever executor runs it: the order of things
+ * lives here, and where the steps execute is the {@link StepHost}'s. Not thread-safe: it runs on
+ * the caller's thread, with the output pump writing only while that thread waits for the step.
  */
-final class ShellRun {
+final class StepsRun {
 
   /** How long a step's output may take to end once its group is dead. */
   static final Duration OUTPUT_GRACE = Duration.ofSeconds(5);
 
-  private static final Logger LOG = LoggerFactory.getLogger(ShellRun.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StepsRun.class);
 
   private final RunSpec spec;
   private final RunDirectory dir;
   private final RunCancellation cancellation;
   private final RunListener listener;
   private final Clock clock;
-  private final Map<String, String> env;
+  private final StepHost.Factory hosts;
   private final List<StepResult> results = new ArrayList<>();
   private RunLog log;
+  private StepHost host;
+  private Map<String, String> env;
   private long firstStepNanos = -1;
 
-  ShellRun(
+  StepsRun(
       RunSpec spec,
       RunDirectory dir,
       RunCancellation cancellation,
       RunListener listener,
       Clock clock,
-      Map<String, String> env) {
+      StepHost.Factory hosts) {
     this.spec = spec;
     this.dir = dir;
     this.cancellation = cancellation;
     this.listener = listener;
     this.clock = clock;
-    this.env = env;
+    this.hosts = hosts;
   }
 
   RunResult run() {
@@ -65,6 +67,9 @@ final class ShellRun {
       String reason = cancellation.reason().orElseThrow();
       outcome = new RunOutcome.Cancelled(reason);
       cancelRest(reason);
+    } finally {
+      // Everything the steps started ends before their outputs are read or anything is filed.
+      closeHost();
     }
     List<RunResult.OutputFile> outputs = List.of();
     if (!(outcome instanceof RunOutcome.Errored)) {
@@ -96,6 +101,13 @@ final class ShellRun {
     } catch (Checkout.Failed e) {
       log.lines(e.getMessage());
       skipRest("not run: the checkout failed");
+      return new RunOutcome.Errored(e.getMessage());
+    }
+    try {
+      openHost();
+    } catch (StepHost.StartFailed e) {
+      log.lines(e.getMessage());
+      skipRest("not run: " + e.getMessage());
       return new RunOutcome.Errored(e.getMessage());
     }
     String stop = null; // the note of every step after one that ended the run
@@ -136,9 +148,9 @@ final class ShellRun {
       firstStepNanos = System.nanoTime();
     }
     Instant started = clock.instant();
-    StepProcess process;
+    StepHost.Step process;
     try {
-      process = StepProcess.start(dir.checkout(), step.script(), env, spec.niceness());
+      process = host.start(step, env);
     } catch (IOException e) {
       throw new IOException("could not start step " + Quoting.quote(step.name()) + ": " + e, e);
     }
@@ -149,21 +161,19 @@ final class ShellRun {
                 new RunListener.StepStarted(
                     index, step.name(), started, process.pid(), startOffset)));
     Consumer<RunListener.OutputLine> onLine = line -> notify(l -> l.outputLine(line));
-    OutputPump pump = OutputPump.start(process, index, log, onLine);
+    OutputPump pump = OutputPump.start(process.output(), process.pid(), index, log, onLine);
     boolean timedOut = false;
     int exit;
     try {
-      cancellation.attach(process::killGroup);
+      cancellation.attach(process::kill);
       if (!process.waitFor(limit.limit())) {
         timedOut = true;
-        process.killGroup();
+        process.kill();
       }
       exit = process.waitForExit();
     } finally {
       cancellation.detach();
-      // Nothing a step started outlives it: what it left in the background would hold its output
-      // open, and could hold its secrets for a later step to read.
-      process.killGroup();
+      process.ended();
     }
     boolean drained = pump.finish(OUTPUT_GRACE);
     if (!drained) {
@@ -182,7 +192,7 @@ final class ShellRun {
       note = "cancelled: " + cancellation.reason().orElseThrow();
     } else if (exit != 0) {
       status = StepStatus.FAILURE;
-      note = "exited with " + exit;
+      note = process.exitNote(exit).orElse("exited with " + exit);
     } else {
       status = StepStatus.SUCCESS;
       note = "";
@@ -233,6 +243,34 @@ final class ShellRun {
               name, StepStatus.CANCELLED, now, now, StepResult.NO_EXIT, "cancelled: " + reason));
     }
     skipRest("skipped: the run was cancelled");
+  }
+
+  /**
+   * Makes the host ready, limited to {@code --step-timeout}; a cancel meanwhile closes it, so a
+   * pull or a start that hangs never holds a cancelled run.
+   */
+  private void openHost() throws StepHost.StartFailed, InterruptedException, IOException {
+    host = hosts.create(spec, new RunPaths(dir.root(), dir.checkout(), dir.outputs()));
+    env = host.stepEnvironment(spec.env());
+    StepHost opening = host;
+    cancellation.attach(opening::close);
+    try {
+      opening.open(this::writeNote, spec.limits().step());
+    } finally {
+      cancellation.detach();
+    }
+  }
+
+  private void closeHost() {
+    if (host == null) {
+      return;
+    }
+    try {
+      host.close();
+    } catch (RuntimeException e) {
+      LOG.warn("could not end the run's host: {}", e.toString(), e);
+      writeNote("could not end what the run started: " + e.getMessage());
+    }
   }
 
   private Duration runElapsed() {

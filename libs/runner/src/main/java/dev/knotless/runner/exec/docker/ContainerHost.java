@@ -1,0 +1,358 @@
+package dev.knotless.runner.exec.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.CreateContainerResponse;
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.command.InspectExecResponse;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.AccessMode;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Volume;
+import dev.knotless.runner.exec.ExecStep;
+import dev.knotless.runner.exec.RunPaths;
+import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.exec.StepHost;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run's container: made from the run's image with the checkout at {@code /work}, kept alive by
+ * an idle shell under docker's init, and each step a {@code sh -ec <script>} exec in it. The
+ * container holds no variable of the run's: each exec is given the run's environment, secrets
+ * included, through the Engine API's request body, never an argument, so neither {@code docker
+ * inspect} nor {@code /proc/1/environ} shows one. Killing a step kills the container (the kernel
+ * then kills every process in its PID namespace), and closing removes it. Not thread-safe but for
+ * {@link Step#kill} and {@link #close}, which a cancel calls from another thread.
+ */
+final class ContainerHost implements StepHost {
+
+  /** Where the checkout is mounted, and where steps start. */
+  static final String WORK = "/work";
+
+  /** Where the run's outputs directory is mounted; KNOTLESS_RUN_OUTPUTS names it. */
+  static final String OUTPUTS = "/knotless/outputs";
+
+  /** What the container runs while no step does: it only waits, and reaps nothing (init does). */
+  static final String IDLE = "trap 'exit 0' TERM; while :; do sleep 3600; done";
+
+  /** The exit status of a process killed by SIGKILL, as a shell reports it. */
+  static final int KILLED = 137;
+
+  private static final Logger LOG = LoggerFactory.getLogger(ContainerHost.class);
+
+  private final DockerClient control;
+  private final DockerClient streams;
+  private final DockerSettings settings;
+  private final DockerExecutor.Live live;
+  private final RunSpec spec;
+  private final RunPaths paths;
+  private final String runnerDid;
+  private String containerId;
+  private boolean closed;
+
+  ContainerHost(
+      DockerClient control,
+      DockerClient streams,
+      DockerSettings settings,
+      DockerExecutor.Live live,
+      String runnerDid,
+      RunSpec spec,
+      RunPaths paths) {
+    this.control = control;
+    this.streams = streams;
+    this.settings = settings;
+    this.live = live;
+    this.runnerDid = runnerDid;
+    this.spec = spec;
+    this.paths = paths;
+  }
+
+  /** The image this run's container is made from. */
+  String image() {
+    return spec.image().isEmpty() ? settings.image() : spec.image();
+  }
+
+  @Override
+  public void open(Consumer<String> log, Duration limit) throws StartFailed, InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    String image = image();
+    try {
+      if (settings.network() != null) {
+        Networks.ensure(control, settings.network(), runnerDid);
+      }
+      Images.ensure(control, image, log, Duration.ofNanos(deadline - System.nanoTime()));
+      synchronized (this) {
+        if (closed) {
+          throw new StartFailed("the run was cancelled while its container was being made");
+        }
+        containerId = create(image);
+        live.add(containerId);
+      }
+      control.startContainerCmd(containerId).exec();
+    } catch (DockerException | IllegalArgumentException e) {
+      throw new StartFailed(
+          "the container did not start from image " + image + ": " + Daemon.why(e), e);
+    } catch (RuntimeException e) {
+      throw new StartFailed(Daemon.unreachable(settings.dockerHost(), e), e);
+    }
+    if (System.nanoTime() > deadline) {
+      throw new StartFailed(
+          "the container took over " + limit.toSeconds() + "s to start, the step time limit");
+    }
+    String runtime = settings.runtimeFor(spec.trustedCode());
+    log.accept(
+        "container "
+            + containerId.substring(0, 12)
+            + " from "
+            + image
+            + (runtime == null ? "" : ", runtime " + runtime)
+            + (settings.network() == null ? "" : ", network " + settings.network()));
+  }
+
+  private String create(String image) {
+    List<Bind> binds = new ArrayList<>();
+    binds.add(new Bind(paths.checkout().toString(), new Volume(WORK), AccessMode.rw));
+    binds.add(new Bind(paths.outputs().toString(), new Volume(OUTPUTS), AccessMode.rw));
+    if (settings.resolv() != null) {
+      binds.add(
+          new Bind(
+              settings.resolv().toAbsolutePath().toString(),
+              new Volume("/etc/resolv.conf"),
+              AccessMode.ro));
+    }
+    HostConfig host =
+        HostConfig.newHostConfig()
+            .withBinds(binds)
+            .withInit(true)
+            // A setuid binary in the image cannot lift a step above the user it runs as.
+            .withSecurityOpts(List.of("no-new-privileges"));
+    if (spec.niceness() > 0) {
+      host.withCpuShares(DockerSettings.BACKGROUND_CPU_SHARES);
+    }
+    if (settings.cpus() > 0) {
+      host.withNanoCPUs(Math.round(settings.cpus() * 1e9));
+    }
+    if (settings.memoryGiB() > 0) {
+      host.withMemory(settings.memoryBytes()).withMemorySwap(settings.memoryBytes());
+    }
+    if (settings.pids() > 0) {
+      host.withPidsLimit((long) settings.pids());
+    }
+    if (settings.network() != null) {
+      host.withNetworkMode(settings.network());
+    }
+    String runtime = settings.runtimeFor(spec.trustedCode());
+    if (runtime != null) {
+      host.withRuntime(runtime);
+    }
+    CreateContainerResponse made =
+        control
+            .createContainerCmd(image)
+            .withName("knotless-" + paths.runName())
+            .withLabels(Labels.container(runnerDid, paths.runName()))
+            .withEntrypoint("sh", "-c", IDLE)
+            .withCmd(List.of())
+            .withWorkingDir(WORK)
+            .withAttachStdin(false)
+            .withAttachStdout(false)
+            .withAttachStderr(false)
+            .withHostConfig(host)
+            .exec();
+    return made.getId();
+  }
+
+  @Override
+  public Map<String, String> stepEnvironment(Map<String, String> runEnv) {
+    Map<String, String> env = new LinkedHashMap<>(runEnv);
+    env.put(ShellExecutor.OUTPUTS_VARIABLE, OUTPUTS);
+    return env;
+  }
+
+  @Override
+  public Step start(ExecStep step, Map<String, String> env) throws IOException {
+    List<String> vars = new ArrayList<>(env.size());
+    env.forEach((k, v) -> vars.add(k + "=" + v));
+    try {
+      String execId =
+          control
+              .execCreateCmd(containerId)
+              .withCmd("sh", "-ec", step.script())
+              .withEnv(vars)
+              .withWorkingDir(WORK)
+              .withAttachStdin(false)
+              .withAttachStdout(true)
+              .withAttachStderr(true)
+              .exec()
+              .getId();
+      ExecOutput output = new ExecOutput();
+      streams.execStartCmd(execId).withDetach(false).withTty(false).exec(output);
+      return new ExecStepRun(execId, output);
+    } catch (DockerException e) {
+      throw new IOException("the container refused the step: " + Daemon.why(e), e);
+    } catch (RuntimeException e) {
+      throw new IOException(Daemon.unreachable(settings.dockerHost(), e), e);
+    }
+  }
+
+  /** Kills the container, and with it every process in it; never throws. */
+  void killContainer() {
+    String id;
+    synchronized (this) {
+      id = containerId;
+    }
+    if (id == null) {
+      return;
+    }
+    try {
+      control.killContainerCmd(id).withSignal("KILL").exec();
+    } catch (RuntimeException e) {
+      // Not running any more, or the daemon is gone: either way nothing of it runs on.
+      LOG.debug("kill of container {}: {}", id, e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    String id;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      id = containerId;
+    }
+    if (id == null) {
+      return;
+    }
+    try {
+      control.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
+    } catch (NotFoundException gone) {
+      // Removed already (a sweep of a runner that thought it a leftover): gone is what we want.
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "could not remove container " + id.substring(0, 12) + ": " + Daemon.why(e), e);
+    } finally {
+      live.remove(id);
+    }
+  }
+
+  /** One exec, as the run loop sees a step. */
+  private final class ExecStepRun implements Step {
+    private final String execId;
+    private final ExecOutput output;
+
+    ExecStepRun(String execId, ExecOutput output) {
+      this.execId = execId;
+      this.output = output;
+    }
+
+    @Override
+    public long pid() {
+      try {
+        Long pid = control.inspectExecCmd(execId).exec().getPidLong();
+        return pid == null ? 0 : pid;
+      } catch (RuntimeException e) {
+        return 0;
+      }
+    }
+
+    @Override
+    public InputStream output() {
+      return output.stream();
+    }
+
+    @Override
+    public boolean waitFor(Duration limit) throws IOException, InterruptedException {
+      long deadline = System.nanoTime() + limit.toNanos();
+      if (!output.awaitEnd(limit)) {
+        return false;
+      }
+      // The stream ends with the step, or before it when a step closes its output: then ask.
+      while (running()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000)));
+      }
+      return true;
+    }
+
+    private boolean running() throws IOException {
+      if (output.lost() != null) {
+        throw new IOException(
+            Daemon.unreachable(settings.dockerHost(), output.lost()), output.lost());
+      }
+      try {
+        return Boolean.TRUE.equals(control.inspectExecCmd(execId).exec().isRunning());
+      } catch (RuntimeException e) {
+        throw new IOException(Daemon.unreachable(settings.dockerHost(), e), e);
+      }
+    }
+
+    @Override
+    public int waitForExit() throws IOException, InterruptedException {
+      // After a kill the container is dead, so the stream ends at once; a daemon that does not
+      // end it in a minute is not answering.
+      if (!output.awaitEnd(Duration.ofMinutes(1))) {
+        throw new IOException("the docker daemon did not end a killed step's output in a minute");
+      }
+      try {
+        InspectExecResponse exec = control.inspectExecCmd(execId).exec();
+        Long code = exec.getExitCodeLong();
+        return code == null ? KILLED : code.intValue();
+      } catch (NotFoundException gone) {
+        return KILLED;
+      } catch (RuntimeException e) {
+        if (output.lost() != null) {
+          throw new IOException(Daemon.unreachable(settings.dockerHost(), e), e);
+        }
+        return KILLED;
+      }
+    }
+
+    @Override
+    public void kill() {
+      // The Engine API cannot signal one exec: killing the container's init is one kill(2) by the
+      // daemon, and the kernel then kills every process in the container, the step's group and
+      // whatever left it. A killed step ends the run, so the container is removed right after.
+      killContainer();
+    }
+
+    @Override
+    public void ended() {
+      // What the step left running stays for the next step, as a container's would.
+    }
+
+    @Override
+    public Optional<String> exitNote(int exit) {
+      if (exit != KILLED || settings.memoryGiB() == 0) {
+        return Optional.empty();
+      }
+      try {
+        InspectContainerResponse c = control.inspectContainerCmd(containerId).exec();
+        if (Boolean.TRUE.equals(c.getState().getOOMKilled())) {
+          return Optional.of(
+              "killed for want of memory: the run may take "
+                  + settings.memoryGiB()
+                  + " GiB (--memory)");
+        }
+      } catch (RuntimeException e) {
+        LOG.debug("inspect of container {}: {}", containerId, e.toString());
+      }
+      return Optional.empty();
+    }
+  }
+}
