@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A small bare repository with one commit, made with the real git, for the executor's tests. */
-final class GitFixture {
+public final class GitFixture {
 
-  final Path root;
-  final Path mirror;
-  final String commit;
+  public final Path root;
+  public final Path mirror;
+  public final String commit;
 
   private GitFixture(Path root, Path mirror, String commit) {
     this.root = root;
@@ -22,7 +22,7 @@ final class GitFixture {
   }
 
   /** Makes {@code root/src} with one commit and {@code root/mirror.git}, a bare clone of it. */
-  static GitFixture create(Path root) throws IOException, InterruptedException {
+  public static GitFixture create(Path root) throws IOException, InterruptedException {
     Path src = root.resolve("src");
     Files.createDirectories(src);
     git(src, "init", "--quiet", "--initial-branch=main");

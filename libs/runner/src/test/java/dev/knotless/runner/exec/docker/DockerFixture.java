@@ -1,0 +1,134 @@
+package dev.knotless.runner.exec.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
+import dev.knotless.runner.exec.ExecStep;
+import dev.knotless.runner.exec.GitFixture;
+import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.testing.LocalDocker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * What the docker executor's tests share: the harness's daemon and images, a mirror with one
+ * commit, a work root per test, a runner DID of the test's own (so tests never see each other's
+ * containers), and a client of the test's to look at what the executor made.
+ */
+final class DockerFixture implements AutoCloseable {
+
+  final GitFixture repo;
+  final Path work;
+  final String runnerDid;
+  final DockerClient docker;
+
+  private DockerFixture(GitFixture repo, Path work, String runnerDid, DockerClient docker) {
+    this.repo = repo;
+    this.work = work;
+    this.runnerDid = runnerDid;
+    this.docker = docker;
+  }
+
+  static DockerFixture create() throws IOException, InterruptedException {
+    LocalDocker.ensure();
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    Files.createDirectories(tmp);
+    GitFixture repo = GitFixture.create(Files.createTempDirectory(tmp, "docker-executor-it-"));
+    Path work = Files.createDirectories(repo.root.resolve("work"));
+    var config =
+        DefaultDockerClientConfig.createDefaultConfigBuilder()
+            .withDockerHost(DockerSettings.DEFAULT_HOST)
+            .build();
+    var http = new ApacheDockerHttpClient.Builder().dockerHost(config.getDockerHost()).build();
+    String did = "did:plc:test" + Long.toHexString(System.nanoTime());
+    return new DockerFixture(repo, work, did, DockerClientImpl.getInstance(config, http));
+  }
+
+  DockerSettings settings() {
+    return DockerSettings.defaults().withImage(LocalDocker.BUSYBOX);
+  }
+
+  DockerExecutor executor(DockerSettings settings) {
+    return new DockerExecutor(settings, runnerDid, work, Clock.systemUTC());
+  }
+
+  RunSpec spec(ExecStep... steps) {
+    return RunSpec.of(repo.mirror, repo.commit, List.of(steps));
+  }
+
+  static ExecStep step(String name, String script) {
+    return ExecStep.run(name, script, Duration.ZERO);
+  }
+
+  /** This runner's containers, running or not. */
+  List<Container> containers() {
+    return docker
+        .listContainersCmd()
+        .withShowAll(true)
+        .withLabelFilter(Map.of(Labels.RUNNER, runnerDid))
+        .exec();
+  }
+
+  /** Waits for this runner's one container to exist and inspects it. */
+  InspectContainerResponse awaitContainer() throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < deadline) {
+      List<Container> now = containers();
+      if (!now.isEmpty()) {
+        return docker.inspectContainerCmd(now.get(0).getId()).exec();
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("no container of " + runnerDid + " appeared in 60 s");
+  }
+
+  /**
+   * Lets a step waiting on {@code /work/<name>} go: the file is made in the one run's checkout, as
+   * the host sees it.
+   */
+  void release(String name) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < deadline) {
+      try (Stream<Path> runs = Files.list(work)) {
+        List<Path> checkouts =
+            runs.map(r -> r.resolve("checkout")).filter(Files::isDirectory).toList();
+        if (!checkouts.isEmpty()) {
+          for (Path c : checkouts) {
+            Files.writeString(c.resolve(name), "go\n");
+          }
+          return;
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("no run's checkout appeared under " + work);
+  }
+
+  /** A script that waits until {@link #release} makes {@code /work/<name>}. */
+  static String waitFor(String name) {
+    return "while [ ! -f /work/" + name + " ]; do sleep 0.05; done";
+  }
+
+  @Override
+  public void close() throws IOException {
+    for (Container c : containers()) {
+      docker.removeContainerCmd(c.getId()).withForce(true).exec();
+    }
+    docker.close();
+    try (Stream<Path> all = Files.walk(repo.root)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
