@@ -42,10 +42,24 @@ public final class LocalDocker {
     Path root = PdsLauncher.repoRoot();
     run(root.resolve("testing/docker/dockerd.sh").toString(), "start");
     run(root.resolve("testing/docker/images.sh").toString());
+    String runtimes = run("docker", "info", "--format", "{{json .Runtimes}}");
+    for (String name : List.of(SANDBOX_RUNTIME, TRUSTED_RUNTIME)) {
+      if (!runtimes.contains("\"" + name + "\"")) {
+        throw new IllegalStateException(
+            "the docker daemon that answers has no runtime "
+                + name
+                + ": stop it and let testing/docker/dockerd.sh start one, or start it with"
+                + " --add-runtime "
+                + SANDBOX_RUNTIME
+                + "=runc --add-runtime "
+                + TRUSTED_RUNTIME
+                + "=runc");
+      }
+    }
     ready = true;
   }
 
-  private static void run(String... command) {
+  private static String run(String... command) {
     try {
       Process p =
           new ProcessBuilder(List.of(command))
@@ -59,6 +73,7 @@ public final class LocalDocker {
                 + " failed: "
                 + new String(out, StandardCharsets.UTF_8).strip());
       }
+      return new String(out, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new IllegalStateException(String.join(" ", command) + " could not run: " + e, e);
     } catch (InterruptedException e) {

@@ -2,7 +2,6 @@ package dev.knotless.runner.exec.docker;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerResponse;
-import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.command.InspectExecResponse;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
@@ -60,6 +59,7 @@ final class ContainerHost implements StepHost {
   private final RunPaths paths;
   private final String runnerDid;
   private String containerId;
+  private long startedEpochSecond;
   private boolean closed;
 
   ContainerHost(
@@ -100,6 +100,7 @@ final class ContainerHost implements StepHost {
         containerId = create(image);
         live.add(containerId);
       }
+      startedEpochSecond = java.time.Instant.now().getEpochSecond() - 1;
       control.startContainerCmd(containerId).exec();
     } catch (DockerException | IllegalArgumentException e) {
       throw new StartFailed(
@@ -341,18 +342,14 @@ final class ContainerHost implements StepHost {
       if (exit != KILLED || settings.memoryGiB() == 0) {
         return Optional.empty();
       }
-      try {
-        InspectContainerResponse c = control.inspectContainerCmd(containerId).exec();
-        if (Boolean.TRUE.equals(c.getState().getOOMKilled())) {
-          return Optional.of(
+      // The container lives on when the kernel kills one of its processes for memory, so its state
+      // does not say OOMKilled (docker sets that as the container exits); its events do.
+      return OomEvents.since(control, containerId, startedEpochSecond)
+          ? Optional.of(
               "killed for want of memory: the run may take "
                   + settings.memoryGiB()
-                  + " GiB (--memory)");
-        }
-      } catch (RuntimeException e) {
-        LOG.debug("inspect of container {}: {}", containerId, e.toString());
-      }
-      return Optional.empty();
+                  + " GiB (--memory)")
+          : Optional.empty();
     }
   }
 }
