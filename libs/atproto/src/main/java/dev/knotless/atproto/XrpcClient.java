@@ -20,8 +20,9 @@ import java.util.function.Consumer;
  * with Jackson.
  *
  * <p>Anonymous until {@link #login} or {@link #resume}. Once logged in, the access token is
- * refreshed a minute before it expires, and once more if the server says it expired; concurrent
- * callers share a single refresh. Never sends {@code swapCommit}.
+ * refreshed a minute before it expires, and once more if the server says it expired or is invalid;
+ * concurrent callers share a single refresh. A refresh the server refuses logs in again when {@link
+ * #reloginWith} gave credentials, and fails otherwise. Never sends {@code swapCommit}.
  *
  * <p>Thread-safe: one client serves every thread that talks to its PDS.
  */
@@ -37,6 +38,15 @@ public final class XrpcClient {
   private final Object sessionLock = new Object();
   private volatile Session session;
   private volatile Consumer<Session> onSession = s -> {};
+  private volatile Credentials fallback;
+
+  /** An identifier and app password held in memory for {@link #reloginWith}; never written. */
+  private record Credentials(String identifier, String password) {
+    @Override
+    public String toString() {
+      return "Credentials[" + identifier + "]";
+    }
+  }
 
   private XrpcClient(XrpcTransport transport, Clock clock) {
     this.transport = transport;
@@ -85,6 +95,18 @@ public final class XrpcClient {
     setSession(s);
   }
 
+  /**
+   * Keeps an identifier and app password in memory, so that when the server refuses the session's
+   * refresh (revoked, or expired after months unused) the client logs in again with them instead of
+   * failing. The password is held only in this object and never passed to the session listener.
+   */
+  public void reloginWith(String identifier, String password) {
+    if (identifier == null || identifier.isBlank() || password == null || password.isEmpty()) {
+      throw new IllegalArgumentException("relogin needs an identifier and a password");
+    }
+    this.fallback = new Credentials(identifier, password);
+  }
+
   /** The current session, or empty when anonymous. */
   public Optional<Session> session() {
     return Optional.ofNullable(session);
@@ -110,14 +132,24 @@ public final class XrpcClient {
       if (now == null) {
         throw new IllegalStateException("not logged in");
       }
-      JsonNode r =
-          XrpcTransport.json(
-              "com.atproto.server.refreshSession",
-              transport.post(
-                  "com.atproto.server.refreshSession",
-                  new byte[0],
-                  "application/json",
-                  now.refreshJwt()));
+      JsonNode r;
+      try {
+        r =
+            XrpcTransport.json(
+                "com.atproto.server.refreshSession",
+                transport.post(
+                    "com.atproto.server.refreshSession",
+                    new byte[0],
+                    "application/json",
+                    now.refreshJwt()));
+      } catch (XrpcException e) {
+        Credentials c = fallback;
+        if (c == null || e.kind() != XrpcException.Kind.AUTH) {
+          throw e;
+        }
+        // The refresh token is dead (revoked, or past its months): log in again.
+        return login(c.identifier(), c.password());
+      }
       Session s = sessionFrom(r);
       setSession(s);
       return s;
@@ -295,7 +327,9 @@ public final class XrpcClient {
     try {
       return call.send(s.accessJwt());
     } catch (XrpcException e) {
-      if (!"ExpiredToken".equals(e.error())) {
+      // ExpiredToken: the server's clock ran ahead of ours. InvalidToken: a token it no longer
+      // accepts, such as one signed before a key rotation. Either way one refresh may cure it.
+      if (!"ExpiredToken".equals(e.error()) && !"InvalidToken".equals(e.error())) {
         throw e;
       }
       return call.send(refresh().accessJwt());

@@ -86,34 +86,42 @@ public final class KnotlessRepos {
   }
 
   /**
-   * A client logged in as the repository's owner: {@code KNOTLESS_IDENTIFIER} and {@code
-   * KNOTLESS_PASSWORD}, else a session {@code knotless login} saved.
+   * A client logged in as the repository's owner. One login serves every process: a session saved
+   * for the owner (by {@code knotless login}, or by an earlier run with {@code KNOTLESS_IDENTIFIER}
+   * and {@code KNOTLESS_PASSWORD}) is resumed, refreshed when it nears expiry, and saved again
+   * after every refresh. With the environment's credentials, a saved session of that account is
+   * resumed too, and the password only logs in when there is none or its refresh is refused; the
+   * new session is saved, the password never is.
    *
    * @throws IOException when no credentials are there, or they are for another account
    */
   public XrpcClient writer(RepoAddress repo) throws IOException {
     XrpcClient client = XrpcClient.create(repo.pds());
-    String id = env.get("KNOTLESS_IDENTIFIER");
+    String id = loginIdentifier();
     String password = env.get("KNOTLESS_PASSWORD");
-    if (id != null && !id.isBlank() && password != null && !password.isEmpty()) {
-      client.login(id, password);
-    } else {
-      Optional<ObjectNode> saved = sessions.read(repo.did());
-      if (saved.isEmpty()) {
-        throw new IOException(
-            "not logged in as "
-                + repo.owner()
-                + ": run `knotless login`, or set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD");
+    boolean fromEnv = id != null && password != null && !password.isEmpty();
+    Optional<ObjectNode> json = sessions.read(repo.did());
+    Optional<Session> saved = json.map(KnotlessRepos::sessionFrom);
+    if (fromEnv) {
+      client.reloginWith(id, password);
+      if (saved.isPresent() && sameAccount(id, saved.get(), json.get())) {
+        client.resume(saved.get());
+      } else {
+        Session s = client.login(id, password);
+        sessions.write(s.did(), sessionJson(s, id));
       }
-      ObjectNode s = saved.get();
-      client.resume(
-          new Session(
-              s.path("did").asText(),
-              s.path("handle").asText(null),
-              s.path("accessJwt").asText(),
-              s.path("refreshJwt").asText()));
-      client.onSession(fresh -> sessions.write(fresh.did(), sessionJson(fresh)));
+    } else if (saved.isPresent()) {
+      client.resume(saved.get());
+    } else {
+      throw new IOException(
+          "not logged in as "
+              + repo.owner()
+              + ": run `knotless login`, or set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD");
     }
+    // Every later session (a refresh, or a login after a refused refresh) is saved for the next
+    // run.
+    String recorded = fromEnv ? id : null;
+    client.onSession(fresh -> sessions.write(fresh.did(), sessionJson(fresh, recorded)));
     if (!client.did().equals(repo.did())) {
       throw new IOException(
           "logged in as "
@@ -127,13 +135,45 @@ public final class KnotlessRepos {
     return client;
   }
 
+  private String loginIdentifier() {
+    String id = env.get("KNOTLESS_IDENTIFIER");
+    return id == null || id.isBlank() ? null : id.strip();
+  }
+
+  /** Whether a saved session is the account {@code identifier} (a DID, handle or email) names. */
+  static boolean sameAccount(String identifier, Session saved, ObjectNode json) {
+    String id = identifier.startsWith("@") ? identifier.substring(1) : identifier;
+    return id.equals(saved.did())
+        || id.equalsIgnoreCase(String.valueOf(saved.handle()))
+        || id.equalsIgnoreCase(json.path("identifier").asText(""));
+  }
+
+  private static Session sessionFrom(ObjectNode s) {
+    return new Session(
+        s.path("did").asText(),
+        s.path("handle").asText(null),
+        s.path("accessJwt").asText(),
+        s.path("refreshJwt").asText());
+  }
+
   /** The JSON a session is saved as. */
   public static ObjectNode sessionJson(Session s) {
+    return sessionJson(s, null);
+  }
+
+  /**
+   * The JSON a session is saved as, with the identifier it was logged in with (not secret), so a
+   * later run given the same {@code KNOTLESS_IDENTIFIER}, even an email, finds it.
+   */
+  public static ObjectNode sessionJson(Session s, String identifier) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
     n.put("did", s.did());
     n.put("handle", s.handle());
     n.put("accessJwt", s.accessJwt());
     n.put("refreshJwt", s.refreshJwt());
+    if (identifier != null) {
+      n.put("identifier", identifier);
+    }
     return n;
   }
 
@@ -143,6 +183,14 @@ public final class KnotlessRepos {
 
   public SnapshotReader snapshots(XrpcClient client) {
     return new SnapshotReader(client, cache, clock);
+  }
+
+  /**
+   * How many packs an owner's push counts for the compaction it may start: the threshold, or 0 when
+   * {@code KNOTLESS_COMPACT} is off.
+   */
+  public int compactionCount() {
+    return settings.compactMode() == Settings.CompactMode.OFF ? 0 : settings.compactThreshold();
   }
 
   public Pusher pusher(XrpcClient client) {

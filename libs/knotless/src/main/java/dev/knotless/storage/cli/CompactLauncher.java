@@ -3,6 +3,7 @@ package dev.knotless.storage.cli;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.KnotlessUrl;
 import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.push.PushResult;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -11,22 +12,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts {@code knotless repo compact --due} after an owner's push landed, as {@code
- * KNOTLESS_COMPACT} says: detached in the background (the default), inline, or not at all. A
- * failure here never fails the push that landed.
+ * Starts a compaction after an owner's push landed, once it is due, as {@code KNOTLESS_COMPACT}
+ * says: detached in the background (the default), inline, or not at all. The push counted the packs
+ * beside its first write ({@link PushResult#packs()}), so a push below the threshold starts nothing
+ * and costs no round trip. A push whose count is missing (the listing failed) starts {@code
+ * knotless repo compact --due}, which counts again. A failure here never fails the push that
+ * landed.
  */
 public final class CompactLauncher {
   private static final Logger LOG = LoggerFactory.getLogger(CompactLauncher.class);
 
   private CompactLauncher() {}
 
-  public static void afterPush(KnotlessRepos repos, String url) {
+  /** Starts a compaction of {@code url} after {@code push}, if one is due. */
+  public static void afterPush(KnotlessRepos repos, String url, PushResult push) {
+    Integer packs = push.packs();
+    if (packs != null && packs < repos.settings().compactThreshold()) {
+      LOG.debug("{} packs, below the threshold of {}", packs, repos.settings().compactThreshold());
+      return;
+    }
+    boolean dueOnly = packs == null;
     switch (repos.settings().compactMode()) {
       case OFF -> {}
       case INLINE -> {
         try {
           RepoAddress repo = repos.locate(KnotlessUrl.parse(url));
-          CompactCommand.compactor(repos, repo).compact(repo, true);
+          CompactCommand.compactor(repos, repo).compact(repo, dueOnly);
         } catch (IOException e) {
           System.err.println("knotless: compaction after the push failed: " + e.getMessage());
         }
@@ -37,7 +48,11 @@ public final class CompactLauncher {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(KnotlessCli.class.getName());
-        cmd.addAll(List.of("repo", "compact", "--due", url));
+        cmd.addAll(List.of("repo", "compact"));
+        if (dueOnly) {
+          cmd.add("--due");
+        }
+        cmd.add(url);
         try {
           new ProcessBuilder(cmd)
               .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))

@@ -11,6 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -33,6 +34,16 @@ public final class PackStore {
 
   /** The MIME type parts are uploaded as. */
   public static final String MIME = "application/x-git-packed-objects";
+
+  /**
+   * The longest a part waits for a rate limit to reset before it is uploaded again. A limit that
+   * resets later (the reference PDS's uploadBlob limit is 1000 a day) fails the upload, with the
+   * reset time in the {@link XrpcException}.
+   */
+  public static final Duration MAX_RATE_LIMIT_WAIT = Duration.ofSeconds(30);
+
+  /** How many times one part is sent again after a rate limit that resets soon. */
+  static final int RATE_LIMIT_RETRIES = 3;
 
   private static final Logger LOG = LoggerFactory.getLogger(PackStore.class);
   private final XrpcClient client;
@@ -100,7 +111,7 @@ public final class PackStore {
                 slots.acquireUninterruptibly();
                 try {
                   byte[] part = Arrays.copyOfRange(pack, (int) cut[0], (int) cut[1]);
-                  return client.uploadBlob(part, MIME);
+                  return uploadPart(part);
                 } catch (IOException e) {
                   throw new UncheckedIOException(e);
                 } finally {
@@ -122,6 +133,44 @@ public final class PackStore {
       throw first;
     }
     return out;
+  }
+
+  /**
+   * Uploads one part. A 429 whose {@code RateLimit-Reset} is at most {@link #MAX_RATE_LIMIT_WAIT}
+   * away waits until that moment and sends the part again, never sooner; a later or unknown reset
+   * fails at once.
+   */
+  private BlobRef uploadPart(byte[] part) throws IOException {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return client.uploadBlob(part, MIME);
+      } catch (XrpcException e) {
+        if (e.kind() != XrpcException.Kind.RATE_LIMITED
+            || e.rateLimitReset().isEmpty()
+            || attempt >= RATE_LIMIT_RETRIES) {
+          throw e;
+        }
+        Duration wait = Duration.between(clock.instant(), e.rateLimitReset().get());
+        if (wait.compareTo(MAX_RATE_LIMIT_WAIT) > 0) {
+          throw e;
+        }
+        LOG.debug(
+            "uploadBlob rate limited; sending the part again at {}", e.rateLimitReset().get());
+        sleep(wait);
+      }
+    }
+  }
+
+  private static void sleep(Duration d) throws IOException {
+    if (d.isNegative() || d.isZero()) {
+      return;
+    }
+    try {
+      Thread.sleep(d.toMillis() + 1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted waiting for a rate limit to reset");
+    }
   }
 
   /**

@@ -14,8 +14,8 @@ import java.util.Set;
 
 /**
  * Turns a push's accepted decisions into {@code applyWrites} batches: each claim beside its ref's
- * write, at most {@value #MAX_WRITES} writes a batch, the head writes (the pack record) in the
- * first. Pure and thread-safe.
+ * write, at most {@value #MAX_WRITES} writes a batch, the head writes (a first push's repo record
+ * and the pack record) in the first. Pure and thread-safe.
  */
 public final class PushPlan {
   /** The most writes one {@code applyWrites} takes. */
@@ -48,6 +48,26 @@ public final class PushPlan {
     return null;
   }
 
+  /**
+   * The generation a decision's ref record is written at, pushed at {@code now}: a new ref starts
+   * at the time in milliseconds, a move goes one up, and a ref over a pre-0.6 empty record takes
+   * the larger of the two. -1 for a delete, which leaves no record.
+   */
+  public static long generationAfter(RefDecision d, Instant now) {
+    if (d instanceof RefDecision.Create c) {
+      return c.previous() == null
+          ? now.toEpochMilli()
+          : Math.max(c.previous().generation() + 1, now.toEpochMilli());
+    }
+    if (d instanceof RefDecision.Move m) {
+      return m.current().generation() + 1;
+    }
+    if (d instanceof RefDecision.Delete) {
+      return -1;
+    }
+    throw new IllegalArgumentException("nothing is written for " + d);
+  }
+
   /** The writes of one accepted decision, its claim (if any) first. */
   public static List<Write> writesFor(String key, RefDecision d, String pack, Instant now) {
     String at = now.toString();
@@ -63,7 +83,7 @@ public final class PushPlan {
         // An empty record a pre-0.6 client left: moving off its generation takes a claim.
         RefRecord prev = c.previous();
         out.add(claim(key, ref, prev.generation(), null, c.update().target(), pack, at));
-        long gen = Math.max(prev.generation() + 1, millis);
+        long gen = generationAfter(c, now);
         RefRecord r = new RefRecord(refKey, ref, c.update().target(), gen, pack, at, at, null);
         out.add(Write.update(Lexicons.REF, refKey, r.toJson()));
       }
@@ -75,7 +95,7 @@ public final class PushPlan {
               refKey,
               ref,
               m.update().target(),
-              cur.generation() + 1,
+              generationAfter(m, now),
               pack,
               cur.createdAt() != null ? cur.createdAt() : at,
               at,

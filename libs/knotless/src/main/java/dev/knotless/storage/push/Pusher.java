@@ -1,16 +1,18 @@
 package dev.knotless.storage.push;
 
-import dev.knotless.atproto.Swap;
+import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.Tid;
 import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.Keys;
 import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.Threads;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.pack.PackPlacement;
 import dev.knotless.storage.pack.PackStore;
@@ -18,6 +20,7 @@ import dev.knotless.storage.records.PackRecord;
 import dev.knotless.storage.records.RefRecord;
 import dev.knotless.storage.records.RepoRecord;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +48,9 @@ public final class Pusher {
   public static final String MOVED_CONCURRENTLY =
       "not pushed: another ref in the push moved concurrently";
 
+  /** How a ref the PDS's rate limit kept out is told, before when it lets writes in again. */
+  public static final String RATE_LIMITED = "rate limited by the PDS; ";
+
   private static final Logger LOG = LoggerFactory.getLogger(Pusher.class);
   private final XrpcClient client;
   private final SnapshotReader reader;
@@ -51,14 +58,33 @@ public final class Pusher {
   private final PackStore packs;
   private final Clock clock;
   private final Duration claimGrace;
+  private final int countPacksUpTo;
 
   public Pusher(XrpcClient client, StorageCache cache, Clock clock, Duration claimGrace) {
+    this(client, cache, clock, claimGrace, 0);
+  }
+
+  private Pusher(
+      XrpcClient client, StorageCache cache, Clock clock, Duration claimGrace, int countPacksUpTo) {
+    if (countPacksUpTo < 0) {
+      throw new IllegalArgumentException("a pack count must not be negative: " + countPacksUpTo);
+    }
+    this.countPacksUpTo = countPacksUpTo;
     this.client = client;
     this.cache = cache;
     this.clock = clock;
     this.claimGrace = claimGrace;
     this.reader = new SnapshotReader(client, cache, clock);
     this.packs = new PackStore(client, cache, clock);
+  }
+
+  /**
+   * A pusher that also counts the repository's packs, up to {@code threshold} (a page of 100 at
+   * most, a full one counting as 200), beside its first {@code applyWrites} and in the same round
+   * trip, for {@link PushResult#packs()}. 0 counts nothing.
+   */
+  public Pusher countingPacks(int threshold) {
+    return new Pusher(client, cache, clock, claimGrace, threshold);
   }
 
   /** Reads the snapshot and pushes. */
@@ -93,16 +119,8 @@ public final class Pusher {
     if (accepted.isEmpty()) {
       return result(updates, errors, false);
     }
-    String key;
-    if (snap.exists()) {
-      key = snap.repo().key();
-    } else {
-      key = createRepo(snap, accepted);
-      if (key == null) {
-        accepted.forEach(d -> errors.put(d.update().ref(), RefspecCheck.FETCH_FIRST));
-        return result(updates, errors, false);
-      }
-    }
+    RepoRecord created = snap.exists() ? null : newRepo(snap, accepted);
+    String key = created == null ? snap.repo().key() : created.key();
     Map<String, RefRecord> live = snap.liveRefs();
     Set<String> remoteTargets = new TreeSet<>();
     live.values().forEach(r -> remoteTargets.add(r.target()));
@@ -118,7 +136,19 @@ public final class Pusher {
       bases.removeAll(local.missing(remoteTargets));
       byte[] bytes = packObjects(local, tips, bases);
       if (PackPlacement.objectCount(bytes) > 0) {
-        pack = packs.place(Keys.pack(key, Tid.next()), bytes, List.copyOf(tips), bases, List.of());
+        try {
+          pack =
+              packs.place(Keys.pack(key, Tid.next()), bytes, List.copyOf(tips), bases, List.of());
+        } catch (XrpcException e) {
+          if (e.kind() != XrpcException.Kind.RATE_LIMITED) {
+            throw e;
+          }
+          // Nothing is written yet, not even a first push's repo record.
+          String when =
+              e.rateLimitReset().map(t -> "blob uploads resume at " + t).orElse("try again later");
+          accepted.forEach(d -> errors.put(d.update().ref(), RATE_LIMITED + when));
+          return result(updates, errors, false);
+        }
       }
     }
     Duration limit =
@@ -140,67 +170,64 @@ public final class Pusher {
                   d.update().target(), pack == null ? null : pack.rkey(), tips, live.values());
       refWrites.add(PushPlan.writesFor(key, d, packKey, now));
     }
-    List<Write> head =
-        pack == null ? List.of() : List.of(Write.create(Lexicons.PACK, pack.rkey(), pack.toJson()));
+    List<Write> head = new ArrayList<>();
+    if (created != null) {
+      head.add(Write.create(Lexicons.REPO, snap.address().name(), created.toJson()));
+    }
+    if (pack != null) {
+      head.add(Write.create(Lexicons.PACK, pack.rkey(), pack.toJson()));
+    }
     List<PushPlan.Batch> batches = PushPlan.batches(head, accepted, refWrites);
+    CompletableFuture<Integer> counted = countPacks(snap.address(), key, pack);
     boolean landed = false;
     for (int i = 0; i < batches.size(); i++) {
       try {
         client.applyWrites(snap.address().did(), batches.get(i).writes());
-        landed = true;
       } catch (XrpcException e) {
-        List<RefDecision> pending = new ArrayList<>();
-        for (int j = i; j < batches.size(); j++) {
-          pending.addAll(batches.get(j).refs());
+        if (e.kind() == XrpcException.Kind.RATE_LIMITED) {
+          String when =
+              e.rateLimitReset().map(t -> "writes resume at " + t).orElse("try again later");
+          for (int j = i; j < batches.size(); j++) {
+            batches.get(j).refs().forEach(d -> errors.put(d.update().ref(), RATE_LIMITED + when));
+          }
+          break;
         }
-        explainRefusal(snap.address(), key, pending, e, errors);
-        break;
+        AfterRefusal.Verdict v =
+            AfterRefusal.judge(
+                client,
+                reader,
+                snap.address(),
+                key,
+                created == null ? null : created.key(),
+                batches,
+                i,
+                now,
+                e);
+        if (v instanceof AfterRefusal.Verdict.Refused r) {
+          LOG.debug("push refused: {}", r.errors());
+          errors.putAll(r.errors());
+          break;
+        }
+        if (v instanceof AfterRefusal.Verdict.Unexplained) {
+          throw e;
+        }
+        LOG.debug("applyWrites failed ({}), but its writes are there", e.getMessage());
+      }
+      landed = true;
+      if (i == 0 && created != null) {
+        cache.putKey(snap.address(), created.key());
       }
     }
-    return result(updates, errors, landed);
+    Integer packCount = landed && counted != null ? countOrNull(counted) : null;
+    return result(updates, errors, landed, packCount);
   }
 
-  /** After a refused batch: reread, and tell each pending ref whether it moved or only waited. */
-  private void explainRefusal(
-      RepoAddress repo,
-      String key,
-      List<RefDecision> pending,
-      XrpcException e,
-      Map<String, String> errors)
-      throws IOException {
-    if (e.kind() == XrpcException.Kind.RATE_LIMITED) {
-      String when = e.rateLimitReset().map(t -> "writes resume at " + t).orElse("try again later");
-      pending.forEach(d -> errors.put(d.update().ref(), "rate limited by the PDS; " + when));
-      return;
-    }
-    Map<String, RefRecord> now = new LinkedHashMap<>();
-    for (RefRecord r : reader.rereadRefs(repo, key)) {
-      now.put(r.name(), r);
-    }
-    List<String> moved = new ArrayList<>();
-    for (RefDecision d : pending) {
-      RefRecord r = now.get(d.update().ref());
-      RefRecord read =
-          d instanceof RefDecision.Create c
-              ? c.previous()
-              : d instanceof RefDecision.Move m ? m.current() : ((RefDecision.Delete) d).current();
-      boolean changed = read == null ? r != null : r == null || r.generation() != read.generation();
-      if (changed) {
-        moved.add(d.update().ref());
-      }
-    }
-    if (moved.isEmpty()) {
-      throw e;
-    }
-    LOG.debug("push refused; refs that moved concurrently: {}", moved);
-    for (RefDecision d : pending) {
-      String ref = d.update().ref();
-      errors.put(ref, moved.contains(ref) ? RefspecCheck.FETCH_FIRST : MOVED_CONCURRENTLY);
-    }
-  }
-
-  /** Creates the repo record of a first push; null when a racing first push made it first. */
-  private String createRepo(Snapshot snap, List<RefDecision> accepted) throws IOException {
+  /**
+   * A first push's repo record, with {@code main} as default branch if pushed, else the first
+   * branch pushed. It is written in the push's first {@code applyWrites}, beside the pack and the
+   * refs, so a push that fails before then leaves no empty repository behind.
+   */
+  private RepoRecord newRepo(Snapshot snap, List<RefDecision> accepted) {
     String branch = null;
     for (RefDecision d : accepted) {
       String ref = d.update().ref();
@@ -213,22 +240,51 @@ public final class Pusher {
         branch = branch == null ? shortName : branch;
       }
     }
-    RepoRecord record = RepoRecord.create(snap.address().name(), branch, clock.instant());
-    try {
-      client.putRecord(
-          snap.address().did(),
-          Lexicons.REPO,
-          snap.address().name(),
-          record.toJson(),
-          Swap.absent());
-    } catch (XrpcException e) {
-      if (e.kind() == XrpcException.Kind.INVALID_SWAP) {
-        return null;
-      }
-      throw e;
+    return RepoRecord.create(snap.address().name(), branch, clock.instant());
+  }
+
+  /**
+   * Lists the repository's newest packs beside the first {@code applyWrites}, in its round trip,
+   * when {@link #countingPacks} asked: the count a due compaction is decided by, so a push starts
+   * no process just to count. The push's own pack counts whether or not the listing saw it.
+   */
+  private CompletableFuture<Integer> countPacks(RepoAddress repo, String key, PackRecord own) {
+    if (countPacksUpTo <= 0) {
+      return null;
     }
-    cache.putKey(snap.address(), record.key());
-    return record.key();
+    int limit = Math.min(countPacksUpTo, RangeScanner.PAGE);
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            RecordPage page =
+                client.listRecords(repo.did(), Lexicons.PACK, limit, Keys.scanStart(key), false);
+            int n = 0;
+            boolean sawOwn = false;
+            for (var r : page.records()) {
+              if (Keys.inRange(key, r.rkey())) {
+                n++;
+                sawOwn |= own != null && r.rkey().equals(own.rkey());
+              }
+            }
+            if (n == RangeScanner.PAGE) {
+              n += RangeScanner.PAGE; // as the compaction counts a further page
+            }
+            return n + (own != null && !sawOwn ? 1 : 0);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        Threads.IO);
+  }
+
+  private static Integer countOrNull(CompletableFuture<Integer> counted) {
+    try {
+      return RangeScanner.join(counted);
+    } catch (IOException | RuntimeException e) {
+      // The count only decides whether to compact; a push that landed is not failed by it.
+      LOG.debug("could not count packs after the push: {}", e.getMessage());
+      return null;
+    }
   }
 
   /** A self-contained pack of every object reachable from the tips and not from the bases. */
@@ -247,10 +303,15 @@ public final class Pusher {
 
   private static PushResult result(
       List<RefUpdate> updates, Map<String, String> errors, boolean landed) {
+    return result(updates, errors, landed, null);
+  }
+
+  private static PushResult result(
+      List<RefUpdate> updates, Map<String, String> errors, boolean landed, Integer packs) {
     List<PushResult.Outcome> out = new ArrayList<>();
     for (RefUpdate u : updates) {
       out.add(new PushResult.Outcome(u.ref(), errors.get(u.ref())));
     }
-    return new PushResult(out, landed);
+    return new PushResult(out, landed, packs);
   }
 }

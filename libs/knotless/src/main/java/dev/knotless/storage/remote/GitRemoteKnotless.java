@@ -37,7 +37,7 @@ public final class GitRemoteKnotless {
               Git.at(Path.of(gitDir).toAbsolutePath()),
               out,
               System.err,
-              () -> CompactLauncher.afterPush(repos, url));
+              result -> CompactLauncher.afterPush(repos, url, result));
       helper.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
       out.flush();
       System.exit(0);

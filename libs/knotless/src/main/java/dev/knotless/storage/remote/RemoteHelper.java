@@ -1,6 +1,7 @@
 package dev.knotless.storage.remote;
 
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.KnotlessUrl;
 import dev.knotless.storage.RepoAddress;
@@ -18,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The git remote helper protocol for {@code knotless://} URLs: capabilities, option, list, fetch
@@ -30,14 +32,15 @@ public final class RemoteHelper {
   private final Git local;
   private final PrintStream out;
   private final PrintStream err;
-  private final Runnable afterLandedPush;
+  private final Consumer<PushResult> afterLandedPush;
   private RepoAddress address;
   private XrpcClient reader;
   private Snapshot snapshot;
 
   /**
    * @param remoteName the remote's name, or the URL itself when git was given a bare URL
-   * @param afterLandedPush run after an owner's push landed (starts a due compaction)
+   * @param afterLandedPush given an owner's push that landed, with the pack count its pusher took
+   *     (starts a due compaction)
    */
   public RemoteHelper(
       KnotlessRepos repos,
@@ -46,7 +49,7 @@ public final class RemoteHelper {
       Git local,
       PrintStream out,
       PrintStream err,
-      Runnable afterLandedPush) {
+      Consumer<PushResult> afterLandedPush) {
     this.repos = repos;
     this.remoteName = remoteName;
     this.url = KnotlessUrl.parse(url);
@@ -198,7 +201,24 @@ public final class RemoteHelper {
     if (snap == null || snap.address().did() == null) {
       snap = read(SnapshotReader.Packs.NONE);
     }
-    PushResult result = repos.pusher(writer).push(snap, local, updates);
+    // The compaction's count rides beside the push's first write, so it costs no round trip.
+    PushResult result;
+    try {
+      result =
+          repos.pusher(writer).countingPacks(repos.compactionCount()).push(snap, local, updates);
+    } catch (XrpcException e) {
+      if (e.kind() == XrpcException.Kind.AUTH
+          && e.method().equals("com.atproto.server.refreshSession")) {
+        throw new IOException(
+            "the saved session of "
+                + at.owner()
+                + " was refused ("
+                + e.getMessage()
+                + "): run `knotless login` again, or set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD",
+            e);
+      }
+      throw e;
+    }
     for (PushResult.Outcome o : result.outcomes()) {
       out.print(o.ok() ? "ok " + o.ref() + "\n" : "error " + o.ref() + " " + o.error() + "\n");
     }
@@ -207,7 +227,7 @@ public final class RemoteHelper {
     out.flush();
     snapshot = null;
     if (result.landed()) {
-      afterLandedPush.run();
+      afterLandedPush.accept(result);
     }
   }
 }
