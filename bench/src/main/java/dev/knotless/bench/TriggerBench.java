@@ -182,6 +182,7 @@ public final class TriggerBench {
     List<String> args =
         new ArrayList<>(
             List.of(
+                "--executor", "shell",
                 "--state", dir.resolve("state.json").toString(),
                 "--work", dir.resolve("runs").toString(),
                 "--firehose", "ws://127.0.0.1:" + env.get("BENCH_PDS_PORT"),

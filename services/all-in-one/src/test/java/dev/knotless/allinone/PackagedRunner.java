@@ -48,9 +48,14 @@ final class PackagedRunner {
     cmd.add(root.resolve("services/all-in-one/target/quarkus-app/quarkus-run.jar").toString());
     cmd.addAll(
         List.of(
-            "--state", dir.resolve("state.json").toString(),
-            "--work", dir.resolve("work").toString(),
-            "--firehose", "ws://127.0.0.1:" + pds.pdsUrl().getPort()));
+            "--executor",
+            "shell",
+            "--state",
+            dir.resolve("state.json").toString(),
+            "--work",
+            dir.resolve("work").toString(),
+            "--firehose",
+            "ws://127.0.0.1:" + pds.pdsUrl().getPort()));
     cmd.addAll(List.of(flags));
     cmd.add(owner.account.did() + "/app");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);

@@ -27,7 +27,8 @@ import java.util.Set;
  * @param runTimeout the limit on a run's steps together, or null for none
  * @param sweep how often every door is rung
  * @param stopWait how long a stop waits for runs to end before cancelling them
- * @param executor the executor ({@code shell})
+ * @param executor the executor: {@code docker} (the default) or {@code shell}
+ * @param docker what the docker executor's containers are made from and may take
  * @param jetstream the Jetstream to follow, unless {@code firehose} is set
  * @param firehose a PDS's subscribeRepos to follow instead, or null
  * @param secrets the secrets file, or null
@@ -36,6 +37,8 @@ import java.util.Set;
  * @param allowanceMinutes public minutes per owner per 30 days, or 0 for none
  * @param privateAllowanceMinutes the same for private repositories, or 0
  * @param unmetered owners no allowance applies to
+ * @param trust owners whose repositories' pushes are code they vouch for ({@code --trust}), run
+ *     with {@code --trusted-runtime}
  */
 public record RunnerOptions(
     List<String> repos,
@@ -50,6 +53,7 @@ public record RunnerOptions(
     Duration sweep,
     Duration stopWait,
     String executor,
+    dev.knotless.runner.exec.docker.DockerSettings docker,
     URI jetstream,
     URI firehose,
     Path secrets,
@@ -57,7 +61,8 @@ public record RunnerOptions(
     int keepChecks,
     long allowanceMinutes,
     long privateAllowanceMinutes,
-    Set<String> unmetered) {
+    Set<String> unmetered,
+    Set<String> trust) {
 
   /** The public Jetstream the runner follows by default. */
   public static final URI DEFAULT_JETSTREAM =
@@ -92,7 +97,19 @@ public record RunnerOptions(
         --run-timeout <s>       limit on a run's steps together, seconds (none)
         --sweep <s>             ring every door this often, seconds (600)
         --stop-wait <s>         on SIGTERM/SIGINT, wait this long for runs, seconds (900)
-        --executor shell        how steps run (shell: sh -ec in a checkout, as this user)
+        --executor <name>       how steps run: docker (each run in a container of its own,
+                                the default) or shell (sh -ec in a checkout, as this user;
+                                only for repositories whose pushers you trust with the host)
+        --image <ref>           image of a workflow that names none (debian:bookworm-slim)
+        --cpus <n>              CPUs a run's container may use, such as 2 or 1.5 (no limit)
+        --memory <GiB>          memory of a run's container, whole GiB, no swap (no limit)
+        --pids <n>              processes a run's container may hold (no limit)
+        --network <name>        network runs join, made if missing as a bridge whose
+                                containers cannot reach each other (docker's default)
+        --runtime <name>        container runtime of others' code, such as runsc (default)
+        --trusted-runtime <name>  runtime of code an owner named with --trust vouches for
+        --resolv <file>         file runs see as /etc/resolv.conf, read-only
+        --trust <did>           an owner whose pushes run with --trusted-runtime (repeatable)
         --jetstream <url>       the Jetstream to follow (default the public one)
         --firehose <url>        follow a PDS's com.atproto.sync.subscribeRepos instead
                                 (e.g. ws://127.0.0.1:2583)
@@ -115,6 +132,7 @@ public record RunnerOptions(
         KNOTLESS_APPVIEW        the appview live output goes to (optional)
         KNOTLESS_STATE_DB_USER  the user --state-db connects as
         KNOTLESS_STATE_DB_PASSWORD  its password (never put it in the URL)
+        DOCKER_HOST             the docker daemon (default unix:///var/run/docker.sock)
 
       Each run sees KNOTLESS_RUN_REPO (the label as given here), KNOTLESS_RUN_REF,
       KNOTLESS_RUN_SHA, KNOTLESS_RUN_BASE, KNOTLESS_RUN_OUTPUTS and the others
@@ -149,7 +167,7 @@ public record RunnerOptions(
     Duration runTimeout = null;
     Duration sweep = Duration.ofSeconds(600);
     Duration stopWait = Duration.ofSeconds(900);
-    String executor = "shell";
+    ExecutorFlags executorFlags = new ExecutorFlags(env);
     URI jetstream = DEFAULT_JETSTREAM;
     URI firehose = null;
     Path secrets = null;
@@ -174,13 +192,17 @@ public record RunnerOptions(
         case "--run-timeout" -> runTimeout = Duration.ofSeconds(p.positive(a));
         case "--sweep" -> sweep = Duration.ofSeconds(p.positive(a));
         case "--stop-wait" -> stopWait = Duration.ofSeconds(p.nonNegative(a));
-        case "--executor" -> {
-          executor = p.value(a);
-          if (!executor.equals("shell")) {
-            throw new UsageException(
-                "--executor " + executor + ": this runner has the shell executor only");
-          }
-        }
+        case "--executor",
+            "--image",
+            "--cpus",
+            "--memory",
+            "--pids",
+            "--network",
+            "--runtime",
+            "--trusted-runtime",
+            "--resolv",
+            "--trust" ->
+            executorFlags.take(a, p.value(a));
         case "--jetstream" -> jetstream = p.uri(a);
         case "--firehose" -> firehose = p.uri(a);
         case "--secrets" -> secrets = Path.of(p.value(a));
@@ -227,7 +249,8 @@ public record RunnerOptions(
             runTimeout,
             sweep,
             stopWait,
-            executor,
+            executorFlags.executor(),
+            executorFlags.docker(),
             jetstream,
             firehose,
             secrets,
@@ -235,7 +258,8 @@ public record RunnerOptions(
             keepChecks,
             allowance,
             privateAllowance,
-            Set.copyOf(unmetered)));
+            Set.copyOf(unmetered),
+            executorFlags.trust()));
   }
 
   private static String checkRepo(String label) throws UsageException {

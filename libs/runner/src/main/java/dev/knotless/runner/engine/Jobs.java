@@ -2,10 +2,10 @@ package dev.knotless.runner.engine;
 
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
-import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.schedule.Admission;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Decision;
@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The job pool: takes the runs passes file, lets the {@link Scheduler} decide which start, runs
- * them on the shell executor, and tells {@link RunReports} of each as it starts and ends (the
- * all-in-one runner files checks, the distributed worker publishes run events).
+ * them on the executor (docker or shell), and tells {@link RunReports} of each as it starts and
+ * ends (the all-in-one runner files checks, the distributed worker publishes run events).
  *
  * <p>The scheduler is only touched under this object's lock. A job is released as soon as its steps
  * end, before the log and the check are written, so a slow PDS holds no job. Thread-safe.
@@ -39,7 +39,7 @@ public final class Jobs implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Jobs.class);
 
   private final Scheduler scheduler;
-  private final ShellExecutor executor;
+  private final Executor executor;
   private final RunReports reports;
   private final Clock clock;
   private final Consumer<RunEnded> onEnded;
@@ -63,7 +63,7 @@ public final class Jobs implements AutoCloseable {
    */
   public Jobs(
       Scheduler scheduler,
-      ShellExecutor executor,
+      Executor executor,
       RunReports reports,
       Clock clock,
       Consumer<RunEnded> onEnded,

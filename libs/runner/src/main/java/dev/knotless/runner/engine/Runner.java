@@ -16,7 +16,7 @@ import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
-import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
@@ -47,9 +47,9 @@ import org.slf4j.MDC;
 
 /**
  * knotless-run all-in-one: one process that watches repositories, reconciles them as doors ring,
- * runs what is due on the shell executor and files the checks. {@link #start} logs in, reads each
- * watched repository, ends the checks an earlier run of this account left unfinished, opens the
- * doors and starts listening; {@link #stop()} is the four-step stop. Thread-safe.
+ * runs what is due on its executor (docker or shell) and files the checks. {@link #start} logs in,
+ * reads each watched repository, ends the checks an earlier run of this account left unfinished,
+ * opens the doors and starts listening; {@link #stop()} is the four-step stop. Thread-safe.
  */
 public final class Runner implements AutoCloseable {
 
@@ -75,6 +75,8 @@ public final class Runner implements AutoCloseable {
   private int passesFiling;
   private volatile boolean stopping;
   private volatile AskedLedger asked = new AskedLedger();
+
+  private Executor executor;
 
   private Runner(
       RunnerOptions options,
@@ -197,7 +199,10 @@ public final class Runner implements AutoCloseable {
     // Allowances count 30 days of steps: what earlier runs of this runner used still counts.
     dev.knotless.runner.state.UsageSeed.into(usage, state);
     Scheduler scheduler = new Scheduler(config, usage);
-    ShellExecutor executor = new ShellExecutor(o.work());
+    Executor executor =
+        ExecutorChoice.open(o.executor(), o.docker(), runnerClient.did(), o.work(), clock, env);
+    // What a runner killed mid-run left (containers, networks) goes before any run starts.
+    executor.removeLeftovers();
     MinutesWriter minutes = new MinutesWriter(writes, clock);
     Jobs jobs =
         new Jobs(
@@ -209,7 +214,12 @@ public final class Runner implements AutoCloseable {
             minutes::write);
     RunPlanner planner =
         new RunPlanner(
-            new RunPlanner.Settings(o.secrets(), o.stepTimeout(), o.runTimeout(), env),
+            new RunPlanner.Settings(
+                o.secrets(),
+                o.stepTimeout(),
+                o.runTimeout(),
+                ExecutorChoice.hostEnvironment(o.executor(), env),
+                o.trust()),
             new WriteBack(runnerClient, cache, clock));
     AskedLedger asked = new AskedLedger();
     String runnerDid = runnerClient.did();
@@ -230,6 +240,7 @@ public final class Runner implements AutoCloseable {
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
     r.asked = asked;
+    r.executor = executor;
     r.listen();
     return r;
   }
@@ -241,6 +252,12 @@ public final class Runner implements AutoCloseable {
         MINUTES_POLL.toSeconds(),
         java.util.concurrent.TimeUnit.SECONDS);
     doors.startSweeping();
+    // A sweep also removes what runs left (never a live run's), as a start did.
+    timers.scheduleWithFixedDelay(
+        executor::removeLeftovers,
+        options.sweep().toSeconds(),
+        options.sweep().toSeconds(),
+        java.util.concurrent.TimeUnit.SECONDS);
     source.start();
     // The first pass of every repository; a connection rings every door again.
     doors.ringAll(Doorbell.connect("start"));
@@ -329,6 +346,13 @@ public final class Runner implements AutoCloseable {
     jobs.close();
     passThreads.shutdownNow();
     timers.shutdownNow();
+    if (executor instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        LOG.warn("stopping: could not close the {} executor: {}", executor.name(), e.toString());
+      }
+    }
     minutes.close();
     LOG.info("stopped");
   }

@@ -40,12 +40,34 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RunPlanner {
 
-  /** What every run of this runner shares. */
+  /**
+   * What every run of this runner shares.
+   *
+   * @param hostEnvironment the runner's own variables steps see: a few under the shell executor,
+   *     none under docker, whose containers keep their image's environment
+   * @param trusted the owners named with {@code --trust}: a push to their repository runs with
+   *     {@code --trusted-runtime}
+   */
   public record Settings(
       Path secretsFile,
       Duration stepTimeout,
       Duration runTimeout,
-      Map<String, String> hostEnvironment) {}
+      Map<String, String> hostEnvironment,
+      java.util.Set<String> trusted) {
+
+    public Settings {
+      trusted = java.util.Set.copyOf(trusted);
+    }
+
+    /** Settings with no owner trusted. */
+    public Settings(
+        Path secretsFile,
+        Duration stepTimeout,
+        Duration runTimeout,
+        Map<String, String> hostEnvironment) {
+      this(secretsFile, stepTimeout, runTimeout, hostEnvironment, java.util.Set.of());
+    }
+  }
 
   private static final AtomicLong RUNS = new AtomicLong();
 
@@ -219,6 +241,9 @@ public final class RunPlanner {
     all.putAll(env.secrets());
     boolean byName = runClass == RunClass.ASKED;
     return RunSpec.of(mirror, commit, steps)
+        .withImage(w.image() == null ? "" : w.image())
+        // A push to a repository of an owner named with --trust is code that owner vouches for.
+        .withTrustedCode(settings.trusted().contains(repo.id().ownerDid()))
         .withEnv(all)
         .withPreamble(preamble)
         .withFilter(OutputFilter.masking(SecretMask.of(env.secrets().values())))

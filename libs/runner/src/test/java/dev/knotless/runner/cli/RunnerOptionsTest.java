@@ -28,7 +28,12 @@ class RunnerOptionsTest {
     assertNull(o.runTimeout());
     assertEquals(Duration.ofSeconds(600), o.sweep());
     assertEquals(Duration.ofSeconds(900), o.stopWait());
-    assertEquals("shell", o.executor());
+    assertEquals("docker", o.executor());
+    assertEquals("debian:bookworm-slim", o.docker().image());
+    assertEquals("unix:///var/run/docker.sock", o.docker().dockerHost());
+    assertEquals(0, o.docker().memoryGiB());
+    assertNull(o.docker().network());
+    assertNull(o.docker().runtime());
     assertEquals(30, o.keepChecks());
     assertEquals(RunnerOptions.DEFAULT_JETSTREAM, o.jetstream());
     assertEquals(Path.of("/home/op/.local/state/knotless-run/state.json"), o.state());
@@ -75,6 +80,16 @@ class RunnerOptionsTest {
             "--sweep",
             "--stop-wait",
             "--executor",
+            "--image",
+            "--cpus",
+            "--memory",
+            "--pids",
+            "--network",
+            "--runtime",
+            "--trusted-runtime",
+            "--resolv",
+            "--trust",
+            "DOCKER_HOST",
             "--jetstream",
             "--firehose",
             "--secrets",
@@ -91,7 +106,6 @@ class RunnerOptionsTest {
   void badCommandLinesAreRefusedNamingWhatIsWrong() {
     assertTrue(message("--jobs", "0", "a.test/r").contains("--jobs 0"));
     assertTrue(message("--jobs", "many", "a.test/r").contains("--jobs many"));
-    assertTrue(message("--executor", "docker", "a.test/r").contains("shell executor only"));
     assertTrue(message("--frobnicate", "a.test/r").contains("unknown flag --frobnicate"));
     assertTrue(message("just-a-name").contains("<handle or did>/<name>"));
     assertTrue(message().contains("at least one repository"));
@@ -131,5 +145,69 @@ class RunnerOptionsTest {
             RunnerOptions.UsageException.class,
             () -> RunnerOptions.parse(List.of(args), Map.of("HOME", "/h")))
         .getMessage();
+  }
+
+  @Test
+  void whatARunMayTakeIsReadFromItsFlags() throws Exception {
+    RunnerOptions o =
+        parse(
+            "--image",
+            "node:22",
+            "--cpus",
+            "1.5",
+            "--memory",
+            "4",
+            "--pids",
+            "512",
+            "--network",
+            "runs",
+            "--runtime",
+            "runsc",
+            "--trusted-runtime",
+            "runc",
+            "--trust",
+            "did:plc:owner",
+            "alice.test/site");
+    assertEquals("node:22", o.docker().image());
+    assertEquals(1.5, o.docker().cpus());
+    assertEquals(4L << 30, o.docker().memoryBytes());
+    assertEquals(512, o.docker().pids());
+    assertEquals("runs", o.docker().network());
+    assertEquals("runsc", o.docker().runtimeFor(false));
+    assertEquals("runc", o.docker().runtimeFor(true));
+    assertEquals(java.util.Set.of("did:plc:owner"), o.trust());
+  }
+
+  @Test
+  void limitsThatAreNotWholeOrPositiveAreUsageErrorsNamingTheFlag() {
+    var memory =
+        assertThrows(
+            RunnerOptions.UsageException.class, () -> parse("--memory", "1.5", "alice.test/site"));
+    assertEquals("--memory 1.5: expected whole GiB, such as 4", memory.getMessage());
+    var cpus =
+        assertThrows(
+            RunnerOptions.UsageException.class, () -> parse("--cpus", "-1", "alice.test/site"));
+    assertEquals(
+        "--cpus -1: expected a number of CPUs above 0, such as 2 or 1.5", cpus.getMessage());
+    var executor =
+        assertThrows(
+            RunnerOptions.UsageException.class,
+            () -> parse("--executor", "podman", "alice.test/site"));
+    assertEquals("--executor podman: expected docker or shell", executor.getMessage());
+    var shellLimits =
+        assertThrows(
+            RunnerOptions.UsageException.class,
+            () -> parse("--executor", "shell", "--memory", "2", "alice.test/site"));
+    assertTrue(shellLimits.getMessage().startsWith("--memory: only the docker executor"));
+  }
+
+  @Test
+  void theDockerHostComesFromTheEnvironment() throws Exception {
+    RunnerOptions o =
+        RunnerOptions.parse(
+                List.of("alice.test/site"),
+                Map.of("HOME", "/h", "DOCKER_HOST", "unix:///run/other.sock"))
+            .orElseThrow();
+    assertEquals("unix:///run/other.sock", o.docker().dockerHost());
   }
 }

@@ -76,6 +76,10 @@ final class RunnerHarness implements AutoCloseable {
     if (!extra.contains("--jetstream")) {
       args.addAll(List.of("--firehose", "ws://127.0.0.1:" + pds.pdsUrl().getPort()));
     }
+    if (!extra.contains("--executor")) {
+      // Most tests read what steps write on the host; DockerRunnerIT names docker itself.
+      args.addAll(List.of("--executor", "shell"));
+    }
     args.addAll(extra);
     args.addAll(List.of(repos));
     return args;

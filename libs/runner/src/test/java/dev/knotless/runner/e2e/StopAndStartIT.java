@@ -108,13 +108,17 @@ class StopAndStartIT {
     }
   }
 
-  private static Process spawn(RunnerHarness runner, OwnerRepo repo) throws Exception {
+  static Process spawn(RunnerHarness runner, OwnerRepo repo) throws Exception {
+    return spawn(runner, repo, List.of());
+  }
+
+  static Process spawn(RunnerHarness runner, OwnerRepo repo, List<String> flags) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(RunnerProcessMain.class.getName());
-    cmd.addAll(runner.args(List.of(), repo.label()));
+    cmd.addAll(runner.args(flags, repo.label()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().putAll(runner.env());
     Process p = pb.start();

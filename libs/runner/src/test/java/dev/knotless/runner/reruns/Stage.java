@@ -88,6 +88,8 @@ final class Stage implements AutoCloseable {
     List<String> args =
         new ArrayList<>(
             List.of(
+                "--executor",
+                "shell",
                 "--state",
                 state().toString(),
                 "--work",

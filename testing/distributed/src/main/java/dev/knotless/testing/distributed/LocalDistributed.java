@@ -31,6 +31,7 @@ public final class LocalDistributed implements AutoCloseable {
   private final List<Watch> watched = new ArrayList<>();
   private final List<ServiceProcess> services = new ArrayList<>();
   private int reconcilers;
+  private String executor = "docker";
 
   private LocalDistributed(
       Path root, Path dir, KafkaBroker broker, EmbeddedPg pg, PdsInstance pds, Account runner) {
@@ -121,6 +122,15 @@ public final class LocalDistributed implements AutoCloseable {
         ServiceProcess.start(root, "ingester", "ingester", s, Map.of(), dir.resolve("logs")));
   }
 
+  /**
+   * Has reconcilers started from now on run steps as their own user, as a test that reads what
+   * steps write on the host needs; by default they run each in a container of the local image.
+   */
+  public LocalDistributed withShellExecutor() {
+    executor = "shell";
+    return this;
+  }
+
   /** One more reconciler replica, watching the repositories made so far. */
   public ServiceProcess startReconciler() throws IOException {
     int n = ++reconcilers;
@@ -140,6 +150,11 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.reconciler.worker.work", dir.resolve("reconciler-" + n + "/work").toString());
     s.put("knotless.reconciler.worker.heartbeat", "1s");
     s.put("knotless.reconciler.worker.stale-after", "6s");
+    s.put("knotless.reconciler.worker.executor", executor);
+    if (executor.equals("docker")) {
+      dev.knotless.testing.LocalDocker.ensure();
+      s.put("knotless.reconciler.worker.image", dev.knotless.testing.LocalDocker.BUSYBOX);
+    }
     // A replica that dies gives its partitions up within ten seconds rather than the default 45.
     s.put("mp.messaging.incoming.doorbells.session.timeout.ms", "10000");
     s.put("mp.messaging.incoming.doorbells.heartbeat.interval.ms", "1000");

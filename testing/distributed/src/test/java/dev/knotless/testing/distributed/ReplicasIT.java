@@ -50,7 +50,8 @@ class ReplicasIT {
             run: sleep 3; echo "$KNOTLESS_RUN_SHA $PWD" >> %s
         """
             .formatted(runs);
-    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
+    // Steps append to a file on the host, which only the shell executor can reach.
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withShellExecutor();
     ExecutorService pool = Executors.newFixedThreadPool(8);
     List<Future<OwnerRepo>> made = new ArrayList<>();
     for (int i = 0; i < REPOS; i++) {

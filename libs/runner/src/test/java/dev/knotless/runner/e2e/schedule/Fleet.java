@@ -67,6 +67,8 @@ final class Fleet implements AutoCloseable {
     List<String> args =
         new ArrayList<>(
             List.of(
+                "--executor",
+                "shell",
                 "--state",
                 state().toString(),
                 "--work",

@@ -54,6 +54,7 @@ public class PassWiring {
     Clock clock = Clock.systemUTC();
     PdsAccess access = PdsAccess.login(env, clock, new PdsMetrics(registry));
     XrpcClient runnerClient = access.runner();
+    worker.useRunner(runnerClient.did());
     StorageCache cache = access.cache();
 
     Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
@@ -75,7 +76,8 @@ public class PassWiring {
                 config.secretsFile().orElse(null),
                 config.stepTimeout(),
                 config.runTimeout().orElse(null),
-                env),
+                dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
+                    config.worker().executor(), env)),
             new WriteBack(runnerClient, cache, clock));
     RepoPass pass =
         new RepoPass(

@@ -57,7 +57,7 @@ public interface ReconcilerConfig {
   @WithDefault("30")
   int keepChecks();
 
-  /** The worker that runs the queued runs on the shell executor. */
+  /** The worker that runs the queued runs, each in a container of its own by default. */
   Worker worker();
 
   /** The worker's settings. */
@@ -77,6 +77,38 @@ public interface ReconcilerConfig {
     /** How long a worker may be silent before its runs are filed again by another. */
     @WithDefault("30s")
     Duration staleAfter();
+
+    /**
+     * How runs execute: {@code docker}, each in a container of its own, or {@code shell}, as this
+     * service's own user beside its credentials (only for code you trust with the service).
+     */
+    @WithDefault("docker")
+    String executor();
+
+    /** The docker daemon, as the all-in-one's {@code DOCKER_HOST}. */
+    @WithDefault("unix:///var/run/docker.sock")
+    String dockerHost();
+
+    /** The image of a workflow that names none, as {@code --image}. */
+    @WithDefault("debian:bookworm-slim")
+    String image();
+
+    /** CPUs a run's container may use, as {@code --cpus}; unset has no limit. */
+    java.util.OptionalDouble cpus();
+
+    /** Memory of a run's container in whole GiB, no swap past it, as {@code --memory}. */
+    java.util.OptionalInt memory();
+
+    /** Processes a run's container may hold, as {@code --pids}. */
+    java.util.OptionalInt pids();
+
+    /**
+     * The network runs join, made if missing with traffic between runs off, as {@code --network}.
+     */
+    Optional<String> network();
+
+    /** The container runtime of runs, such as runsc, as {@code --runtime}. */
+    Optional<String> runtime();
   }
 
   /** The storage cache directory ({@code KNOTLESS_CACHE_DIR}); unset uses the environment's. */

@@ -7,9 +7,10 @@ import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.reconciler.domain.EventReports;
 import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.engine.ExecutorChoice;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.PlannedRun;
-import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.exec.docker.DockerSettings;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
@@ -39,12 +40,13 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
 
 /**
- * Runs the runs this reconciler's passes queue, on the shell executor, until the scheduler service
- * takes that over. Every run is first claimed in the PostgreSQL run queue under this worker's id; a
- * check another live worker holds is passed over, so no run goes twice. Its progress goes out as
- * run events for the check-writer. The worker says it is alive every {@code heartbeat}; runs whose
- * worker has been silent for {@code stale-after} are put back into their repository's dropped runs
- * and its door rung, so the pass that owns the repository files and runs them again.
+ * Runs the runs this reconciler's passes queue, each in a container of its own (the docker
+ * executor), until the scheduler service takes that over. Every run is first claimed in the
+ * PostgreSQL run queue under this worker's id; a check another live worker holds is passed over, so
+ * no run goes twice. Its progress goes out as run events for the check-writer. The worker says it
+ * is alive every {@code heartbeat}; runs whose worker has been silent for {@code stale-after} are
+ * put back into their repository's dropped runs and its door rung, so the pass that owns the
+ * repository files and runs them again.
  */
 @ApplicationScoped
 public class RunWorker implements RepoPass.RunSink {
@@ -57,6 +59,7 @@ public class RunWorker implements RepoPass.RunSink {
   private final Clock clock = Clock.systemUTC();
   private final EventReports reports;
   private volatile Jobs jobs;
+  private volatile String runnerDid = "";
 
   @Inject
   @Channel("run-events")
@@ -86,6 +89,11 @@ public class RunWorker implements RepoPass.RunSink {
               }
             },
             clock);
+  }
+
+  /** The runner's account, which labels the containers runs get; set once the pass logs in. */
+  public void useRunner(String did) {
+    this.runnerDid = did;
   }
 
   /** This worker's id in the run queue. */
@@ -125,13 +133,28 @@ public class RunWorker implements RepoPass.RunSink {
       jobs =
           new Jobs(
               new Scheduler(sc, new UsageLedger()),
-              new ShellExecutor(config.work()),
+              ExecutorChoice.open(
+                  config.executor(),
+                  dockerSettings(),
+                  runnerDid,
+                  config.work(),
+                  clock,
+                  System.getenv()),
               reports,
               clock,
               ended -> {},
               minutes -> {});
     }
     return jobs;
+  }
+
+  private DockerSettings dockerSettings() {
+    return DockerSettings.defaults()
+        .withDockerHost(config.dockerHost())
+        .withImage(config.image())
+        .withLimits(config.cpus().orElse(0), config.memory().orElse(0), config.pids().orElse(0))
+        .withNetwork(config.network().orElse(null))
+        .withRuntimes(config.runtime().orElse(null), null);
   }
 
   private void publish(RunEvent e) {
