@@ -13,12 +13,11 @@ have() { docker image inspect "$1" >/dev/null 2>&1; }
 
 busybox_root() {
   local root="$1" usrbin="${2:-link}" bb
-  bb="$(command -v busybox || true)"
-  if [ -z "$bb" ] || ! file -L "$bb" 2>/dev/null | grep -q 'statically linked'; then
-    if [ ! -x /bin/busybox ] || ! ldd /bin/busybox 2>&1 | grep -q 'not a dynamic'; then
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -q busybox-static >&2
-    fi
-    bb=/bin/busybox
+  bb=/bin/busybox
+  # Only a static busybox works in an image with no libc of its own.
+  if [ ! -x "$bb" ] || ! ldd "$bb" 2>&1 | grep -q 'not a dynamic'; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q busybox-static >&2 \
+      || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q busybox-static >&2; }
   fi
   mkdir -p "$root/bin" "$root/tmp" "$root/etc" "$root/work" "$root/root" "$root/usr/local/bin"
   chmod 1777 "$root/tmp"

@@ -100,9 +100,10 @@ public final class Demo {
     runnerEnv.put("KNOTLESS_PASSWORD", runner.password());
     runnerEnv.put("KNOTLESS_CACHE_DIR", tmp.resolve("runner-cache").toString());
     String firehose = "ws://" + pds.pdsUrl().getAuthority();
-    List<String> cmd =
+    List<String> cmd = new ArrayList<>(List.of(root.resolve("bin/knotless-run").toString()));
+    cmd.addAll(executorFlags());
+    cmd.addAll(
         List.of(
-            root.resolve("bin/knotless-run").toString(),
             "--firehose",
             firehose,
             "--state",
@@ -111,7 +112,7 @@ public final class Demo {
             tmp.resolve("work").toString(),
             "--sweep",
             "30",
-            owner.handle() + "/sample");
+            owner.handle() + "/sample"));
     say("starting " + String.join(" ", cmd));
     ProcessBuilder pb =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -130,6 +131,40 @@ public final class Demo {
       knotlessRun.destroy();
       knotlessRun.waitFor();
     }
+  }
+
+  /**
+   * Docker when a daemon answers, with the local busybox image (made from Debian's package, since
+   * nothing is pulled here); the shell executor otherwise. Says which.
+   */
+  private List<String> executorFlags() throws Exception {
+    boolean answers;
+    try {
+      Process p =
+          new ProcessBuilder("docker", "version", "--format", "{{.Server.Version}}")
+              .redirectErrorStream(true)
+              .start();
+      p.getInputStream().readAllBytes();
+      answers = p.waitFor() == 0;
+    } catch (IOException noClient) {
+      answers = false;
+    }
+    if (!answers) {
+      say("no docker daemon answers here: using the shell executor (steps run as this user)");
+      return List.of("--executor", "shell");
+    }
+    Process images =
+        new ProcessBuilder(root.resolve("testing/docker/images.sh").toString())
+            .redirectErrorStream(true)
+            .start();
+    String made = new String(images.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (images.waitFor() != 0) {
+      say("could not make the local image, so using the shell executor: " + made.strip());
+      return List.of("--executor", "shell");
+    }
+    say(
+        "a docker daemon answers: using the docker executor, each run in a container of knotless-test/busybox:1");
+    return List.of("--executor", "docker", "--image", "knotless-test/busybox:1");
   }
 
   private void waitForBaseline(Path state, Process p, Path log) throws Exception {
