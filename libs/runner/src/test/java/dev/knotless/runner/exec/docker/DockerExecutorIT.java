@@ -306,4 +306,40 @@ class DockerExecutorIT {
     assertFalse(env.contains("JAVA_HOME"), env);
     assertFalse(env.contains("MAVEN"), env);
   }
+
+  @Test
+  void aDaemonLostMidRunEndsTheRunAsAnErrorNamingItAndTheNextSweepRemovesTheContainer()
+      throws Exception {
+    Path socket = f.repo.root.resolve("proxy.sock");
+    try (SocketProxy proxy = SocketProxy.start(socket, Path.of("/var/run/docker.sock"));
+        DockerExecutor through = f.executor(f.settings().withDockerHost("unix://" + socket))) {
+      CountDownLatch started = new CountDownLatch(1);
+      RunListener listener =
+          new RunListener() {
+            @Override
+            public void outputLine(OutputLine line) {
+              if (line.text().equals("started")) {
+                started.countDown();
+              }
+            }
+          };
+      CompletableFuture<RunResult> run =
+          CompletableFuture.supplyAsync(
+              () ->
+                  through.run(
+                      f.spec(step("long", "echo started; sleep 600"), step("after", "true")),
+                      new RunCancellation(),
+                      listener));
+      assertTrue(started.await(60, TimeUnit.SECONDS), "the step never printed");
+      proxy.cut();
+      RunResult r = run.get(2, TimeUnit.MINUTES);
+      RunOutcome.Errored e = assertInstanceOf(RunOutcome.Errored.class, r.outcome(), log(r));
+      assertTrue(
+          e.message().contains("could not reach the docker daemon at unix://" + socket),
+          e.message());
+      assertEquals(
+          1, f.containers().size(), "the daemon was out of reach, so its container stayed");
+    }
+    executor.removeLeftovers();
+  }
 }
