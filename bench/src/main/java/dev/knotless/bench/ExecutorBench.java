@@ -115,7 +115,7 @@ public final class ExecutorBench {
         dockerHost,
         iterations,
         warmUp,
-        loadAverage());
+        Figures.loadAverage());
 
     Series docker = new Series("docker", iterations);
     Series shell = new Series("shell", iterations);
@@ -175,7 +175,7 @@ public final class ExecutorBench {
         (percentile(docker.threeSteps, 50) - percentile(shell.threeSteps, 50)) / 1_000_000,
         (percentile(docker.threeSteps, 90) - percentile(shell.threeSteps, 90)) / 1_000_000,
         (Figures.smallest(docker.threeSteps) - Figures.smallest(shell.threeSteps)) / 1_000_000);
-    System.out.printf(Locale.ROOT, "%nload average at end: %s%n", loadAverage());
+    System.out.printf(Locale.ROOT, "%nload average at end: %s%n", Figures.loadAverage());
   }
 
   private static void measure(Executor executor, Series s, int i, RunSpec first, RunSpec three) {
@@ -271,22 +271,6 @@ public final class ExecutorBench {
       for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
-    }
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
-      return f[0]
-          + " "
-          + f[1]
-          + " "
-          + f[2]
-          + " (1, 5, 15 min) on "
-          + Runtime.getRuntime().availableProcessors()
-          + " CPUs";
-    } catch (IOException e) {
-      return "unknown (" + e.getMessage() + ")";
     }
   }
 }

@@ -45,4 +45,22 @@ final class Figures {
   static String shortName(String method) {
     return method.replace("com.atproto.", "");
   }
+
+  /** The machine's load average as /proc/loadavg gives it, and its CPUs, for a bench's footer. */
+  static String loadAverage() {
+    try {
+      String[] f =
+          java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
+      return f[0]
+          + " "
+          + f[1]
+          + " "
+          + f[2]
+          + " (1, 5, 15 min) on "
+          + Runtime.getRuntime().availableProcessors()
+          + " CPUs";
+    } catch (java.io.IOException e) {
+      return "unknown (" + e.getMessage() + ")";
+    }
+  }
 }

@@ -74,7 +74,7 @@ public final class SchedulerBench {
         OWNERS,
         rounds,
         seconds,
-        loadAverage());
+        dev.knotless.bench.Figures.loadAverage());
     System.out.printf(
         Locale.ROOT,
         "%-34s %12s %12s %10s %14s %13s%n",
@@ -101,7 +101,8 @@ public final class SchedulerBench {
           median(f, Figures::fillPerSecond),
           median(f, Figures::waitingMillis));
     }
-    System.out.printf(Locale.ROOT, "%nload average at end: %s%n", loadAverage());
+    System.out.printf(
+        Locale.ROOT, "%nload average at end: %s%n", dev.knotless.bench.Figures.loadAverage());
   }
 
   /** Fills a fresh scheduler, then finishes, files and admits for {@code seconds}. */
@@ -183,22 +184,5 @@ public final class SchedulerBench {
   private static double median(Figures[] f, java.util.function.ToDoubleFunction<Figures> field) {
     double[] v = Arrays.stream(f).mapToDouble(field).sorted().toArray();
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] f =
-          java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
-      return f[0]
-          + " "
-          + f[1]
-          + " "
-          + f[2]
-          + " (1, 5, 15 min) on "
-          + Runtime.getRuntime().availableProcessors()
-          + " CPUs";
-    } catch (java.io.IOException e) {
-      return "unknown (" + e.getMessage() + ")";
-    }
   }
 }
