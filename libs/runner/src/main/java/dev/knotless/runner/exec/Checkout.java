@@ -9,11 +9,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Makes a run's checkout: a clone of the mirror whose objects are hard links to the mirror's
- * ({@code git clone --local}), at the commit, detached. Hard links rather than alternates, so that
- * git works in a container that sees only the checkout, and the clone costs no copy. The mirror and
- * the work root must therefore share a file system: across two, {@code --local} fails and the run
- * is an error. Thread-safe (no state).
+ * Makes a run's checkout: a clone of the mirror at the commit, detached, that needs nothing outside
+ * itself (no alternates), so git works in a container that sees only the checkout.
+ *
+ * <p>Its objects are either hard links to the mirror's ({@code git clone --local}: no copy, for the
+ * shell executor, whose steps run as the runner's user and could write the mirror anyway) or copies
+ * ({@code --no-hardlinks}: for containers, whose root could otherwise write through a link into the
+ * mirror every later run of the repository is checked out from). Hard links need the mirror and the
+ * work root on one file system; across two, the clone fails and the run is an error. Thread-safe
+ * (no state).
  */
 final class Checkout {
 
@@ -33,20 +37,14 @@ final class Checkout {
    * Clones {@code mirror} into {@code checkout} and checks out {@code commit}; git's output goes to
    * {@code gitOutput}, so that a git that hangs cannot block the reading of it.
    */
-  static void make(Path mirror, String commit, Path checkout, Path gitOutput)
+  static void make(Path mirror, String commit, Path checkout, Path gitOutput, boolean linkObjects)
       throws Failed, IOException, InterruptedException {
-    git(
-        gitOutput,
-        List.of(
-            "git",
-            "clone",
-            "--local",
-            "--no-checkout",
-            "--quiet",
-            "--",
-            mirror.toString(),
-            checkout.toString()),
-        "could not clone the mirror " + mirror);
+    List<String> clone = new java.util.ArrayList<>(List.of("git", "clone", "--local"));
+    if (!linkObjects) {
+      clone.add("--no-hardlinks");
+    }
+    clone.addAll(List.of("--no-checkout", "--quiet", "--", mirror.toString(), checkout.toString()));
+    git(gitOutput, clone, "could not clone the mirror " + mirror);
     git(
         gitOutput,
         List.of("git", "-C", checkout.toString(), "checkout", "--detach", "--quiet", commit),

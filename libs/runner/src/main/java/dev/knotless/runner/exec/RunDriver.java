@@ -18,11 +18,19 @@ public final class RunDriver {
 
   private final Path workRoot;
   private final Clock clock;
+  private final boolean linkObjects;
 
-  /** A driver whose runs' directories go under {@code workRoot} ({@code --work}). */
-  public RunDriver(Path workRoot, Clock clock) {
+  /**
+   * A driver whose runs' directories go under {@code workRoot} ({@code --work}).
+   *
+   * @param linkObjects whether checkouts hard-link the mirror's objects (no copy) or copy them: a
+   *     step that runs as a user who could not write the mirror otherwise (root in a container)
+   *     must get copies, or it could write through a link into the mirror
+   */
+  public RunDriver(Path workRoot, Clock clock, boolean linkObjects) {
     this.workRoot = Objects.requireNonNull(workRoot, "work root").toAbsolutePath();
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.linkObjects = linkObjects;
   }
 
   /** The work root, absolute. */
@@ -53,7 +61,8 @@ public final class RunDriver {
       return StepsRun.errorWithoutLog(spec, clock, message, listener);
     }
     try {
-      RunResult result = new StepsRun(spec, dir, cancellation, listener, clock, hosts).run();
+      RunResult result =
+          new StepsRun(spec, dir, cancellation, listener, clock, hosts, linkObjects).run();
       // The extension point sees the checkout before it goes (a write-back reads git status).
       return afterSteps.apply(dir.checkout(), result);
     } finally {

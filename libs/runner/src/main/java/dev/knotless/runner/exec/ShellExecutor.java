@@ -45,7 +45,7 @@ public final class ShellExecutor implements Executor {
    * the {@link #INHERITED} variables are taken from.
    */
   public ShellExecutor(Path workRoot, Clock clock, Map<String, String> processEnv) {
-    this.driver = new RunDriver(workRoot, clock);
+    this.driver = new RunDriver(workRoot, clock, true);
     this.inherited = Map.copyOf(StepEnvironment.hostVariables(processEnv));
   }
 

@@ -31,6 +31,7 @@ final class StepsRun {
   private final RunListener listener;
   private final Clock clock;
   private final StepHost.Factory hosts;
+  private final boolean linkObjects;
   private final List<StepResult> results = new ArrayList<>();
   private RunLog log;
   private StepHost host;
@@ -43,13 +44,15 @@ final class StepsRun {
       RunCancellation cancellation,
       RunListener listener,
       Clock clock,
-      StepHost.Factory hosts) {
+      StepHost.Factory hosts,
+      boolean linkObjects) {
     this.spec = spec;
     this.dir = dir;
     this.cancellation = cancellation;
     this.listener = listener;
     this.clock = clock;
     this.hosts = hosts;
+    this.linkObjects = linkObjects;
   }
 
   RunResult run() {
@@ -97,7 +100,8 @@ final class StepsRun {
       return new RunOutcome.Cancelled(reason);
     }
     try {
-      Checkout.make(spec.mirror(), spec.commit(), dir.checkout(), dir.root().resolve("git.out"));
+      Checkout.make(
+          spec.mirror(), spec.commit(), dir.checkout(), dir.root().resolve("git.out"), linkObjects);
     } catch (Checkout.Failed e) {
       log.lines(e.getMessage());
       skipRest("not run: the checkout failed");

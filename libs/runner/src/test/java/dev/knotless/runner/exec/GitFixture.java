@@ -44,7 +44,7 @@ public final class GitFixture {
     return new GitFixture(root, mirror, commit);
   }
 
-  static String git(Path dir, String... args) throws IOException, InterruptedException {
+  public static String git(Path dir, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of("git", "-C", dir.toString()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);

@@ -61,7 +61,8 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   public DockerExecutor(DockerSettings settings, String runnerDid, Path workRoot, Clock clock) {
     this.settings = Objects.requireNonNull(settings, "docker settings");
     this.runnerDid = Objects.requireNonNull(runnerDid, "runner DID");
-    this.driver = new RunDriver(workRoot, clock);
+    // Copies, not links: root in the container could otherwise write into the mirror's objects.
+    this.driver = new RunDriver(workRoot, clock, false);
     DockerClientConfig config =
         DefaultDockerClientConfig.createDefaultConfigBuilder()
             .withDockerHost(settings.dockerHost())

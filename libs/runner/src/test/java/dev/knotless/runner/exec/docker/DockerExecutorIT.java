@@ -342,4 +342,23 @@ class DockerExecutorIT {
     }
     executor.removeLeftovers();
   }
+
+  @Test
+  void aStepThatOverwritesEveryObjectInItsCheckoutLeavesTheMirrorWhole() throws Exception {
+    RunResult r =
+        executor.run(
+            f.spec(
+                step(
+                    "vandal",
+                    "n=0; for o in $(find .git/objects -type f); do chmod u+w $o;"
+                        + " echo garbage > $o; n=$((n+1)); done; echo overwrote $n; test $n -gt 0")),
+            new RunCancellation());
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
+    String fsck =
+        dev.knotless.runner.exec.GitFixture.git(f.repo.mirror, "fsck", "--full", "--strict");
+    assertFalse(fsck.contains("error"), fsck);
+    assertEquals(
+        f.repo.commit + "\n",
+        dev.knotless.runner.exec.GitFixture.git(f.repo.mirror, "rev-parse", "HEAD"));
+  }
 }
