@@ -16,7 +16,6 @@ import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.push.Pusher;
 import dev.knotless.storage.records.RefRecord;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -95,7 +94,8 @@ public final class WriteBack {
       throws Refused {
     List<Change> changes;
     try {
-      changes = changes(checkout, globs);
+      Path mirrorDir = Mirror.location(cache.dir(), repo.id().ownerDid(), repo.id().repoKey());
+      changes = changes(checkout, mirrorDir, commit, globs);
     } catch (IOException e) {
       throw new Refused("could not read what the run changed: " + e.getMessage());
     }
@@ -180,11 +180,14 @@ public final class WriteBack {
     return false;
   }
 
-  /** The files changed in the checkout that match a glob: puts and deletes. */
-  static List<Change> changes(Path checkout, List<Glob> globs) throws IOException {
+  /**
+   * The files changed in the checkout since {@code commit} (in {@code mirror}) that match a glob:
+   * puts and deletes. git never reads the checkout's own {@code .git}: see {@link CheckoutStatus}.
+   */
+  static List<Change> changes(Path checkout, Path mirror, String commit, List<Glob> globs)
+      throws IOException {
     List<Change> out = new ArrayList<>();
-    byte[] status =
-        git(checkout, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames");
+    byte[] status = CheckoutStatus.porcelain(checkout, mirror, commit);
     String[] entries = new String(status, StandardCharsets.UTF_8).split("\0");
     for (String e : entries) {
       if (e.length() < 4) {
@@ -202,24 +205,6 @@ public final class WriteBack {
       }
     }
     return out;
-  }
-
-  private static byte[] git(Path dir, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of("git", "-C", dir.toString()));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    p.getInputStream().transferTo(out);
-    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    try {
-      if (p.waitFor() != 0) {
-        throw new IOException("git " + args[0] + " failed: " + err.strip());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while reading git status", e);
-    }
-    return out.toByteArray();
   }
 
   private static RunResult withLine(RunResult r, String line, RunOutcome outcome) {

@@ -102,4 +102,43 @@ class WriteBackIT {
       assertEquals(moved, tip(s, FEATURE));
     }
   }
+
+  @Test
+  void aStepCannotMakeTheRunnersGitRunACommandThroughTheCheckoutsConfig(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    dev.knotless.testing.LocalDocker.ensure();
+    Path marker = tmp.resolve("the-runner-ran-it");
+    String plant =
+        """
+        on: {asked: {refs: ["*"], commit: ["gen/*.txt"]}}
+        steps:
+          - name: plant
+            run: |
+              mkdir -p gen
+              echo made > gen/out.txt
+              printf '[core]\\n\\tfsmonitor = touch %1$s-fsmonitor\\n' >> .git/config
+              printf '[filter "evil"]\\n\\tclean = touch %1$s-filter; cat\\n' >> .git/config
+              printf '[core]\\n\\tpager = touch %1$s-pager\\n' >> .git/config
+              echo '* filter=evil' > .gitattributes
+        """
+            .formatted(marker);
+    try (Stage s = new Stage(pds, tmp, true)) {
+      s.commit(Map.of("README.md", "hi\n", ".knotless/workflows/plant.yml", plant));
+      s.push("main");
+      s.git("checkout", "-q", "-b", "feature");
+      String sha = s.commit(Map.of("feature.txt", "f\n"));
+      s.push("feature");
+      s.start("--executor", "docker", "--image", dev.knotless.testing.LocalDocker.BUSYBOX);
+
+      s.knotless("rerun", s.label(), "--ref", "feature", "--workflow", "plant");
+      CheckRecord c = s.awaitEnded(FEATURE, sha, "plant");
+      assertEquals(CheckStatus.SUCCESS, c.status(), c.note() + "\n" + s.log(c));
+      assertTrue(s.log(c).contains("==> wrote back 1 files to refs/heads/feature as "), s.log(c));
+      for (String what : java.util.List.of("fsmonitor", "filter", "pager")) {
+        assertTrue(
+            !java.nio.file.Files.exists(tmp.resolve(marker.getFileName() + "-" + what)),
+            "the runner's git ran the step's " + what);
+      }
+    }
+  }
 }
