@@ -66,6 +66,20 @@ final class LineSplitter {
     }
   }
 
+  /**
+   * Takes what is held back of an unended line, as bytes (a pending {@code \r} included), and
+   * forgets it: for a caller that stops splitting and keeps the raw stream instead.
+   */
+  byte[] drain() {
+    if (afterCr) {
+      afterCr = false;
+      pending.write('\r');
+    }
+    byte[] out = pending.toByteArray();
+    pending.reset();
+    return out;
+  }
+
   private void emit(String lineBreak) {
     String text = pending.toString(StandardCharsets.UTF_8);
     pending.reset();

@@ -49,6 +49,9 @@ final class OutputPump implements Runnable {
     try (in) {
       int n;
       while ((n = in.read(buffer)) >= 0) {
+        if (spilled(lines, buffer, n)) {
+          continue;
+        }
         lines.feed(buffer, 0, n);
         flush();
       }
@@ -63,6 +66,29 @@ final class OutputPump implements Runnable {
     }
   }
 
+  /**
+   * Past the log's head, hands it the bytes raw for its tail, with no line split or masked now
+   * (what the splitter held back goes first); returns false while the log is not cut.
+   */
+  private boolean spilled(LineSplitter lines, byte[] buffer, int n) {
+    synchronized (log) {
+      if (!log.cut()) {
+        return false;
+      }
+      synchronized (this) {
+        if (abandoned) {
+          return true;
+        }
+      }
+      byte[] held = lines.drain();
+      if (held.length > 0) {
+        log.spill(held, 0, held.length);
+      }
+      log.spill(buffer, 0, n);
+      return true;
+    }
+  }
+
   private void write(String text, String lineBreak) {
     // Holding the log's lock across the check and the write keeps an abandoned pump from writing
     // after the executor has moved on to the next step.
@@ -74,7 +100,9 @@ final class OutputPump implements Runnable {
       }
       try {
         RunLog.Written w = log.write(text, lineBreak);
-        onLine.accept(new RunListener.OutputLine(index, w.text(), w.start(), w.end()));
+        if (w != null) {
+          onLine.accept(new RunListener.OutputLine(index, w.text(), w.start(), w.end()));
+        }
       } catch (IOException e) {
         synchronized (this) {
           failure = e;

@@ -420,4 +420,34 @@ class ShellExecutorIT {
     assertEquals(
         "==> env\nhome=/home/runner-test\npw=unset\nrepo=alice.example/site\n", result.logText());
   }
+
+  @Test
+  void aStepThatPrintsWithoutEndLeavesALogOfItsHeadAndTailWithTheCutMarkedAndMasked()
+      throws Exception {
+    String secret = "tail-secret-value";
+    RunSpec spec =
+        spec(
+                step("flood", "yes | head -c 300000000; echo; echo \"the last line says $SECRET\""),
+                step("next", "echo next step ran"))
+            .withEnv(Map.of("SECRET", secret))
+            .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret))));
+    long t0 = System.nanoTime();
+    RunResult r = run(spec);
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    String log = new String(r.log(), StandardCharsets.UTF_8);
+    assertInstanceOf(
+        RunOutcome.Passed.class, r.outcome(), log.substring(Math.max(0, log.length() - 500)));
+    assertTrue(
+        r.log().length <= RunLog.HEAD_BYTES + RunLog.TAIL_BYTES + 512,
+        "the log is " + r.log().length + " bytes");
+    int cut = log.indexOf("bytes of output cut here");
+    assertTrue(cut > 0, "the cut is marked");
+    assertTrue(log.startsWith("==> flood\ny\ny\n"), log.substring(0, 40));
+    String after = log.substring(cut);
+    assertTrue(
+        after.contains("\nthe last line says ***\n==> next\nnext step ran\n"),
+        after.substring(Math.max(0, after.length() - 300)));
+    assertFalse(log.contains(secret));
+    System.out.println("300 MB of output: the run took " + ms + " ms");
+  }
 }
