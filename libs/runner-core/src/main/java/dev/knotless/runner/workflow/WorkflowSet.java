@@ -33,7 +33,37 @@ public record WorkflowSet(List<Workflow> workflows, List<WorkflowError> errors) 
    *     {@code .yml}, {@code .yaml} or {@code .json} are workflows, and others are passed over
    */
   public static WorkflowSet load(Map<String, byte[]> files) {
+    return load(files, Map.of());
+  }
+
+  /** The most a workflow file may hold; a bigger one is an error, and is never read. */
+  public static final long MAX_FILE_BYTES = 1 << 20;
+
+  /**
+   * As {@link #load(Map)}, with the workflow files left unread for being over {@link
+   * #MAX_FILE_BYTES}, by path to their size: each is an error under its file's name.
+   */
+  public static WorkflowSet load(Map<String, byte[]> files, Map<String, Long> tooBig) {
     Map<String, List<Object>> byName = new LinkedHashMap<>();
+    for (Map.Entry<String, Long> e : new TreeMap<>(tooBig).entrySet()) {
+      if (!isWorkflowPath(e.getKey())) {
+        continue;
+      }
+      String file = e.getKey().substring(e.getKey().lastIndexOf('/') + 1);
+      String name = file.substring(0, file.lastIndexOf('.'));
+      byName
+          .computeIfAbsent(name, k -> new ArrayList<>())
+          .add(
+              new WorkflowError(
+                  name,
+                  List.of(e.getKey()),
+                  "",
+                  "is "
+                      + e.getValue()
+                      + " bytes, over the "
+                      + (MAX_FILE_BYTES >> 20)
+                      + " MiB a workflow file may hold, so it was not read"));
+    }
     for (Map.Entry<String, byte[]> e : new TreeMap<>(files).entrySet()) {
       String path = e.getKey();
       if (!isWorkflowPath(path)) {

@@ -21,26 +21,40 @@ public final class CommitFiles {
   private CommitFiles() {}
 
   /**
-   * The files under {@code .knotless/workflows/} at {@code commit}, by path, in path order. Files
-   * of other kinds are left to {@link WorkflowSet#load}, which knows which ones count.
+   * The workflows at {@code commit}: the files under {@code .knotless/workflows/}, each read only
+   * if its size, which the tree gives, is within {@link WorkflowSet#MAX_FILE_BYTES}; a bigger one
+   * is an error without a byte of it read, so a 4 GB file costs nothing.
    */
-  public static Map<String, byte[]> workflows(Git git, String commit) throws IOException {
+  public static WorkflowSet workflowSet(Git git, String commit) throws IOException {
     byte[] listing =
-        git.run(null, "ls-tree", "-r", "-z", "--full-tree", commit, "--", WorkflowSet.DIRECTORY);
-    List<String[]> blobs = new ArrayList<>();
+        git.run(
+            null,
+            "ls-tree",
+            "-r",
+            "-z",
+            "--long",
+            "--full-tree",
+            commit,
+            "--",
+            WorkflowSet.DIRECTORY);
+    Map<String, byte[]> read = new LinkedHashMap<>();
+    Map<String, Long> tooBig = new LinkedHashMap<>();
     for (String entry : split(listing)) {
-      // <mode> SP <type> SP <object> TAB <path>
+      // <mode> SP <type> SP <object> SP+ <size> TAB <path>
       int tab = entry.indexOf('\t');
-      String[] meta = entry.substring(0, tab).split(" ");
-      if (meta[1].equals("blob")) {
-        blobs.add(new String[] {meta[2], entry.substring(tab + 1)});
+      String[] meta = entry.substring(0, tab).trim().split(" +");
+      if (!meta[1].equals("blob")) {
+        continue;
+      }
+      String path = entry.substring(tab + 1);
+      long size = Long.parseLong(meta[3]);
+      if (size > WorkflowSet.MAX_FILE_BYTES) {
+        tooBig.put(path, size);
+      } else if (WorkflowSet.isWorkflowPath(path)) {
+        read.put(path, git.run(null, "cat-file", "blob", meta[2]));
       }
     }
-    Map<String, byte[]> out = new LinkedHashMap<>();
-    for (String[] b : blobs) {
-      out.put(b[1], git.run(null, "cat-file", "blob", b[0]));
-    }
-    return out;
+    return WorkflowSet.load(read, tooBig);
   }
 
   /**
