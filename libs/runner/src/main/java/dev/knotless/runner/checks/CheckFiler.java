@@ -192,22 +192,6 @@ public final class CheckFiler {
   }
 
   static String mimeType(String name) {
-    String n = name.toLowerCase(java.util.Locale.ROOT);
-    if (n.endsWith(".png")) {
-      return "image/png";
-    }
-    if (n.endsWith(".jpg") || n.endsWith(".jpeg")) {
-      return "image/jpeg";
-    }
-    if (n.endsWith(".webp")) {
-      return "image/webp";
-    }
-    if (n.endsWith(".gif")) {
-      return "image/gif";
-    }
-    if (n.endsWith(".svg")) {
-      return "image/svg+xml";
-    }
-    return "application/octet-stream";
+    return dev.knotless.runner.exec.OutputFiles.mimeType(name);
   }
 }

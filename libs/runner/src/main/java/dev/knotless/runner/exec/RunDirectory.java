@@ -23,9 +23,6 @@ import java.util.stream.Stream;
  */
 final class RunDirectory {
 
-  /** The largest output file taken; a bigger one is left out, and the log says so. */
-  static final long MAX_OUTPUT_BYTES = 64L << 20;
-
   private final Path root;
 
   private RunDirectory(Path root) {
@@ -58,12 +55,13 @@ final class RunDirectory {
   }
 
   /**
-   * The regular files under {@code outputs/}, sorted by path. Symbolic links are never followed, so
-   * a step cannot make the runner upload a file outside the run (its secrets file, say).
+   * The images under {@code outputs/}, sorted by path, within {@link OutputFiles}' limits; files of
+   * other kinds are never read. Symbolic links are never followed, so a step cannot make the runner
+   * upload a file outside the run (its secrets file, say).
    *
-   * @param tooBig receives the path of each file left out for being over {@link #MAX_OUTPUT_BYTES}
+   * @param leftOut receives a line for each image left out, naming it and the limit it passed
    */
-  List<RunResult.OutputFile> readOutputs(java.util.function.Consumer<String> tooBig)
+  List<RunResult.OutputFile> readOutputs(java.util.function.Consumer<String> leftOut)
       throws IOException {
     Path dir = outputs();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -77,14 +75,35 @@ final class RunDirectory {
               .toList();
     }
     List<RunResult.OutputFile> out = new ArrayList<>();
+    long total = 0;
     for (Path file : files) {
       String name =
           dir.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/");
-      if (Files.size(file) > MAX_OUTPUT_BYTES) {
-        tooBig.accept(name);
+      if (!OutputFiles.isImage(name)) {
         continue;
       }
-      out.add(new RunResult.OutputFile(name, Files.readAllBytes(file)));
+      long size = Files.size(file);
+      if (size > OutputFiles.MAX_FILE_BYTES) {
+        leftOut.accept(
+            "output " + name + " left out: over " + (OutputFiles.MAX_FILE_BYTES >> 20) + " MiB");
+      } else if (out.size() == OutputFiles.MAX_FILES) {
+        leftOut.accept(
+            "output "
+                + name
+                + " left out: a run keeps at most "
+                + OutputFiles.MAX_FILES
+                + " outputs");
+      } else if (total + size > OutputFiles.MAX_TOTAL_BYTES) {
+        leftOut.accept(
+            "output "
+                + name
+                + " left out: a run's outputs take at most "
+                + (OutputFiles.MAX_TOTAL_BYTES >> 20)
+                + " MiB together");
+      } else {
+        total += size;
+        out.add(new RunResult.OutputFile(name, Files.readAllBytes(file)));
+      }
     }
     return out;
   }

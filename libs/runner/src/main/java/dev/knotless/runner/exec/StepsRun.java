@@ -77,7 +77,7 @@ final class StepsRun {
     List<RunResult.OutputFile> outputs = List.of();
     if (!(outcome instanceof RunOutcome.Errored)) {
       try {
-        outputs = dir.readOutputs(name -> writeNote("output " + name + " left out: over 64 MiB"));
+        outputs = dir.readOutputs(this::writeNote);
       } catch (IOException e) {
         outcome = new RunOutcome.Errored("could not read the run's outputs: " + e);
         writeNote(((RunOutcome.Errored) outcome).message());

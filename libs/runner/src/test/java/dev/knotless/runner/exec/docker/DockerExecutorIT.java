@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import dev.knotless.runner.exec.ExecStep;
 import dev.knotless.runner.exec.OutputFilter;
+import dev.knotless.runner.exec.OutputsDir;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
@@ -104,22 +105,26 @@ class DockerExecutorIT {
 
   @Test
   void gitWorksInsideTheContainerAndOutputsComeBack() {
+    OutputsDir seen = new OutputsDir();
     RunResult r =
         executor.run(
             f.spec(
                     step(
                         "git",
                         "git log --format=%H -1 > \"$KNOTLESS_RUN_OUTPUTS/head.txt\";"
+                            + " printf PNG > \"$KNOTLESS_RUN_OUTPUTS/shot.png\";"
                             + " test ! -e .git/objects/info/alternates;"
                             + " echo change >> README;"
                             + " git -c user.name=t -c user.email=t@t commit -qam change;"
                             + " git log --oneline | wc -l"))
                 .withImage(LocalDocker.GIT),
-            new RunCancellation());
+            new RunCancellation(),
+            RunListener.NONE,
+            seen);
     assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
     assertEquals(1, r.outputs().size());
-    assertEquals(
-        f.repo.commit + "\n", new String(r.outputs().get(0).bytes(), StandardCharsets.UTF_8));
+    assertEquals("shot.png", r.outputs().get(0).name());
+    assertEquals(f.repo.commit + "\n", seen.get("head.txt"));
     assertTrue(log(r).contains("==> git\n2\n"), log(r));
   }
 
@@ -136,8 +141,10 @@ class DockerExecutorIT {
                         + DockerFixture.waitFor("go")))
             .withEnv(Map.of("TOKEN", secret, "EXPECTED", secret, "PLAIN", "visible"))
             .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret))));
+    OutputsDir seenByStep = new OutputsDir();
     CompletableFuture<RunResult> run =
-        CompletableFuture.supplyAsync(() -> executor.run(spec, new RunCancellation()));
+        CompletableFuture.supplyAsync(
+            () -> executor.run(spec, new RunCancellation(), RunListener.NONE, seenByStep));
     InspectContainerResponse c = f.awaitContainer();
     String seen =
         String.join(
@@ -155,11 +162,12 @@ class DockerExecutorIT {
     assertFalse(seen.contains("visible"), "docker inspect shows a run variable: " + seen);
     assertTrue(log(r).contains("token is ***"), log(r));
     assertFalse(log(r).contains(secret));
-    for (var out : r.outputs()) {
-      String text = new String(out.bytes(), StandardCharsets.UTF_8);
-      assertFalse(text.contains(secret), out.name() + " holds the secret: " + text);
-    }
-    String init = new String(r.outputs().get(0).bytes(), StandardCharsets.UTF_8);
+    seenByStep
+        .all()
+        .forEach(
+            (name, text) ->
+                assertFalse(text.contains(secret), name + " holds the secret: " + text));
+    String init = seenByStep.get("init.txt");
     assertTrue(init.contains("PATH="), "init's environment was read: " + init);
     assertFalse(init.contains("KNOTLESS_RUN"), init);
   }
@@ -290,11 +298,13 @@ class DockerExecutorIT {
 
   @Test
   void theRunnersOwnEnvironmentNeverReachesAStep() {
-    RunResult r =
-        executor.run(
-            f.spec(step("env", "env | sort > \"$KNOTLESS_RUN_OUTPUTS/env.txt\"")),
-            new RunCancellation());
-    String env = new String(r.outputs().get(0).bytes(), StandardCharsets.UTF_8);
+    OutputsDir seen = new OutputsDir();
+    executor.run(
+        f.spec(step("env", "env | sort > \"$KNOTLESS_RUN_OUTPUTS/env.txt\"")),
+        new RunCancellation(),
+        RunListener.NONE,
+        seen);
+    String env = seen.get("env.txt");
     // The test JVM's own variables (its HOME, its JAVA_HOME) are the runner's here.
     String home = System.getenv("HOME");
     assertTrue(env.contains("KNOTLESS_RUN_OUTPUTS=/knotless/outputs"), env);

@@ -19,6 +19,7 @@ final class SocketProxy implements AutoCloseable {
   private final ServerSocketChannel server;
   private final Path daemon;
   private final List<SocketChannel> open = new CopyOnWriteArrayList<>();
+  private boolean isCut;
 
   private SocketProxy(ServerSocketChannel server, Path daemon) {
     this.server = server;
@@ -39,15 +40,29 @@ final class SocketProxy implements AutoCloseable {
     while (server.isOpen()) {
       try {
         SocketChannel client = server.accept();
+        if (!keep(client)) {
+          return;
+        }
         SocketChannel upstream = SocketChannel.open(UnixDomainSocketAddress.of(daemon));
-        open.add(client);
-        open.add(upstream);
+        if (!keep(upstream)) {
+          return;
+        }
         pump(client, upstream);
         pump(upstream, client);
       } catch (IOException closed) {
         return;
       }
     }
+  }
+
+  /** Holds a connection for a later cut, or closes it if the cut came first. */
+  private synchronized boolean keep(SocketChannel c) throws IOException {
+    if (isCut) {
+      c.close();
+      return false;
+    }
+    open.add(c);
+    return true;
   }
 
   private void pump(SocketChannel from, SocketChannel to) {
@@ -74,7 +89,8 @@ final class SocketProxy implements AutoCloseable {
   }
 
   /** Closes every connection and takes no more. */
-  void cut() throws IOException {
+  synchronized void cut() throws IOException {
+    isCut = true;
     server.close();
     for (SocketChannel c : open) {
       c.close();

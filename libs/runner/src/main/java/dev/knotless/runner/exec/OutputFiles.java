@@ -1,0 +1,50 @@
+package dev.knotless.runner.exec;
+
+import java.util.Locale;
+
+/**
+ * Which files a run leaves in {@code KNOTLESS_RUN_OUTPUTS} become its check's outputs, and how many
+ * and how much of them a run may keep. A check's outputs are images (the lexicon's imageOutput), so
+ * other files are never read; each must fit in one blob of the PDS, whose limit is 5 MiB by
+ * default; and a run's outputs together are bounded, since they are held in memory until the check
+ * is filed. Stateless.
+ */
+public final class OutputFiles {
+
+  /** The largest output kept: the reference PDS's default blob limit. */
+  public static final long MAX_FILE_BYTES = 5L << 20;
+
+  /** The most outputs one run keeps, in path order. */
+  public static final int MAX_FILES = 16;
+
+  /** The most bytes one run's outputs take together. */
+  public static final long MAX_TOTAL_BYTES = 32L << 20;
+
+  private OutputFiles() {}
+
+  /** The media type a file's name says, {@code application/octet-stream} for none we know. */
+  public static String mimeType(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    if (n.endsWith(".png")) {
+      return "image/png";
+    }
+    if (n.endsWith(".jpg") || n.endsWith(".jpeg")) {
+      return "image/jpeg";
+    }
+    if (n.endsWith(".webp")) {
+      return "image/webp";
+    }
+    if (n.endsWith(".gif")) {
+      return "image/gif";
+    }
+    if (n.endsWith(".svg")) {
+      return "image/svg+xml";
+    }
+    return "application/octet-stream";
+  }
+
+  /** Whether a file of this name can be an output at all. */
+  public static boolean isImage(String name) {
+    return mimeType(name).startsWith("image/");
+  }
+}
