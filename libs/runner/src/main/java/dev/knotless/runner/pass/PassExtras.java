@@ -11,13 +11,34 @@ import dev.knotless.runner.engine.AskedLedger;
  * @param asked files runs asked for by name, or null to leave them waiting in the state
  * @param pruner prunes the runner's checks at the end of a pass, or null
  * @param deletion clears a deleted repository's checks and grants, or null
+ * @param pulls checks open pulls after the refs ({@code --pulls}), or null
+ * @param pullsOnly whether pushes are left to another runner ({@code --pulls-only}): they are
+ *     recorded as seen, never run
  */
 public record PassExtras(
-    boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
+    boolean reruns,
+    AskedRuns asked,
+    CheckPruner pruner,
+    RepoDeletion deletion,
+    dev.knotless.runner.pulls.PullPass pulls,
+    boolean pullsOnly) {
+
+  /** Without pulls. */
+  public PassExtras(boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
+    this(reruns, asked, pruner, deletion, null, false);
+  }
 
   /** No extras. */
   public static PassExtras none() {
     return new PassExtras(false, null, null, null);
+  }
+
+  /**
+   * These extras, and pulls checked by {@code pulls}; pushes left to another runner if {@code
+   * pullsOnly}.
+   */
+  public PassExtras withPulls(dev.knotless.runner.pulls.PullPass pulls, boolean pullsOnly) {
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly);
   }
 
   /** Everything, from the runner's parts. */
