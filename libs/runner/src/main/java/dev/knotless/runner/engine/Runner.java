@@ -261,7 +261,9 @@ public final class Runner implements AutoCloseable {
       Jobs jobs,
       StorageCache cache,
       Clock clock) {
-    PassExtras all = PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets());
+    PassExtras all =
+        PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets())
+            .forRunner(access.runner().did());
     if (!o.pulls()) {
       return all;
     }
@@ -275,7 +277,8 @@ public final class Runner implements AutoCloseable {
             jobs::submit,
             cache.dir(),
             clock,
-            o.pullsOnly());
+            o.pullsOnly(),
+            access.runner().did());
     return all.withPulls(pulls, o.pullsOnly());
   }
 

@@ -14,6 +14,8 @@ import dev.knotless.runner.engine.AskedLedger;
  * @param pulls checks open pulls after the refs ({@code --pulls}), or null
  * @param pullsOnly whether pushes are left to another runner ({@code --pulls-only}): they are
  *     recorded as seen, never run
+ * @param runnerDid this runner's DID: a workflow whose {@code runners} does not name it files no
+ *     check here; null runs every workflow
  */
 public record PassExtras(
     boolean reruns,
@@ -21,11 +23,12 @@ public record PassExtras(
     CheckPruner pruner,
     RepoDeletion deletion,
     dev.knotless.runner.pulls.PullPass pulls,
-    boolean pullsOnly) {
+    boolean pullsOnly,
+    String runnerDid) {
 
   /** Without pulls. */
   public PassExtras(boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
-    this(reruns, asked, pruner, deletion, null, false);
+    this(reruns, asked, pruner, deletion, null, false, null);
   }
 
   /** No extras. */
@@ -38,7 +41,17 @@ public record PassExtras(
    * pullsOnly}.
    */
   public PassExtras withPulls(dev.knotless.runner.pulls.PullPass pulls, boolean pullsOnly) {
-    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly);
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, runnerDid);
+  }
+
+  /** These extras, for the runner {@code did}: workflows naming other runners are not its own. */
+  public PassExtras forRunner(String did) {
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, did);
+  }
+
+  /** Whether this runner runs {@code w}: its {@code runners} is empty or names this runner. */
+  public boolean runs(dev.knotless.runner.workflow.Workflow w) {
+    return runnerDid == null || w.runsOnRunner(runnerDid);
   }
 
   /** Everything, from the runner's parts. */

@@ -271,7 +271,10 @@ public final class RepoPass {
               now));
     }
     for (Workflow w : set.workflows()) {
-      if (!w.runsOnPush(ref.name()) || (!only.isEmpty() && !only.contains(w.name()))) {
+      if (!w.runsOnPush(ref.name())
+          || (!only.isEmpty() && !only.contains(w.name()))
+          // A runner its runners does not name files no check: two never both run one deploy.
+          || !extras.runs(w)) {
         continue;
       }
       String key = RunPlanner.pushKey(repo, ref.name(), commit, w.name());

@@ -42,13 +42,16 @@ final class PullChecks {
   private final RepoPass.RunSink sink;
   private final java.time.Clock clock;
   private final RunClass runClass;
+  private final String runnerDid;
 
   PullChecks(
       CheckFiler filer,
       RunPlanner planner,
       RepoPass.RunSink sink,
       java.time.Clock clock,
-      RunClass runClass) {
+      RunClass runClass,
+      String runnerDid) {
+    this.runnerDid = runnerDid;
     this.filer = filer;
     this.planner = planner;
     this.sink = sink;
@@ -84,7 +87,9 @@ final class PullChecks {
       String note = conflictNote(baseRef, base, c.files());
       int n = 0;
       for (Workflow w : set.workflows()) {
-        if (w.runsOnPullInto(baseRef) && (only.isEmpty() || only.contains(w.name()))) {
+        if (w.runsOnPullInto(baseRef)
+            && w.runsOnRunner(runnerDid)
+            && (only.isEmpty() || only.contains(w.name()))) {
           filer.file(
               RunPlanner.pullKey(repo, subject, w.name()),
               RunPlanner.pullCheck(
@@ -112,7 +117,9 @@ final class PullChecks {
     List<PlannedRun> runs = new ArrayList<>();
     int filed = set.errors().size();
     for (Workflow w : set.workflows()) {
-      if (!w.runsOnPullInto(baseRef) || (!only.isEmpty() && !only.contains(w.name()))) {
+      if (!w.runsOnPullInto(baseRef)
+          || !w.runsOnRunner(runnerDid)
+          || (!only.isEmpty() && !only.contains(w.name()))) {
         continue;
       }
       filed++;

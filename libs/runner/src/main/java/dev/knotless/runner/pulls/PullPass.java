@@ -74,11 +74,13 @@ public final class PullPass {
       RepoPass.RunSink sink,
       Path cacheDir,
       Clock clock,
-      boolean pullsOnly) {
+      boolean pullsOnly,
+      String runnerDid) {
     this.appview = appview;
     this.heads = heads;
     this.state = state;
-    this.checks = new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly));
+    this.checks =
+        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly), runnerDid);
     this.cacheDir = cacheDir;
     this.clock = clock;
     this.pullsOnly = pullsOnly;

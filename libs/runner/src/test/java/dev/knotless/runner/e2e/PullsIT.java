@@ -1,5 +1,6 @@
 package dev.knotless.runner.e2e;
 
+import static dev.knotless.runner.e2e.AllInOneIT.MAIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -236,6 +237,46 @@ class PullsIT {
       assertNull(runner.pullCheck(repo, strangers, strangerNext, base, "ci"));
       assertEquals(1, runner.pullChecks(repo, strangers).size());
       assertNotNull(ran.startedAt());
+    }
+  }
+
+  @Test
+  void aWorkflowNamingOneRunnerInRunnersIsCheckedByThatRunnerAlone(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl());
+        RunnerHarness one = new RunnerHarness(pds, tmp.resolve("one"), "one");
+        RunnerHarness two = new RunnerHarness(pds, tmp.resolve("two"), "two")) {
+      OwnerRepo repo = ownerRepo(pds, tmp);
+      one.start(flags(one, appview, repo), repo.label());
+      two.start(flags(two, appview, repo), repo.label());
+      one.awaitWatched(repo);
+      two.awaitWatched(repo);
+      String step =
+          """
+          image: knotless-test/busybox:1
+          steps:
+            - name: say
+              run: echo on $KNOTLESS_RUN_REF
+          """;
+      String sha =
+          repo.commit(
+              Map.of(
+                  ".knotless/workflows/deploy.yml",
+                  "on: {push: {}, pull: {}}\nrunners: [" + one.account.did() + "]\n" + step,
+                  ".knotless/workflows/everywhere.yml",
+                  "on: {push: {}, pull: {}}\n" + step));
+      repo.push("main");
+      String head = branch(repo, "change", Map.of("c.txt", "c\n"));
+      String pull = new PullAuthor(repo).open(repo, "main", repo, "change");
+
+      assertEquals(CheckStatus.SUCCESS, one.awaitEnded(repo, MAIN, sha, "deploy").status());
+      assertEquals(
+          CheckStatus.SUCCESS, one.awaitPullEnded(repo, pull, head, sha, "deploy").status());
+      // Runner two filed everything else of the same push and pull, and nothing of deploy.
+      two.awaitEnded(repo, MAIN, sha, "everywhere");
+      two.awaitPullEnded(repo, pull, head, sha, "everywhere");
+      assertNull(two.check(repo, MAIN, sha, "deploy"));
+      assertNull(two.pullCheck(repo, pull, head, sha, "deploy"));
     }
   }
 }
