@@ -17,11 +17,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code knotless rerun <url> --ref R [--workflow W] [--var K=V ...]}: writes a {@code
- * dev.knotless.rerun} record in the owner's account, keyed {@code <repo key>.<tid>}, which the
- * repository's runners act on at their next pass. A ref without {@code refs/} is a branch. Variable
- * names are checked by the runner, which files an error check naming the bad ones; here only the
- * {@code K=V} shape is checked.
+ * {@code knotless rerun <url> --ref R [--workflow W] [--var K=V ...]}, or {@code knotless rerun
+ * <url> --pull <at-uri> [--workflow W]}: writes a {@code dev.knotless.rerun} record in the owner's
+ * account, keyed {@code <repo key>.<tid>}, which the repository's runners act on at their next
+ * pass. A pull asked for runs where it is then, once, even if it is not trusted. A ref without
+ * {@code refs/} is a branch. Variable names are checked by the runner, which files an error check
+ * naming the bad ones; here only the {@code K=V} shape is checked.
  */
 public final class RerunCommand implements Command {
   /** The collection rerun requests are written to. */
@@ -34,21 +35,29 @@ public final class RerunCommand implements Command {
 
   @Override
   public String usage() {
-    return "rerun <url> --ref <ref> [--workflow <name>] [--var NAME=VALUE ...]";
+    return "rerun <url> (--ref <ref> [--var NAME=VALUE ...] | --pull <at-uri>) [--workflow <name>]";
   }
 
   @Override
   public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of("--ref", "--workflow", "--var"), Set.of());
+    Args args = Args.parse(argv, Set.of("--ref", "--pull", "--workflow", "--var"), Set.of());
     String url = args.one("repository url");
     String ref = args.value("--ref");
-    if (ref == null || ref.isBlank()) {
-      throw new UsageException("--ref is required (pull reruns are not supported here yet)");
+    String pull = args.value("--pull");
+    boolean hasRef = ref != null && !ref.isBlank();
+    boolean hasPull = pull != null && !pull.isBlank();
+    if (hasRef == hasPull) {
+      throw new UsageException("name one of --ref <ref> or --pull <at-uri>");
+    }
+    if (hasPull && !pull.matches("at://[^/]+/dev\\.knotless\\.pull/[^/]+")) {
+      throw new UsageException(
+          "--pull " + pull + ": expected a pull's AT-URI, at://<did>/dev.knotless.pull/<key>");
     }
     String workflow = args.value("--workflow");
     Map<String, String> vars = vars(args.values("--var"));
-    if (!vars.isEmpty() && workflow == null) {
-      throw new UsageException("--var needs --workflow: variables go to a run asked for by name");
+    if (!vars.isEmpty() && (workflow == null || hasPull)) {
+      throw new UsageException(
+          "--var needs --workflow and --ref: variables go to a run asked for by name at a ref");
     }
     KnotlessRepos repos = ctx.repos();
     RepoAddress repo = repos.locate(OwnerUrls.parse(url));
@@ -56,12 +65,31 @@ public final class RerunCommand implements Command {
     if (!snap.exists()) {
       throw new IOException("no repository " + repo.name() + " in " + repo.owner() + "'s account");
     }
-    ObjectNode value = record(snap.repo().key(), fullRef(ref), workflow, vars, Instant.now());
+    ObjectNode value =
+        hasPull
+            ? pullRecord(snap.repo().key(), pull, workflow, Instant.now())
+            : record(snap.repo().key(), fullRef(ref), workflow, vars, Instant.now());
     String rkey = snap.repo().key() + "." + Tid.next();
     XrpcClient owner = repos.writer(repo);
     owner.putRecord(repo.did(), COLLECTION, rkey, value, Swap.none());
-    ctx.out().println("asked " + repo.url() + " to run " + describe(fullRef(ref), workflow));
+    String what =
+        hasPull
+            ? (workflow == null ? "every workflow of pull " : workflow + " of pull ") + pull
+            : describe(fullRef(ref), workflow);
+    ctx.out().println("asked " + repo.url() + " to run " + what);
     return 0;
+  }
+
+  /** The record's value for a pull asked for: all its workflows, or one. */
+  static ObjectNode pullRecord(String repoKey, String pullUri, String workflow, Instant now) {
+    ObjectNode n = JsonNodeFactory.instance.objectNode();
+    n.put("repo", repoKey);
+    n.put("pull", pullUri);
+    if (workflow != null) {
+      n.put("workflow", workflow);
+    }
+    n.put("createdAt", now.toString());
+    return n;
   }
 
   /** The record's value. */

@@ -187,6 +187,18 @@ public record RepoState(
         });
   }
 
+  /** A copy without an ask for a pull: it ran, or it closed. */
+  public RepoState withoutAsked(String pullUri) {
+    if (!asked.contains(pullUri) && !askedOnly.containsKey(pullUri)) {
+      return this;
+    }
+    return change(
+        b -> {
+          b.asked.remove(pullUri);
+          b.askedOnly.remove(pullUri);
+        });
+  }
+
   private RepoState change(Consumer<Builder> edit) {
     Builder b = new Builder(this);
     edit.accept(b);

@@ -39,6 +39,10 @@ import java.util.Set;
  * @param unmetered owners no allowance applies to
  * @param trust owners whose repositories' pushes are code they vouch for ({@code --trust}), run
  *     with {@code --trusted-runtime}
+ * @param pulls whether open pulls are checked ({@code --pulls}, or {@code --pulls-only})
+ * @param pullsOnly whether only pulls run here, pushes being another runner's ({@code
+ *     --pulls-only})
+ * @param appview the appview pulls are listed from ({@code KNOTLESS_APPVIEW}), or null
  */
 public record RunnerOptions(
     List<String> repos,
@@ -62,7 +66,13 @@ public record RunnerOptions(
     long allowanceMinutes,
     long privateAllowanceMinutes,
     Set<String> unmetered,
-    Set<String> trust) {
+    Set<String> trust,
+    boolean pulls,
+    boolean pullsOnly,
+    URI appview) {
+
+  /** The environment variable naming the appview. */
+  public static final String APPVIEW = "KNOTLESS_APPVIEW";
 
   /** The public Jetstream the runner follows by default. */
   public static final URI DEFAULT_JETSTREAM =
@@ -110,6 +120,11 @@ public record RunnerOptions(
         --trusted-runtime <name>  runtime of code an owner named with --trust vouches for
         --resolv <file>         file runs see as /etc/resolv.conf, read-only
         --trust <did>           an owner whose pushes run with --trusted-runtime (repeatable)
+        --pulls                 also check each open pull, at its head merged with its base's
+                                tip (needs KNOTLESS_APPVIEW and the docker executor; docs/pulls.md)
+        --pulls-only            check only pulls: pushes are recorded as seen and left to
+                                another runner the repository names; a pull runs again only
+                                as its head moves (implies --pulls)
         --jetstream <url>       the Jetstream to follow (default the public one)
         --firehose <url>        follow a PDS's com.atproto.sync.subscribeRepos instead
                                 (e.g. ws://127.0.0.1:2583)
@@ -129,7 +144,8 @@ public record RunnerOptions(
                                 com.atproto.identity.resolveHandle (local *.test handles)
         KNOTLESS_CACHE_DIR      the cache: mirrors, keys, identities (default
                                 $XDG_CACHE_HOME/knotless, else ~/.cache/knotless)
-        KNOTLESS_APPVIEW        the appview live output goes to (optional)
+        KNOTLESS_APPVIEW        the appview: where --pulls lists open pulls
+                                (dev.knotless.listPulls), and live output goes
         KNOTLESS_STATE_DB_USER  the user --state-db connects as
         KNOTLESS_STATE_DB_PASSWORD  its password (never put it in the URL)
         DOCKER_HOST             the docker daemon (default unix:///var/run/docker.sock)
@@ -176,6 +192,8 @@ public record RunnerOptions(
     long allowance = 0;
     long privateAllowance = 0;
     Set<String> unmetered = new LinkedHashSet<>();
+    boolean pulls = false;
+    boolean pullsOnly = false;
     while (p.more()) {
       String a = p.next();
       switch (a) {
@@ -203,6 +221,11 @@ public record RunnerOptions(
             "--resolv",
             "--trust" ->
             executorFlags.take(a, p.value(a));
+        case "--pulls" -> pulls = true;
+        case "--pulls-only" -> {
+          pulls = true;
+          pullsOnly = true;
+        }
         case "--jetstream" -> jetstream = p.uri(a);
         case "--firehose" -> firehose = p.uri(a);
         case "--secrets" -> secrets = Path.of(p.value(a));
@@ -236,6 +259,30 @@ public record RunnerOptions(
       state = defaultState(env);
     }
     int pull = pullJobs != null ? pullJobs : Math.max(1, jobs / 2);
+    URI appview = null;
+    if (pulls) {
+      String flag = pullsOnly ? "--pulls-only" : "--pulls";
+      if (executorFlags.executor().equals("shell")) {
+        throw new UsageException(
+            flag
+                + " refuses --executor shell: a pull is anyone's code, and under shell its steps"
+                + " run as this user, who can read the secrets file and the runner's session;"
+                + " use the docker executor");
+      }
+      String v = env.get(APPVIEW);
+      if (v == null || v.isBlank()) {
+        throw new UsageException(
+            flag + " needs " + APPVIEW + ": open pulls are listed from the appview");
+      }
+      try {
+        appview = URI.create(v.strip());
+        if (appview.getScheme() == null || appview.getHost() == null) {
+          throw new IllegalArgumentException();
+        }
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(APPVIEW + " " + v + ": expected a URL such as https://host");
+      }
+    }
     return Optional.of(
         new RunnerOptions(
             List.copyOf(repos),
@@ -259,7 +306,10 @@ public record RunnerOptions(
             allowance,
             privateAllowance,
             Set.copyOf(unmetered),
-            executorFlags.trust()));
+            executorFlags.trust(),
+            pulls,
+            pullsOnly,
+            appview));
   }
 
   private static String checkRepo(String label) throws UsageException {

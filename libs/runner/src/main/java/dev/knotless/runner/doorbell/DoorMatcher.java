@@ -39,10 +39,10 @@ public final class DoorMatcher {
   /** A repository's own record: keyed by its name. */
   public static final String REPO = "dev.knotless.repo";
 
-  /** A pull (not matched yet). */
+  /** A pull: keyed {@code <base repo key>.<tid>} in its author's account (matched with --pulls). */
   public static final String PULL = "dev.knotless.pull";
 
-  /** A pull's state (not matched yet). */
+  /** A pull's state: keyed {@code <base repo key>.<tid>} (matched with --pulls). */
   public static final String STATE = "dev.knotless.state";
 
   /** A merge-queue entry (not matched yet). */
@@ -158,6 +158,20 @@ public final class DoorMatcher {
   static Set<RepoId> byKeyPrefix(RecordChange change, Watchlist watched) {
     Set<RepoId> doors = new LinkedHashSet<>();
     for (WatchedRepo repo : watched.ofOwner(change.did())) {
+      if (change.rkey().startsWith(repo.id().recordKeyPrefix())) {
+        doors.add(repo.id());
+      }
+    }
+    return doors;
+  }
+
+  /**
+   * Pulls and states: anyone's record whose key starts with a watched repo's key and a dot. Anyone
+   * may write one, and a frame is unsigned anyway: a ring only makes the pass read.
+   */
+  public static Set<RepoId> byKeyPrefixOfAnyone(RecordChange change, Watchlist watched) {
+    Set<RepoId> doors = new LinkedHashSet<>();
+    for (WatchedRepo repo : watched.all()) {
       if (change.rkey().startsWith(repo.id().recordKeyPrefix())) {
         doors.add(repo.id());
       }

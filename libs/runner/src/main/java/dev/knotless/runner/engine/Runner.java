@@ -99,6 +99,11 @@ public final class Runner implements AutoCloseable {
     DoorClock doorClock = DoorClock.of(timers);
     this.doors = new Doors(this::runPass, passThreads, doorClock, options.sweep());
     DoorMatcher matcher = new DoorMatcher();
+    if (options.pulls()) {
+      // A pull or state record is keyed <base repo key>.<tid> in whoever's account wrote it.
+      matcher.addRule(DoorMatcher.PULL, DoorMatcher::byKeyPrefixOfAnyone);
+      matcher.addRule(DoorMatcher.STATE, DoorMatcher::byKeyPrefixOfAnyone);
+    }
     for (Watched w : repos) {
       matcher.watch(new WatchedRepo(w.id(), w.address().name()));
       doors.open(w.id());
@@ -235,7 +240,7 @@ public final class Runner implements AutoCloseable {
             () ->
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
             clock,
-            PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets()));
+            pulls(o, access, state, filer, planner, asked, jobs, cache, clock));
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
@@ -243,6 +248,38 @@ public final class Runner implements AutoCloseable {
     r.executor = executor;
     r.listen();
     return r;
+  }
+
+  /** The pass's extras: all of them, and with {@code --pulls} the pulls step. */
+  private static PassExtras pulls(
+      RunnerOptions o,
+      PdsAccess access,
+      StateStore state,
+      CheckFiler filer,
+      RunPlanner planner,
+      AskedLedger asked,
+      Jobs jobs,
+      StorageCache cache,
+      Clock clock) {
+    PassExtras all =
+        PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets())
+            .forRunner(access.runner().did());
+    if (!o.pulls()) {
+      return all;
+    }
+    dev.knotless.runner.pulls.PullPass pulls =
+        new dev.knotless.runner.pulls.PullPass(
+            new dev.knotless.runner.pulls.AppviewPulls(XrpcClient.create(o.appview())),
+            access.heads(),
+            state,
+            filer,
+            planner,
+            jobs::submit,
+            cache.dir(),
+            clock,
+            o.pullsOnly(),
+            access.runner().did());
+    return all.withPulls(pulls, o.pullsOnly());
   }
 
   private void listen() {

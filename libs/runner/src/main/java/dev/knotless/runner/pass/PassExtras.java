@@ -11,13 +11,47 @@ import dev.knotless.runner.engine.AskedLedger;
  * @param asked files runs asked for by name, or null to leave them waiting in the state
  * @param pruner prunes the runner's checks at the end of a pass, or null
  * @param deletion clears a deleted repository's checks and grants, or null
+ * @param pulls checks open pulls after the refs ({@code --pulls}), or null
+ * @param pullsOnly whether pushes are left to another runner ({@code --pulls-only}): they are
+ *     recorded as seen, never run
+ * @param runnerDid this runner's DID: a workflow whose {@code runners} does not name it files no
+ *     check here; null runs every workflow
  */
 public record PassExtras(
-    boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
+    boolean reruns,
+    AskedRuns asked,
+    CheckPruner pruner,
+    RepoDeletion deletion,
+    dev.knotless.runner.pulls.PullPass pulls,
+    boolean pullsOnly,
+    String runnerDid) {
+
+  /** Without pulls. */
+  public PassExtras(boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
+    this(reruns, asked, pruner, deletion, null, false, null);
+  }
 
   /** No extras. */
   public static PassExtras none() {
     return new PassExtras(false, null, null, null);
+  }
+
+  /**
+   * These extras, and pulls checked by {@code pulls}; pushes left to another runner if {@code
+   * pullsOnly}.
+   */
+  public PassExtras withPulls(dev.knotless.runner.pulls.PullPass pulls, boolean pullsOnly) {
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, runnerDid);
+  }
+
+  /** These extras, for the runner {@code did}: workflows naming other runners are not its own. */
+  public PassExtras forRunner(String did) {
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, did);
+  }
+
+  /** Whether this runner runs {@code w}: its {@code runners} is empty or names this runner. */
+  public boolean runs(dev.knotless.runner.workflow.Workflow w) {
+    return runnerDid == null || w.runsOnRunner(runnerDid);
   }
 
   /** Everything, from the runner's parts. */

@@ -113,6 +113,24 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
     return Watched.read(label, identities, this::owner, cache, clock);
   }
 
+  /** Other accounts' repositories, read from their owners' PDSes: where pulls' heads live. */
+  public dev.knotless.runner.pulls.PullPass.HeadRepos heads() {
+    return new dev.knotless.runner.pulls.PullPass.HeadRepos() {
+      @Override
+      public dev.knotless.storage.Snapshot read(String did, String name) throws IOException {
+        Identity id = identities.resolve(did);
+        dev.knotless.storage.RepoAddress at =
+            new dev.knotless.storage.RepoAddress(did, id.handle(), id.pds(), name);
+        return reader(owner(id.pds())).read(at, SnapshotReader.Packs.NONE);
+      }
+
+      @Override
+      public Fetcher fetcher(String did) throws IOException {
+        return PdsAccess.this.fetcher(owner(identities.resolve(did).pds()));
+      }
+    };
+  }
+
   @Override
   public SnapshotReader reader(XrpcClient client) {
     return new SnapshotReader(client, cache, clock);

@@ -157,7 +157,10 @@ public final class RepoPass {
     if (extras.reruns()) {
       // New rerun requests act first, so the plan sees the refs they forget and the runs wanted.
       stage.accept("reading rerun requests");
-      known = Optional.of(Reruns.readAndApply(owner, repo, state, watch != Watch.KNOWN));
+      known =
+          Optional.of(
+              Reruns.readAndApply(
+                  owner, repo, state, watch != Watch.KNOWN, extras.pulls() != null));
     }
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
     if (plan.baseline()) {
@@ -166,34 +169,62 @@ public final class RepoPass {
           "{}: first pass: {} refs taken as they are, nothing run",
           repo.label(),
           view.refs().size());
-      if (plan.due().isEmpty()) {
-        return prune(repo, view);
-      }
     } else {
       state.update(repo.stateKey(), plan::settle);
     }
     boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();
-    if (plan.due().isEmpty() && !askedNow) {
-      return prune(repo, view);
-    }
-
-    stage.accept("syncing the mirror");
-    PausedOwners pausedNow = paused.read();
-    try (MirrorView mirror = syncMirror(repo, owner, snap)) {
+    boolean filesRefs = !extras.pullsOnly() && (!plan.due().isEmpty() || askedNow);
+    PausedOwners pausedNow = filesRefs || extras.pulls() != null ? paused.read() : null;
+    SyncedMirror mirror = new SyncedMirror(repo, owner, snap);
+    if (extras.pullsOnly()) {
+      // Another runner runs this repository's pushes: here they are only recorded as seen.
+      for (DueRef due : plan.due()) {
+        state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
+      }
+    } else if (filesRefs) {
+      stage.accept("syncing the mirror");
+      MirrorView view0 = mirror.view();
       for (DueRef due : plan.due()) {
         stage.accept("filing the checks of " + due.ref().name());
-        fileRef(repo, mirror, view, due, pausedNow);
+        fileRef(repo, view0, view, due, pausedNow);
         state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
       }
       if (askedNow) {
         for (AskedRun asked : plan.asked()) {
           stage.accept("filing the runs asked for at " + asked.ref().name());
-          extras.asked().file(repo, mirror.mirror, asked, pausedNow, sink, clock.instant());
+          extras.asked().file(repo, view0.mirror, asked, pausedNow, sink, clock.instant());
           state.update(repo.stateKey(), s -> PassPlan.askedFiled(s, asked));
         }
       }
     }
+    if (extras.pulls() != null) {
+      // After the refs: a base that moved in this pass is synced, and its pulls run on it.
+      extras
+          .pulls()
+          .run(repo, snap, watch != Watch.KNOWN, pausedNow, () -> mirror.view().mirror, stage);
+    }
     return prune(repo, view);
+  }
+
+  /** The repository's mirror, synced with the pass's snapshot at most once, when first needed. */
+  private final class SyncedMirror {
+    private final Watched repo;
+    private final XrpcClient owner;
+    private final Snapshot snap;
+    private MirrorView synced;
+
+    SyncedMirror(Watched repo, XrpcClient owner, Snapshot snap) {
+      this.repo = repo;
+      this.owner = owner;
+      this.snap = snap;
+    }
+
+    MirrorView view() throws IOException {
+      if (synced == null) {
+        synced = syncMirror(repo, owner, snap);
+      }
+      return synced;
+    }
   }
 
   /** The pass's last step: at most once an hour, the repository's old checks go. */
@@ -240,7 +271,10 @@ public final class RepoPass {
               now));
     }
     for (Workflow w : set.workflows()) {
-      if (!w.runsOnPush(ref.name()) || (!only.isEmpty() && !only.contains(w.name()))) {
+      if (!w.runsOnPush(ref.name())
+          || (!only.isEmpty() && !only.contains(w.name()))
+          // A runner its runners does not name files no check: two never both run one deploy.
+          || !extras.runs(w)) {
         continue;
       }
       String key = RunPlanner.pushKey(repo, ref.name(), commit, w.name());

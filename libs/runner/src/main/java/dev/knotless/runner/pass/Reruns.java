@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * The first step of a pass: reads the owner's rerun requests newer than the newest acted on, and
  * applies them to the state with runner-core's {@link dev.knotless.runner.reconcile.Reruns}. On a
  * first watch they are the starting point: the newest is recorded, none acted on. Requests naming
- * pulls are recorded (this runner runs no pulls). Stateless; thread-safe.
+ * pulls are recorded, and with {@code --pulls} run where the pull is at the pass's pulls step.
+ * Stateless; thread-safe.
  */
 public final class Reruns {
 
@@ -25,10 +26,12 @@ public final class Reruns {
    * Reads and applies the new requests, recording the newest in the state.
    *
    * @param baseline whether this is the repository's first watch
+   * @param pulls whether this runner checks pulls ({@code --pulls})
    * @return the state as the rest of the pass plans from
    */
   public static RepoState readAndApply(
-      XrpcClient owner, Watched repo, StateStore state, boolean baseline) throws IOException {
+      XrpcClient owner, Watched repo, StateStore state, boolean baseline, boolean pulls)
+      throws IOException {
     RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
     List<RerunRequest> fresh =
         RerunRecords.newerThan(
@@ -41,21 +44,23 @@ public final class Reruns {
         state.update(
             repo.stateKey(),
             s -> {
-              applied[0] = dev.knotless.runner.reconcile.Reruns.apply(s, fresh, false, baseline);
+              applied[0] = dev.knotless.runner.reconcile.Reruns.apply(s, fresh, pulls, baseline);
               return applied[0].state();
             });
     if (baseline) {
       LOG.info("{}: first pass: {} rerun requests taken as they are", repo.label(), fresh.size());
     }
     for (RerunRequest r : applied[0].actedOn()) {
-      LOG.info("{}: rerun request {}: {}", repo.label(), r.rkey(), describe(r));
+      LOG.info("{}: rerun request {}: {}", repo.label(), r.rkey(), describe(r, pulls));
     }
     return after;
   }
 
-  private static String describe(RerunRequest r) {
+  private static String describe(RerunRequest r, boolean pulls) {
     if (!r.pull().isEmpty()) {
-      return "pull " + r.pull() + " recorded; this runner runs no pulls";
+      return pulls
+          ? "pull " + r.pull() + " runs where it is now"
+          : "pull " + r.pull() + " recorded; this runner runs no pulls";
     }
     if (r.ref().isEmpty()) {
       return "names neither a ref nor a pull, so does nothing";

@@ -170,6 +170,125 @@ public final class RunPlanner {
     return new PlannedRun(repo.label(), request, queued, prepare);
   }
 
+  /**
+   * Where a pull's run is: the pull, its head branch and commit, the base branch and its tip, and
+   * the commit checked out (the merge commit, or the head when it contains the base).
+   */
+  public record PullSubject(
+      String uri, String headRef, String head, String baseRef, String base, String checkedOut) {}
+
+  /** The record key of a pull's check. */
+  public static String pullKey(Watched repo, PullSubject p, String workflow) {
+    return CheckKeys.pull(
+        repo.id().ownerDid(), repo.id().repoKey(), p.uri(), p.head(), p.base(), workflow);
+  }
+
+  /**
+   * A pull's check as first filed: it names the head branch, the head, the base tip and the pull.
+   */
+  public static CheckRecord pullCheck(
+      Watched repo,
+      PullSubject p,
+      String workflow,
+      CheckStatus status,
+      List<StepResult> steps,
+      String note,
+      Instant now) {
+    return new CheckRecord(
+        repo.repoUri(),
+        p.headRef(),
+        p.head(),
+        p.base(),
+        p.uri(),
+        workflow,
+        status,
+        now,
+        null,
+        status.ended() ? now : null,
+        steps,
+        null,
+        List.of(),
+        note);
+  }
+
+  /**
+   * A pull's run of {@code w}, queued: checked out at the merge commit, told the head as {@code
+   * KNOTLESS_RUN_SHA} and the base tip as {@code KNOTLESS_RUN_BASE}, given no secrets whoever's the
+   * pull is, and never run with {@code --trusted-runtime}.
+   */
+  public PlannedRun pull(
+      Watched repo, Path mirror, Workflow w, PullSubject p, RunClass runClass, Instant now) {
+    String rkey = pullKey(repo, p, w.name());
+    CheckRecord queued = pullCheck(repo, p, w.name(), CheckStatus.QUEUED, List.of(), null, now);
+    RunRequest request =
+        new RunRequest(
+            rkey + "#" + RUNS.incrementAndGet(),
+            repo.id().ownerDid(),
+            repo.stateKey(),
+            p.uri(),
+            SubjectKind.PULL,
+            w.name(),
+            p.head() + " " + p.base(),
+            runClass,
+            w.superseded(),
+            false);
+    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey);
+    return new PlannedRun(repo.label(), request, queued, prepare);
+  }
+
+  private RunSpec pullSpec(Watched repo, Path mirror, Workflow w, PullSubject p, String rkey)
+      throws PlannedRun.PrepareException {
+    List<String> preamble = new ArrayList<>();
+    preamble.add(
+        p.checkedOut().equals(p.head())
+            ? "==> checked at the head "
+                + p.head()
+                + ", which contains "
+                + p.baseRef()
+                + " at "
+                + p.base()
+            : "==> checked at "
+                + p.checkedOut()
+                + ": the head "
+                + p.head()
+                + " merged into "
+                + p.baseRef()
+                + " at "
+                + p.base());
+    for (String name : w.secrets()) {
+      preamble.add("==> " + name + " is not given to a pull's run: no pull run gets secrets");
+    }
+    RunContext context =
+        new RunContext(repo.label(), p.headRef(), p.head(), p.base(), "", w.name(), rkey, rkey);
+    StepEnvironment.Built env;
+    try {
+      env =
+          StepEnvironment.build(
+              w,
+              context,
+              Map.of(),
+              Map.of(),
+              StepEnvironment.hostVariables(settings.hostEnvironment()));
+    } catch (InvalidVariablesException e) {
+      throw new PlannedRun.PrepareException(e.getMessage());
+    }
+    List<ExecStep> steps = new ArrayList<>();
+    for (Step s : w.steps()) {
+      // A pull's run matches no ref: a step for refs/heads/main runs only at the push that lands.
+      steps.add(ExecStep.of(s, null));
+    }
+    return RunSpec.of(mirror, p.checkedOut(), steps)
+        .withImage(w.image() == null ? "" : w.image())
+        .withTrustedCode(false)
+        .withEnv(new LinkedHashMap<>(env.variables()))
+        .withPreamble(preamble)
+        .withLimits(
+            new TimeLimits(
+                settings.stepTimeout(),
+                settings.runTimeout() == null ? Duration.ZERO : settings.runTimeout(),
+                false));
+  }
+
   private PlannedRun.Preparer writingBack(
       PlannedRun.Preparer steps, Watched repo, String ref, String commit, Workflow w) {
     AfterSteps hook =

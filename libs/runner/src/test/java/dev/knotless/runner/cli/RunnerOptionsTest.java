@@ -97,9 +97,35 @@ class RunnerOptionsTest {
             "KNOTLESS_PASSWORD",
             "--state-db",
             "KNOTLESS_STATE_DB_USER",
-            "KNOTLESS_STATE_DB_PASSWORD")) {
+            "KNOTLESS_STATE_DB_PASSWORD",
+            "--pulls",
+            "--pulls-only",
+            "KNOTLESS_APPVIEW")) {
       assertTrue(RunnerOptions.HELP.contains(flag), flag);
     }
+  }
+
+  @Test
+  void pullsAreCheckedOnlyInContainersAndWithAnAppviewToListThem() throws Exception {
+    Map<String, String> env = Map.of("HOME", "/h", "KNOTLESS_APPVIEW", "http://127.0.0.1:9/");
+    RunnerOptions.UsageException shell =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            RunnerOptions.UsageException.class,
+            () -> RunnerOptions.parse(List.of("--pulls", "--executor", "shell", "a.t/r"), env));
+    assertTrue(shell.getMessage().contains("--pulls refuses --executor shell"), shell.getMessage());
+    assertTrue(shell.getMessage().contains("secrets file"), shell.getMessage());
+    assertTrue(
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RunnerOptions.UsageException.class,
+                () -> RunnerOptions.parse(List.of("--pulls-only", "a.t/r"), Map.of("HOME", "/h")))
+            .getMessage()
+            .contains("--pulls-only needs KNOTLESS_APPVIEW"));
+
+    RunnerOptions o = RunnerOptions.parse(List.of("--pulls-only", "a.t/r"), env).orElseThrow();
+    assertTrue(o.pulls() && o.pullsOnly());
+    assertEquals("http://127.0.0.1:9/", o.appview().toString());
+    RunnerOptions plain = parse("a.t/r");
+    assertTrue(!plain.pulls() && !plain.pullsOnly() && plain.appview() == null);
   }
 
   @Test

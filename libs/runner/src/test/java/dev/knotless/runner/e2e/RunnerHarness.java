@@ -161,6 +161,55 @@ final class RunnerHarness implements AutoCloseable {
     return last[0];
   }
 
+  /** The check of a pull's run at {@code head} merged with {@code base}, or null. */
+  CheckRecord pullCheck(OwnerRepo repo, String pull, String head, String base, String workflow)
+      throws IOException {
+    String rkey = CheckKeys.pull(repo.account.did(), repo.key(), pull, head, base, workflow);
+    return reader
+        .findRecord(account.did(), CheckRecord.COLLECTION, rkey)
+        .map(r -> CheckRecord.fromJson(r.value()))
+        .orElse(null);
+  }
+
+  /** Waits for a pull's check to be filed as ended, and returns it. */
+  CheckRecord awaitPullEnded(OwnerRepo repo, String pull, String head, String base, String workflow)
+      throws Exception {
+    CheckRecord[] last = {null};
+    await(
+        workflow
+            + " of "
+            + pull
+            + " at "
+            + head.substring(0, 8)
+            + " on "
+            + base.substring(0, 8)
+            + " (last seen: %s)",
+        () -> {
+          try {
+            last[0] = pullCheck(repo, pull, head, base, workflow);
+          } catch (IOException e) {
+            return false;
+          }
+          return last[0] != null && last[0].status().ended();
+        },
+        () -> String.valueOf(last[0]));
+    return last[0];
+  }
+
+  /** Every check of one pull, by record key. */
+  Map<String, CheckRecord> pullChecks(OwnerRepo repo, String pull) throws IOException {
+    String prefix = CheckKeys.pullPrefix(repo.account.did(), repo.key(), pull);
+    Map<String, CheckRecord> out = new LinkedHashMap<>();
+    checks(repo)
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith(prefix)) {
+                out.put(k, v);
+              }
+            });
+    return out;
+  }
+
   /** Waits for the check to be filed as ended. */
   CheckRecord awaitEnded(OwnerRepo repo, String ref, String commit, String workflow)
       throws Exception {

@@ -64,6 +64,11 @@ public final class OwnerRepo {
     return head();
   }
 
+  /** The working tree, for another account's clone to fetch from (as a fork starts). */
+  public Path workTree() {
+    return work;
+  }
+
   /** The current branch's commit. */
   public String head() throws IOException {
     return git("rev-parse", "HEAD").strip();

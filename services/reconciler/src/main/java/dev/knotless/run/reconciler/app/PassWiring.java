@@ -95,11 +95,12 @@ public class PassWiring {
                     .orElse(PausedOwners.none()),
             clock,
             PassExtras.all(
-                planner,
-                filer,
-                new AskedLedger(),
-                config.keepChecks(),
-                config.secretsFile().orElse(null)));
+                    planner,
+                    filer,
+                    new AskedLedger(),
+                    config.keepChecks(),
+                    config.secretsFile().orElse(null))
+                .forRunner(runnerClient.did()));
     return new WiredPass(pass, Map.copyOf(watched));
   }
 }

@@ -1,0 +1,140 @@
+package dev.knotless.runner.pull;
+
+import dev.knotless.runner.state.PullMark;
+import dev.knotless.runner.state.RepoState;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Which open pulls of a repository run in this pass, from where each is now and where the state
+ * file says it last ran or was passed over. Stateless and pure.
+ *
+ * <ul>
+ *   <li>On a repository's first watch every open pull is the starting point: recorded where it is,
+ *       none run.
+ *   <li>A pull the owner asked for ({@code knotless rerun --pull}) runs where it is now, whoever's
+ *       it is: once, since running it records it there and forgets the ask.
+ *   <li>A pull that runs as it moves (trusted, or an agent's) runs when it is new to the runner,
+ *       its head moved, or its base moved (unless {@code rerunOnBaseMove} is off, as under {@code
+ *       --pulls-only}); at the head and base it last ran at, it does not run again.
+ *   <li>Any other pull is passed over: recorded where it is, and left until the owner asks.
+ *   <li>A pull the state remembers that is no longer open is forgotten, with any ask for it.
+ * </ul>
+ */
+public final class PullPlanner {
+
+  private PullPlanner() {}
+
+  /**
+   * An open pull where it is now.
+   *
+   * @param uri the pull record's AT-URI
+   * @param trust whose code it brings
+   * @param head its head commit, read from the head repository's owner's PDS
+   * @param base its base branch's tip, read from the base repository's owner's PDS
+   */
+  public record PullAt(String uri, PullTrust trust, String head, String base) {}
+
+  /** Why a pull runs. */
+  public enum Why {
+    /** The runner has not run it before. */
+    NEW,
+    /** Its head moved. */
+    MOVED,
+    /** Its base moved, its head did not. */
+    BASE_MOVED,
+    /** The owner asked for it. */
+    ASKED
+  }
+
+  /**
+   * A pull due to run.
+   *
+   * @param pull where it is
+   * @param why why it runs
+   * @param only the workflows asked for by name; empty for all of them
+   */
+  public record Due(PullAt pull, Why why, Set<String> only) {
+    public Due {
+      only = Set.copyOf(only);
+    }
+  }
+
+  /**
+   * What the pass does with the pulls.
+   *
+   * @param due the pulls that run, in the order given
+   * @param passedOver pulls recorded where they are without running: a first watch's, and pulls
+   *     that wait for the owner to ask
+   * @param closed pulls the state remembers that are no longer open
+   */
+  public record Plan(List<Due> due, List<PullAt> passedOver, Set<String> closed) {
+    public Plan {
+      due = List.copyOf(due);
+      passedOver = List.copyOf(passedOver);
+      closed = Set.copyOf(closed);
+    }
+  }
+
+  /**
+   * Plans the pulls.
+   *
+   * @param open every open pull, where it is now
+   * @param state what the runner remembers of the repository
+   * @param firstWatch whether this is the repository's first pass
+   * @param rerunOnBaseMove whether a base that moved alone runs a pull again
+   */
+  public static Plan plan(
+      List<PullAt> open, RepoState state, boolean firstWatch, boolean rerunOnBaseMove) {
+    List<Due> due = new ArrayList<>();
+    List<PullAt> over = new ArrayList<>();
+    Set<String> openUris = new HashSet<>();
+    for (PullAt p : open) {
+      openUris.add(p.uri());
+      PullMark mark = state.pulls().get(p.uri());
+      boolean atMark = mark != null && mark.head().equals(p.head()) && mark.base().equals(p.base());
+      if (firstWatch) {
+        over.add(p);
+      } else if (state.asked().contains(p.uri())) {
+        due.add(new Due(p, Why.ASKED, state.askedOnly().getOrDefault(p.uri(), Set.of())));
+      } else if (!p.trust().runsAsItMoves()) {
+        if (!atMark) {
+          over.add(p);
+        }
+      } else if (mark == null) {
+        due.add(new Due(p, Why.NEW, Set.of()));
+      } else if (!mark.head().equals(p.head())) {
+        due.add(new Due(p, Why.MOVED, Set.of()));
+      } else if (!mark.base().equals(p.base()) && rerunOnBaseMove) {
+        due.add(new Due(p, Why.BASE_MOVED, Set.of()));
+      }
+    }
+    Set<String> closed = new HashSet<>();
+    for (String uri : state.pulls().keySet()) {
+      if (!openUris.contains(uri)) {
+        closed.add(uri);
+      }
+    }
+    return new Plan(due, over, closed);
+  }
+
+  /** The state once the plan's passed-over pulls are recorded and its closed ones forgotten. */
+  public static RepoState settle(RepoState s, Plan plan) {
+    RepoState out = s;
+    for (String uri : plan.closed()) {
+      out = out.withoutPull(uri).withoutAsked(uri);
+    }
+    for (PullAt p : plan.passedOver()) {
+      out = out.withPull(p.uri(), new PullMark(p.head(), p.base()));
+    }
+    return out;
+  }
+
+  /** The state once a due pull's checks are filed: it ran where it is, and any ask is met. */
+  public static RepoState filed(RepoState s, Due due) {
+    return s.withPull(due.pull().uri(), new PullMark(due.pull().head(), due.pull().base()))
+        .withoutAsked(due.pull().uri());
+  }
+}

@@ -1,0 +1,120 @@
+package dev.knotless.runner.pull;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.runner.pull.PullPlanner.Plan;
+import dev.knotless.runner.pull.PullPlanner.PullAt;
+import dev.knotless.runner.pull.PullPlanner.Why;
+import dev.knotless.runner.state.PullMark;
+import dev.knotless.runner.state.RepoState;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class PullPlannerTest {
+
+  static final String P = "at://did:plc:a/dev.knotless.pull/3kaaaaaaaaaaa.3kbbbbbbbbbbb";
+  static final String Q = "at://did:plc:b/dev.knotless.pull/3kaaaaaaaaaaa.3kccccccccccc";
+
+  static PullAt at(String uri, PullTrust trust, String head, String base) {
+    return new PullAt(uri, trust, head, base);
+  }
+
+  static List<Why> whys(Plan plan) {
+    return plan.due().stream().map(PullPlanner.Due::why).toList();
+  }
+
+  @Test
+  void aFirstWatchTakesEveryOpenPullAsItIsAndRunsNone() {
+    Plan plan =
+        PullPlanner.plan(
+            List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), RepoState.empty(), true, true);
+    assertTrue(plan.due().isEmpty());
+    RepoState s = PullPlanner.settle(RepoState.empty(), plan);
+    assertEquals(new PullMark("h1", "b1"), s.pulls().get(P));
+  }
+
+  @Test
+  void aTrustedPullRunsWhenNewWhenItsHeadMovesAndWhenItsBaseMoves() {
+    RepoState none = RepoState.empty();
+    assertEquals(
+        List.of(Why.NEW),
+        whys(PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), none, false, true)));
+    RepoState ran = none.withPull(P, new PullMark("h1", "b1"));
+    assertEquals(
+        List.of(Why.MOVED),
+        whys(PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h2", "b1")), ran, false, true)));
+    assertEquals(
+        List.of(Why.BASE_MOVED),
+        whys(PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b2")), ran, false, true)));
+  }
+
+  @Test
+  void aPullAtTheHeadAndBaseItLastRanAtDoesNotRunAgain() {
+    RepoState ran = RepoState.empty().withPull(P, new PullMark("h1", "b1"));
+    assertTrue(
+        PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), ran, false, true)
+            .due()
+            .isEmpty());
+  }
+
+  @Test
+  void underPullsOnlyABaseThatMovedAloneRunsNothing() {
+    RepoState ran = RepoState.empty().withPull(P, new PullMark("h1", "b1"));
+    assertTrue(
+        PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b2")), ran, false, false)
+            .due()
+            .isEmpty());
+  }
+
+  @Test
+  void anAgentsPullRunsAsItMoves() {
+    assertEquals(
+        List.of(Why.NEW),
+        whys(
+            PullPlanner.plan(
+                List.of(at(P, PullTrust.AGENT, "h1", "b1")), RepoState.empty(), false, true)));
+  }
+
+  @Test
+  void anUntrustedPullIsPassedOverUntilAskedForThenRunsOnce() {
+    Plan over =
+        PullPlanner.plan(
+            List.of(at(Q, PullTrust.UNTRUSTED, "h1", "b1")), RepoState.empty(), false, true);
+    assertTrue(over.due().isEmpty());
+    RepoState s = PullPlanner.settle(RepoState.empty(), over);
+    assertEquals(new PullMark("h1", "b1"), s.pulls().get(Q));
+
+    RepoState asked = s.withAsked(Q, Set.of());
+    Plan plan =
+        PullPlanner.plan(List.of(at(Q, PullTrust.UNTRUSTED, "h2", "b1")), asked, false, true);
+    assertEquals(List.of(Why.ASKED), whys(plan));
+    RepoState after = PullPlanner.filed(PullPlanner.settle(asked, plan), plan.due().get(0));
+    assertTrue(after.asked().isEmpty(), "the ask is met");
+    assertEquals(new PullMark("h2", "b1"), after.pulls().get(Q));
+
+    // It moves again: passed over, not run.
+    Plan next =
+        PullPlanner.plan(List.of(at(Q, PullTrust.UNTRUSTED, "h3", "b1")), after, false, true);
+    assertTrue(next.due().isEmpty());
+    assertEquals(1, next.passedOver().size());
+  }
+
+  @Test
+  void aPullAskedForSomeWorkflowsRunsOnlyThose() {
+    RepoState asked = RepoState.empty().withAsked(P, Set.of("lint"));
+    Plan plan = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), asked, false, true);
+    assertEquals(Set.of("lint"), plan.due().get(0).only());
+  }
+
+  @Test
+  void aPullNoLongerOpenIsForgottenWithItsAsk() {
+    RepoState s = RepoState.empty().withPull(P, new PullMark("h1", "b1")).withAsked(P, Set.of());
+    Plan plan = PullPlanner.plan(List.of(), s, false, true);
+    assertEquals(Set.of(P), plan.closed());
+    RepoState after = PullPlanner.settle(s, plan);
+    assertTrue(after.pulls().isEmpty());
+    assertTrue(after.asked().isEmpty());
+  }
+}

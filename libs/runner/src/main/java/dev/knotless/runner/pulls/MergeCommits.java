@@ -1,0 +1,115 @@
+package dev.knotless.runner.pulls;
+
+import dev.knotless.storage.git.Git;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The commit a pull is checked at: its head when the head already contains the base, else the merge
+ * of the head into the base tip, made with {@code git merge-tree --write-tree} and {@code git
+ * commit-tree} with a fixed author, committer, time and message, so the same head and base always
+ * make the same commit, on any runner and in {@code knotless merge}. Nothing is checked out and no
+ * ref moves: the merge commit is only an object in the mirror. Stateless; safe to share.
+ */
+public final class MergeCommits {
+
+  /** The author and committer of every merge commit. */
+  public static final String NAME = "knotless";
+
+  /** Their email. */
+  public static final String EMAIL = "merge@knotless.dev";
+
+  /** Their time: the epoch, so nothing about when or where it was made enters the commit. */
+  public static final String DATE = "@0 +0000";
+
+  private MergeCommits() {}
+
+  /** What a pull is checked at. */
+  public sealed interface Merged permits Checked, Conflict {}
+
+  /**
+   * The pull merges cleanly.
+   *
+   * @param commit the commit to check out: the merge commit, or the head itself
+   * @param merge whether {@code commit} is a merge commit (false: the head contains the base)
+   */
+  public record Checked(String commit, boolean merge) implements Merged {}
+
+  /**
+   * The head conflicts with the base.
+   *
+   * @param files the paths that conflict, in git's order
+   */
+  public record Conflict(List<String> files) implements Merged {
+    public Conflict {
+      files = List.copyOf(files);
+    }
+  }
+
+  /** The message of a pull's merge commit: it ends with the pull's AT-URI. */
+  public static String message(String headRef, String baseRef, String pullUri) {
+    return "Merge " + branch(headRef) + " into " + branch(baseRef) + "\n\n" + pullUri + "\n";
+  }
+
+  /**
+   * Merges {@code head} into {@code base} in the repository {@code git}, which must hold both.
+   *
+   * @throws IOException when git fails other than by a conflict
+   */
+  public static Merged merge(
+      Git git, String head, String base, String headRef, String baseRef, String pullUri)
+      throws IOException {
+    if (git.isAncestor(base, head)) {
+      return new Checked(head, false);
+    }
+    Git.Result r =
+        git.exec(
+            null,
+            List.of("merge-tree", "--write-tree", "--name-only", "--no-messages", base, head));
+    List<String> lines = r.out().lines().filter(l -> !l.isEmpty()).toList();
+    if (r.exitCode() == 1) {
+      List<String> files = new ArrayList<>();
+      for (String f : lines.subList(1, lines.size())) {
+        if (!files.contains(f)) {
+          files.add(f);
+        }
+      }
+      return new Conflict(files);
+    }
+    if (r.exitCode() != 0 || lines.isEmpty()) {
+      throw new IOException(
+          "git merge-tree of " + head + " into " + base + " failed: " + r.stderr().strip());
+    }
+    String tree = lines.get(0).strip();
+    Git fixed =
+        git.withEnv("GIT_AUTHOR_NAME", NAME)
+            .withEnv("GIT_AUTHOR_EMAIL", EMAIL)
+            .withEnv("GIT_AUTHOR_DATE", DATE)
+            .withEnv("GIT_COMMITTER_NAME", NAME)
+            .withEnv("GIT_COMMITTER_EMAIL", EMAIL)
+            .withEnv("GIT_COMMITTER_DATE", DATE);
+    byte[] msg = message(headRef, baseRef, pullUri).getBytes(StandardCharsets.UTF_8);
+    String commit =
+        new String(
+                fixed.run(
+                    msg,
+                    "-c",
+                    "i18n.commitEncoding=UTF-8",
+                    "commit-tree",
+                    "--no-gpg-sign",
+                    tree,
+                    "-p",
+                    base,
+                    "-p",
+                    head),
+                StandardCharsets.UTF_8)
+            .strip();
+    return new Checked(commit, true);
+  }
+
+  private static String branch(String ref) {
+    return ref.startsWith("refs/heads/") ? ref.substring("refs/heads/".length()) : ref;
+  }
+}

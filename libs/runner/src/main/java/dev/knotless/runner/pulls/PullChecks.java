@@ -1,0 +1,175 @@
+package dev.knotless.runner.pulls;
+
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.pass.CommitFiles;
+import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.RunPlanner.PullSubject;
+import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pull.PullPlanner.Due;
+import dev.knotless.runner.pull.PullRecord;
+import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.workflow.Step;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowError;
+import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.storage.mirror.Mirror;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Files the checks of one due pull and hands its runs to the job pool: the head merged with the
+ * base tip, the workflows of that commit whose {@code on.pull.base} matches the base, each filed
+ * before any starts. A head that conflicts with the base files each workflow of the head that runs
+ * on a pull into the base as failure, running nothing. Thread-safe.
+ */
+final class PullChecks {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PullChecks.class);
+
+  private final CheckFiler filer;
+  private final RunPlanner planner;
+  private final RepoPass.RunSink sink;
+  private final java.time.Clock clock;
+  private final RunClass runClass;
+  private final String runnerDid;
+
+  PullChecks(
+      CheckFiler filer,
+      RunPlanner planner,
+      RepoPass.RunSink sink,
+      java.time.Clock clock,
+      RunClass runClass,
+      String runnerDid) {
+    this.runnerDid = runnerDid;
+    this.filer = filer;
+    this.planner = planner;
+    this.sink = sink;
+    this.clock = clock;
+    this.runClass = runClass;
+  }
+
+  /** The note of a pull that conflicts with its base. */
+  static String conflictNote(String baseRef, String base, List<String> files) {
+    return "conflicts with "
+        + baseRef
+        + " at "
+        + base.substring(0, 12)
+        + " in "
+        + String.join(", ", files)
+        + ": merge "
+        + baseRef.replaceFirst("^refs/heads/", "")
+        + " into the head, or rebase the head onto it, and push";
+  }
+
+  void file(Watched repo, Mirror mirror, PullRecord p, Due due, PausedOwners paused, Instant now)
+      throws IOException {
+    String head = due.pull().head();
+    String base = due.pull().base();
+    String baseRef = p.base().ref();
+    Set<String> only = due.only();
+    MergeCommits.Merged merged =
+        MergeCommits.merge(mirror.git(), head, base, p.head().ref(), baseRef, p.uri());
+    if (merged instanceof MergeCommits.Conflict c) {
+      PullSubject subject = new PullSubject(p.uri(), p.head().ref(), head, baseRef, base, head);
+      // No merge commit to load workflows from: those of the head say what would have run.
+      WorkflowSet set = WorkflowSet.load(CommitFiles.workflows(mirror.git(), head));
+      String note = conflictNote(baseRef, base, c.files());
+      int n = 0;
+      for (Workflow w : set.workflows()) {
+        if (w.runsOnPullInto(baseRef)
+            && w.runsOnRunner(runnerDid)
+            && (only.isEmpty() || only.contains(w.name()))) {
+          filer.file(
+              RunPlanner.pullKey(repo, subject, w.name()),
+              RunPlanner.pullCheck(
+                  repo, subject, w.name(), CheckStatus.FAILURE, skipped(w), note, now));
+          n++;
+        }
+      }
+      LOG.info("{}: pull {}: {}; {} checks filed as failure", repo.label(), p.uri(), note, n);
+      return;
+    }
+    MergeCommits.Checked checked = (MergeCommits.Checked) merged;
+    PullSubject subject =
+        new PullSubject(p.uri(), p.head().ref(), head, baseRef, base, checked.commit());
+    WorkflowSet set = WorkflowSet.load(CommitFiles.workflows(mirror.git(), checked.commit()));
+    Set<String> changed = CommitFiles.changed(mirror.git(), base, checked.commit());
+    Optional<String> pausedWhy = paused.reasonFor(repo.id().ownerDid());
+    for (WorkflowError e : set.errors()) {
+      if (only.isEmpty() || only.contains(e.name())) {
+        filer.file(
+            RunPlanner.pullKey(repo, subject, e.name()),
+            RunPlanner.pullCheck(
+                repo, subject, e.name(), CheckStatus.ERROR, List.of(), e.message(), now));
+      }
+    }
+    List<PlannedRun> runs = new ArrayList<>();
+    int filed = set.errors().size();
+    for (Workflow w : set.workflows()) {
+      if (!w.runsOnPullInto(baseRef)
+          || !w.runsOnRunner(runnerDid)
+          || (!only.isEmpty() && !only.contains(w.name()))) {
+        continue;
+      }
+      filed++;
+      String key = RunPlanner.pullKey(repo, subject, w.name());
+      if (pausedWhy.isPresent()) {
+        filer.file(
+            key,
+            RunPlanner.pullCheck(
+                repo,
+                subject,
+                w.name(),
+                CheckStatus.ERROR,
+                skipped(w),
+                PausedOwners.message(pausedWhy.get()),
+                now));
+      } else if (!w.pullPathsMatch(changed)) {
+        filer.file(
+            key,
+            RunPlanner.pullCheck(
+                repo,
+                subject,
+                w.name(),
+                CheckStatus.SUCCESS,
+                skipped(w),
+                w.pullPathsSkipNote(),
+                now));
+      } else {
+        PlannedRun run = planner.pull(repo, mirror.dir(), w, subject, runClass, clock.instant());
+        filer.file(run.rkey(), run.check());
+        runs.add(run);
+      }
+    }
+    LOG.info(
+        "{}: pull {} ({}) at {} on {}: checked at {}, {} checks filed, {} to run",
+        repo.label(),
+        p.uri(),
+        due.why(),
+        head.substring(0, 12),
+        base.substring(0, 12),
+        checked.commit().substring(0, 12),
+        filed,
+        runs.size());
+    runs.forEach(sink::submit);
+  }
+
+  private static List<StepResult> skipped(Workflow w) {
+    List<StepResult> out = new ArrayList<>();
+    for (Step s : w.steps()) {
+      out.add(new StepResult(s.name(), StepResult.Status.SKIPPED, null, null, null));
+    }
+    return out;
+  }
+}

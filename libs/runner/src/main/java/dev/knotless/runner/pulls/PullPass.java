@@ -1,0 +1,244 @@
+package dev.knotless.runner.pulls;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pull.PullPlanner;
+import dev.knotless.runner.pull.PullPlanner.Due;
+import dev.knotless.runner.pull.PullPlanner.PullAt;
+import dev.knotless.runner.pull.PullRecord;
+import dev.knotless.runner.pull.PullState;
+import dev.knotless.runner.pull.PullTrust;
+import dev.knotless.runner.reconcile.RunClasses;
+import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.fetch.Fetcher;
+import dev.knotless.storage.mirror.Mirror;
+import dev.knotless.storage.records.RefRecord;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pulls step of a pass ({@code --pulls}): lists the repository's pulls from the appview, keeps
+ * the open ones (by the states the owner and collaborators wrote), reads each head from its owner's
+ * PDS, plans with {@link PullPlanner}, and for each due pull fetches the head into the mirror,
+ * merges it with the base tip ({@link MergeCommits}) and files its checks ({@link PullChecks}).
+ *
+ * <p>A pull whose record does not parse, or names another repository, is logged and passed over; a
+ * pull whose base branch, head repository or head branch is gone counts as closed. Thread-safe for
+ * passes of different repositories.
+ */
+public final class PullPass {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PullPass.class);
+
+  /** Reads other accounts' repositories: where pulls' heads live. */
+  public interface HeadRepos {
+    /** The repository {@code name} of {@code did}, read from the owner's PDS, refs only. */
+    Snapshot read(String did, String name) throws IOException;
+
+    /** A fetcher reading packs from {@code did}'s PDS. */
+    Fetcher fetcher(String did) throws IOException;
+  }
+
+  private final AppviewPulls appview;
+  private final HeadRepos heads;
+  private final StateStore state;
+  private final PullChecks checks;
+  private final Path cacheDir;
+  private final Clock clock;
+  private final boolean pullsOnly;
+
+  /**
+   * @param pullsOnly whether this runner runs the repository's pulls alone ({@code --pulls-only}):
+   *     its pulls then rank Later and run again only as their head moves, not their base
+   */
+  public PullPass(
+      AppviewPulls appview,
+      HeadRepos heads,
+      StateStore state,
+      CheckFiler filer,
+      dev.knotless.runner.pass.RunPlanner planner,
+      RepoPass.RunSink sink,
+      Path cacheDir,
+      Clock clock,
+      boolean pullsOnly,
+      String runnerDid) {
+    this.appview = appview;
+    this.heads = heads;
+    this.state = state;
+    this.checks =
+        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly), runnerDid);
+    this.cacheDir = cacheDir;
+    this.clock = clock;
+    this.pullsOnly = pullsOnly;
+  }
+
+  /** Where an open pull is, with what its run needs. */
+  private record Found(PullRecord pull, Snapshot headRepo, PullAt at) {}
+
+  /**
+   * Runs the step.
+   *
+   * @param snap the watched repository as this pass read it
+   * @param firstWatch whether this is its first pass: open pulls are then taken as they are
+   * @param sync syncs the watched repository's mirror (once a pass), before a head is fetched
+   */
+  public void run(
+      Watched repo,
+      Snapshot snap,
+      boolean firstWatch,
+      PausedOwners paused,
+      MirrorSync sync,
+      Consumer<String> stage)
+      throws IOException {
+    stage.accept("listing pulls from the appview");
+    String owner = repo.id().ownerDid();
+    List<AppviewPulls.Listed> listed = new ArrayList<>(appview.list(owner, repo.id().repoKey()));
+    listed.sort(
+        Comparator.comparing(AppviewPulls.Listed::uri, Comparator.comparing(PullPass::rkey)));
+    JsonNode record = snap.repo().raw();
+    List<String> collaborators = dids(record.path("collaborators"));
+    List<String> agents = dids(record.path("agents"));
+
+    stage.accept("reading the heads of " + listed.size() + " pulls");
+    Map<String, Found> found = new LinkedHashMap<>();
+    for (AppviewPulls.Listed l : listed) {
+      PullRecord p;
+      try {
+        p = PullRecord.parse(l.uri(), l.record());
+      } catch (IllegalArgumentException e) {
+        LOG.warn("{}: pull {} passed over: {}", repo.label(), l.uri(), e.getMessage());
+        continue;
+      }
+      if (!p.base().did().equals(owner) || !p.base().key().equals(repo.id().repoKey())) {
+        LOG.warn(
+            "{}: pull {} passed over: it is into {}, not this repository",
+            repo.label(),
+            l.uri(),
+            p.base().repoUri());
+        continue;
+      }
+      if (!PullState.open(l.states(), owner, collaborators)) {
+        continue;
+      }
+      Found f = where(repo, snap, p, collaborators, agents);
+      if (f != null) {
+        found.put(p.uri(), f);
+      }
+    }
+
+    List<PullAt> open = found.values().stream().map(Found::at).toList();
+    RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
+    PullPlanner.Plan plan = PullPlanner.plan(open, before, firstWatch, !pullsOnly);
+    state.update(repo.stateKey(), s -> PullPlanner.settle(s, plan));
+    if (firstWatch && !open.isEmpty()) {
+      LOG.info(
+          "{}: first pass: {} open pulls taken as they are, none run", repo.label(), open.size());
+    }
+    for (PullAt p : plan.passedOver()) {
+      if (!firstWatch) {
+        LOG.info(
+            "{}: pull {} is not trusted (its author or head repository's owner does not write to"
+                + " the repository): it runs when the owner asks, with knotless rerun --pull {}",
+            repo.label(),
+            p.uri(),
+            p.uri());
+      }
+    }
+    if (plan.due().isEmpty()) {
+      return;
+    }
+
+    stage.accept("syncing the mirror for pulls");
+    Mirror mirror = sync.mirror();
+    for (Due due : plan.due()) {
+      Found f = found.get(due.pull().uri());
+      stage.accept("filing the checks of pull " + due.pull().uri());
+      PullRecord p = f.pull();
+      if (f.headRepo() != snap) {
+        mirror.fetch(f.headRepo(), heads.fetcher(p.head().did()), List.of(due.pull().head()));
+      }
+      checks.file(repo, mirror, p, due, paused, clock.instant());
+      state.update(repo.stateKey(), s -> PullPlanner.filed(s, due));
+    }
+  }
+
+  /** The watched repository's mirror, synced once in a pass. */
+  @FunctionalInterface
+  public interface MirrorSync {
+    Mirror mirror() throws IOException;
+  }
+
+  /** Where an open pull is now, or null when its base, head repository or head branch is gone. */
+  private Found where(
+      Watched repo, Snapshot snap, PullRecord p, List<String> collaborators, List<String> agents) {
+    RefRecord base = snap.liveRefs().get(p.base().ref());
+    if (base == null) {
+      LOG.info(
+          "{}: pull {}: its base {} is gone; counted as closed",
+          repo.label(),
+          p.uri(),
+          p.base().ref());
+      return null;
+    }
+    Snapshot headRepo = snap;
+    boolean sameRepo =
+        p.head().did().equals(p.base().did()) && p.head().key().equals(p.base().key());
+    if (!sameRepo) {
+      try {
+        headRepo = heads.read(p.head().did(), p.head().name());
+      } catch (IOException e) {
+        LOG.warn(
+            "{}: pull {}: its head repository {} cannot be read ({}); counted as closed",
+            repo.label(),
+            p.uri(),
+            p.head().repoUri(),
+            e.getMessage());
+        return null;
+      }
+      if (!headRepo.exists() || !p.head().key().equals(headRepo.key().orElse(null))) {
+        LOG.info(
+            "{}: pull {}: its head repository {} is gone; counted as closed",
+            repo.label(),
+            p.uri(),
+            p.head().repoUri());
+        return null;
+      }
+    }
+    RefRecord head = headRepo.liveRefs().get(p.head().ref());
+    if (head == null) {
+      LOG.info(
+          "{}: pull {}: its head {} is gone; counted as closed",
+          repo.label(),
+          p.uri(),
+          p.head().ref());
+      return null;
+    }
+    PullTrust trust =
+        PullTrust.of(p.author(), p.head().did(), repo.id().ownerDid(), collaborators, agents);
+    return new Found(p, headRepo, new PullAt(p.uri(), trust, head.target(), base.target()));
+  }
+
+  private static String rkey(String uri) {
+    return uri.substring(uri.lastIndexOf('/') + 1);
+  }
+
+  private static List<String> dids(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+}

@@ -1,0 +1,90 @@
+package dev.knotless.runner.pulls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import dev.knotless.storage.git.Git;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Merge commits made by the real git, in two repositories holding the same history. */
+class MergeCommitsIT {
+
+  static final String PULL = "at://did:plc:a/dev.knotless.pull/3kaaaaaaaaaaa.3kbbbbbbbbbbb";
+
+  /** A work tree whose commits are made at times that differ run to run. */
+  static String commit(Path work, String file, String text, String when) throws Exception {
+    Files.writeString(work.resolve(file), text);
+    Git git =
+        Git.at(work.resolve(".git"))
+            .withEnv("GIT_WORK_TREE", work.toString())
+            .withEnv("GIT_AUTHOR_DATE", when)
+            .withEnv("GIT_COMMITTER_DATE", when);
+    git.run(null, "add", file);
+    git.run(
+        null, "-c", "user.name=A", "-c", "user.email=a@example.test", "commit", "-q", "-m", file);
+    return git.text("rev-parse", "HEAD");
+  }
+
+  static Git repo(Path dir) throws Exception {
+    Files.createDirectories(dir);
+    Process p = new ProcessBuilder("git", "init", "-q", "-b", "main", dir.toString()).start();
+    assertEquals(0, p.waitFor());
+    return Git.at(dir.resolve(".git")).withEnv("GIT_WORK_TREE", dir.toString());
+  }
+
+  @Test
+  void theSameHeadAndBaseMakeTheSameMergeCommitInAnotherRepositoryAndAtAnotherTime(
+      @TempDir Path tmp) throws Exception {
+    Path w = tmp.resolve("w");
+    Git git = repo(w);
+    String root = commit(w, "README.md", "hello\n", "@1000 +0000");
+    String base = commit(w, "main.txt", "main\n", "@2000 +0000");
+    git.run(null, "checkout", "-q", "-b", "feature", root);
+    String head = commit(w, "feature.txt", "feature\n", "@3000 +0000");
+
+    var first = MergeCommits.merge(git, head, base, "refs/heads/feature", "refs/heads/main", PULL);
+    // A clone elsewhere, later: the same objects, nothing of where or when the merge is made.
+    Path c = tmp.resolve("clone");
+    Git.at(c).run(null, "clone", "-q", "--bare", w.toString(), c.toString());
+    var second =
+        MergeCommits.merge(Git.at(c), head, base, "refs/heads/feature", "refs/heads/main", PULL);
+    MergeCommits.Checked a = assertInstanceOf(MergeCommits.Checked.class, first);
+    assertEquals(a, second);
+    assertEquals(true, a.merge());
+    assertEquals(base + " " + head, git.text("log", "-1", "--format=%P", a.commit()));
+    assertEquals(
+        "knotless <merge@knotless.dev> 0 knotless <merge@knotless.dev> 0",
+        git.text("log", "-1", "--format=%an <%ae> %at %cn <%ce> %ct", a.commit()));
+    assertEquals(
+        MergeCommits.message("refs/heads/feature", "refs/heads/main", PULL).strip(),
+        git.text("log", "-1", "--format=%B", a.commit()));
+
+    // Another base makes another commit.
+    String base2 = commit(w, "more.txt", "more\n", "@4000 +0000");
+    var third = MergeCommits.merge(git, head, base2, "refs/heads/feature", "refs/heads/main", PULL);
+    assertNotEquals(a.commit(), ((MergeCommits.Checked) third).commit());
+  }
+
+  @Test
+  void aHeadThatContainsTheBaseIsCheckedAsItselfAndAConflictNamesItsFiles(@TempDir Path tmp)
+      throws Exception {
+    Path w = tmp.resolve("w");
+    Git git = repo(w);
+    String base = commit(w, "README.md", "hello\n", "@1000 +0000");
+    git.run(null, "checkout", "-q", "-b", "feature");
+    String head = commit(w, "README.md", "the pull's\n", "@2000 +0000");
+    assertEquals(
+        new MergeCommits.Checked(head, false),
+        MergeCommits.merge(git, head, base, "refs/heads/feature", "refs/heads/main", PULL));
+
+    git.run(null, "checkout", "-q", "main");
+    String moved = commit(w, "README.md", "main's\n", "@3000 +0000");
+    assertEquals(
+        new MergeCommits.Conflict(java.util.List.of("README.md")),
+        MergeCommits.merge(git, head, moved, "refs/heads/feature", "refs/heads/main", PULL));
+  }
+}

@@ -1,0 +1,213 @@
+package dev.knotless.testing.infra;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.XrpcClient;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An appview for the harness, on 127.0.0.1: it indexes every account's {@code dev.knotless.pull}
+ * and {@code dev.knotless.state} records on a PDS by listing them (the PDS's {@code
+ * com.atproto.sync.listRepos}, then each account's {@code com.atproto.repo.listRecords}), afresh on
+ * every query, and answers {@code dev.knotless.listPulls} as its lexicon says: the pulls whose
+ * {@code base} names the repository, oldest first, each with every state naming it, whoever wrote
+ * it. It judges nothing: which states count is the caller's to decide. Thread-safe.
+ */
+public final class HarnessAppview implements AutoCloseable {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int PAGE = 100;
+
+  private final HttpServer server;
+  private final XrpcClient pds;
+  private final AtomicInteger queries = new AtomicInteger();
+
+  private HarnessAppview(HttpServer server, XrpcClient pds) {
+    this.server = server;
+    this.pds = pds;
+  }
+
+  /** Starts one indexing the PDS at {@code pds}, on a free port of 127.0.0.1. */
+  public static HarnessAppview start(URI pds) throws IOException {
+    HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    HarnessAppview a = new HarnessAppview(http, XrpcClient.create(pds));
+    http.createContext("/xrpc/dev.knotless.listPulls", a::listPulls);
+    http.start();
+    return a;
+  }
+
+  /** Where it listens: the value of {@code KNOTLESS_APPVIEW}. */
+  public URI url() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  /** How many listPulls queries it answered. */
+  public int queries() {
+    return queries.get();
+  }
+
+  private void listPulls(HttpExchange ex) throws IOException {
+    try (ex) {
+      Map<String, String> q = params(ex.getRequestURI().getRawQuery());
+      String did = q.get("did");
+      String key = q.get("key");
+      if (did == null || key == null) {
+        send(ex, 400, error("InvalidRequest", "did and key are required"));
+        return;
+      }
+      int limit = Math.max(1, Math.min(100, Integer.parseInt(q.getOrDefault("limit", "50"))));
+      int from = q.containsKey("cursor") ? Integer.parseInt(q.get("cursor")) : 0;
+      List<ObjectNode> pulls;
+      try {
+        pulls = index(did, key);
+      } catch (IOException e) {
+        send(ex, 502, error("UpstreamFailure", "the PDS did not answer: " + e.getMessage()));
+        return;
+      }
+      ObjectNode out = JSON.createObjectNode();
+      ArrayNode page = out.putArray("pulls");
+      for (int i = from; i < Math.min(pulls.size(), from + limit); i++) {
+        page.add(pulls.get(i));
+      }
+      if (from + limit < pulls.size()) {
+        out.put("cursor", String.valueOf(from + limit));
+      }
+      queries.incrementAndGet();
+      send(ex, 200, out);
+    } catch (RuntimeException e) {
+      send(ex, 500, error("InternalServerError", e.toString()));
+    }
+  }
+
+  /** Reads every account's pulls and states, and views the pulls into the repository. */
+  private List<ObjectNode> index(String did, String key) throws IOException {
+    List<Record> pullRecords = new ArrayList<>();
+    List<Record> states = new ArrayList<>();
+    for (String account : accounts()) {
+      pullRecords.addAll(all(account, "dev.knotless.pull"));
+      states.addAll(all(account, "dev.knotless.state"));
+    }
+    Map<String, ArrayNode> statesByPull = new HashMap<>();
+    for (Record s : states) {
+      ObjectNode view = JSON.createObjectNode();
+      view.put("uri", s.uri());
+      view.put("author", authority(s.uri()));
+      view.put("state", s.value().path("state").asText(""));
+      view.put("createdAt", s.value().path("createdAt").asText(""));
+      statesByPull
+          .computeIfAbsent(s.value().path("pull").asText(""), u -> JSON.createArrayNode())
+          .add(view);
+    }
+    List<ObjectNode> out = new ArrayList<>();
+    pullRecords.sort(Comparator.comparing(r -> r.rkey()));
+    for (Record p : pullRecords) {
+      JsonNode base = p.value().path("base");
+      String repo = base.path("repo").asText("");
+      if (!repo.startsWith("at://" + did + "/") || !key.equals(base.path("key").asText())) {
+        continue;
+      }
+      ObjectNode view = JSON.createObjectNode();
+      view.put("uri", p.uri());
+      view.put("author", authority(p.uri()));
+      view.set("record", p.value());
+      view.set("states", statesByPull.getOrDefault(p.uri(), JSON.createArrayNode()));
+      out.add(view);
+    }
+    return out;
+  }
+
+  private List<String> accounts() throws IOException {
+    List<String> dids = new ArrayList<>();
+    String cursor = null;
+    while (true) {
+      Map<String, String> p = new HashMap<>();
+      p.put("limit", "1000");
+      if (cursor != null) {
+        p.put("cursor", cursor);
+      }
+      JsonNode page = pds.query("com.atproto.sync.listRepos", p);
+      for (JsonNode r : page.path("repos")) {
+        if (r.path("active").asBoolean(true)) {
+          dids.add(r.path("did").asText());
+        }
+      }
+      String next = page.path("cursor").asText(null);
+      if (next == null || page.path("repos").isEmpty()) {
+        return dids;
+      }
+      cursor = next;
+    }
+  }
+
+  private List<Record> all(String account, String collection) throws IOException {
+    List<Record> out = new ArrayList<>();
+    String cursor = null;
+    while (true) {
+      RecordPage page = pds.listRecords(account, collection, PAGE, cursor, false);
+      out.addAll(page.records());
+      if (page.records().size() < PAGE || page.cursor() == null) {
+        return out;
+      }
+      cursor = page.cursor();
+    }
+  }
+
+  private static String authority(String uri) {
+    String rest = uri.substring("at://".length());
+    return rest.substring(0, rest.indexOf('/'));
+  }
+
+  private static Map<String, String> params(String raw) {
+    Map<String, String> out = new HashMap<>();
+    if (raw == null) {
+      return out;
+    }
+    for (String kv : raw.split("&")) {
+      int eq = kv.indexOf('=');
+      if (eq > 0) {
+        out.put(
+            URLDecoder.decode(kv.substring(0, eq), StandardCharsets.UTF_8),
+            URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+
+  private static ObjectNode error(String error, String message) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("error", error);
+    n.put("message", message);
+    return n;
+  }
+
+  private static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
+    byte[] bytes = JSON.writeValueAsBytes(body);
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    ex.sendResponseHeaders(status, bytes.length);
+    try (OutputStream o = ex.getResponseBody()) {
+      o.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
