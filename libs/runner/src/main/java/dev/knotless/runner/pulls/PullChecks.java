@@ -83,7 +83,7 @@ final class PullChecks {
     if (merged instanceof MergeCommits.Conflict c) {
       PullSubject subject = new PullSubject(p.uri(), p.head().ref(), head, baseRef, base, head);
       // No merge commit to load workflows from: those of the head say what would have run.
-      WorkflowSet set = WorkflowSet.load(CommitFiles.workflows(mirror.git(), head));
+      WorkflowSet set = CommitFiles.workflowSet(mirror.git(), head);
       String note = conflictNote(baseRef, base, c.files());
       int n = 0;
       for (Workflow w : set.workflows()) {
@@ -103,7 +103,7 @@ final class PullChecks {
     MergeCommits.Checked checked = (MergeCommits.Checked) merged;
     PullSubject subject =
         new PullSubject(p.uri(), p.head().ref(), head, baseRef, base, checked.commit());
-    WorkflowSet set = WorkflowSet.load(CommitFiles.workflows(mirror.git(), checked.commit()));
+    WorkflowSet set = CommitFiles.workflowSet(mirror.git(), checked.commit());
     Set<String> changed = CommitFiles.changed(mirror.git(), base, checked.commit());
     Optional<String> pausedWhy = paused.reasonFor(repo.id().ownerDid());
     for (WorkflowError e : set.errors()) {
