@@ -15,14 +15,15 @@ import java.util.Set;
  *
  * <p>From each granted value it masks: the value itself, when it is one line; each line of a value
  * of several lines (a PEM key), trimmed of surrounding white space, since a tool may print the
- * lines with other indentation or line ends; and the value as a JSON string would escape it, when
- * that differs. Strings under {@link #MIN_BYTES} UTF-8 bytes are left alone, since masking them
- * would mask ordinary output. Where two could match at one place the longest wins, so a secret
- * inside another leaves nothing behind. No masked string holds a line end ({@code \n} or {@code
- * \r}), which is what lets {@link Masker} work line by line.
+ * lines with other indentation or line ends; and the value as tools commonly encode it: escaped in
+ * a JSON string, percent-encoded, or base64 at any alignment ({@link EncodedForms}). Strings under
+ * {@link #MIN_BYTES} UTF-8 bytes are left alone, since masking them would mask ordinary output.
+ * Where two could match at one place the longest wins, so a secret inside another leaves nothing
+ * behind. No masked string holds a line end ({@code \n} or {@code \r}), which is what lets {@link
+ * Masker} work line by line.
  *
- * <p>It catches a value only as written: base64, hex, URL-encoded, split or otherwise transformed
- * values are not caught. Immutable and thread-safe. {@link #toString()} never shows a value.
+ * <p>Other transformations (hex, a value printed a character at a time, split over lines) are not
+ * caught. Immutable and thread-safe. {@link #toString()} never shows a value.
  */
 public final class SecretMask {
 
@@ -78,10 +79,7 @@ public final class SecretMask {
           strings.add(line.strip());
         }
       }
-      String escaped = jsonEscaped(v);
-      if (!escaped.equals(v)) {
-        strings.add(escaped);
-      }
+      strings.addAll(EncodedForms.of(v));
     }
     List<byte[]> patterns = new ArrayList<>();
     for (String s : strings) {
@@ -153,28 +151,6 @@ public final class SecretMask {
     }
     out.write(buf, plainFrom, i - plainFrom);
     return i;
-  }
-
-  private static String jsonEscaped(String v) {
-    StringBuilder sb = new StringBuilder(v.length() + 8);
-    for (int i = 0; i < v.length(); i++) {
-      char c = v.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.toString();
   }
 
   @Override

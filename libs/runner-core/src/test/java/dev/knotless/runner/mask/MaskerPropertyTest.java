@@ -94,4 +94,52 @@ class MaskerPropertyTest {
       }
     }
   }
+
+  /** A secret as a tool might write it, inside a longer encoded or escaped text. */
+  private static String encodedAmid(Random r, String secret) {
+    byte[] before = randomWord(r, r.nextInt(5)).getBytes(StandardCharsets.UTF_8);
+    byte[] after = randomWord(r, r.nextInt(5)).getBytes(StandardCharsets.UTF_8);
+    byte[] value = secret.getBytes(StandardCharsets.UTF_8);
+    byte[] all = new byte[before.length + value.length + after.length];
+    System.arraycopy(before, 0, all, 0, before.length);
+    System.arraycopy(value, 0, all, before.length, value.length);
+    System.arraycopy(after, 0, all, before.length + value.length, after.length);
+    return switch (r.nextInt(4)) {
+      case 0 -> java.util.Base64.getEncoder().encodeToString(all);
+      case 1 -> java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(all);
+      case 2 ->
+          java.net.URLEncoder.encode(
+              new String(all, StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+      default ->
+          "\""
+              + EncodedForms.jsonEscaped(
+                  new String(all, StandardCharsets.UTF_8), r.nextBoolean(), r.nextBoolean())
+              + "\"";
+    };
+  }
+
+  @Test
+  void aSecretEncodedAtAnyAlignmentAmidOtherBytesIsMaskedHoweverTheOutputIsSplit() {
+    Random r = new Random(20261201L);
+    for (int round = 0; round < 2000; round++) {
+      // Long enough that every encoded form is past the encoded forms' minimum.
+      String secret = randomWord(r, 9 + r.nextInt(20));
+      String written = randomText(r, r.nextInt(20)) + encodedAmid(r, secret) + randomText(r, 5);
+      byte[] all = written.getBytes(StandardCharsets.UTF_8);
+      Masker masker = new Masker(SecretMask.of(List.of(secret)), Masker.Overflow.EMIT, 4096);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      int from = 0;
+      while (from < all.length) {
+        int n = Math.min(all.length - from, 1 + r.nextInt(12));
+        out.writeBytes(masker.write(all, from, n));
+        from += n;
+      }
+      out.writeBytes(masker.finish());
+      String masked = out.toString(StandardCharsets.UTF_8);
+      final int r0 = round;
+      org.junit.jupiter.api.Assertions.assertTrue(
+          masked.contains("***"),
+          () -> "round " + r0 + ": " + secret + " written as " + written + " was not masked");
+    }
+  }
 }

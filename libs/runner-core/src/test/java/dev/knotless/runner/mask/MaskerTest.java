@@ -96,10 +96,33 @@ class MaskerTest {
   }
 
   @Test
-  void transformedValuesAreNotCaughtAsTheDocsSay() {
+  void encodedValuesAreCaughtAsJsonUrlAndBase64() {
+    String secret = "s3cr3t/t0ken \"é\" <&>";
+    SecretMask mask = SecretMask.of(List.of(secret));
+    java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+    String python = "s3cr3t/t0ken \\\"\\u00e9\\\" <&>";
+    String go = "s3cr3t/t0ken \\\"é\\\" \\u003c\\u0026\\u003e";
+    String url = java.net.URLEncoder.encode(secret, java.nio.charset.StandardCharsets.UTF_8);
+    for (String written :
+        List.of(
+            "{\"token\": \"" + python + "\"}",
+            "{\"token\":\"" + go + "\"}",
+            "https://h/?t=" + url,
+            "https://h/?t=" + url.replace("+", "%20"),
+            b64.encodeToString(bytes(secret)),
+            java.util.Base64.getUrlEncoder().encodeToString(bytes(secret)),
+            b64.encodeToString(bytes("x" + secret + "y")),
+            b64.encodeToString(bytes("xy" + secret)))) {
+      String masked = mask.mask(written);
+      assertTrue(masked.contains("***"), written + " was not masked: " + masked);
+    }
+  }
+
+  @Test
+  void hexAndOtherTransformsAreNotCaughtAsTheDocsSay() {
     SecretMask mask = SecretMask.of(List.of("s3cr3t-t0ken"));
-    String b64 = java.util.Base64.getEncoder().encodeToString(bytes("s3cr3t-t0ken"));
-    assertEquals(b64, mask.mask(b64));
+    String hex = java.util.HexFormat.of().formatHex(bytes("s3cr3t-t0ken"));
+    assertEquals(hex, mask.mask(hex));
   }
 
   @Test

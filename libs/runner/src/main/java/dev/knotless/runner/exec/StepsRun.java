@@ -77,7 +77,11 @@ final class StepsRun {
     List<RunResult.OutputFile> outputs = List.of();
     if (!(outcome instanceof RunOutcome.Errored)) {
       try {
-        outputs = dir.readOutputs(this::writeNote);
+        // A file's name is the step's to choose, so it is masked as the log is.
+        outputs =
+            dir.readOutputs(this::writeNote).stream()
+                .map(o -> new RunResult.OutputFile(spec.filter().mask(o.name()), o.bytes()))
+                .toList();
       } catch (IOException e) {
         outcome = new RunOutcome.Errored("could not read the run's outputs: " + e);
         writeNote(((RunOutcome.Errored) outcome).message());

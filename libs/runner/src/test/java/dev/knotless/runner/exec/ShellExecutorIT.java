@@ -463,4 +463,16 @@ class ShellExecutorIT {
     assertTrue(log.contains("output big.png left out: over 5 MiB"), log);
     assertTrue(log.contains("output n19.png left out: a run keeps at most 16 outputs"), log);
   }
+
+  @Test
+  void anOutputNamedWithASecretHasItsNameMasked() {
+    String secret = "named-secret-42";
+    RunResult result =
+        run(
+            spec(step("shoot", "printf PNG > \"$KNOTLESS_RUN_OUTPUTS/$TOKEN.png\""))
+                .withEnv(Map.of("TOKEN", secret))
+                .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret)))));
+    assertEquals(
+        List.of("***.png"), result.outputs().stream().map(RunResult.OutputFile::name).toList());
+  }
 }
