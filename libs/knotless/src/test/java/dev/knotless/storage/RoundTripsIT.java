@@ -120,7 +120,12 @@ class RoundTripsIT {
       proxy.reset();
       CommitBuilder.Result r = racing.commit(request(repo, "raced.txt", author));
       assertEquals(2, r.attempts());
-      assertEquals(calm + 3, proxy.roundTrips(), "a lost race: " + proxy.byMethod());
+      // At most three more: the pack count riding beside a push's write may or may not overlap
+      // the refusal's re-read, so a lost race costs two or three.
+      int lost = proxy.roundTrips();
+      assertTrue(
+          lost >= calm + 2 && lost <= calm + 3,
+          "a lost race: " + lost + " round trips, " + proxy.byMethod());
       Snapshot after = f.reader().read(repo, SnapshotReader.Packs.NONE);
       assertEquals(r.commit().orElseThrow(), after.liveRefs().get("refs/heads/main").target());
     }
