@@ -133,6 +133,35 @@ public final class XrpcException extends IOException {
     return Kind.BAD_REQUEST;
   }
 
+  /**
+   * True when the server says the account is not there: {@code RepoNotFound}, a deactivated,
+   * taken-down or suspended repository, or the reference PDS's {@code InvalidRequest} for a DID it
+   * does not host ("Could not find repo", "Could not find user", and a bare "Could not locate
+   * record", which it answers only for a repository it does not hold). The account may have moved
+   * to another PDS, so a cached identity naming this one is stale.
+   */
+  public boolean accountNotHere() {
+    if (status < 400 || status >= 500 || error == null) {
+      return false;
+    }
+    if (java.util.Set.of(
+            "RepoNotFound",
+            "RepoDeactivated",
+            "RepoTakendown",
+            "RepoSuspended",
+            "AccountNotFound",
+            "AccountDeactivated",
+            "AccountTakedown")
+        .contains(error)) {
+      return true;
+    }
+    String m = serverMessage == null ? "" : serverMessage;
+    return "InvalidRequest".equals(error)
+        && (m.startsWith("Could not find repo")
+            || m.startsWith("Could not find user")
+            || m.equals("Could not locate record"));
+  }
+
   /** True for a 5xx, a 429 or no status at all: the failures a write may retry. */
   public boolean retryable() {
     return status == 0 || status == 429 || status >= 500;

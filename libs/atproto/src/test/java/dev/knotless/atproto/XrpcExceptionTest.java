@@ -24,6 +24,23 @@ class XrpcExceptionTest {
   }
 
   @Test
+  void anAccountTheServerDoesNotHostIsToldFromARecordItLacks() {
+    assertTrue(msg("InvalidRequest", "Could not find repo: did:plc:abc").accountNotHere());
+    assertTrue(msg("InvalidRequest", "Could not locate record").accountNotHere());
+    assertTrue(msg("RepoDeactivated", "Repo has been deactivated").accountNotHere());
+    assertTrue(msg("RepoNotFound", "no such repo").accountNotHere());
+    assertFalse(
+        msg("RecordNotFound", "Could not locate record: at://did:plc:abc/x.y.z/k")
+            .accountNotHere());
+    assertFalse(msg("InvalidRequest", "Invalid record key").accountNotHere());
+    assertFalse(XrpcException.noStatus("m", new IOException("refused")).accountNotHere());
+  }
+
+  private static XrpcException msg(String error, String message) {
+    return new XrpcException("com.atproto.repo.listRecords", 400, error, message, null);
+  }
+
+  @Test
   void retryableMeansServerErrorRateLimitOrNoStatus() {
     assertTrue(ex(500, null).retryable());
     assertTrue(ex(429, null).retryable());

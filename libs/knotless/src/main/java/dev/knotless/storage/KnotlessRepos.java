@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.Session;
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.cache.SessionStore;
 import dev.knotless.atproto.identity.Identity;
 import dev.knotless.atproto.identity.IdentityResolver;
@@ -15,6 +16,8 @@ import java.net.URI;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The entry point: finds repositories and hands out the readers and writers that work on them,
@@ -22,6 +25,7 @@ import java.util.Optional;
  * with explicit parts in tests. Thread-safe.
  */
 public final class KnotlessRepos {
+  private static final Logger LOG = LoggerFactory.getLogger(KnotlessRepos.class);
   private final IdentityResolver identities;
   private final StorageCache cache;
   private final SessionStore sessions;
@@ -78,6 +82,28 @@ public final class KnotlessRepos {
 
   public RepoAddress locate(KnotlessUrl url) throws IOException {
     return locate(url.owner(), url.name());
+  }
+
+  /**
+   * After the owner's PDS said the account is not there ({@link XrpcException#accountNotHere}):
+   * drops the identity cached for the owner and their DID and resolves it again, so an account that
+   * moved to another PDS is found there at once.
+   *
+   * @return the repository at the PDS its owner names now, or empty when that is the same PDS (or
+   *     the failure was another kind), so the caller should report the original failure
+   */
+  public Optional<RepoAddress> relocate(RepoAddress repo, XrpcException why) throws IOException {
+    if (!why.accountNotHere()) {
+      return Optional.empty();
+    }
+    identities.forget(repo.owner());
+    identities.forget(repo.did());
+    RepoAddress fresh = locate(repo.owner(), repo.name());
+    if (fresh.pds().equals(repo.pds()) && fresh.did().equals(repo.did())) {
+      return Optional.empty();
+    }
+    LOG.info("{} is now at {}, not {}", repo.owner(), fresh.pds(), repo.pds());
+    return Optional.of(fresh);
   }
 
   /** An anonymous client for reading a public repository. */

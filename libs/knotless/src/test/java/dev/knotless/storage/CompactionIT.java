@@ -11,7 +11,9 @@ import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.compact.Compactor;
 import dev.knotless.storage.git.Git;
+import dev.knotless.storage.records.ClaimRecord;
 import dev.knotless.storage.records.PackRecord;
+import dev.knotless.storage.records.RefRecord;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
@@ -40,7 +42,7 @@ class CompactionIT {
     me.ok(a, "remote", "add", "origin", url);
     me.ok(a, "push", "-q", "origin", "main");
     me.ok(a, "checkout", "-q", "-b", "feature");
-    me.commit(a, "f.txt", "feature\n");
+    String feature = me.commit(a, "f.txt", "feature\n");
     me.ok(a, "push", "-q", "origin", "feature");
     Instant cut = Instant.now();
     // A young pack: topic on top of feature, pushed while feature still was a branch.
@@ -60,6 +62,11 @@ class CompactionIT {
     PackRecord fold =
         packs.stream().filter(p -> !p.supersedes().isEmpty()).findFirst().orElseThrow();
     assertEquals(2, fold.supersedes().size());
+    // One tip per live ref (main, topic); the deleted feature's tip rides in it, listed as none.
+    String main = me.ok(a, "rev-parse", "main").strip();
+    assertEquals(
+        List.of(main, topic).stream().sorted().toList(), fold.tips().stream().sorted().toList());
+    assertFalse(fold.tips().contains(feature));
 
     me.ok(tmp, "clone", "-q", "--no-checkout", url, "fresh");
     Path fresh = tmp.resolve("fresh");
@@ -119,6 +126,51 @@ class CompactionIT {
     clone.run(null, "update-ref", "refs/heads/main", tip);
     assertArrayEquals(noise, clone.run(null, "show", tip + ":noise.bin"));
     assertFalse(clone.firstMissingReachable(List.of(tip)).isPresent());
+  }
+
+  @Test
+  void claimsADayOldArePrunedWithNoFoldToMakeAndEachClaimNamedItsOwnRefsPack(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("prune");
+    GitUser me = new GitUser(pds, owner, tmp.resolve("home"));
+    String url = "knotless://" + owner.handle() + "/pruned";
+    Path a = me.newRepo(tmp.resolve("a"), "a.txt", "a\n");
+    me.ok(a, "checkout", "-q", "-b", "next");
+    me.commit(a, "b.txt", "b\n");
+    // One pack: main one commit behind next.
+    me.ok(a, "push", "-q", url, "main", "next");
+    // main moves to next's commit and next goes: two claims, no pack.
+    me.ok(a, "push", "-q", url, "next:main", ":next");
+    Fixture f = new Fixture(owner, pds.pdsUrl(), tmp.resolve("cache"));
+    RepoAddress repo = f.repo("pruned");
+    Snapshot snap = f.reader().read(repo, SnapshotReader.Packs.NONE);
+    String key = snap.repo().key();
+    List<ClaimRecord> claims = claims(f, repo, key);
+    assertEquals(2, claims.size());
+    RefRecord main = snap.liveRefs().get("refs/heads/main");
+    ClaimRecord moved = claims.stream().filter(c -> c.to() != null).findFirst().orElseThrow();
+    assertEquals(main.pack(), moved.pack(), "the claim names the pack its ref's record names");
+    assertEquals(packs(f, repo).get(0).rkey(), moved.pack());
+
+    Clock dayOn = Clock.offset(Clock.systemUTC(), Duration.ofHours(25));
+    Compactor.Result r = f.compactor(dayOn).compact(repo, false);
+    assertEquals(0, r.packsFolded(), "one pack is no fold");
+    assertEquals(2, r.claimsDeleted());
+    assertEquals(List.of(), claims(f, repo, key));
+    assertEquals(1, packs(f, repo).size());
+    assertTrue(f.compactor(dayOn).compact(repo, false).skipped().contains("no claim a day old"));
+    me.ok(tmp, "clone", "-q", url, "fresh");
+    assertEquals(
+        me.ok(a, "rev-parse", "next").strip(),
+        me.ok(tmp.resolve("fresh"), "rev-parse", "HEAD").strip());
+  }
+
+  static List<ClaimRecord> claims(Fixture f, RepoAddress repo, String key) throws Exception {
+    List<ClaimRecord> out = new ArrayList<>();
+    for (Record r : RangeScanner.scan(f.reader().source(repo, Lexicons.CLAIM), key)) {
+      out.add(ClaimRecord.parse(r.uri(), r.rkey(), r.value()));
+    }
+    return out;
   }
 
   static List<PackRecord> packs(Fixture f, RepoAddress repo) throws Exception {

@@ -58,13 +58,33 @@ class CompactionPlanTest {
   }
 
   @Test
-  void theFoldHoldsEveryLiveTargetAndTheBasesOfYoungPacks() {
+  void theFoldListsOneTipPerLiveRefAndHoldsTheBasesOfYoungPacksBeside() {
     var refs =
         List.of(
             new RefRecord("k1", "refs/heads/main", A, 2, null, null, null, null),
-            new RefRecord("k2", "refs/heads/gone", null, 2, null, null, null, null));
-    assertEquals(
-        List.of(A, B), CompactionPlan.tips(refs, List.of(pack(Duration.ZERO, List.of(B)))));
+            new RefRecord("k2", "refs/heads/gone", null, 2, null, null, null, null),
+            new RefRecord("k3", "refs/tags/v1", A, 5, null, null, null, null));
+    var young = List.of(pack(Duration.ZERO, List.of(B)));
+    assertEquals(List.of(A), CompactionPlan.tips(refs));
+    assertEquals(List.of(A, B), CompactionPlan.contents(refs, young));
+  }
+
+  @Test
+  void staleClaimsArePrunedWithNoFoldToMake() {
+    var claims =
+        List.of(
+            new ClaimRecord("c1", A, B, null, NOW.minus(Duration.ofHours(25)).toString(), null));
+    var plan =
+        CompactionPlan.decide(
+            List.of(pack(Duration.ofHours(30), List.of())),
+            claims,
+            List.of(),
+            NOW,
+            Duration.ofDays(1));
+    assertFalse(plan.folds());
+    assertTrue(plan.prunes());
+    assertFalse(
+        CompactionPlan.decide(List.of(), List.of(), List.of(), NOW, Duration.ofDays(1)).prunes());
   }
 
   @Test

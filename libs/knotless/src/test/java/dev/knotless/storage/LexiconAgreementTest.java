@@ -1,13 +1,15 @@
 package dev.knotless.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.AtUri;
 import dev.knotless.atproto.BlobRef;
+import dev.knotless.atproto.lexicon.LexiconValidator;
+import dev.knotless.storage.cli.RerunCommand;
 import dev.knotless.storage.pack.PackPlacement;
 import dev.knotless.storage.records.ClaimRecord;
 import dev.knotless.storage.records.PackRecord;
@@ -16,7 +18,6 @@ import dev.knotless.storage.records.RefRecord;
 import dev.knotless.storage.records.RepoRecord;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,37 +29,24 @@ class LexiconAgreementTest {
   private static final String AT = "2026-11-29T12:00:00Z";
 
   private static JsonNode lexicon(String name) throws Exception {
-    String root = System.getProperty("knotless.repo.root", "../..");
-    return JSON.readTree(Path.of(root, "lexicons/dev/knotless", name + ".json").toFile())
+    return JSON.readTree(root().resolve("lexicons/dev/knotless/" + name + ".json").toFile())
         .path("defs")
         .path("main")
         .path("record");
   }
 
-  private static void agrees(String name, ObjectNode written) throws Exception {
-    JsonNode lex = lexicon(name);
-    JsonNode props = lex.path("properties");
-    for (JsonNode req : lex.path("required")) {
-      assertTrue(written.has(req.asText()), name + " lacks required field " + req.asText());
-    }
-    for (Iterator<Map.Entry<String, JsonNode>> it = written.fields(); it.hasNext(); ) {
-      var e = it.next();
-      if (e.getKey().equals("$type")) {
-        assertEquals("dev.knotless." + name, e.getValue().asText());
-        continue;
-      }
-      JsonNode p = props.get(e.getKey());
-      assertTrue(p != null, name + " writes " + e.getKey() + ", which its lexicon does not have");
-      JsonNode v = e.getValue();
-      switch (p.path("type").asText()) {
-        case "string" -> assertTrue(v.isTextual(), name + "." + e.getKey());
-        case "integer" -> assertTrue(v.isIntegralNumber(), name + "." + e.getKey());
-        case "array" -> assertTrue(v.isArray(), name + "." + e.getKey());
-        case "bytes" -> assertTrue(v.has("$bytes"), name + "." + e.getKey());
-        case "blob" -> assertEquals("blob", v.path("$type").asText());
-        default -> {}
-      }
-    }
+  private static Path root() {
+    return Path.of(System.getProperty("knotless.repo.root", "../.."));
+  }
+
+  /**
+   * Every field written is in the lexicon with its type, format and bounds; none required lacks.
+   */
+  static void agrees(String name, ObjectNode written) throws Exception {
+    assertEquals(
+        List.of(),
+        LexiconValidator.load(root().resolve("lexicons"))
+            .problems("dev.knotless." + name, written));
   }
 
   @Test
@@ -102,6 +90,33 @@ class LexiconAgreementTest {
                 null,
                 AT)
             .toJson());
+  }
+
+  @Test
+  void aRerunRecordAsKnotlessRerunWritesItAgreesWithItsLexicon() throws Exception {
+    ObjectNode withVars =
+        RerunCommand.record(
+            "3kabcdefghijk", "refs/heads/main", "ci", Map.of("LEVEL", "2"), Instant.parse(AT));
+    agrees("rerun", withVars);
+    agrees(
+        "rerun",
+        RerunCommand.record("3kabcdefghijk", "refs/tags/v1", null, Map.of(), Instant.parse(AT)));
+    agrees(
+        "rerun",
+        RerunCommand.pullRecord(
+            "3kabcdefghijk",
+            "at://did:plc:abcdefghijklmnopqrstuvwx/dev.knotless.pull/3kabcdefghijl",
+            "ci",
+            Instant.parse(AT)));
+  }
+
+  @Test
+  void aRefOfGenerationZeroParsesAsTheLexiconAllowsAndANegativeOneDoesNot() throws Exception {
+    ObjectNode zero = new RefRecord("k", "refs/heads/main", SHA, 0, null, AT, AT, null).toJson();
+    agrees("ref", zero);
+    assertEquals(0, RefRecord.parse("at://x", "k", zero).generation());
+    zero.put("generation", -1);
+    assertThrows(RecordFormatException.class, () -> RefRecord.parse("at://x", "k", zero));
   }
 
   @Test

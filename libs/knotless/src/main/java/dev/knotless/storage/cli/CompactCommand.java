@@ -32,10 +32,9 @@ public final class CompactCommand implements Command {
     } else {
       ctx.out()
           .println(
-              "folded "
-                  + r.packsFolded()
-                  + " packs into "
-                  + r.pack()
+              (r.packsFolded() == 0
+                      ? "no packs to fold"
+                      : "folded " + r.packsFolded() + " packs into " + r.pack())
                   + "; deleted "
                   + r.claimsDeleted()
                   + " old claims and "

@@ -80,8 +80,9 @@ public final class RerunCommand implements Command {
     return 0;
   }
 
-  /** The record's value for a pull asked for: all its workflows, or one. */
-  static ObjectNode pullRecord(String repoKey, String pullUri, String workflow, Instant now) {
+  /** The record's value for a pull asked for (all its workflows, or one), as rerun.json has it. */
+  public static ObjectNode pullRecord(
+      String repoKey, String pullUri, String workflow, Instant now) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
     n.put("repo", repoKey);
     n.put("pull", pullUri);
@@ -92,8 +93,8 @@ public final class RerunCommand implements Command {
     return n;
   }
 
-  /** The record's value. */
-  static ObjectNode record(
+  /** The record's value, as lexicons/dev/knotless/rerun.json has it. */
+  public static ObjectNode record(
       String repoKey, String ref, String workflow, Map<String, String> vars, Instant now) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
     n.put("repo", repoKey);

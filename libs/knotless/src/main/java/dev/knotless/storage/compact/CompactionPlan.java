@@ -62,15 +62,31 @@ public record CompactionPlan(
     return new CompactionPlan(old, young, stale, empty);
   }
 
+  /** Whether there are claims or empty refs a day old to drop, fold or no fold. */
+  public boolean prunes() {
+    return !staleClaims.isEmpty() || !emptyRefs.isEmpty();
+  }
+
   /** Whether there is a fold to make: at least two old packs. */
   public boolean folds() {
     return old.size() >= MIN_OLD_PACKS;
   }
 
-  /** The fold's tips: one per live ref target in ref-record order, then the young packs' bases. */
-  public static List<String> tips(List<RefRecord> refs, List<PackRecord> young) {
+  /**
+   * The fold's tips: one per live ref, in ref-record order, a target two refs share listed once.
+   */
+  public static List<String> tips(List<RefRecord> refs) {
     Set<String> out = new LinkedHashSet<>();
     refs.stream().filter(RefRecord::live).forEach(r -> out.add(r.target()));
+    return List.copyOf(out);
+  }
+
+  /**
+   * What the fold holds: every live ref target, then the bases the young packs name, which a fetch
+   * of a young pack wants though no ref may reach them any more.
+   */
+  public static List<String> contents(List<RefRecord> refs, List<PackRecord> young) {
+    Set<String> out = new LinkedHashSet<>(tips(refs));
     young.forEach(p -> out.addAll(p.bases()));
     return List.copyOf(out);
   }

@@ -89,50 +89,26 @@ public final class Compactor {
     }
     CompactionPlan plan =
         CompactionPlan.decide(all, claims, snap.refs(), clock.instant(), settings.claimGrace());
-    if (!plan.folds()) {
+    if (!plan.folds() && !plan.prunes()) {
       return new Result(
-          "fewer than " + CompactionPlan.MIN_OLD_PACKS + " packs older than ten minutes",
+          "fewer than "
+              + CompactionPlan.MIN_OLD_PACKS
+              + " packs older than ten minutes, and no claim a day old",
           null,
           0,
           0,
           0);
     }
-    Mirror mirror = Mirror.open(cache.dir(), repo.did(), key);
-    mirror.sync(snap, fetcher);
-    List<String> youngBases = new ArrayList<>();
-    plan.young().forEach(p -> youngBases.addAll(p.bases()));
-    try {
-      mirror.fetch(snap, fetcher, youngBases);
-    } catch (IOException e) {
-      throw new IOException(
-          "compaction stopped, nothing deleted: a base of a young pack cannot be fetched ("
-              + e.getMessage()
-              + "); it folds once that pack is old enough",
-          e);
-    }
-    List<String> tips = CompactionPlan.tips(snap.refs(), plan.young());
-    PackRecord fold = null;
-    if (!tips.isEmpty()) {
-      StringBuilder in = new StringBuilder();
-      tips.forEach(t -> in.append(t).append('\n'));
-      byte[] bytes =
-          mirror
-              .git()
-              .run(
-                  in.toString().getBytes(StandardCharsets.UTF_8),
-                  "pack-objects",
-                  "--revs",
-                  "--stdout",
-                  "-q",
-                  "--delta-base-offset");
-      List<String> supersedes = plan.old().stream().map(PackRecord::rkey).toList();
-      fold = packs.place(Keys.pack(key, Tid.next()), bytes, tips, List.of(), supersedes);
-    }
+    // Stale claims and empty refs go whether or not there is a fold to make.
+    PackRecord fold = plan.folds() ? fold(repo, snap, plan) : null;
     List<Write> writes = new ArrayList<>();
     if (fold != null) {
       writes.add(Write.create(Lexicons.PACK, fold.rkey(), fold.toJson()));
     }
-    plan.old().forEach(p -> writes.add(Write.delete(Lexicons.PACK, p.rkey())));
+    if (plan.folds()) {
+      // With nothing live and no young base, the old packs hold nothing to keep.
+      plan.old().forEach(p -> writes.add(Write.delete(Lexicons.PACK, p.rkey())));
+    }
     for (ClaimRecord c : plan.staleClaims()) {
       writes.add(Write.delete(Lexicons.CLAIM, c.rkey()));
     }
@@ -161,8 +137,53 @@ public final class Compactor {
     return new Result(
         null,
         fold == null ? null : fold.rkey(),
-        plan.old().size(),
+        plan.folds() ? plan.old().size() : 0,
         plan.staleClaims().size(),
         plan.emptyRefs().size());
+  }
+
+  /**
+   * Syncs the mirror and packs every live ref target, with the young packs' bases, into one pack
+   * whose tips are one per live ref (the young bases, when no ref is live, since a pack needs a
+   * tip). Null when there is nothing to keep.
+   */
+  private PackRecord fold(RepoAddress repo, Snapshot snap, CompactionPlan plan) throws IOException {
+    String key = snap.repo().key();
+    Mirror mirror = Mirror.open(cache.dir(), repo.did(), key);
+    mirror.sync(snap, fetcher);
+    List<String> youngBases = new ArrayList<>();
+    plan.young().forEach(p -> youngBases.addAll(p.bases()));
+    try {
+      mirror.fetch(snap, fetcher, youngBases);
+    } catch (IOException e) {
+      throw new IOException(
+          "compaction stopped, nothing deleted: a base of a young pack cannot be fetched ("
+              + e.getMessage()
+              + "); it folds once that pack is old enough",
+          e);
+    }
+    List<String> tips = CompactionPlan.tips(snap.refs());
+    if (tips.isEmpty()) {
+      tips = youngBases.stream().distinct().sorted().toList();
+    }
+    if (tips.isEmpty()) {
+      return null;
+    }
+    // The young packs' bases ride in the fold, listed as no tip: a fetch missing one finds it in
+    // the walk that takes every pack not yet indexed.
+    StringBuilder in = new StringBuilder();
+    CompactionPlan.contents(snap.refs(), plan.young()).forEach(t -> in.append(t).append('\n'));
+    byte[] bytes =
+        mirror
+            .git()
+            .run(
+                in.toString().getBytes(StandardCharsets.UTF_8),
+                "pack-objects",
+                "--revs",
+                "--stdout",
+                "-q",
+                "--delta-base-offset");
+    List<String> supersedes = plan.old().stream().map(PackRecord::rkey).toList();
+    return packs.place(Keys.pack(key, Tid.next()), bytes, tips, List.of(), supersedes);
   }
 }

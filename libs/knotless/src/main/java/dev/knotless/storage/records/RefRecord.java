@@ -10,8 +10,8 @@ import java.util.Optional;
  * A {@code dev.knotless.ref} record: where one ref points. {@code target} is null only for the
  * empty records clients before 0.6 kept for deleted refs; such a ref is not live. {@code pack} is
  * the key of the pack holding the target, null when unknown (pre-0.6, or the push wrote no pack).
- * {@code generation} started at 1 before 0.6 and at the time in milliseconds since. Times are
- * ISO-8601 strings as written. Immutable.
+ * {@code generation} started at 1 before 0.6 and at the time in milliseconds since; 0 parses too,
+ * as the lexicon allows it. Times are ISO-8601 strings as written. Immutable.
  */
 public record RefRecord(
     String rkey,
@@ -41,8 +41,9 @@ public record RefRecord(
       throw new RecordFormatException(uri, "field 'name' is not a full ref name: " + name);
     }
     long generation = Fields.integer(uri, v, "generation");
-    if (generation < 1) {
-      throw new RecordFormatException(uri, "field 'generation' is below 1: " + generation);
+    if (generation < 0) {
+      // The lexicon's minimum is 0; only a negative generation cannot have been written.
+      throw new RecordFormatException(uri, "field 'generation' is negative: " + generation);
     }
     return new RefRecord(
         rkey,

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -107,7 +108,21 @@ public final class RemoteHelper {
 
   private Snapshot read(SnapshotReader.Packs packs) throws IOException {
     RepoAddress at = address();
-    Snapshot s = repos.snapshots(reader).read(at, packs);
+    Snapshot s;
+    try {
+      s = repos.snapshots(reader).read(at, packs);
+    } catch (XrpcException e) {
+      // A cached identity can name the PDS an account has since moved away from.
+      Optional<RepoAddress> moved = repos.relocate(at, e);
+      if (moved.isEmpty()) {
+        throw e;
+      }
+      at = moved.get();
+      pin(at);
+      address = at;
+      reader = repos.reader(at);
+      s = repos.snapshots(reader).read(at, packs);
+    }
     if (s.renamedFrom() != null) {
       String moved = s.address().url();
       err.println("knotless: " + at.url() + " has moved to " + moved);
