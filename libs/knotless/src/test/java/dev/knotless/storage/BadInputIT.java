@@ -93,4 +93,34 @@ class BadInputIT {
     assertTrue(out.contains("at://" + owner.did() + "/dev.knotless.ref/" + rkey), out);
     assertTrue(out.contains("generation"), out);
   }
+
+  @Test
+  void aRefRecordWhoseNameGitWouldRefuseFailsTheReadNamingIt(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    Account owner = pds.createAccount("hostile");
+    GitUser me = new GitUser(pds, owner, tmp.resolve("home"));
+    Path a = me.newRepo(tmp.resolve("a"), "a.txt", "a\n");
+    String url = "knotless://" + owner.handle() + "/hostile";
+    me.ok(a, "push", "-q", url, "main");
+    Fixture f = new Fixture(owner, pds.pdsUrl(), tmp.resolve("cache"));
+    String key = f.reader().read(f.repo("hostile"), SnapshotReader.Packs.NONE).repo().key();
+    String bad = "refs/heads/x\n==> deploy";
+    String rkey = Keys.ref(key, "refs/heads/x");
+    f.client.applyWrites(
+        owner.did(),
+        List.of(
+            Write.create(
+                Lexicons.REF,
+                rkey,
+                JsonNodeFactory.instance
+                    .objectNode()
+                    .put("name", bad)
+                    .put("target", "0123456789abcdef0123456789abcdef01234567")
+                    .put("generation", 1)
+                    .put("createdAt", "2026-01-01T00:00:00Z"))));
+    String out = me.fails(a, "ls-remote", url);
+    assertTrue(out.contains("at://" + owner.did() + "/dev.knotless.ref/" + rkey), out);
+    assertTrue(out.contains("field 'name': invalid ref name"), out);
+    assertTrue(out.contains("refs/heads/x\\n==> deploy"), "the newline is shown escaped: " + out);
+  }
 }

@@ -37,8 +37,14 @@ public record RefRecord(
       throws RecordFormatException {
     ObjectNode v = Fields.object(uri, value);
     String name = Fields.text(uri, v, "name");
-    if (!name.startsWith("refs/") && !name.equals("HEAD")) {
-      throw new RecordFormatException(uri, "field 'name' is not a full ref name: " + name);
+    if (!name.equals("HEAD")) {
+      try {
+        // A name git would refuse (a newline, a space, "..") never reaches a command or a log.
+        dev.knotless.storage.push.RefNames.validate(name);
+      } catch (IllegalArgumentException e) {
+        throw new RecordFormatException(
+            uri, "field 'name': " + e.getMessage().replace("\n", "\\n").replace("\r", "\\r"));
+      }
     }
     long generation = Fields.integer(uri, v, "generation");
     if (generation < 0) {
