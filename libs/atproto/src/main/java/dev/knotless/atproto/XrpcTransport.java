@@ -102,7 +102,7 @@ final class XrpcTransport {
     long start = System.nanoTime();
     HttpResponse<byte[]> r;
     try {
-      r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      r = http.send(b.build(), BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
     } catch (IOException e) {
       observer.called(method, 0, System.nanoTime() - start);
       throw XrpcException.noStatus(method, e);

@@ -14,6 +14,9 @@ final class Fetch {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+  /** The most a DID document or a handle's answer may hold: they are a few hundred bytes. */
+  static final long MAX_BYTES = 1 << 20;
+
   private Fetch() {}
 
   /** A client for resolution: HTTP/1.1 (the reference PDS refuses h2c upgrades), no redirects. */
@@ -30,7 +33,12 @@ final class Fetch {
     HttpRequest request =
         HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Accept", accept).GET().build();
     try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString());
+      return http.send(
+          request,
+          info ->
+              HttpResponse.BodySubscribers.mapping(
+                  dev.knotless.atproto.BoundedBodies.ofByteArray(MAX_BYTES).apply(info),
+                  bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
     } catch (IOException e) {
       throw new IdentityException(
           "could not reach " + uri + " to " + purpose + ": " + e.getMessage(), e);
