@@ -41,6 +41,14 @@ public abstract sealed class WebSocketSource implements AutoCloseable
   private boolean started;
   private boolean closed;
   private Duration backoff;
+
+  /**
+   * The longest message taken, in bytes (characters, for text): Jetstream's frames are a few
+   * kilobytes and a firehose commit carries at most a couple of megabytes of blocks, so a message
+   * past this is hostile or broken, and holding it would fill the heap.
+   */
+  static final int MAX_MESSAGE_CHARS = 8 << 20;
+
   private DoorClock.Cancellable reconnect;
 
   WebSocketSource(
@@ -221,6 +229,10 @@ public abstract sealed class WebSocketSource implements AutoCloseable
     @Override
     public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
       heard(true);
+      if (text.length() + data.length() > MAX_MESSAGE_CHARS) {
+        tooBig(webSocket);
+        return null;
+      }
       text.append(data);
       if (last) {
         String whole = text.toString();
@@ -234,6 +246,10 @@ public abstract sealed class WebSocketSource implements AutoCloseable
     @Override
     public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
       heard(true);
+      if ((long) binary.size() + data.remaining() > MAX_MESSAGE_CHARS) {
+        tooBig(webSocket);
+        return null;
+      }
       byte[] part = new byte[data.remaining()];
       data.get(part);
       binary.writeBytes(part);
@@ -244,6 +260,20 @@ public abstract sealed class WebSocketSource implements AutoCloseable
       }
       webSocket.request(1);
       return null;
+    }
+
+    /**
+     * Gives up a connection whose message runs past the limit: what it held is dropped, and the
+     * connection made again rings every door, so nothing the message may have said is lost.
+     */
+    private void tooBig(WebSocket webSocket) {
+      text.setLength(0);
+      binary.reset();
+      log.warn(
+          "{} sent a message over {} bytes; dropping the connection, which rings every door again",
+          name,
+          MAX_MESSAGE_CHARS);
+      webSocket.abort();
     }
 
     @Override

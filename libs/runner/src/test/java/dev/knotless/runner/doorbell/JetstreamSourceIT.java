@@ -164,6 +164,20 @@ class JetstreamSourceIT {
   }
 
   @Test
+  void aMessageThatNeverEndsIsGivenUpAndTheNewConnectionRingsEveryDoor() throws Exception {
+    start(Doors.DEFAULT_SWEEP);
+    await("the connection's passes", WAIT, () -> passes.size() == 3);
+
+    server.sendUnendedText(WebSocketSource.MAX_MESSAGE_CHARS + (2L << 20));
+
+    await("a second connection", WAIT, () -> source.connections() == 2);
+    await(
+        "the second connection's rings",
+        WAIT,
+        () -> ALL.stream().allMatch(r -> sink.count(r, Doorbell.connect("jetstream")) >= 2));
+  }
+
+  @Test
   void aQuietConnectionThatAnswersItsPingsIsKept() throws Exception {
     start(Doors.DEFAULT_SWEEP);
 

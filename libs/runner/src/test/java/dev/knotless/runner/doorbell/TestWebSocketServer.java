@@ -86,6 +86,26 @@ final class TestWebSocketServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends a text message that never ends: a first fragment and then continuation frames, none
+   * final, {@code bytes} in all, to every open connection.
+   */
+  void sendUnendedText(long bytes) throws IOException {
+    byte[] chunk = new byte[1 << 16];
+    java.util.Arrays.fill(chunk, (byte) 'x');
+    for (Peer peer : peers) {
+      int opcode = 0x1;
+      for (long sent = 0; sent < bytes; sent += chunk.length) {
+        try {
+          peer.sendFragment(opcode, chunk);
+        } catch (IOException closed) {
+          break; // the client gave the connection up, as it should
+        }
+        opcode = 0x0;
+      }
+    }
+  }
+
   /** Cuts every open connection without a close frame. */
   void dropAll() throws IOException {
     for (Peer peer : peers) {
@@ -225,8 +245,17 @@ final class TestWebSocketServer implements AutoCloseable {
     }
 
     synchronized void send(int opcode, byte[] payload) throws IOException {
+      write(0x80 | opcode, payload);
+    }
+
+    /** A frame that is not the last of its message. */
+    synchronized void sendFragment(int opcode, byte[] payload) throws IOException {
+      write(opcode, payload);
+    }
+
+    private void write(int first, byte[] payload) throws IOException {
       ByteArrayOutputStream frame = new ByteArrayOutputStream();
-      frame.write(0x80 | opcode);
+      frame.write(first);
       if (payload.length < 126) {
         frame.write(payload.length);
       } else if (payload.length < 65536) {
