@@ -1,0 +1,239 @@
+package dev.knotless.runner.exec.pod;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.regex.Pattern;
+
+/**
+ * The in-pod launcher: the few {@code sh} scripts the pod executor runs through the API server's
+ * exec subresource, and the bytes it writes to their stdin. Nothing of the runner's is installed in
+ * the run's image: each script travels as the argument of {@code sh -c}, so any image with a POSIX
+ * shell, {@code setsid}, {@code head}, {@code tail}, {@code wc} and {@code tar} (busybox has them
+ * all) can run steps. docs/executor.md, "The in-pod launcher", describes the protocol.
+ *
+ * <p>Step {@code n} keeps its state in {@code /knotless/steps/<n>/}: {@code out} (its stdout and
+ * stderr, appended), {@code pgid} (its process group) and {@code exit} (its exit status, written
+ * once it ended, renamed into place so it is never read half-written). The exec that launches a
+ * step carries no output at all, so a connection that drops cannot kill the step with SIGPIPE, and
+ * the step's result is read from {@code exit}, never from how a connection ended.
+ *
+ * <p>Secrets: a step's environment is written to the launching exec's stdin as {@code sh} code
+ * (single-quoted {@code export} lines), evaluated in the subshell that becomes the step, and
+ * nowhere else: not in the pod spec, an argument, pid 1's environment or a file. Stateless.
+ */
+public final class Launcher {
+
+  /** Where the checkout is unpacked and steps start. */
+  public static final String WORK = "/work";
+
+  /** The launcher's own directory: step records and outputs. */
+  public static final String ROOT = "/knotless";
+
+  /** Where outputs are left; {@code KNOTLESS_RUN_OUTPUTS} names it. */
+  public static final String OUTPUTS = ROOT + "/outputs";
+
+  /** Where each step's records lie, one directory per step index. */
+  public static final String STEPS = ROOT + "/steps";
+
+  /** The launcher's own variables start so; no run variable may, or it could change them. */
+  static final String LAUNCHER_PREFIX = "knotless_";
+
+  /** The variable the step's script is passed in. */
+  static final String SCRIPT_VARIABLE = LAUNCHER_PREFIX + "script";
+
+  /** The exit status the launcher gives a step it could not start (no directory, no checkout). */
+  public static final int LAUNCH_FAILED = 125;
+
+  /**
+   * What pid 1 runs: nothing but waiting, so the container lives until the pod is deleted. It holds
+   * no variable of the run's; a TERM ends it at once.
+   */
+  public static final String IDLE = "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done";
+
+  /**
+   * Starts step {@code $1}: reads a byte count on one line, then exactly that many bytes of {@code
+   * sh} code (the environment and the script), sends everything after to the step's {@code out},
+   * evaluates the code in a subshell that then becomes the step, {@code setsid sh -ec <script>}, so
+   * it leads a process group of its own, records the group, waits, and renames the exit status into
+   * place.
+   */
+  static final String LAUNCH =
+      String.join(
+          "\n",
+          "knotless_d=" + STEPS + "/$1",
+          "mkdir -p \"$knotless_d\" || exit " + LAUNCH_FAILED,
+          "read -r knotless_n || exit " + LAUNCH_FAILED,
+          "knotless_code=$(head -c \"$knotless_n\")",
+          // The launcher's own notices (a shell's "Killed") are not the step's output.
+          "exec </dev/null >/dev/null 2>&1",
+          "if [ \"$2\" -gt 0 ]; then knotless_nice=\"nice -n $2\"; else knotless_nice=; fi",
+          "if cd " + WORK + "; then",
+          "  (eval \"$knotless_code\" && exec setsid $knotless_nice sh -ec \"$"
+              + SCRIPT_VARIABLE
+              + "\") >>\"$knotless_d/out\" 2>&1 &",
+          "  knotless_pid=$!",
+          "  knotless_code=",
+          "  echo \"$knotless_pid\" >\"$knotless_d/pgid.new\" && mv \"$knotless_d/pgid.new\" \"$knotless_d/pgid\"",
+          "  wait \"$knotless_pid\"",
+          "  knotless_status=$?",
+          "else",
+          "  knotless_status=" + LAUNCH_FAILED,
+          "fi",
+          "echo \"$knotless_status\" >\"$knotless_d/exit.new\" && mv \"$knotless_d/exit.new\" \"$knotless_d/exit\"");
+
+  /**
+   * Prints step {@code $1}'s output from byte offset {@code $2} on, as it grows, and ends once the
+   * step's exit record exists: what was written before the record is then printed by the caller's
+   * last read ({@link #tailCommand}), so nothing is lost whichever came first.
+   */
+  static final String FOLLOW =
+      String.join(
+          "\n",
+          "d=" + STEPS + "/$1",
+          "off=$2",
+          "while [ ! -f \"$d/exit\" ]; do",
+          "  size=$(wc -c <\"$d/out\" 2>/dev/null || echo 0)",
+          "  if [ \"$size\" -gt \"$off\" ]; then",
+          "    tail -c +$((off + 1)) \"$d/out\" | head -c $((size - off))",
+          "    off=$size",
+          "  else",
+          "    sleep 0.05",
+          "  fi",
+          "done");
+
+  /** Prints step {@code $1}'s output from byte offset {@code $2} to its end. */
+  static final String TAIL = "tail -c +$(($2 + 1)) \"" + STEPS + "/$1/out\" 2>/dev/null; exit 0";
+
+  /** Prints step {@code $1}'s exit record, or nothing while it has none. */
+  static final String EXIT = "cat \"" + STEPS + "/$1/exit\" 2>/dev/null; exit 0";
+
+  /**
+   * Kills step {@code $1}'s whole process group with SIGKILL, waiting up to 5 s for the launcher to
+   * record the group when the kill comes as the step starts.
+   */
+  static final String KILL =
+      String.join(
+          "\n",
+          "d=" + STEPS + "/$1",
+          "i=0",
+          "while [ ! -s \"$d/pgid\" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done",
+          "[ -s \"$d/pgid\" ] && kill -9 -\"$(cat \"$d/pgid\")\"",
+          "exit 0");
+
+  /** Reads a byte count on one line, then unpacks exactly that many bytes of tar into /work. */
+  static final String UNPACK =
+      "read -r n && mkdir -p "
+          + WORK
+          + " "
+          + OUTPUTS
+          + " "
+          + STEPS
+          + " && head -c \"$n\" | tar -xf - -C "
+          + WORK;
+
+  /** Writes the outputs directory's top-level regular files as tar to stdout. */
+  static final String PACK_OUTPUTS = "cd " + OUTPUTS + " && tar -cf - .";
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+  private Launcher() {}
+
+  /**
+   * The exec that starts step {@code index}, under {@code nice -n <niceness>} when above 0; its
+   * stdin must then be {@link #stdin}.
+   */
+  public static List<String> launchCommand(int index, int niceness) {
+    return List.of(
+        "sh", "-c", LAUNCH, "knotless-launch", Integer.toString(index), Integer.toString(niceness));
+  }
+
+  /** The exec that follows step {@code index}'s output from byte {@code offset} on. */
+  public static List<String> followCommand(int index, long offset) {
+    return List.of("sh", "-c", FOLLOW, "knotless-follow", Integer.toString(index), off(offset));
+  }
+
+  /** The exec that prints step {@code index}'s output from byte {@code offset} to its end. */
+  public static List<String> tailCommand(int index, long offset) {
+    return List.of("sh", "-c", TAIL, "knotless-tail", Integer.toString(index), off(offset));
+  }
+
+  /** The exec that prints step {@code index}'s exit record, empty while it has none. */
+  public static List<String> exitCommand(int index) {
+    return List.of("sh", "-c", EXIT, "knotless-exit", Integer.toString(index));
+  }
+
+  /** The exec that kills step {@code index}'s process group. */
+  public static List<String> killCommand(int index) {
+    return List.of("sh", "-c", KILL, "knotless-kill", Integer.toString(index));
+  }
+
+  /** The exec that unpacks the checkout; its stdin must be {@link #framed} tar. */
+  public static List<String> unpackCommand() {
+    return List.of("sh", "-c", UNPACK);
+  }
+
+  /** The exec that packs the outputs directory as tar on its stdout. */
+  public static List<String> packOutputsCommand() {
+    return List.of("sh", "-c", PACK_OUTPUTS);
+  }
+
+  private static String off(long offset) {
+    if (offset < 0) {
+      throw new IllegalArgumentException("negative offset " + offset);
+    }
+    return Long.toString(offset);
+  }
+
+  /**
+   * What the launching exec reads on its stdin: the step's environment as single-quoted {@code
+   * export} lines and its script as one more variable, {@link #framed}.
+   *
+   * @throws IllegalArgumentException naming a variable whose name a shell cannot take (the value is
+   *     never named, as it may be a secret)
+   */
+  public static byte[] stdin(Map<String, String> env, String script) {
+    StringBuilder code = new StringBuilder();
+    env.forEach(
+        (name, value) -> {
+          if (!NAME.matcher(name).matches() || name.startsWith(LAUNCHER_PREFIX)) {
+            throw new IllegalArgumentException(
+                "variable "
+                    + name
+                    + " cannot reach a step in a pod: not a shell variable's name, or one the launcher keeps");
+          }
+          code.append("export ").append(name).append('=').append(quote(value)).append('\n');
+        });
+    code.append(SCRIPT_VARIABLE).append('=').append(quote(script)).append('\n');
+    return framed(code.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * {@code bytes} after a line holding their count, as {@link #LAUNCH} and {@link #UNPACK} read.
+   */
+  public static byte[] framed(byte[] bytes) {
+    byte[] head = (bytes.length + "\n").getBytes(StandardCharsets.US_ASCII);
+    byte[] all = new byte[head.length + bytes.length];
+    System.arraycopy(head, 0, all, 0, head.length);
+    System.arraycopy(bytes, 0, all, head.length, bytes.length);
+    return all;
+  }
+
+  /**
+   * {@code value} single-quoted for {@code sh}: every byte as it is, quotes closed around {@code
+   * '}.
+   */
+  static String quote(String value) {
+    return "'" + value.replace("'", "'\\''") + "'";
+  }
+
+  /** The status an exit record holds, or empty while the step has none (or it is not a number). */
+  public static OptionalInt parseExit(String record) {
+    String s = record.strip();
+    if (s.isEmpty() || s.length() > 3 || !s.chars().allMatch(Character::isDigit)) {
+      return OptionalInt.empty();
+    }
+    return OptionalInt.of(Integer.parseInt(s));
+  }
+}

@@ -1,0 +1,106 @@
+package dev.knotless.runner.exec.pod;
+
+import dev.knotless.runner.exec.AfterSteps;
+import dev.knotless.runner.exec.Executor;
+import dev.knotless.runner.exec.RunCancellation;
+import dev.knotless.runner.exec.RunDriver;
+import dev.knotless.runner.exec.RunListener;
+import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.exec.RunSpec;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pod executor: each run in a Kubernetes pod of its own ({@link RunPod}), its steps started in
+ * it by the in-pod {@link Launcher}, every exchange through the API server ({@link PodApi}). The
+ * checkout is made on the runner's side, as for every executor, and copied into the pod; the pod is
+ * deleted once the last step's output was read, before the caller files anything.
+ *
+ * <p>Every pod carries the runner's DID as a label; {@link #removeLeftovers} deletes those that
+ * belong to no live run of this executor. Thread-safe: one executor runs any number of runs at
+ * once, each on its caller's thread.
+ */
+public final class PodExecutor implements Executor {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodExecutor.class);
+
+  private final PodApi api;
+  private final PodSettings settings;
+  private final String runnerDid;
+  private final RunDriver driver;
+  private final Live live = new Live();
+
+  /**
+   * @param api the API server, bound to the namespace runs go in
+   * @param settings what runs' pods may take
+   * @param runnerDid the runner's account, on every pod as a label
+   * @param workRoot {@code --work}: runs' directories (checkouts before they are copied in) go here
+   */
+  public PodExecutor(
+      PodApi api, PodSettings settings, String runnerDid, Path workRoot, Clock clock) {
+    this.api = Objects.requireNonNull(api, "pod API");
+    this.settings = Objects.requireNonNull(settings, "pod settings");
+    this.runnerDid = Objects.requireNonNull(runnerDid, "runner DID");
+    // Hard links are safe: the pod gets a copy through tar and never sees the mirror.
+    this.driver = new RunDriver(workRoot, clock, true);
+  }
+
+  @Override
+  public String name() {
+    return "pod";
+  }
+
+  @Override
+  public RunResult run(
+      RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
+    return driver.run(
+        spec,
+        cancellation,
+        listener,
+        afterSteps,
+        (s, paths) ->
+            new PodHost(api, RunPod.of(settings, s, runnerDid, paths.runName()), s, paths, live));
+  }
+
+  /**
+   * Deletes this runner's pods that belong to no live run. Errors are logged, never thrown: a sweep
+   * that cannot reach the API server tries again at the next.
+   */
+  @Override
+  public void removeLeftovers() {
+    try {
+      for (String name : api.list(RunPod.labelValue(runnerDid))) {
+        if (live.holds(name)) {
+          continue;
+        }
+        api.delete(name);
+        LOG.info("deleted leftover pod {}: it carries this runner's label and runs nothing", name);
+      }
+    } catch (IOException e) {
+      LOG.warn("could not sweep leftover pods: {}", e.toString());
+    }
+  }
+
+  /** The pods of this executor's live runs, which a sweep spares. Thread-safe. */
+  static final class Live {
+    private final Set<String> pods = new HashSet<>();
+
+    synchronized void add(String name) {
+      pods.add(name);
+    }
+
+    synchronized void remove(String name) {
+      pods.remove(name);
+    }
+
+    synchronized boolean holds(String name) {
+      return pods.contains(name);
+    }
+  }
+}

@@ -1,0 +1,241 @@
+package dev.knotless.runner.exec.pod;
+
+import dev.knotless.runner.exec.ExecStep;
+import dev.knotless.runner.exec.RunPaths;
+import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.exec.StepHost;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.SequenceInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run's pod: made from {@link RunPod}, the checkout copied in through exec stdin as tar, each
+ * step started by the {@link Launcher} and followed through the API server, the outputs copied out
+ * and the pod deleted once the last step's output was read to its end. Not thread-safe but for
+ * {@link Step#kill} and {@link #close}, which a cancel calls from another thread.
+ */
+final class PodHost implements StepHost {
+
+  /** The exit status the log reports for a step killed by SIGKILL, as a shell reports it. */
+  static final int KILLED = 137;
+
+  /** The largest output file copied back; larger ones are left out, as OutputFiles would. */
+  static final long MAX_OUTPUT_BYTES = 64L << 20;
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodHost.class);
+
+  private final PodApi api;
+  private final RunPod pod;
+  private final RunSpec spec;
+  private final RunPaths paths;
+  private final PodExecutor.Live live;
+  private int steps;
+  private boolean created;
+  private boolean closed;
+
+  PodHost(PodApi api, RunPod pod, RunSpec spec, RunPaths paths, PodExecutor.Live live) {
+    this.api = api;
+    this.pod = pod;
+    this.spec = spec;
+    this.paths = paths;
+    this.live = live;
+  }
+
+  @Override
+  public void open(Consumer<String> log, Duration limit) throws StartFailed, InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    try {
+      synchronized (this) {
+        if (closed) {
+          throw new StartFailed("the run was cancelled while its pod was being made");
+        }
+        live.add(pod.name());
+        created = true;
+      }
+      api.create(pod);
+      synchronized (this) {
+        if (closed) {
+          // A cancel closed the host while the pod was being made: delete what was made.
+          api.delete(pod.name());
+          throw new StartFailed("the run was cancelled while its pod was being made");
+        }
+      }
+      api.awaitRunning(pod.name(), Duration.ofNanos(deadline - System.nanoTime()));
+      copyCheckoutIn();
+    } catch (PodApi.NotRunning e) {
+      throw new StartFailed(e.getMessage(), e);
+    } catch (IOException e) {
+      throw new StartFailed("the run's pod " + pod.name() + " did not start: " + e.getMessage(), e);
+    }
+    log.accept(
+        "pod "
+            + pod.name()
+            + " from "
+            + pod.image()
+            + (pod.runtimeClassName() == null ? "" : ", runtime class " + pod.runtimeClassName()));
+  }
+
+  /** The checkout, as tar through exec stdin: the pod never reaches a service for it. */
+  private void copyCheckoutIn() throws IOException, InterruptedException, StartFailed {
+    Path tar = paths.root().resolve("checkout.tar");
+    try {
+      Tar.write(paths.checkout(), tar);
+      long size = Files.size(tar);
+      byte[] head = (size + "\n").getBytes(StandardCharsets.US_ASCII);
+      PodCommands.Result r;
+      try (InputStream body = Files.newInputStream(tar)) {
+        r =
+            PodCommands.run(
+                api,
+                pod.name(),
+                Launcher.unpackCommand(),
+                new SequenceInputStream(new ByteArrayInputStream(head), body),
+                64 * 1024);
+      }
+      if (r.exit() != 0) {
+        throw new StartFailed(
+            "the checkout could not be unpacked in pod " + pod.name() + ": " + r.text().strip());
+      }
+    } finally {
+      Files.deleteIfExists(tar);
+    }
+  }
+
+  @Override
+  public Map<String, String> stepEnvironment(Map<String, String> runEnv) {
+    Map<String, String> env = new LinkedHashMap<>(runEnv);
+    env.put(ShellExecutor.OUTPUTS_VARIABLE, Launcher.OUTPUTS);
+    return env;
+  }
+
+  @Override
+  public Step start(ExecStep step, Map<String, String> env) throws IOException {
+    byte[] stdin;
+    try {
+      stdin = Launcher.stdin(env, step.script());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+    int index = steps++;
+    PodApi.Exec launcher = api.exec(pod.name(), Launcher.launchCommand(index, spec.niceness()));
+    try {
+      OutputStream in = launcher.stdin();
+      in.write(stdin);
+      in.flush();
+    } catch (IOException e) {
+      launcher.close();
+      throw e;
+    }
+    return new PodStep(index, launcher, new StepOutput(api, pod.name(), index));
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (!created) {
+        return;
+      }
+    }
+    try {
+      copyOutputsOut();
+    } catch (IOException e) {
+      LOG.warn("could not read the outputs of pod {}: {}", pod.name(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      api.delete(pod.name());
+    } catch (IOException e) {
+      throw new IllegalStateException("could not delete pod " + pod.name() + ": " + e, e);
+    } finally {
+      live.remove(pod.name());
+    }
+  }
+
+  private void copyOutputsOut() throws IOException, InterruptedException {
+    if (steps == 0) {
+      return;
+    }
+    try (PodApi.Exec pack = api.exec(pod.name(), Launcher.packOutputsCommand())) {
+      Tar.extractTopFiles(pack.stdout(), paths.outputs(), MAX_OUTPUT_BYTES);
+    }
+  }
+
+  /** One step, as the run loop sees it. */
+  private final class PodStep implements Step {
+    private final int index;
+    private final PodApi.Exec launcher;
+    private final StepOutput output;
+
+    PodStep(int index, PodApi.Exec launcher, StepOutput output) {
+      this.index = index;
+      this.launcher = launcher;
+      this.output = output;
+    }
+
+    @Override
+    public long pid() {
+      return index + 1L;
+    }
+
+    @Override
+    public InputStream output() {
+      return output;
+    }
+
+    @Override
+    public boolean waitFor(Duration limit) throws IOException, InterruptedException {
+      return output.exit(limit).isPresent();
+    }
+
+    @Override
+    public int waitForExit() throws IOException, InterruptedException {
+      OptionalInt exit = output.exit(Duration.ofMinutes(1));
+      if (exit.isEmpty()) {
+        throw new IOException(
+            "pod " + pod.name() + " recorded no exit for a killed step within a minute");
+      }
+      return exit.getAsInt();
+    }
+
+    @Override
+    public void kill() {
+      try {
+        PodCommands.run(api, pod.name(), Launcher.killCommand(index), null, 4096);
+      } catch (IOException | RuntimeException e) {
+        // The API server did not take the kill: deleting the pod kills everything in it.
+        LOG.warn("could not kill step {} in pod {}: {}", index, pod.name(), e.toString());
+        try {
+          api.delete(pod.name());
+        } catch (IOException | RuntimeException again) {
+          LOG.warn("could not delete pod {} either: {}", pod.name(), again.toString());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public void ended() {
+      // What the step left running stays for the next step, as in a container.
+      launcher.close();
+    }
+  }
+}

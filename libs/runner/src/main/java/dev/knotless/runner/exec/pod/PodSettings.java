@@ -1,0 +1,89 @@
+package dev.knotless.runner.exec.pod;
+
+import java.util.Objects;
+
+/**
+ * What every run's pod may take and how it runs, from the command line or the chart's values. The
+ * limits are unset by default (0), as under docker; a runner for code it does not trust sets them
+ * all. Immutable.
+ *
+ * @param image the image of a workflow that names none ({@code --image})
+ * @param cpus the CPUs a run's container may use ({@code --cpus}), 0 for no limit
+ * @param memoryGiB its memory in whole GiB ({@code --memory}), 0 for no limit
+ * @param ephemeralGiB the local disk it may fill, checkout and outputs included, in whole GiB, 0
+ *     for no limit
+ * @param runtime the RuntimeClass of others' code ({@code --runtime}, such as {@code gvisor}), null
+ *     for the cluster's default
+ * @param trustedRuntime the RuntimeClass of code an owner named with {@code --trust} vouches for
+ *     ({@code --trusted-runtime}), null to use {@code runtime} for it too
+ * @param runAsUser the user id steps run as, with {@code runAsNonRoot}; 0 for the image's own user
+ *     (root in most images, which steps that install packages need)
+ */
+public record PodSettings(
+    String image,
+    double cpus,
+    int memoryGiB,
+    int ephemeralGiB,
+    String runtime,
+    String trustedRuntime,
+    long runAsUser) {
+
+  /** The image of a workflow that names none, when {@code --image} is not given. */
+  public static final String DEFAULT_IMAGE = "debian:bookworm-slim";
+
+  /** Checks the values; a bad one names its flag. */
+  public PodSettings {
+    Objects.requireNonNull(image, "image");
+    if (image.isBlank()) {
+      throw new IllegalArgumentException("--image: empty");
+    }
+    if (!(cpus >= 0) || Double.isInfinite(cpus)) {
+      throw new IllegalArgumentException("--cpus " + cpus + ": expected a number above 0");
+    }
+    if (memoryGiB < 0) {
+      throw new IllegalArgumentException("--memory " + memoryGiB + ": expected whole GiB above 0");
+    }
+    if (ephemeralGiB < 0) {
+      throw new IllegalArgumentException("ephemeral storage " + ephemeralGiB + ": negative");
+    }
+    if (runAsUser < 0) {
+      throw new IllegalArgumentException("run-as user " + runAsUser + ": negative");
+    }
+  }
+
+  /** No limits, the cluster's default runtime, the image's user, {@link #DEFAULT_IMAGE}. */
+  public static PodSettings defaults() {
+    return new PodSettings(DEFAULT_IMAGE, 0, 0, 0, null, null, 0);
+  }
+
+  /** These settings with {@code image} as the default image. */
+  public PodSettings withImage(String image) {
+    return new PodSettings(
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser);
+  }
+
+  /** These settings with the given limits. */
+  public PodSettings withLimits(double cpus, int memoryGiB, int ephemeralGiB) {
+    return new PodSettings(
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser);
+  }
+
+  /** These settings with the RuntimeClasses of others' code and of trusted code. */
+  public PodSettings withRuntimes(String runtime, String trustedRuntime) {
+    return new PodSettings(
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser);
+  }
+
+  /** These settings with steps run as {@code uid} (0 for the image's user). */
+  public PodSettings withRunAsUser(long uid) {
+    return new PodSettings(image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, uid);
+  }
+
+  /**
+   * The RuntimeClass a run's pod names: {@code trustedRuntime} for code an owner named with {@code
+   * --trust} vouches for, when set, else {@code runtime}; null for the cluster's default.
+   */
+  public String runtimeFor(boolean trustedCode) {
+    return trustedCode && trustedRuntime != null ? trustedRuntime : runtime;
+  }
+}

@@ -1,0 +1,172 @@
+package dev.knotless.runner.exec.pod;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One step's output as the run's output pump reads it, and its exit status once recorded. The
+ * output is read from the step's {@code out} file in the pod by a follower exec ({@link
+ * Launcher#followCommand}) that starts at the byte offset read so far: a follower whose connection
+ * drops is started again at that offset, so no byte is lost or read twice. When a follower ends,
+ * the exit record decides: none yet means the connection dropped, so follow again; one there means
+ * the step ended, so the output is read to its end ({@link Launcher#tailCommand}) and the status
+ * comes from the record, never from how the connection ended. Read by one thread; {@link #exit}
+ * from any.
+ */
+final class StepOutput extends InputStream {
+
+  /** Followers that fail to start in a row before the pod counts as lost. */
+  static final int MAX_FAILED_STARTS = 5;
+
+  /** The wait before a follower is started again after a failed start. */
+  static final Duration RETRY = Duration.ofMillis(200);
+
+  private final PodApi api;
+  private final String pod;
+  private final int index;
+  private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+  private long offset;
+  private PodApi.Exec follower;
+  private InputStream current;
+  private int failedStarts;
+  private boolean readSinceOpen;
+  private boolean tailing;
+  private int status;
+  private boolean done;
+
+  StepOutput(PodApi api, String pod, int index) {
+    this.api = api;
+    this.pod = pod;
+    this.index = index;
+  }
+
+  /** How many bytes of the step's output were read. */
+  long offset() {
+    return offset;
+  }
+
+  @Override
+  public int read() throws IOException {
+    byte[] one = new byte[1];
+    int n = read(one, 0, 1);
+    return n < 0 ? -1 : one[0] & 0xff;
+  }
+
+  @Override
+  public int read(byte[] b, int off, int len) throws IOException {
+    if (len == 0) {
+      return 0;
+    }
+    try {
+      while (true) {
+        if (current == null) {
+          if (done) {
+            return -1;
+          }
+          open();
+          continue;
+        }
+        int n;
+        try {
+          n = current.read(b, off, len);
+        } catch (IOException dropped) {
+          n = -1;
+        }
+        if (n > 0) {
+          offset += n;
+          readSinceOpen = true;
+          failedStarts = 0;
+          return n;
+        }
+        boolean tailed = tailing && follower.exitCode(PodCommands.STATUS_WAIT) == 0;
+        boolean empty = !readSinceOpen;
+        closeFollower();
+        if (tailed) {
+          done = true;
+          exit.complete(status);
+          return -1;
+        }
+        if (!tailing) {
+          OptionalInt recorded = recordedExit();
+          if (recorded.isPresent()) {
+            // Whatever the follower had not printed when the record appeared comes last.
+            status = recorded.getAsInt();
+            tailing = true;
+          } else if (empty) {
+            failed(new IOException("its output follower ended at once"));
+          }
+        }
+      }
+    } catch (IOException e) {
+      exit.completeExceptionally(e);
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      IOException io = new IOException("interrupted while reading the step's output", e);
+      exit.completeExceptionally(io);
+      throw io;
+    }
+  }
+
+  private void open() throws IOException, InterruptedException {
+    try {
+      follower =
+          api.exec(
+              pod,
+              tailing
+                  ? Launcher.tailCommand(index, offset)
+                  : Launcher.followCommand(index, offset));
+      current = follower.stdout();
+      readSinceOpen = false;
+    } catch (IOException e) {
+      failed(e);
+    }
+  }
+
+  private void failed(IOException e) throws IOException, InterruptedException {
+    if (++failedStarts >= MAX_FAILED_STARTS) {
+      throw new IOException(
+          "lost pod " + pod + ": the step's output could not be read: " + e.getMessage(), e);
+    }
+    Thread.sleep(RETRY.toMillis());
+  }
+
+  private OptionalInt recordedExit() throws IOException, InterruptedException {
+    return Launcher.parseExit(
+        PodCommands.run(api, pod, Launcher.exitCommand(index), null, 64).text());
+  }
+
+  private void closeFollower() {
+    if (follower != null) {
+      follower.close();
+      follower = null;
+    }
+    current = null;
+  }
+
+  /**
+   * Waits up to {@code limit} for the step's exit record to be read; its status, or empty.
+   *
+   * @throws IOException when the output could no longer be read (the pod lost)
+   */
+  OptionalInt exit(Duration limit) throws IOException, InterruptedException {
+    try {
+      return OptionalInt.of(exit.get(Math.max(0, limit.toNanos()), TimeUnit.NANOSECONDS));
+    } catch (TimeoutException e) {
+      return OptionalInt.empty();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    }
+  }
+
+  @Override
+  public void close() {
+    closeFollower();
+  }
+}

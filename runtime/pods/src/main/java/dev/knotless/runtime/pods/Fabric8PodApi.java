@@ -1,0 +1,193 @@
+package dev.knotless.runtime.pods;
+
+import dev.knotless.runner.exec.pod.PodApi;
+import dev.knotless.runner.exec.pod.PodState;
+import dev.knotless.runner.exec.pod.RunPod;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The pod executor's {@link PodApi} on the Fabric8 client, in one namespace: it turns {@link
+ * RunPod} into a Pod ({@link RunPods}), and pod states into {@link PodState} for the library to
+ * judge. Thread-safe, as the client is.
+ */
+public final class Fabric8PodApi implements PodApi {
+
+  /** How often a pending pod is looked at again while the runner waits for it. */
+  static final Duration POLL = Duration.ofMillis(100);
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final Duration pullGrace;
+
+  /**
+   * @param client a client allowed to create, get, list, delete and exec into pods of {@code
+   *     namespace}, and nothing else
+   * @param pullGrace how long an image pull may keep failing before the run fails
+   */
+  public Fabric8PodApi(KubernetesClient client, String namespace, Duration pullGrace) {
+    this.client = client;
+    this.namespace = namespace;
+    this.pullGrace = pullGrace;
+  }
+
+  @Override
+  public void create(RunPod pod) throws IOException {
+    try {
+      client.pods().inNamespace(namespace).resource(RunPods.toPod(pod)).create();
+    } catch (KubernetesClientException e) {
+      throw new IOException("the API server refused pod " + pod.name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void awaitRunning(String name, Duration limit)
+      throws NotRunning, IOException, InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    long pullFailingSince = -1;
+    String image = "";
+    while (true) {
+      Pod pod;
+      try {
+        pod = client.pods().inNamespace(namespace).withName(name).get();
+      } catch (KubernetesClientException e) {
+        throw new IOException("could not read pod " + name + ": " + e.getMessage(), e);
+      }
+      PodState state = state(pod);
+      if (pod != null) {
+        image = pod.getSpec().getContainers().get(0).getImage();
+      }
+      long now = System.nanoTime();
+      if (state.pullFailing()) {
+        pullFailingSince = pullFailingSince < 0 ? now : pullFailingSince;
+      } else {
+        pullFailingSince = -1;
+      }
+      Duration failing = Duration.ofNanos(pullFailingSince < 0 ? 0 : now - pullFailingSince);
+      PodState.Verdict verdict = state.verdict(name, image, failing, pullGrace);
+      if (verdict instanceof PodState.Verdict.Running) {
+        return;
+      }
+      if (verdict instanceof PodState.Verdict.Failed f) {
+        throw new NotRunning(f.message());
+      }
+      if (now > deadline) {
+        throw new NotRunning(
+            "pod "
+                + name
+                + " did not run within "
+                + limit.toSeconds()
+                + "s, the step limit"
+                + (state.waitingReason() == null ? "" : " (" + state.waitingReason() + ")"));
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+  }
+
+  static PodState state(Pod pod) {
+    if (pod == null) {
+      return new PodState(false, null, null, null);
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    String reason = null;
+    String message = null;
+    if (pod.getStatus() != null && pod.getStatus().getContainerStatuses() != null) {
+      for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
+        if (cs.getState() != null && cs.getState().getWaiting() != null) {
+          reason = cs.getState().getWaiting().getReason();
+          message = cs.getState().getWaiting().getMessage();
+        }
+      }
+    }
+    return new PodState(true, phase, reason, message);
+  }
+
+  @Override
+  public Exec exec(String name, List<String> command) throws IOException {
+    try {
+      ExecWatch watch =
+          client
+              .pods()
+              .inNamespace(namespace)
+              .withName(name)
+              .inContainer(RunPod.CONTAINER)
+              .redirectingInput()
+              .redirectingOutput()
+              .writingError(OutputStream.nullOutputStream())
+              .exec(command.toArray(String[]::new));
+      return new WatchExec(watch);
+    } catch (KubernetesClientException e) {
+      throw new IOException("could not exec in pod " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void delete(String name) throws IOException {
+    try {
+      client.pods().inNamespace(namespace).withName(name).withGracePeriod(0).delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw new IOException("could not delete pod " + name + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  @Override
+  public List<String> list(String runnerLabel) throws IOException {
+    try {
+      return client
+          .pods()
+          .inNamespace(namespace)
+          .withLabel(RunPod.RUNNER_LABEL, runnerLabel)
+          .list()
+          .getItems()
+          .stream()
+          .map(p -> p.getMetadata().getName())
+          .toList();
+    } catch (KubernetesClientException e) {
+      throw new IOException("could not list the runner's pods: " + e.getMessage(), e);
+    }
+  }
+
+  /** One Fabric8 exec as the library's {@link PodApi.Exec}. */
+  private record WatchExec(ExecWatch watch) implements Exec {
+    @Override
+    public OutputStream stdin() {
+      return watch.getInput();
+    }
+
+    @Override
+    public InputStream stdout() {
+      return watch.getOutput();
+    }
+
+    @Override
+    public int exitCode(Duration limit) throws IOException, InterruptedException {
+      try {
+        Integer code = watch.exitCode().get(Math.max(1, limit.toMillis()), TimeUnit.MILLISECONDS);
+        if (code == null || code < 0) {
+          throw new IOException("the exec ended without an exit status");
+        }
+        return code;
+      } catch (ExecutionException | TimeoutException e) {
+        throw new IOException("the exec ended without an exit status: " + e, e);
+      }
+    }
+
+    @Override
+    public void close() {
+      watch.close();
+    }
+  }
+}

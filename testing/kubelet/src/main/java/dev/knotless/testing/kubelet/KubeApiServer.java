@@ -1,0 +1,93 @@
+package dev.knotless.testing.kubelet;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Fabric8 mock API server in CRUD mode on 127.0.0.1, with the one subresource CRUD mode lacks
+ * and the pod executor uses, {@code pods/exec}, served by a {@link TestKubelet}. Everything else
+ * (create, get, list, watch, delete, status) is the mock's own. It records every request path, so a
+ * test can see that nothing but the API was used. Start it, then {@link #kubelet} it.
+ */
+public final class KubeApiServer implements AutoCloseable {
+
+  private static final Pattern EXEC =
+      Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/exec\\?(.*)");
+
+  private final KubernetesMockServer server;
+  private final List<String> paths = new CopyOnWriteArrayList<>();
+  private volatile TestKubelet kubelet;
+
+  private KubeApiServer() {
+    KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher();
+    Dispatcher dispatcher =
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            paths.add(request.getMethod() + " " + request.getPath());
+            Matcher m = EXEC.matcher(request.getPath());
+            if (m.matches() && kubelet != null) {
+              return kubelet.exec(m.group(1), m.group(2), m.group(3));
+            }
+            return crud.dispatch(request);
+          }
+        };
+    server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+  }
+
+  /** Starts a server on a free port of 127.0.0.1. */
+  public static KubeApiServer start() {
+    KubeApiServer s = new KubeApiServer();
+    s.server.init(InetAddress.getLoopbackAddress(), 0);
+    return s;
+  }
+
+  /** Lets {@code kubelet} serve exec; called by {@link TestKubelet#start}. */
+  void attach(TestKubelet kubelet) {
+    this.kubelet = kubelet;
+  }
+
+  /** A client of the server, in {@code namespace}, sending {@code token} as its bearer token. */
+  public KubernetesClient client(String namespace, String token) {
+    Config config =
+        new ConfigBuilder(Config.empty())
+            .withMasterUrl(url())
+            .withNamespace(namespace)
+            .withOauthToken(token)
+            .withTrustCerts(true)
+            .build();
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /** The server's address. */
+  public String url() {
+    return "http://127.0.0.1:" + server.getPort();
+  }
+
+  /** Every request so far, as {@code METHOD path}. */
+  public List<String> requests() {
+    return List.copyOf(paths);
+  }
+
+  @Override
+  public void close() {
+    server.destroy();
+  }
+}

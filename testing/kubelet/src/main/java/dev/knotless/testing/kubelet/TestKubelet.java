@@ -1,0 +1,226 @@
+package dev.knotless.testing.kubelet;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
+import dev.knotless.testing.LocalDocker;
+import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.mockwebserver.http.MockResponse;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A kubelet for tests: it watches pods on a {@link KubeApiServer}, runs each pod's one container as
+ * a real docker container on the harness's daemon ({@link LocalDocker}), moves the pod to Running
+ * (or leaves it Pending with the reason a real kubelet gives) and serves the exec subresource by
+ * docker execs. A deleted pod's container is removed at once.
+ *
+ * <p>Where it differs from a real kubelet (docs/executor.md lists it too): it never pulls (an image
+ * the daemon lacks is {@code ErrImagePull} at once, where a kubelet retries with back-off); a
+ * RuntimeClass maps to a docker runtime by the map it is given (unknown ones fail the pod, where
+ * the API server's admission would refuse it); emptyDir volumes are anonymous docker volumes; the
+ * pids limit is its own setting (a kubelet's is node-wide configuration, not in the pod spec);
+ * ephemeral-storage limits are not enforced; {@code shareProcessNamespace} gives docker's init as
+ * pid 1 rather than the pause process; there is no pod network policy, only docker's bridge. The
+ * exec protocol is v4.channel.k8s.io, whose stdin cannot be half-closed, as the real one's cannot.
+ */
+public final class TestKubelet implements AutoCloseable {
+
+  /** The label on every container it makes: its id, so its close removes exactly them. */
+  static final String LABEL = "dev.knotless.test.kubelet";
+
+  private static final Logger LOG = LoggerFactory.getLogger(TestKubelet.class);
+
+  private final KubernetesClient client;
+  private final DockerClient docker;
+  private final Map<String, String> runtimes;
+  private final long pidsLimit;
+  private final String id = "kubelet-" + Long.toHexString(System.nanoTime());
+  private final Map<String, String> containers = new ConcurrentHashMap<>();
+  private final ExecutorService work = Executors.newFixedThreadPool(4);
+  private Watch watch;
+
+  private TestKubelet(
+      KubernetesClient client, DockerClient docker, Map<String, String> runtimes, long pidsLimit) {
+    this.client = client;
+    this.docker = docker;
+    this.runtimes = Map.copyOf(runtimes);
+    this.pidsLimit = pidsLimit;
+  }
+
+  /**
+   * Starts a kubelet for {@code api}: {@code runtimes} maps each RuntimeClass name to a runtime the
+   * harness's daemon registers ({@link LocalDocker#SANDBOX_RUNTIME}, {@link
+   * LocalDocker#TRUSTED_RUNTIME}); {@code pidsLimit} is every container's (0 for none).
+   */
+  public static TestKubelet start(KubeApiServer api, Map<String, String> runtimes, long pidsLimit) {
+    LocalDocker.ensure();
+    var config = DefaultDockerClientConfig.createDefaultConfigBuilder().build();
+    var http = new ApacheDockerHttpClient.Builder().dockerHost(config.getDockerHost()).build();
+    DockerClient docker = DockerClientImpl.getInstance(config, http);
+    TestKubelet k =
+        new TestKubelet(api.client("default", "kubelet-token"), docker, runtimes, pidsLimit);
+    api.attach(k);
+    k.watch = k.client.pods().inAnyNamespace().watch(k.new PodWatcher());
+    return k;
+  }
+
+  /** The docker container running pod {@code namespace/name}, or null. */
+  public String containerOf(String namespace, String name) {
+    return containers.get(namespace + "/" + name);
+  }
+
+  /** The daemon the pods run on, for a test to look at what it made. */
+  public DockerClient docker() {
+    return docker;
+  }
+
+  /**
+   * Kills pod {@code namespace/name}'s container as a node lost would: its processes end, the pod
+   * object stays as it was.
+   */
+  public void loseNode(String namespace, String name) {
+    String c = containers.get(namespace + "/" + name);
+    if (c != null) {
+      docker.killContainerCmd(c).withSignal("KILL").exec();
+    }
+  }
+
+  MockResponse exec(String namespace, String name, String query) {
+    String c = containers.get(namespace + "/" + name);
+    if (c == null) {
+      return new MockResponse()
+          .setResponseCode(404)
+          .setBody(
+              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                  + "\"reason\":\"NotFound\",\"code\":404,\"message\":\"pod "
+                  + name
+                  + " has no running container\"}");
+    }
+    return new MockResponse().withWebSocketUpgrade(new ExecSession(docker, c, query));
+  }
+
+  private void run(Pod pod) {
+    String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    PodContainers.Made made = PodContainers.create(docker, pod, runtimes, pidsLimit, id);
+    if (made.waitingReason() != null) {
+      setStatus(pod, "Pending", made.waitingReason(), made.message());
+      return;
+    }
+    containers.put(key, made.containerId());
+    if (client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .get()
+        == null) {
+      // Deleted while it was being made.
+      remove(key);
+      return;
+    }
+    docker.startContainerCmd(made.containerId()).exec();
+    setStatus(pod, "Running", null, null);
+  }
+
+  private void setStatus(Pod pod, String phase, String waitingReason, String message) {
+    var state = new ContainerStateBuilder();
+    if (waitingReason == null) {
+      state.withNewRunning().withStartedAt(Instant.now().toString()).endRunning();
+    } else {
+      state.withNewWaiting().withReason(waitingReason).withMessage(message).endWaiting();
+    }
+    pod.setStatus(
+        new PodStatusBuilder()
+            .withPhase(phase)
+            .withStartTime(Instant.now().toString())
+            .withContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName(pod.getSpec().getContainers().get(0).getName())
+                    .withImage(pod.getSpec().getContainers().get(0).getImage())
+                    .withReady(waitingReason == null)
+                    .withState(state.build())
+                    .build())
+            .build());
+    try {
+      client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
+    } catch (RuntimeException e) {
+      LOG.debug("status of pod {} not set: {}", pod.getMetadata().getName(), e.toString());
+    }
+  }
+
+  private void remove(String key) {
+    String c = containers.remove(key);
+    if (c != null) {
+      try {
+        docker.removeContainerCmd(c).withForce(true).withRemoveVolumes(true).exec();
+      } catch (NotFoundException | ConflictException gone) {
+        // Removed already, or being removed.
+      }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (watch != null) {
+      watch.close();
+    }
+    // Pods being made or removed finish first, so nothing is made after the sweep below.
+    work.shutdown();
+    work.awaitTermination(2, TimeUnit.MINUTES);
+    List<Container> mine =
+        docker.listContainersCmd().withShowAll(true).withLabelFilter(Map.of(LABEL, id)).exec();
+    for (Container c : mine) {
+      try {
+        docker.removeContainerCmd(c.getId()).withForce(true).withRemoveVolumes(true).exec();
+      } catch (NotFoundException | ConflictException gone) {
+        // Removed, or being removed, by the deletion of its pod.
+      }
+    }
+    client.close();
+    docker.close();
+  }
+
+  /** Runs what the API server adds and removes what it deletes. */
+  private final class PodWatcher implements Watcher<Pod> {
+    @Override
+    public void eventReceived(Action action, Pod pod) {
+      String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+      if (action == Action.ADDED) {
+        work.submit(
+            () -> {
+              try {
+                run(pod);
+              } catch (RuntimeException e) {
+                LOG.warn("pod {} could not run: {}", key, e.toString());
+                setStatus(pod, "Failed", "CreateContainerError", e.getMessage());
+              }
+            });
+      } else if (action == Action.DELETED) {
+        work.submit(() -> remove(key));
+      }
+    }
+
+    @Override
+    public void onClose(WatcherException cause) {
+      LOG.warn("the test kubelet's watch closed: {}", String.valueOf(cause));
+    }
+  }
+}
