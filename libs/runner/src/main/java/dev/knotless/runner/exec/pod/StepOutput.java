@@ -93,7 +93,13 @@ final class StepOutput extends InputStream {
           return -1;
         }
         if (!tailing) {
-          OptionalInt recorded = recordedExit();
+          OptionalInt recorded;
+          try {
+            recorded = recordedExit();
+          } catch (IOException e) {
+            failed(e);
+            continue;
+          }
           if (recorded.isPresent()) {
             // Whatever the follower had not printed when the record appeared comes last.
             status = recorded.getAsInt();
