@@ -16,8 +16,9 @@ import java.util.concurrent.TimeoutException;
  * drops is started again at that offset, so no byte is lost or read twice. When a follower ends,
  * the exit record decides: none yet means the connection dropped, so follow again; one there means
  * the step ended, so the output is read to its end ({@link Launcher#tailCommand}) and the status
- * comes from the record, never from how the connection ended. Read by one thread; {@link #exit}
- * from any.
+ * comes from the record, never from how the connection ended. The status is known only once the
+ * output was read to its end, as the run's output pump always does, so a step never counts as ended
+ * with output still unread. Read by one thread; {@link #exit} from any.
  */
 final class StepOutput extends InputStream {
 
