@@ -50,6 +50,15 @@ final class ExecSession extends WebSocketListener {
 
   @Override
   public void onOpen(WebSocket ws, Response response) {
+    try {
+      start(ws);
+    } catch (RuntimeException e) {
+      // The container is gone (a node lost): the API server reports the exec as failed.
+      status(ws, null, e);
+    }
+  }
+
+  private void start(WebSocket ws) {
     String exec =
         docker
             .execCreateCmd(container)
@@ -91,10 +100,12 @@ final class ExecSession extends WebSocketListener {
     input.add(EOF);
     String json;
     Long code = null;
-    try {
-      code = docker.inspectExecCmd(exec).exec().getExitCodeLong();
-    } catch (RuntimeException e) {
-      error = error == null ? e : error;
+    if (exec != null) {
+      try {
+        code = docker.inspectExecCmd(exec).exec().getExitCodeLong();
+      } catch (RuntimeException e) {
+        error = error == null ? e : error;
+      }
     }
     if (code != null && code == 0) {
       json = "{\"metadata\":{},\"status\":\"Success\"}";

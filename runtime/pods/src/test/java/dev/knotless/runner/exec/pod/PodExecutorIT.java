@@ -271,6 +271,18 @@ class PodExecutorIT {
   }
 
   @Test
+  void aNodeLostMidStepEndsTheRunAsAnErrorNotAHang() throws Exception {
+    CompletableFuture<RunResult> run =
+        startAndAwaitReady(spec(step("wait", "echo ready; sleep 600"), step("next", "echo no")));
+    cluster.kubelet.loseNode(PodCluster.NAMESPACE, pods().get(0).getMetadata().getName());
+    RunResult r = run.get(2, TimeUnit.MINUTES);
+
+    RunOutcome.Errored e = assertInstanceOf(RunOutcome.Errored.class, r.outcome(), log(r));
+    assertTrue(e.message().contains("lost pod knotless-run-"), e.message());
+    assertEquals("not run: " + e.message(), r.steps().get(1).note());
+  }
+
+  @Test
   void aSweepDeletesTheRunnersLeftoverPodsButNeitherALiveRunsNorAnotherRunnersPod()
       throws Exception {
     Fabric8Support.createPod(cluster, "knotless-run-left", cluster.runnerDid);
