@@ -127,6 +127,36 @@ class PodHostIT {
   }
 
   @Test
+  void eachStepGetsOnlyTheEnvironmentItIsGivenAndNoLaterStepFindsAnEarliersSecret()
+      throws Exception {
+    String secret = "step-secret-" + Long.toHexString(System.nanoTime());
+    try (PodHost host = host(api())) {
+      host.open(log::add, Duration.ofMinutes(2));
+      Map<String, String> withSecret = host.stepEnvironment(Map.of("DEPLOY_KEY", secret));
+      Map<String, String> without = host.stepEnvironment(Map.of("PLAIN", "yes"));
+      StepHost.Step given =
+          host.start(
+              ExecStep.run("given", "test \"$DEPLOY_KEY\" = " + secret, Duration.ZERO), withSecret);
+      given.output().readAllBytes();
+      assertEquals(0, given.waitForExit());
+      given.ended();
+      StepHost.Step after =
+          host.start(
+              ExecStep.run(
+                  "after",
+                  "env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f || true; done 2>/dev/null;"
+                      + " cat /knotless/steps/0/* 2>/dev/null; true",
+                  Duration.ZERO),
+              without);
+      String seen = new String(after.output().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, after.waitForExit());
+
+      assertTrue(seen.contains("PLAIN=yes"), seen);
+      assertTrue(!seen.contains(secret), "a later step found an earlier step's secret: " + seen);
+    }
+  }
+
+  @Test
   void aFollowerThatKeepsDroppingLosesNoByteAndTheStatusComesFromTheExitRecord() throws Exception {
     AtomicInteger drops = new AtomicInteger();
     try (PodHost host = host(new Dropping(api(), 1000, drops))) {
