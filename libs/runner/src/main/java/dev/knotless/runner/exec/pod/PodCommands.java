@@ -7,36 +7,90 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** Short execs whose whole stdout is wanted, for the pod host. Stateless. */
+/**
+ * Short execs whose whole stdout is wanted, for the pod host, each within a time limit: an API
+ * server that stops answering mid-exec ends the call with an error rather than holding the run.
+ * Thread-safe.
+ */
 final class PodCommands {
 
   /** How long a short command may take to report its exit status once its output ended. */
   static final Duration STATUS_WAIT = Duration.ofSeconds(30);
+
+  /** The limit of reading an exit record or killing a step. */
+  static final Duration SHORT = Duration.ofMinutes(1);
+
+  /** The limit of copying the checkout in or the outputs out. */
+  static final Duration COPY = Duration.ofMinutes(10);
+
+  private static final ScheduledExecutorService WATCHDOG =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "pod-exec-watchdog");
+            t.setDaemon(true);
+            return t;
+          });
 
   private PodCommands() {}
 
   /**
    * Runs {@code command} in pod {@code name} with {@code stdin} written first (null for none), and
    * returns its stdout (at most {@code max} bytes, the rest read and dropped) and exit status.
+   *
+   * @throws IOException when the exec fails, or has not ended within {@code limit} (its connection
+   *     is then closed)
    */
-  static Result run(PodApi api, String name, List<String> command, InputStream stdin, long max)
+  static Result run(
+      PodApi api, String name, List<String> command, InputStream stdin, long max, Duration limit)
       throws IOException, InterruptedException {
     try (PodApi.Exec exec = api.exec(name, command)) {
-      if (stdin != null) {
-        OutputStream in = exec.stdin();
-        stdin.transferTo(in);
-        in.flush();
+      AtomicBoolean late = new AtomicBoolean();
+      ScheduledFuture<?> watchdog =
+          WATCHDOG.schedule(
+              () -> {
+                late.set(true);
+                exec.close();
+              },
+              limit.toMillis(),
+              TimeUnit.MILLISECONDS);
+      try {
+        if (stdin != null) {
+          OutputStream in = exec.stdin();
+          stdin.transferTo(in);
+          in.flush();
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buf = new byte[64 * 1024];
+        InputStream o = exec.stdout();
+        for (int n; (n = o.read(buf)) >= 0; ) {
+          int keep = (int) Math.max(0, Math.min(n, max - out.size()));
+          out.write(buf, 0, keep);
+        }
+        int exit = exec.exitCode(STATUS_WAIT);
+        if (late.get()) {
+          throw new IOException(timedOut(command, limit));
+        }
+        return new Result(exit, out.toByteArray());
+      } catch (IOException e) {
+        if (late.get()) {
+          throw new IOException(timedOut(command, limit), e);
+        }
+        throw e;
+      } finally {
+        watchdog.cancel(false);
       }
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[64 * 1024];
-      InputStream o = exec.stdout();
-      for (int n; (n = o.read(buf)) >= 0; ) {
-        int keep = (int) Math.max(0, Math.min(n, max - out.size()));
-        out.write(buf, 0, keep);
-      }
-      return new Result(exec.exitCode(STATUS_WAIT), out.toByteArray());
     }
+  }
+
+  private static String timedOut(List<String> command, Duration limit) {
+    String what = command.size() > 3 ? command.get(3) : "the exec";
+    return what + " did not end within " + limit.toSeconds() + "s";
   }
 
   /** A short command's exit status and stdout. */

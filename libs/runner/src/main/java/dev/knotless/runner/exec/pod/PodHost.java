@@ -103,7 +103,8 @@ final class PodHost implements StepHost {
                 pod.name(),
                 Launcher.unpackCommand(),
                 new SequenceInputStream(new ByteArrayInputStream(head), body),
-                64 * 1024);
+                64 * 1024,
+                PodCommands.COPY);
       }
       if (r.exit() != 0) {
         throw new StartFailed(
@@ -218,7 +219,8 @@ final class PodHost implements StepHost {
     @Override
     public void kill() {
       try {
-        PodCommands.run(api, pod.name(), Launcher.killCommand(index), null, 4096);
+        PodCommands.run(
+            api, pod.name(), Launcher.killCommand(index), null, 4096, PodCommands.SHORT);
       } catch (IOException | RuntimeException e) {
         // The API server did not take the kill: deleting the pod kills everything in it.
         LOG.warn("could not kill step {} in pod {}: {}", index, pod.name(), e.toString());

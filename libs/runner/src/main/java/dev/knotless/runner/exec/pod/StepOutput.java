@@ -146,7 +146,7 @@ final class StepOutput extends InputStream {
 
   private OptionalInt recordedExit() throws IOException, InterruptedException {
     return Launcher.parseExit(
-        PodCommands.run(api, pod, Launcher.exitCommand(index), null, 64).text());
+        PodCommands.run(api, pod, Launcher.exitCommand(index), null, 64, PodCommands.SHORT).text());
   }
 
   private void closeFollower() {
