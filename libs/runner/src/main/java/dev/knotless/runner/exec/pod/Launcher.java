@@ -171,12 +171,12 @@ public final class Launcher {
 
   /** The exec that unpacks the checkout; its stdin must be {@link #framed} tar. */
   public static List<String> unpackCommand() {
-    return List.of("sh", "-c", UNPACK);
+    return List.of("sh", "-c", UNPACK, "knotless-unpack");
   }
 
   /** The exec that packs the outputs directory as tar on its stdout. */
   public static List<String> packOutputsCommand() {
-    return List.of("sh", "-c", PACK_OUTPUTS);
+    return List.of("sh", "-c", PACK_OUTPUTS, "knotless-pack");
   }
 
   private static String off(long offset) {

@@ -49,6 +49,42 @@ final class PodCommands {
   static Result run(
       PodApi api, String name, List<String> command, InputStream stdin, long max, Duration limit)
       throws IOException, InterruptedException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int exit =
+        stream(
+            api,
+            name,
+            command,
+            stdin,
+            limit,
+            o -> {
+              byte[] buf = new byte[64 * 1024];
+              for (int n; (n = o.read(buf)) >= 0; ) {
+                int keep = (int) Math.max(0, Math.min(n, max - out.size()));
+                out.write(buf, 0, keep);
+              }
+            });
+    return new Result(exit, out.toByteArray());
+  }
+
+  /** What reads a command's stdout to its end. */
+  @FunctionalInterface
+  interface Reader {
+    void read(InputStream stdout) throws IOException;
+  }
+
+  /**
+   * Runs {@code command} in pod {@code name} as {@link #run} does, handing its stdout to {@code
+   * reader}, and returns its exit status.
+   */
+  static int stream(
+      PodApi api,
+      String name,
+      List<String> command,
+      InputStream stdin,
+      Duration limit,
+      Reader reader)
+      throws IOException, InterruptedException {
     try (PodApi.Exec exec = api.exec(name, command)) {
       AtomicBoolean late = new AtomicBoolean();
       ScheduledFuture<?> watchdog =
@@ -65,18 +101,12 @@ final class PodCommands {
           stdin.transferTo(in);
           in.flush();
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] buf = new byte[64 * 1024];
-        InputStream o = exec.stdout();
-        for (int n; (n = o.read(buf)) >= 0; ) {
-          int keep = (int) Math.max(0, Math.min(n, max - out.size()));
-          out.write(buf, 0, keep);
-        }
+        reader.read(exec.stdout());
         int exit = exec.exitCode(STATUS_WAIT);
         if (late.get()) {
           throw new IOException(timedOut(command, limit));
         }
-        return new Result(exit, out.toByteArray());
+        return exit;
       } catch (IOException e) {
         if (late.get()) {
           throw new IOException(timedOut(command, limit), e);

@@ -174,9 +174,13 @@ final class PodHost implements StepHost {
     if (steps == 0) {
       return;
     }
-    try (PodApi.Exec pack = api.exec(pod.name(), Launcher.packOutputsCommand())) {
-      Tar.extractTopFiles(pack.stdout(), paths.outputs(), MAX_OUTPUT_BYTES);
-    }
+    PodCommands.stream(
+        api,
+        pod.name(),
+        Launcher.packOutputsCommand(),
+        null,
+        PodCommands.COPY,
+        out -> Tar.extractTopFiles(out, paths.outputs(), MAX_OUTPUT_BYTES));
   }
 
   /** One step, as the run loop sees it. */
