@@ -144,7 +144,7 @@ public final class Fabric8PodApi implements PodApi {
   }
 
   @Override
-  public List<String> list(String runnerLabel) throws IOException {
+  public List<Listed> list(String runnerLabel) throws IOException {
     try {
       return client
           .pods()
@@ -153,7 +153,13 @@ public final class Fabric8PodApi implements PodApi {
           .list()
           .getItems()
           .stream()
-          .map(p -> p.getMetadata().getName())
+          .map(
+              p ->
+                  new Listed(
+                      p.getMetadata().getName(),
+                      p.getMetadata().getAnnotations() == null
+                          ? null
+                          : p.getMetadata().getAnnotations().get(RunPod.RUNNER_ANNOTATION)))
           .toList();
     } catch (KubernetesClientException e) {
       throw new IOException("could not list the runner's pods: " + e.getMessage(), e);

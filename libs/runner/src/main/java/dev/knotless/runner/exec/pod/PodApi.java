@@ -37,8 +37,16 @@ public interface PodApi {
   /** Deletes pod {@code name} at once (no grace); a pod already gone is not an error. */
   void delete(String name) throws IOException;
 
-  /** The names of the pods whose {@link RunPod#RUNNER_LABEL} is {@code runnerLabel}. */
-  List<String> list(String runnerLabel) throws IOException;
+  /** The pods whose {@link RunPod#RUNNER_LABEL} is {@code runnerLabel}. */
+  List<Listed> list(String runnerLabel) throws IOException;
+
+  /**
+   * A pod found by its runner label.
+   *
+   * @param name its name
+   * @param runnerDid its {@link RunPod#RUNNER_ANNOTATION}, or null if it has none
+   */
+  record Listed(String name, String runnerDid) {}
 
   /** Why a pod will not run, for the check's log. */
   final class NotRunning extends Exception {

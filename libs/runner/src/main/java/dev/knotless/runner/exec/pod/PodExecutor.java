@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * checkout is made on the runner's side, as for every executor, and copied into the pod; the pod is
  * deleted once the last step's output was read, before the caller files anything.
  *
- * <p>Every pod carries the runner's DID as a label; {@link #removeLeftovers} deletes those that
- * belong to no live run of this executor. Thread-safe: one executor runs any number of runs at
- * once, each on its caller's thread.
+ * <p>Every pod carries the runner's DID as a label and an annotation; {@link #removeLeftovers}
+ * deletes those whose annotation is exactly this runner's DID and that belong to no live run of
+ * this executor. Thread-safe: one executor runs any number of runs at once, each on its caller's
+ * thread.
  */
 public final class PodExecutor implements Executor {
 
@@ -75,8 +76,10 @@ public final class PodExecutor implements Executor {
   @Override
   public void removeLeftovers() {
     try {
-      for (String name : api.list(RunPod.labelValue(runnerDid))) {
-        if (live.holds(name)) {
+      for (PodApi.Listed pod : api.list(RunPod.labelValue(runnerDid))) {
+        String name = pod.name();
+        // A label value is the DID cut to 63 characters: the annotation says whose it is exactly.
+        if (live.holds(name) || !runnerDid.equals(pod.runnerDid())) {
           continue;
         }
         api.delete(name);

@@ -72,7 +72,7 @@ class PodCommandsTest {
     public void delete(String name) {}
 
     @Override
-    public List<String> list(String runnerLabel) {
+    public List<Listed> list(String runnerLabel) {
       return List.of();
     }
   }

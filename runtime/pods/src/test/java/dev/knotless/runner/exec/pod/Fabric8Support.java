@@ -14,10 +14,16 @@ final class Fabric8Support {
 
   /** Makes an idle run pod named {@code name} carrying runner {@code did}'s labels. */
   static void createPod(PodCluster cluster, String name, String did) throws IOException {
+    createPod(cluster, name, did, did);
+  }
+
+  /** As above, its label made from {@code labelDid} and its annotation holding {@code did}. */
+  static void createPod(PodCluster cluster, String name, String labelDid, String did)
+      throws IOException {
     RunPod pod =
         new RunPod(
             name,
-            Map.of(RunPod.RUNNER_LABEL, RunPod.labelValue(did), RunPod.RUN_LABEL, name),
+            Map.of(RunPod.RUNNER_LABEL, RunPod.labelValue(labelDid), RunPod.RUN_LABEL, name),
             Map.of(RunPod.RUNNER_ANNOTATION, did),
             LocalDocker.BUSYBOX,
             null,

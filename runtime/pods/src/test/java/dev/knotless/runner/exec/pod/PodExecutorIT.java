@@ -209,7 +209,7 @@ class PodExecutorIT {
                     step(
                         "look",
                         "env > \"$KNOTLESS_RUN_OUTPUTS/env\";"
-                            + " for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done"
+                            + " for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f || true; done"
                             + " > \"$KNOTLESS_RUN_OUTPUTS/environs\" 2>/dev/null;"
                             + " tr '\\0' '\\n' < /proc/1/environ > \"$KNOTLESS_RUN_OUTPUTS/init\";"
                             + " test ! -e /var/run/secrets/kubernetes.io"),
@@ -287,17 +287,22 @@ class PodExecutorIT {
       throws Exception {
     Fabric8Support.createPod(cluster, "knotless-run-left", cluster.runnerDid);
     Fabric8Support.createPod(cluster, "knotless-run-other", "did:plc:someoneelse");
+    // A pod with this runner's label value whose annotation names another DID: not ours.
+    Fabric8Support.createPod(
+        cluster, "knotless-run-alike", cluster.runnerDid, cluster.runnerDid.replace(':', '.'));
     CompletableFuture<RunResult> run =
         startAndAwaitReady(spec(step("wait", "echo ready; " + waitForGo())));
     String live =
         pods().stream()
             .map(p -> p.getMetadata().getName())
-            .filter(n -> !n.equals("knotless-run-left") && !n.equals("knotless-run-other"))
+            .filter(n -> !n.startsWith("knotless-run-left") && !n.startsWith("knotless-run-other"))
+            .filter(n -> !n.equals("knotless-run-alike"))
             .findFirst()
             .orElseThrow();
     cluster.removeLeftovers();
     List<String> after = pods().stream().map(p -> p.getMetadata().getName()).sorted().toList();
     Fabric8Support.deletePod(cluster, "knotless-run-other");
+    Fabric8Support.deletePod(cluster, "knotless-run-alike");
     try (var exec =
         cluster
             .client
@@ -312,6 +317,8 @@ class PodExecutorIT {
     RunResult r = run.get(2, TimeUnit.MINUTES);
 
     assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
-    assertEquals(List.of("knotless-run-other", live).stream().sorted().toList(), after);
+    assertEquals(
+        List.of("knotless-run-alike", "knotless-run-other", live).stream().sorted().toList(),
+        after);
   }
 }

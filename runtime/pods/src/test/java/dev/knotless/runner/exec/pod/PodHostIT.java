@@ -252,7 +252,7 @@ class PodHostIT {
     }
 
     @Override
-    public List<String> list(String runnerLabel) throws IOException {
+    public List<Listed> list(String runnerLabel) throws IOException {
       return real.list(runnerLabel);
     }
   }
