@@ -71,7 +71,7 @@ public final class CheckFiler {
     // A check's outputs are images (the lexicon's imageOutput); other files are passed over.
     List<NamedBytes> files = new ArrayList<>();
     for (NamedBytes f : left) {
-      if (mimeType(f.name()).startsWith("image/")) {
+      if (dev.knotless.runner.exec.OutputFiles.isImage(f.name())) {
         files.add(f);
       } else {
         LOG.info("output {} is not an image (by its name), so it is not uploaded", f.name());

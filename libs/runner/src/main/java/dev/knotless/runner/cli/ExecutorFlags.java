@@ -27,6 +27,12 @@ final class ExecutorFlags {
           "--trusted-runtime",
           "--resolv");
 
+  /** Every flag these take: the executor, the docker-only ones, and {@code --trust}. */
+  static final List<String> FLAGS =
+      java.util.stream.Stream.concat(
+              java.util.stream.Stream.of("--executor", "--trust"), DOCKER_ONLY.stream())
+          .toList();
+
   private String executor = "docker";
   private DockerSettings docker;
   private final Set<String> trust = new LinkedHashSet<>();
@@ -39,12 +45,8 @@ final class ExecutorFlags {
             .withDockerHost(host == null || host.isBlank() ? DockerSettings.DEFAULT_HOST : host);
   }
 
-  /**
-   * Takes {@code flag} with its {@code value} if it is one of these flags.
-   *
-   * @return false if the flag is not one of these
-   */
-  boolean take(String flag, String value) throws RunnerOptions.UsageException {
+  /** Takes {@code flag}, one of {@link #FLAGS}, with its {@code value}. */
+  void take(String flag, String value) throws RunnerOptions.UsageException {
     switch (flag) {
       case "--executor" -> {
         if (!value.equals("docker") && !value.equals("shell")) {
@@ -84,14 +86,11 @@ final class ExecutorFlags {
         }
         trust.add(value);
       }
-      default -> {
-        return false;
-      }
+      default -> throw new IllegalArgumentException("not an executor flag: " + flag);
     }
     if (DOCKER_ONLY.contains(flag)) {
       dockerFlagsGiven.add(flag);
     }
-    return true;
   }
 
   /** The executor's name, checked against the flags given. */

@@ -142,17 +142,6 @@ public record RunnerOptions(
         case "--run-timeout" -> runTimeout = Duration.ofSeconds(p.positive(a));
         case "--sweep" -> sweep = Duration.ofSeconds(p.positive(a));
         case "--stop-wait" -> stopWait = Duration.ofSeconds(p.nonNegative(a));
-        case "--executor",
-            "--image",
-            "--cpus",
-            "--memory",
-            "--pids",
-            "--network",
-            "--runtime",
-            "--trusted-runtime",
-            "--resolv",
-            "--trust" ->
-            executorFlags.take(a, p.value(a));
         case "--pulls" -> pulls = true;
         case "--pulls-only" -> {
           pulls = true;
@@ -173,10 +162,13 @@ public record RunnerOptions(
           unmetered.add(did);
         }
         default -> {
-          if (a.startsWith("-")) {
+          if (ExecutorFlags.FLAGS.contains(a)) {
+            executorFlags.take(a, p.value(a));
+          } else if (a.startsWith("-")) {
             throw new UsageException("unknown flag " + a + " (see --help)");
+          } else {
+            repos.add(checkRepo(a));
           }
-          repos.add(checkRepo(a));
         }
       }
     }

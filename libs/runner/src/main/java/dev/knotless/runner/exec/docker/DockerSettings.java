@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec.docker;
 
+import dev.knotless.runner.exec.RunResources;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -38,7 +39,7 @@ public record DockerSettings(
   public static final String DEFAULT_HOST = "unix:///var/run/docker.sock";
 
   /** The image of a workflow that names none, when {@code --image} is not given. */
-  public static final String DEFAULT_IMAGE = "debian:bookworm-slim";
+  public static final String DEFAULT_IMAGE = RunResources.DEFAULT_IMAGE;
 
   /**
    * The CPU weight of every run but a push to the default branch and the batch that lands next:
@@ -49,16 +50,7 @@ public record DockerSettings(
   /** Checks the values; a bad one names its flag. */
   public DockerSettings {
     Objects.requireNonNull(dockerHost, "docker host");
-    Objects.requireNonNull(image, "image");
-    if (image.isBlank()) {
-      throw new IllegalArgumentException("--image: empty");
-    }
-    if (!(cpus >= 0) || Double.isInfinite(cpus)) {
-      throw new IllegalArgumentException("--cpus " + cpus + ": expected a number above 0");
-    }
-    if (memoryGiB < 0) {
-      throw new IllegalArgumentException("--memory " + memoryGiB + ": expected whole GiB above 0");
-    }
+    RunResources.check(image, cpus, memoryGiB);
     if (pids < 0) {
       throw new IllegalArgumentException("--pids " + pids + ": expected a whole number above 0");
     }
@@ -110,7 +102,7 @@ public record DockerSettings(
    * {@code --trust} vouches for, when set, else {@code runtime}; null for the daemon's default.
    */
   public String runtimeFor(boolean trustedCode) {
-    return trustedCode && trustedRuntime != null ? trustedRuntime : runtime;
+    return RunResources.runtimeFor(trustedCode, runtime, trustedRuntime);
   }
 
   /** The container's memory limit in bytes, or 0. */

@@ -1,6 +1,6 @@
 package dev.knotless.runner.exec.pod;
 
-import java.util.Objects;
+import dev.knotless.runner.exec.RunResources;
 
 /**
  * What every run's pod may take and how it runs, from the command line or the chart's values. The
@@ -29,20 +29,11 @@ public record PodSettings(
     long runAsUser) {
 
   /** The image of a workflow that names none, when {@code --image} is not given. */
-  public static final String DEFAULT_IMAGE = "debian:bookworm-slim";
+  public static final String DEFAULT_IMAGE = RunResources.DEFAULT_IMAGE;
 
   /** Checks the values; a bad one names its flag. */
   public PodSettings {
-    Objects.requireNonNull(image, "image");
-    if (image.isBlank()) {
-      throw new IllegalArgumentException("--image: empty");
-    }
-    if (!(cpus >= 0) || Double.isInfinite(cpus)) {
-      throw new IllegalArgumentException("--cpus " + cpus + ": expected a number above 0");
-    }
-    if (memoryGiB < 0) {
-      throw new IllegalArgumentException("--memory " + memoryGiB + ": expected whole GiB above 0");
-    }
+    RunResources.check(image, cpus, memoryGiB);
     if (ephemeralGiB < 0) {
       throw new IllegalArgumentException("ephemeral storage " + ephemeralGiB + ": negative");
     }
@@ -84,6 +75,6 @@ public record PodSettings(
    * --trust} vouches for, when set, else {@code runtime}; null for the cluster's default.
    */
   public String runtimeFor(boolean trustedCode) {
-    return trustedCode && trustedRuntime != null ? trustedRuntime : runtime;
+    return RunResources.runtimeFor(trustedCode, runtime, trustedRuntime);
   }
 }
