@@ -1,4 +1,4 @@
-package dev.knotless.runner.pulls;
+package dev.knotless.storage.merge;
 
 import dev.knotless.storage.git.Git;
 import java.io.IOException;
