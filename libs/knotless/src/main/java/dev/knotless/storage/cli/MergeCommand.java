@@ -194,12 +194,12 @@ public final class MergeCommand implements Command {
                   + "); run knotless merge again");
       return 1;
     }
-    ObjectNode state = JsonNodeFactory.instance.objectNode();
-    state.put("pull", r.pull().uri());
-    state.put("state", "merged");
-    state.put("createdAt", Instant.now().toString());
     owner.putRecord(
-        r.repo().did(), PullState.COLLECTION, r.repoKey() + "." + Tid.next(), state, Swap.none());
+        r.repo().did(),
+        PullState.COLLECTION,
+        r.repoKey() + "." + Tid.next(),
+        mergedState(r.pull().uri(), Instant.now()),
+        Swap.none());
     String how =
         c.merge()
             ? "a merge commit, the one the runners checked"
@@ -221,6 +221,18 @@ public final class MergeCommand implements Command {
                 + ")"
                 + gate);
     return 0;
+  }
+
+  /**
+   * The {@code dev.knotless.state} record a merge writes, as lexicons/dev/knotless/state.json has
+   * it.
+   */
+  public static ObjectNode mergedState(String pullUri, Instant now) {
+    ObjectNode state = JsonNodeFactory.instance.objectNode();
+    state.put("pull", pullUri);
+    state.put("state", "merged");
+    state.put("createdAt", now.toString());
+    return state;
   }
 
   private static Decision gate(PullReader reader, Reading r) throws IOException {
