@@ -16,6 +16,7 @@ import dev.knotless.storage.cli.CliContext;
 import dev.knotless.storage.cli.KnotlessCli;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.merge.MergeCommits;
+import dev.knotless.storage.merge.PullReader;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
@@ -30,6 +31,8 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -268,5 +271,83 @@ class MergeGateIT {
     assertEquals(0, forced.exit(), forced.all());
     assertTrue(forced.out().contains("--force: the gate was not read"), forced.out());
     assertEquals(expectedMerge(repo, head, base, pull), tip(pds, repo, "main"));
+  }
+
+  @Test
+  void waitingFollowsTheBaseAsItMovesAsksForOneRunAndMergesIntoTheNewBase(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    OwnerRepo repo = repo(pds, tmp);
+    FakeRunner runner = new FakeRunner(pds, "runner");
+    Map<String, String> owner = env(pds, repo.account, tmp.resolve("cli"));
+    assertEquals(0, knotless(owner, "runners", repo.label(), "add", runner.account.did()).exit());
+    String head = branch(repo, "feature", Map.of("a.txt", "a\n"));
+    String base1 = repo.commit(Map.of("docs.md", "docs\n"));
+    repo.push("main");
+    String pull = new PullAuthor(repo).open(repo, "main", repo, "feature");
+    runner.file(repo, pull, head, base1, "test", "success");
+
+    CompletableFuture<Ran> waiting =
+        CompletableFuture.supplyAsync(
+            () -> knotless(owner, "merge", pull, "--wait", "--every", "1", "--timeout", "90"));
+    // lint has no check: merge asks the runners once, then keeps waiting.
+    String prefix = repo.key() + ".";
+    XrpcClient anyone = XrpcClient.create(pds.pdsUrl());
+    RunnerHarness.await(
+        "merge --wait to ask for a run",
+        () -> {
+          try {
+            return !PullReader.scan(anyone, repo.account.did(), "dev.knotless.rerun", prefix)
+                .isEmpty();
+          } catch (Exception e) {
+            return false;
+          }
+        });
+    // Someone pushes to main meanwhile: the checks at the old base no longer speak for the pull.
+    String base2 = repo.commit(Map.of("more.md", "more\n"));
+    repo.push("main");
+    runner.file(repo, pull, head, base1, "lint", "success");
+    Thread.sleep(2500);
+    assertFalse(waiting.isDone(), "passing checks at the old base do not merge it");
+    runner.file(repo, pull, head, base2, "test", "success");
+    runner.file(repo, pull, head, base2, "lint", "success");
+
+    Ran ran = waiting.get(60, TimeUnit.SECONDS);
+    assertEquals(0, ran.exit(), ran.all());
+    assertTrue(ran.out().contains("not checked yet: asked the runners to run " + pull), ran.out());
+    String merge = expectedMerge(repo, head, base2, pull);
+    assertTrue(ran.out().contains("at " + merge + " (a merge commit"), ran.out());
+    assertEquals(merge, tip(pds, repo, "main"), "merged into main as it is now");
+    assertEquals(
+        1,
+        PullReader.scan(anyone, repo.account.did(), "dev.knotless.rerun", prefix).size(),
+        "one rerun request, however long merge waited");
+  }
+
+  @Test
+  void aConflictingPullIsRefusedEvenWithForceAndAClosedOneIsNotMerged(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    OwnerRepo repo = repo(pds, tmp);
+    Map<String, String> owner = env(pds, repo.account, tmp.resolve("cli"));
+    branch(repo, "feature", Map.of("README.md", "the pull's words\n"));
+    String base = repo.commit(Map.of("README.md", "main's words\n"));
+    repo.push("main");
+    String pull = new PullAuthor(repo).open(repo, "main", repo, "feature");
+
+    Ran check = knotless(owner, "merge", pull, "--check");
+    assertTrue(
+        check.out().contains("checked at no commit: the head conflicts with the base"),
+        check.out());
+    Ran forced = knotless(owner, "merge", pull, "--force");
+    assertEquals(1, forced.exit(), forced.all());
+    assertTrue(
+        forced.err().contains("the head conflicts with refs/heads/main in README.md"),
+        forced.err());
+    assertEquals(base, tip(pds, repo, "main"));
+
+    String other = new PullAuthor(repo).open(repo, "main", repo, "feature");
+    new PullAuthor(repo).state(repo, other, "closed");
+    Ran closed = knotless(owner, "merge", other, "--force");
+    assertEquals(1, closed.exit(), closed.all());
+    assertTrue(closed.err().contains(other + " is closed"), closed.err());
   }
 }
