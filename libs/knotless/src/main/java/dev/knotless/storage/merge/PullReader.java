@@ -131,22 +131,24 @@ public final class PullReader {
   private String headOf(PullRecord pull, Snapshot snap, Mirror mirror) throws IOException {
     boolean same =
         pull.head().did().equals(pull.base().did()) && pull.head().key().equals(pull.base().key());
-    Snapshot headSnap = snap;
-    if (!same) {
-      RepoAddress at = repos.locate(pull.head().did(), pull.head().name());
-      headSnap = repos.snapshots(repos.reader(at)).read(at, SnapshotReader.Packs.NONE);
-      if (!headSnap.exists() || !pull.head().key().equals(headSnap.key().orElse(null))) {
-        throw new IOException("the pull's head repository " + pull.head().repoUri() + " is gone");
+    if (same) {
+      RefRecord head = snap.liveRefs().get(pull.head().ref());
+      if (head == null) {
+        throw new IOException("the pull's head branch " + pull.head().ref() + " is gone");
       }
+      return head.target();
+    }
+    RepoAddress at = repos.locate(pull.head().did(), pull.head().name());
+    XrpcClient client = repos.reader(at);
+    Snapshot headSnap = repos.snapshots(client).read(at, SnapshotReader.Packs.NONE);
+    if (!headSnap.exists() || !pull.head().key().equals(headSnap.key().orElse(null))) {
+      throw new IOException("the pull's head repository " + pull.head().repoUri() + " is gone");
     }
     RefRecord head = headSnap.liveRefs().get(pull.head().ref());
     if (head == null) {
       throw new IOException("the pull's head branch " + pull.head().ref() + " is gone");
     }
-    if (!same) {
-      RepoAddress at = repos.locate(pull.head().did(), pull.head().name());
-      mirror.fetch(headSnap, repos.fetcher(repos.reader(at)), List.of(head.target()));
-    }
+    mirror.fetch(headSnap, repos.fetcher(client), List.of(head.target()));
     return head.target();
   }
 
