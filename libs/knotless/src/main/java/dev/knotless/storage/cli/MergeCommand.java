@@ -97,6 +97,11 @@ public final class MergeCommand implements Command {
       ctx.err().println("not merged: " + uri + " is " + r.state());
       return 1;
     }
+    if (r.pull().draft()) {
+      // A draft is checked like any pull, so its author sees the gate, but it does not merge.
+      ctx.err().println("not merged: " + uri + " is a draft; its author marks it ready first");
+      return 1;
+    }
     XrpcClient owner;
     try {
       owner = repos.writer(r.repo());
@@ -236,10 +241,14 @@ public final class MergeCommand implements Command {
   }
 
   private static Decision gate(PullReader reader, Reading r) throws IOException {
-    if (r.runners().isEmpty()) {
-      return MergeGate.decide(List.of(), List.of());
-    }
-    return MergeGate.decide(r.workflows(), reader.checks(r));
+    Decision d =
+        r.runners().isEmpty()
+            ? MergeGate.decide(List.of(), List.of())
+            : MergeGate.decide(r.workflows(), reader.checks(r));
+    // A head that conflicts with the base has no commit to merge, whatever the checks say.
+    return r.merged() instanceof MergeCommits.Conflict
+        ? new Decision(Verdict.FAILED, d.parts())
+        : d;
   }
 
   /** The gate's state, then one line per workflow. */

@@ -334,6 +334,8 @@ class MergeGateIT {
     String pull = new PullAuthor(repo).open(repo, "main", repo, "feature");
 
     Ran check = knotless(owner, "merge", pull, "--check");
+    assertEquals(1, check.exit(), "a pull that cannot merge fails the gate: " + check.all());
+    assertTrue(check.out().startsWith("failed: "), check.out());
     assertTrue(
         check.out().contains("checked at no commit: the head conflicts with the base"),
         check.out());
@@ -349,5 +351,26 @@ class MergeGateIT {
     Ran closed = knotless(owner, "merge", other, "--force");
     assertEquals(1, closed.exit(), closed.all());
     assertTrue(closed.err().contains(other + " is closed"), closed.err());
+
+    // A draft does not merge, even with --force.
+    String draft = new PullAuthor(repo).open(repo, "main", repo, "feature");
+    ObjectNode v =
+        (ObjectNode)
+            repo.client
+                .getRecord(
+                    repo.account.did(),
+                    "dev.knotless.pull",
+                    draft.substring(draft.lastIndexOf('/') + 1))
+                .value();
+    v.put("draft", true);
+    repo.client.putRecord(
+        repo.account.did(),
+        "dev.knotless.pull",
+        draft.substring(draft.lastIndexOf('/') + 1),
+        v,
+        Swap.none());
+    Ran drafted = knotless(owner, "merge", draft, "--force");
+    assertEquals(1, drafted.exit(), drafted.all());
+    assertTrue(drafted.err().contains(draft + " is a draft"), drafted.err());
   }
 }
