@@ -41,21 +41,6 @@ public final class MergeCommand implements Command {
   private static final Set<String> VALUED = Set.of("--every", "--timeout");
   private static final Set<String> FLAGS = Set.of("--check", "--wait", "--force");
 
-  /** Sleeps between polls; a test passes one that does not. */
-  interface Sleeper {
-    void sleep(Duration d) throws InterruptedException;
-  }
-
-  private final Sleeper sleeper;
-
-  public MergeCommand() {
-    this(d -> Thread.sleep(d.toMillis()));
-  }
-
-  MergeCommand(Sleeper sleeper) {
-    this.sleeper = sleeper;
-  }
-
   @Override
   public List<String> words() {
     return List.of("merge");
@@ -159,7 +144,7 @@ public final class MergeCommand implements Command {
       }
       ctx.out().println(d.verdict().word() + ": waiting for " + pendingNames(d));
       try {
-        sleeper.sleep(every);
+        Thread.sleep(every.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while waiting for the gate", e);
