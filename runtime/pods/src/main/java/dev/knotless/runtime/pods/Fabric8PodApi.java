@@ -13,6 +13,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -154,12 +155,17 @@ public final class Fabric8PodApi implements PodApi {
           .getItems()
           .stream()
           .map(
-              p ->
-                  new Listed(
-                      p.getMetadata().getName(),
-                      p.getMetadata().getAnnotations() == null
-                          ? null
-                          : p.getMetadata().getAnnotations().get(RunPod.RUNNER_ANNOTATION)))
+              p -> {
+                Map<String, String> a =
+                    p.getMetadata().getAnnotations() == null
+                        ? Map.of()
+                        : p.getMetadata().getAnnotations();
+                return new Listed(
+                    p.getMetadata().getName(),
+                    a.get(RunPod.RUNNER_ANNOTATION),
+                    a.get(RunPod.RUN_KEY_ANNOTATION),
+                    p.getStatus() == null ? null : p.getStatus().getPhase());
+              })
           .toList();
     } catch (KubernetesClientException e) {
       throw new IOException("could not list the runner's pods: " + e.getMessage(), e);

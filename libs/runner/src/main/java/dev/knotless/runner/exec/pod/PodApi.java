@@ -45,8 +45,10 @@ public interface PodApi {
    *
    * @param name its name
    * @param runnerDid its {@link RunPod#RUNNER_ANNOTATION}, or null if it has none
+   * @param runKey its {@link RunPod#RUN_KEY_ANNOTATION}, or null if it has none
+   * @param phase its phase ({@code Pending}, {@code Running}, ...), or null before it has one
    */
-  record Listed(String name, String runnerDid) {}
+  record Listed(String name, String runnerDid, String runKey, String phase) {}
 
   /** Why a pod will not run, for the check's log. */
   final class NotRunning extends Exception {
