@@ -5,7 +5,7 @@ import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
-import dev.knotless.run.reconciler.domain.EventReports;
+import dev.knotless.run.events.EventReports;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.engine.ExecutorChoice;
 import dev.knotless.runner.engine.Jobs;
