@@ -52,8 +52,21 @@ public interface PodApi {
 
   /** Why a pod will not run, for the check's log. */
   final class NotRunning extends Exception {
+    private final boolean imagePull;
+
     public NotRunning(String message) {
+      this(message, false);
+    }
+
+    /** Why the pod will not run; {@code imagePull} when its image could not be had. */
+    public NotRunning(String message, boolean imagePull) {
       super(message);
+      this.imagePull = imagePull;
+    }
+
+    /** Whether the pod will not run because its image could not be had. */
+    public boolean imagePull() {
+      return imagePull;
     }
   }
 

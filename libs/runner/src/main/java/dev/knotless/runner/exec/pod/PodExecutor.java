@@ -41,6 +41,7 @@ public final class PodExecutor implements Executor {
   private final RunDriver driver;
   private final Live live = new Live();
   private final Map<String, String> adoptable = new ConcurrentHashMap<>();
+  private volatile PodObserver observer = PodObserver.NONE;
 
   /**
    * @param api the API server, bound to the namespace runs go in
@@ -74,9 +75,14 @@ public final class PodExecutor implements Executor {
           RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
           String adopted = s.runKey().isEmpty() ? null : adoptable.remove(s.runKey());
           return adopted == null
-              ? new PodHost(api, pod, s, paths, live, false)
-              : new PodHost(api, pod.named(adopted), s, paths, live, true);
+              ? new PodHost(api, pod, s, paths, live, false, observer)
+              : new PodHost(api, pod.named(adopted), s, paths, live, true, observer);
         });
+  }
+
+  /** Has {@code observer} hear how the pods of runs started from now on start. */
+  public void observe(PodObserver observer) {
+    this.observer = java.util.Objects.requireNonNull(observer, "observer");
   }
 
   /**

@@ -43,6 +43,7 @@ final class PodHost implements StepHost {
   private final RunPaths paths;
   private final PodExecutor.Live live;
   private final boolean adopted;
+  private final PodObserver observer;
   private int steps;
   private boolean created;
   private boolean closed;
@@ -58,13 +59,15 @@ final class PodHost implements StepHost {
       RunSpec spec,
       RunPaths paths,
       PodExecutor.Live live,
-      boolean adopted) {
+      boolean adopted,
+      PodObserver observer) {
     this.api = api;
     this.pod = pod;
     this.spec = spec;
     this.paths = paths;
     this.live = live;
     this.adopted = adopted;
+    this.observer = observer;
   }
 
   @Override
@@ -90,7 +93,14 @@ final class PodHost implements StepHost {
             throw new StartFailed("the run was cancelled while its pod was being made");
           }
         }
-        api.awaitRunning(pod.name(), Duration.ofNanos(deadline - System.nanoTime()));
+        long made = System.nanoTime();
+        try {
+          api.awaitRunning(pod.name(), Duration.ofNanos(deadline - System.nanoTime()));
+        } catch (PodApi.NotRunning e) {
+          observer.notRunning(e.imagePull());
+          throw e;
+        }
+        observer.running(Duration.ofNanos(System.nanoTime() - made));
         copyCheckoutIn();
       }
     } catch (PodApi.NotRunning e) {
