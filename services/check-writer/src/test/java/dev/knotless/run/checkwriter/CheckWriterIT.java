@@ -136,6 +136,60 @@ class CheckWriterIT {
   }
 
   @Test
+  void anEventThatCannotBeReadGoesToTheDeadLetterTopicWithItsReasonAndTheNextRunIsFiled()
+      throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    String garbageKey = "garbage-" + UUID.randomUUID();
+    String v2Key = "v2-" + UUID.randomUUID();
+    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      producer.send(new ProducerRecord<>(Topics.RUN_EVENTS, garbageKey, "{not json"));
+      producer.send(
+          new ProducerRecord<>(
+              Topics.RUN_EVENTS,
+              v2Key,
+              "{\"v\":\"2.0\",\"type\":\"ended\",\"checkKey\":\"" + v2Key + "\"}"));
+      producer.flush();
+    }
+    Run run = new Run("after-dead-letters");
+    byte[] log = "one line\n".getBytes(StandardCharsets.UTF_8);
+    List<RunEvent> all = new ArrayList<>();
+    all.add(run.filed());
+    all.add(run.started());
+    all.addAll(run.output(log, 0, log.length, 100));
+    all.add(run.ended(log.length));
+    publish(all);
+    awaitStatus(run, "success");
+
+    Properties c = new Properties();
+    c.put("bootstrap.servers", bootstrap);
+    c.put("group.id", "dead-letter-reader-" + UUID.randomUUID());
+    c.put("auto.offset.reset", "earliest");
+    java.util.Map<String, String> dead = new java.util.HashMap<>();
+    try (var consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+            c,
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      consumer.subscribe(List.of(Topics.RUN_EVENTS_DEAD));
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      while ((!dead.containsKey(garbageKey) || !dead.containsKey(v2Key))
+          && System.nanoTime() < deadline) {
+        for (var r : consumer.poll(Duration.ofMillis(500))) {
+          dead.put(r.key(), r.value());
+        }
+      }
+    }
+    assertTrue(dead.containsKey(garbageKey), "dead letters: " + dead);
+    JsonNode garbage =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(dead.get(garbageKey));
+    assertEquals("{not json", garbage.path("value").asText());
+    assertTrue(garbage.path("reason").asText().startsWith("not a run event"), garbage.toString());
+    JsonNode v2 = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dead.get(v2Key));
+    assertTrue(v2.path("reason").asText().contains("version 2.0"), v2.toString());
+  }
+
+  @Test
   void metricsShowLagAndPdsRequestsAndReadinessShowsKafkaAndThePds() throws Exception {
     Run run = new Run("metrics");
     publish(run.filed());

@@ -8,5 +8,11 @@ public final class Topics {
   /** Run events, keyed by the check's record key, the value a {@link RunEvent} as JSON. */
   public static final String RUN_EVENTS = "knotless.run-events";
 
+  /**
+   * Run events the check-writer could not read, each with the reason, the original key and the
+   * original value, so a bad producer is seen and nothing is lost while the consumer moves on.
+   */
+  public static final String RUN_EVENTS_DEAD = "knotless.run-events.dead";
+
   private Topics() {}
 }

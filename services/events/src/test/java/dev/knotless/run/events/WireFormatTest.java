@@ -57,4 +57,32 @@ class WireFormatTest {
             "step build failed");
     assertEquals(e, RunEventJson.decode(RunEventJson.encode(e)));
   }
+
+  @Test
+  void aNewerMinorVersionWithFieldsThisReaderDoesNotKnowIsReadNotDropped() {
+    RunEvent e =
+        new RunEvent.Ended(
+            "k", Instant.parse("2026-11-29T10:00:00Z"), "success", 3, List.of("a=success"), null);
+    String newer =
+        RunEventJson.encode(e)
+            .replace("\"v\":\"1.0\"", "\"v\":\"1.4\",\"cost\":{\"cpuSeconds\":12}");
+    assertTrue(newer.contains("1.4"), newer);
+    assertEquals(e, RunEventJson.decode(newer));
+  }
+
+  @Test
+  void anotherMajorVersionIsRefusedByNameAndNoVersionIsTheFirst() {
+    String v2 =
+        "{\"type\":\"ended\",\"v\":\"2.0\",\"checkKey\":\"k\",\"at\":\"2026-11-29T10:00:00Z\"}";
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> RunEventJson.decode(v2))
+            .getMessage()
+            .contains("version 2.0"));
+    RunEvent e =
+        new RunEvent.Ended(
+            "k", Instant.parse("2026-11-29T10:00:00Z"), "success", 3, List.of("a=success"), null);
+    String before = RunEventJson.encode(e).replace(",\"v\":\"1.0\"", "");
+    assertTrue(!before.contains("\"v\""), before);
+    assertEquals(e, RunEventJson.decode(before));
+  }
 }
