@@ -271,6 +271,24 @@ public final class CacheStore {
     } catch (IOException e) {
       LOG.warn("could not sweep the caches' old bases: {}", e.toString());
     }
+    sweepImageCopies();
+  }
+
+  /**
+   * Removes copies of images' files left half-made, once an hour old (one may be in the making).
+   */
+  private void sweepImageCopies() {
+    long hourAgo = System.currentTimeMillis() - 3_600_000;
+    try (DirectoryStream<Path> all =
+        Files.newDirectoryStream(root.resolve("images"), "*" + MAKING + "-*")) {
+      for (Path p : all) {
+        if (Files.getLastModifiedTime(p).toMillis() < hourAgo) {
+          deleteQuietly(p, "a half-made copy of an image's files");
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("could not sweep the caches' image copies: {}", e.toString());
+    }
   }
 
   private void sweepBase(Path base, Set<Path> pinned) throws IOException {

@@ -13,9 +13,12 @@ import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunDriver;
 import dev.knotless.runner.exec.RunListener;
+import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.cache.CacheStore;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -51,6 +54,7 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   private final DockerClient control;
   private final DockerClient streams;
   private final Live live = new Live();
+  private final CacheStore caches;
 
   /**
    * @param settings the daemon's address and what runs may take
@@ -59,6 +63,16 @@ public final class DockerExecutor implements Executor, AutoCloseable {
    *     must be a path the docker daemon sees as the runner does (the same host)
    */
   public DockerExecutor(DockerSettings settings, String runnerDid, Path workRoot, Clock clock) {
+    this(settings, runnerDid, workRoot, clock, null);
+  }
+
+  /**
+   * An executor whose runs mount their workflows' caches from {@code caches} (null for none: cache
+   * paths are then ignored, as before caches existed).
+   */
+  public DockerExecutor(
+      DockerSettings settings, String runnerDid, Path workRoot, Clock clock, CacheStore caches) {
+    this.caches = caches;
     this.settings = Objects.requireNonNull(settings, "docker settings");
     this.runnerDid = Objects.requireNonNull(runnerDid, "runner DID");
     // Copies, not links: root in the container could otherwise write into the mirror's objects.
@@ -113,16 +127,41 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   public RunResult run(
       RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
     live.starting();
+    ContainerHost[] host = new ContainerHost[1];
+    RunResult result = null;
     try {
-      return driver.run(
-          spec,
-          cancellation,
-          listener,
-          afterSteps,
-          (s, paths) -> new ContainerHost(control, streams, settings, live, runnerDid, s, paths));
+      result =
+          driver.run(
+              spec,
+              cancellation,
+              listener,
+              afterSteps,
+              (s, paths) ->
+                  host[0] =
+                      new ContainerHost(
+                          control, streams, settings, live, runnerDid, s, paths, caches));
     } finally {
       live.ended();
+      if (host[0] != null) {
+        // The container is gone: its overlays are unmounted, and a pass may promote them.
+        List<String> lines =
+            host[0]
+                .caches()
+                .finish(result != null && result.outcome() instanceof RunOutcome.Passed);
+        if (result != null && !lines.isEmpty()) {
+          result = withLines(result, lines);
+        }
+      }
     }
+    return result;
+  }
+
+  /** {@code r} with {@code lines} added at the end of its log (cache paths: nothing secret). */
+  private static RunResult withLines(RunResult r, List<String> lines) {
+    byte[] more = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+    byte[] log = java.util.Arrays.copyOf(r.log(), r.log().length + more.length);
+    System.arraycopy(more, 0, log, r.log().length, more.length);
+    return new RunResult(r.steps(), r.outcome(), log, r.outputs());
   }
 
   /**
@@ -157,6 +196,10 @@ public final class DockerExecutor implements Executor, AutoCloseable {
       removeIdleNetworks();
     } catch (RuntimeException e) {
       LOG.warn("could not sweep leftover containers: {}", Daemon.why(e));
+    }
+    if (caches != null) {
+      // After the containers: an overlay a leftover container held is free once it is gone.
+      caches.removeLeftovers();
     }
   }
 
