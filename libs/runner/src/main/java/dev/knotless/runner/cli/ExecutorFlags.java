@@ -1,5 +1,6 @@
 package dev.knotless.runner.cli;
 
+import dev.knotless.runner.exec.cache.CacheSettings;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,9 @@ final class ExecutorFlags {
           "--network",
           "--runtime",
           "--trusted-runtime",
-          "--resolv");
+          "--resolv",
+          "--cache-dir",
+          "--cache-max");
 
   /** Every flag these take: the executor, the docker-only ones, and {@code --trust}. */
   static final List<String> FLAGS =
@@ -35,6 +38,7 @@ final class ExecutorFlags {
 
   private String executor = "docker";
   private DockerSettings docker;
+  private CacheSettings caches = CacheSettings.NONE;
   private final Set<String> trust = new LinkedHashSet<>();
   private final List<String> dockerFlagsGiven = new ArrayList<>();
 
@@ -80,6 +84,13 @@ final class ExecutorFlags {
         }
         docker = docker.withResolv(file.toAbsolutePath());
       }
+      case "--cache-dir" ->
+          caches =
+              new CacheSettings(Path.of(nonBlank(flag, value)).toAbsolutePath(), caches.maxBytes());
+      case "--cache-max" ->
+          caches =
+              new CacheSettings(
+                  caches.dir(), (long) wholeAbove0(flag, value, "GiB, such as 16") << 30);
       case "--trust" -> {
         if (!value.startsWith("did:")) {
           throw new RunnerOptions.UsageException("--trust " + value + ": expected a DID");
@@ -105,6 +116,10 @@ final class ExecutorFlags {
 
   DockerSettings docker() {
     return docker;
+  }
+
+  CacheSettings caches() {
+    return caches;
   }
 
   Set<String> trust() {

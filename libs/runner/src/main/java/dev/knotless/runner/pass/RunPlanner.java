@@ -10,6 +10,8 @@ import dev.knotless.runner.exec.ExecStep;
 import dev.knotless.runner.exec.OutputFilter;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.TimeLimits;
+import dev.knotless.runner.exec.cache.CacheRequest;
+import dev.knotless.runner.exec.cache.CacheRules;
 import dev.knotless.runner.mask.SecretMask;
 import dev.knotless.runner.run.AskedRunHeader;
 import dev.knotless.runner.run.InvalidVariablesException;
@@ -280,6 +282,13 @@ public final class RunPlanner {
     return RunSpec.of(mirror, p.checkedOut(), steps)
         .withImage(w.image() == null ? "" : w.image())
         .withTrustedCode(false)
+        // Whose the pull is is not known here, so a workflow asking for secrets reads apart.
+        .withCaches(
+            new CacheRequest(
+                repo.label(),
+                w.name(),
+                w.cache(),
+                CacheRules.pull(!w.cache().isEmpty(), false, !w.secrets().isEmpty())))
         .withEnv(new LinkedHashMap<>(env.variables()))
         .withPreamble(preamble)
         .withLimits(
@@ -363,6 +372,14 @@ public final class RunPlanner {
         .withImage(w.image() == null ? "" : w.image())
         // A push to a repository of an owner named with --trust is code that owner vouches for.
         .withTrustedCode(settings.trusted().contains(repo.id().ownerDid()))
+        // Only a push to the default branch (class MAIN; a run asked for by name is ASKED)
+        // promotes.
+        .withCaches(
+            new CacheRequest(
+                repo.label(),
+                w.name(),
+                w.cache(),
+                CacheRules.push(!w.cache().isEmpty(), runClass == RunClass.MAIN)))
         .withEnv(all)
         .withPreamble(preamble)
         .withFilter(OutputFilter.masking(SecretMask.of(env.secrets().values())))
