@@ -195,12 +195,11 @@ public final class CacheStore {
       long moved = Layers.apply(upper, next);
       long size = Layers.sizeOf(next);
       synchronized (this) {
+        // What is not made current goes in the finally, outside the lock.
         if (!read.equals(generation(name, currentOf(name)))) {
-          Layers.deleteTree(next);
           return "cache " + path + ": not promoted, another run made the base meanwhile";
         }
         if (size > maxBytes) {
-          Layers.deleteTree(next);
           return "cache "
               + path
               + ": not promoted, the new base ("
@@ -228,7 +227,7 @@ public final class CacheStore {
       synchronized (this) {
         making.remove(next);
       }
-      if (java.nio.file.Files.exists(next)) {
+      if (Files.exists(next)) {
         deleteQuietly(next, "a generation not made current");
       }
     }
