@@ -220,6 +220,22 @@ public final class RunPlanner {
    */
   public PlannedRun pull(
       Watched repo, Path mirror, Workflow w, PullSubject p, RunClass runClass, Instant now) {
+    return pull(repo, mirror, w, p, runClass, false, now);
+  }
+
+  /**
+   * A pull's run as above, knowing whether every writer of the pull is the owner or a collaborator
+   * ({@code trusted}): an untrusted one's run of a workflow asking for secrets reads its caches
+   * apart.
+   */
+  public PlannedRun pull(
+      Watched repo,
+      Path mirror,
+      Workflow w,
+      PullSubject p,
+      RunClass runClass,
+      boolean trusted,
+      Instant now) {
     String rkey = pullKey(repo, p, w.name());
     CheckRecord queued = pullCheck(repo, p, w.name(), CheckStatus.QUEUED, List.of(), null, now);
     RunRequest request =
@@ -234,11 +250,12 @@ public final class RunPlanner {
             runClass,
             w.superseded(),
             false);
-    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey);
+    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
     return new PlannedRun(repo.label(), request, queued, prepare);
   }
 
-  private RunSpec pullSpec(Watched repo, Path mirror, Workflow w, PullSubject p, String rkey)
+  private RunSpec pullSpec(
+      Watched repo, Path mirror, Workflow w, PullSubject p, String rkey, boolean trusted)
       throws PlannedRun.PrepareException {
     List<String> preamble = new ArrayList<>();
     preamble.add(
@@ -282,13 +299,12 @@ public final class RunPlanner {
     return RunSpec.of(mirror, p.checkedOut(), steps)
         .withImage(w.image() == null ? "" : w.image())
         .withTrustedCode(false)
-        // Whose the pull is is not known here, so a workflow asking for secrets reads apart.
         .withCaches(
             new CacheRequest(
                 repo.label(),
                 w.name(),
                 w.cache(),
-                CacheRules.pull(!w.cache().isEmpty(), false, !w.secrets().isEmpty())))
+                CacheRules.pull(!w.cache().isEmpty(), trusted, !w.secrets().isEmpty())))
         .withEnv(new LinkedHashMap<>(env.variables()))
         .withPreamble(preamble)
         .withLimits(
