@@ -28,7 +28,8 @@ final class ExecutorFlags {
           "--trusted-runtime",
           "--resolv",
           "--cache-dir",
-          "--cache-max");
+          "--cache-max",
+          "--disk-floor");
 
   /** Every flag these take: the executor, the docker-only ones, and {@code --trust}. */
   static final List<String> FLAGS =
@@ -86,11 +87,29 @@ final class ExecutorFlags {
       }
       case "--cache-dir" ->
           caches =
-              new CacheSettings(Path.of(nonBlank(flag, value)).toAbsolutePath(), caches.maxBytes());
+              new CacheSettings(
+                  Path.of(nonBlank(flag, value)).toAbsolutePath(),
+                  caches.maxBytes(),
+                  caches.floorBytes());
       case "--cache-max" ->
           caches =
               new CacheSettings(
-                  caches.dir(), (long) wholeAbove0(flag, value, "GiB, such as 16") << 30);
+                  caches.dir(),
+                  (long) wholeAbove0(flag, value, "GiB, such as 16") << 30,
+                  caches.floorBytes());
+      case "--disk-floor" -> {
+        int gib;
+        try {
+          gib = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+          gib = -1;
+        }
+        if (gib < 0) {
+          throw new RunnerOptions.UsageException(
+              flag + " " + value + ": expected whole GiB, such as 20, or 0 for no floor");
+        }
+        caches = new CacheSettings(caches.dir(), caches.maxBytes(), (long) gib << 30);
+      }
       case "--trust" -> {
         if (!value.startsWith("did:")) {
           throw new RunnerOptions.UsageException("--trust " + value + ": expected a DID");

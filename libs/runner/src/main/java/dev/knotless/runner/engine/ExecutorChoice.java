@@ -4,6 +4,7 @@ import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.exec.cache.CacheSettings;
 import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.DiskFloor;
 import dev.knotless.runner.exec.docker.DockerExecutor;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import java.io.IOException;
@@ -73,7 +74,11 @@ public final class ExecutorChoice {
           LOG.info(
               "caches kept under {}, a base up to {} GiB", caches.dir(), caches.maxBytes() >> 30);
         }
-        DockerExecutor executor = new DockerExecutor(docker, runnerDid, work, clock, store);
+        DiskFloor floor =
+            store == null
+                ? null
+                : new DiskFloor(store, caches.floorBytes(), DiskFloor.DEFAULT_INTERVAL);
+        DockerExecutor executor = new DockerExecutor(docker, runnerDid, work, clock, store, floor);
         try {
           executor.ping();
           LOG.info("runs go in containers through the docker daemon at {}", docker.dockerHost());

@@ -90,6 +90,7 @@ class RunnerOptionsTest {
             "--resolv",
             "--cache-dir",
             "--cache-max",
+            "--disk-floor",
             "--trust",
             "DOCKER_HOST",
             "--jetstream",
@@ -138,6 +139,9 @@ class RunnerOptionsTest {
     assertEquals(4L << 30, o.caches().maxBytes());
     assertEquals(16L << 30, parse("--cache-dir", "/c", "a.t/r").caches().maxBytes());
     assertTrue(message("--cache-max", "0", "a.t/r").contains("--cache-max 0"));
+    assertEquals(20L << 30, o.caches().floorBytes());
+    assertEquals(0, parse("--disk-floor", "0", "a.t/r").caches().floorBytes());
+    assertTrue(message("--disk-floor", "-1", "a.t/r").contains("--disk-floor -1"));
     assertTrue(
         message("--executor", "shell", "--cache-dir", "/c", "a.t/r").contains("--cache-dir"));
   }

@@ -271,6 +271,7 @@ public final class CacheStore {
       LOG.warn("could not sweep the caches' old bases: {}", e.toString());
     }
     sweepImageCopies();
+    deleteQuietly(root.resolve("trash"), "shed bases left half removed");
   }
 
   /**
@@ -312,6 +313,48 @@ public final class CacheStore {
         }
       }
     }
+  }
+
+  /** What {@link #shed} removed: how many bases, and the bytes their files took. */
+  public record Shed(int bases, long bytes) {}
+
+  /**
+   * Removes every base no run reads, whole, so its next run starts afresh: what the disk floor
+   * sheds when the disk is short. A base a run reads, or one being promoted, stays.
+   */
+  public Shed shed() {
+    List<Path> gone = new java.util.ArrayList<>();
+    try (DirectoryStream<Path> bases = Files.newDirectoryStream(root.resolve("bases"))) {
+      for (Path base : bases) {
+        String name = base.getFileName().toString();
+        synchronized (this) {
+          boolean inUse =
+              readers.keySet().stream().anyMatch(g -> g.startsWith(base))
+                  || making.stream().anyMatch(g -> g.startsWith(base));
+          if (inUse) {
+            continue;
+          }
+          // Out of the way under the lock, so no run opens it; removed outside it.
+          Path trash = root.resolve("trash").resolve(name + "-" + System.nanoTime());
+          Files.createDirectories(trash.getParent());
+          Files.move(base, trash, StandardCopyOption.ATOMIC_MOVE);
+          current.remove(name);
+          gone.add(trash);
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("could not shed the caches' bases: {}", e.toString());
+    }
+    long bytes = 0;
+    for (Path p : gone) {
+      try {
+        bytes += Layers.sizeOf(p);
+      } catch (IOException e) {
+        LOG.debug("could not size {}: {}", p, e.toString());
+      }
+      deleteQuietly(p, "a shed base");
+    }
+    return new Shed(gone.size(), bytes);
   }
 
   /** The directory of an image's own files at a container path, made by the caller if missing. */

@@ -17,6 +17,7 @@ import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.DiskFloor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -55,6 +56,7 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   private final DockerClient streams;
   private final Live live = new Live();
   private final CacheStore caches;
+  private final DiskFloor floor;
 
   /**
    * @param settings the daemon's address and what runs may take
@@ -72,7 +74,21 @@ public final class DockerExecutor implements Executor, AutoCloseable {
    */
   public DockerExecutor(
       DockerSettings settings, String runnerDid, Path workRoot, Clock clock, CacheStore caches) {
+    this(settings, runnerDid, workRoot, clock, caches, null);
+  }
+
+  /**
+   * As above, each run first held by {@code floor} (null for none) until the caches' disk has room.
+   */
+  public DockerExecutor(
+      DockerSettings settings,
+      String runnerDid,
+      Path workRoot,
+      Clock clock,
+      CacheStore caches,
+      DiskFloor floor) {
     this.caches = caches;
+    this.floor = floor;
     this.settings = Objects.requireNonNull(settings, "docker settings");
     this.runnerDid = Objects.requireNonNull(runnerDid, "runner DID");
     // Copies, not links: root in the container could otherwise write into the mirror's objects.
@@ -126,6 +142,7 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   @Override
   public RunResult run(
       RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
+    spec = heldAtTheFloor(spec, cancellation);
     live.starting();
     ContainerHost[] host = new ContainerHost[1];
     RunResult result = null;
@@ -154,6 +171,29 @@ public final class DockerExecutor implements Executor, AutoCloseable {
       }
     }
     return result;
+  }
+
+  /**
+   * Holds the run until the caches' disk has {@code --disk-floor} free; what was shed and how long
+   * it waited go at the top of its log. A cancel meanwhile lets it go on to end as cancelled.
+   */
+  private RunSpec heldAtTheFloor(RunSpec spec, RunCancellation cancellation) {
+    if (floor == null) {
+      return spec;
+    }
+    try {
+      List<String> lines = floor.hold(cancellation);
+      if (lines.isEmpty()) {
+        return spec;
+      }
+      List<String> preamble = new java.util.ArrayList<>(spec.preamble());
+      preamble.addAll(lines);
+      return spec.withPreamble(preamble);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cancellation.cancel("the runner's thread was interrupted");
+      return spec;
+    }
   }
 
   /** {@code r} with {@code lines} added at the end of its log (cache paths: nothing secret). */
