@@ -222,7 +222,13 @@ public final class CacheStore {
           moved,
           size,
           ms);
-      return "cache " + path + ": promoted, " + moved + " bytes written by this run kept";
+      return "cache "
+          + path
+          + ": promoted, "
+          + moved
+          + " bytes written by this run kept ("
+          + ms
+          + " ms)";
     } finally {
       synchronized (this) {
         making.remove(next);
