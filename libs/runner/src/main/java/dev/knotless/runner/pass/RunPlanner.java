@@ -301,7 +301,8 @@ public final class RunPlanner {
         .withTrustedCode(false)
         .withCaches(
             new CacheRequest(
-                repo.label(),
+                // The owner's DID and the record key: a rename keeps the caches.
+                repo.stateKey(),
                 w.name(),
                 w.cache(),
                 CacheRules.pull(!w.cache().isEmpty(), trusted, !w.secrets().isEmpty())))
@@ -392,7 +393,8 @@ public final class RunPlanner {
         // promotes.
         .withCaches(
             new CacheRequest(
-                repo.label(),
+                // The owner's DID and the record key: a rename keeps the caches.
+                repo.stateKey(),
                 w.name(),
                 w.cache(),
                 CacheRules.push(!w.cache().isEmpty(), runClass == RunClass.MAIN)))

@@ -72,7 +72,7 @@ class RunPlannerCachesTest {
     RunSpec main = push(CACHED, "refs/heads/main", RunClass.MAIN);
     assertEquals(CacheUse.PROMOTE_ON_PASS, main.caches().use());
     assertEquals(List.of("/work/node_modules"), main.caches().containerPaths());
-    assertEquals("alice.test/site", main.caches().repo());
+    assertEquals("did:plc:alice/3kabcdefghijk", main.caches().repo(), "a rename keeps them");
     assertEquals(CacheUse.READ, push(CACHED, "refs/heads/f", RunClass.OTHER).caches().use());
     assertEquals(CacheUse.READ, push(CACHED, "refs/heads/main", RunClass.ASKED).caches().use());
   }

@@ -8,7 +8,8 @@ import java.util.Objects;
  * What one run asks of the caches: whose they are (repository and workflow), the paths in the
  * container, and how the run may use them. Immutable.
  *
- * @param repo the repository's label ({@code owner/name}), part of every cache's name
+ * @param repo the repository, part of every cache's name: the planner gives its owner's DID and
+ *     record key, which a rename keeps
  * @param workflow the workflow's name, part of every cache's name
  * @param paths the workflow's {@code cache} paths as written; a relative one is under the checkout
  *     ({@code /work})

@@ -54,6 +54,7 @@ public final class CacheStore {
   private final Map<Path, Integer> readers = new HashMap<>();
   private final Set<Path> making = new HashSet<>();
   private final Set<String> liveRuns = new HashSet<>();
+  private final CacheFigures figures = new CacheFigures();
   private int nextGeneration;
 
   /**
@@ -81,6 +82,11 @@ public final class CacheStore {
   /** The cache directory. */
   public Path root() {
     return root;
+  }
+
+  /** What the caches did since this store was made, for metrics. */
+  public CacheFigures figures() {
+    return figures;
   }
 
   /** The largest base made current, in bytes. */
@@ -117,9 +123,11 @@ public final class CacheStore {
         if (request.use() == CacheUse.APART) {
           lower = empty();
           base = null;
+          figures.opened(false);
         } else {
           lower = acquire(name);
           base = name;
+          figures.opened(!Layers.isEmpty(lower));
         }
         Files.writeString(
             runDir.resolve("lowers"),
@@ -197,9 +205,11 @@ public final class CacheStore {
       synchronized (this) {
         // What is not made current goes in the finally, outside the lock.
         if (!read.equals(generation(name, currentOf(name)))) {
+          figures.notPromoted();
           return "cache " + path + ": not promoted, another run made the base meanwhile";
         }
         if (size > maxBytes) {
+          figures.notPromoted();
           return "cache "
               + path
               + ": not promoted, the new base ("
@@ -214,6 +224,7 @@ public final class CacheStore {
         writeCurrent(name, gen);
         current.put(name, gen);
       }
+      figures.promoted(moved);
       long ms = (System.nanoTime() - started) / 1_000_000;
       LOG.info(
           "cache {} promoted: generation {}, {} bytes moved in, {} bytes in all, {} ms",
@@ -360,6 +371,7 @@ public final class CacheStore {
       }
       deleteQuietly(p, "a shed base");
     }
+    figures.shed(gone.size(), bytes);
     return new Shed(gone.size(), bytes);
   }
 

@@ -95,7 +95,9 @@ public final class DiskFloor {
         }
       }
       if (waited) {
-        long s = Duration.ofNanos(System.nanoTime() - started).toSeconds();
+        Duration waitedFor = Duration.ofNanos(System.nanoTime() - started);
+        store.figures().waited(waitedFor.toMillis());
+        long s = waitedFor.toSeconds();
         lines.add("waited " + s + "s for room on the disk");
         LOG.info("a run waited {}s for room on the disk", s);
       }

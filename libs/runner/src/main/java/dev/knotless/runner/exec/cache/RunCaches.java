@@ -135,6 +135,7 @@ public final class RunCaches {
           lines.add(store.promote(o.base(), o.path(), o.lower(), o.upper()));
         } catch (IOException | RuntimeException e) {
           LOG.warn("cache {} of run {} was not promoted: {}", o.path(), run, e.toString());
+          store.figures().notPromoted();
           lines.add("cache " + o.path() + ": not promoted: " + e.getMessage());
         }
       }

@@ -83,6 +83,12 @@ class CacheStoreIT {
     assertTrue(Files.exists(seen.resolve("small")));
     assertFalse(Files.exists(seen.resolve("d0")), "the base over the limit was made current");
     next.finish(false);
+    CacheFigures.Snapshot figures = store.figures().snapshot();
+    assertEquals(1, figures.promotions());
+    assertEquals(5, figures.bytesPromoted());
+    assertEquals(1, figures.notPromoted());
+    assertEquals(2, figures.hits(), "the big run's and the next run's paths found a base");
+    assertEquals(1, figures.misses(), "the first run's path found an empty one");
     assertEquals(1, generations(tmp.resolve("caches")).size(), "nothing half-made is left");
     assertEquals(List.of(), mounts());
   }

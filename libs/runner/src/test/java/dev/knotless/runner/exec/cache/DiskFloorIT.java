@@ -73,6 +73,8 @@ class DiskFloorIT {
     assertTrue(lines.get(0).startsWith("disk short: "), lines.toString());
     assertTrue(lines.get(0).contains("shed 2 cache bases no run reads, 24 MiB"), lines.toString());
     assertTrue(floor.hold(new RunCancellation()).isEmpty(), "the disk has room now");
+    assertEquals(2, store.figures().snapshot().basesShed());
+    assertEquals(24, store.figures().snapshot().bytesShed() / MIB);
   }
 
   @Test
@@ -101,6 +103,7 @@ class DiskFloorIT {
     List<String> lines = held.get(30, TimeUnit.SECONDS);
     assertTrue(lines.get(0).contains("shed 0 cache bases"), "a read base is kept: " + lines);
     assertTrue(lines.get(1).matches("waited \\d+s for room on the disk"), lines.toString());
+    assertTrue(store.figures().snapshot().floorWaitMillis() >= 1000, "the wait is counted");
     reading.finish(false);
   }
 
