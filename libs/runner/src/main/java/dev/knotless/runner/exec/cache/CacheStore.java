@@ -6,11 +6,8 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -117,7 +114,7 @@ public final class CacheStore {
       List<String> paths = request.containerPaths();
       for (int i = 0; i < paths.size(); i++) {
         String path = paths.get(i);
-        String name = name(request.repo(), request.workflow(), path);
+        String name = CacheNames.name(request.repo(), request.workflow(), path);
         Path lower;
         String base;
         if (request.use() == CacheUse.APART) {
@@ -332,52 +329,28 @@ public final class CacheStore {
     }
   }
 
-  /** What {@link #shed} removed: how many bases, and the bytes their files took. */
-  public record Shed(int bases, long bytes) {}
-
   /**
-   * Removes every base no run reads, whole, so its next run starts afresh: what the disk floor
-   * sheds when the disk is short. A base a run reads, or one being promoted, stays.
+   * Moves base {@code base} out of the way, under {@code trash/}, if no run reads it and none
+   * promotes it, so its next run starts afresh; the caller removes it. Null if it stays.
    */
-  public Shed shed() {
-    List<Path> gone = new java.util.ArrayList<>();
-    try (DirectoryStream<Path> bases = Files.newDirectoryStream(root.resolve("bases"))) {
-      for (Path base : bases) {
-        String name = base.getFileName().toString();
-        synchronized (this) {
-          boolean inUse =
-              readers.keySet().stream().anyMatch(g -> g.startsWith(base))
-                  || making.stream().anyMatch(g -> g.startsWith(base));
-          if (inUse) {
-            continue;
-          }
-          // Out of the way under the lock, so no run opens it; removed outside it.
-          Path trash = root.resolve("trash").resolve(name + "-" + System.nanoTime());
-          Files.createDirectories(trash.getParent());
-          Files.move(base, trash, StandardCopyOption.ATOMIC_MOVE);
-          current.remove(name);
-          gone.add(trash);
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("could not shed the caches' bases: {}", e.toString());
+  synchronized Path moveAsideIfUnread(Path base) throws IOException {
+    boolean inUse =
+        readers.keySet().stream().anyMatch(g -> g.startsWith(base))
+            || making.stream().anyMatch(g -> g.startsWith(base));
+    if (inUse) {
+      return null;
     }
-    long bytes = 0;
-    for (Path p : gone) {
-      try {
-        bytes += Layers.sizeOf(p);
-      } catch (IOException e) {
-        LOG.debug("could not size {}: {}", p, e.toString());
-      }
-      deleteQuietly(p, "a shed base");
-    }
-    figures.shed(gone.size(), bytes);
-    return new Shed(gone.size(), bytes);
+    String name = base.getFileName().toString();
+    Path trash = root.resolve("trash").resolve(name + "-" + System.nanoTime());
+    Files.createDirectories(trash.getParent());
+    Files.move(base, trash, StandardCopyOption.ATOMIC_MOVE);
+    current.remove(name);
+    return trash;
   }
 
   /** The directory of an image's own files at a container path, made by the caller if missing. */
   public Path imageFiles(String imageId, String path) {
-    return root.resolve("images").resolve(hash(imageId) + "." + hash(path));
+    return root.resolve("images").resolve(CacheNames.hash(imageId) + "." + CacheNames.hash(path));
   }
 
   // Bookkeeping.
@@ -413,20 +386,6 @@ public final class CacheStore {
     Files.writeString(tmp, gen + "\n");
     Files.move(tmp, base(name).resolve("current"), StandardCopyOption.ATOMIC_MOVE);
     current.put(name, gen);
-  }
-
-  /** A cache's name: its repository, workflow and path, each hashed. */
-  static String name(String repo, String workflow, String path) {
-    return hash(repo) + "." + hash(workflow) + "." + hash(path);
-  }
-
-  static String hash(String s) {
-    try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(d, 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   static void deleteQuietly(Path p, String what) {

@@ -2,7 +2,9 @@ package dev.knotless.runner.exec.cache;
 
 import dev.knotless.runner.exec.RunCancellation;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,7 +70,7 @@ public final class DiskFloor {
         return lines;
       }
       sayShort(free);
-      CacheStore.Shed shed = store.shed();
+      Shed shed = shed();
       lines.add(
           "disk short: "
               + mib(free)
@@ -105,6 +107,35 @@ public final class DiskFloor {
     } finally {
       turn.unlock();
     }
+  }
+
+  /** What {@link #shed} removed: how many bases, and the bytes their files took. */
+  record Shed(int bases, long bytes) {}
+
+  /** Removes every base no run reads or promotes, whole: their next runs start afresh. */
+  Shed shed() {
+    List<Path> gone = new ArrayList<>();
+    try (DirectoryStream<Path> bases = Files.newDirectoryStream(store.root().resolve("bases"))) {
+      for (Path base : bases) {
+        Path trash = store.moveAsideIfUnread(base);
+        if (trash != null) {
+          gone.add(trash);
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("could not shed the caches' bases: {}", e.toString());
+    }
+    long bytes = 0;
+    for (Path p : gone) {
+      try {
+        bytes += Layers.sizeOf(p);
+      } catch (IOException e) {
+        LOG.debug("could not size {}: {}", p, e.toString());
+      }
+      CacheStore.deleteQuietly(p, "a shed base");
+    }
+    store.figures().shed(gone.size(), bytes);
+    return new Shed(gone.size(), bytes);
   }
 
   private void sayShort(long free) {

@@ -145,7 +145,7 @@ final class ContainerHost implements StepHost {
               paths.runName(),
               path -> {
                 try {
-                  return ImageFiles.at(control, cacheStore, runnerDid, image, path);
+                  return ImageFiles.at(control, cacheStore, live, runnerDid, image, path);
                 } catch (IOException e) {
                   throw new java.io.UncheckedIOException(e);
                 }

@@ -29,7 +29,12 @@ final class ImageFiles {
 
   /** The directory holding {@code image}'s files at {@code path}, made if missing. */
   static Path at(
-      DockerClient control, CacheStore store, String runnerDid, String image, String path)
+      DockerClient control,
+      CacheStore store,
+      DockerExecutor.Live live,
+      String runnerDid,
+      String image,
+      String path)
       throws IOException {
     String id = control.inspectImageCmd(image).exec().getId();
     Path dir = store.imageFiles(id, path);
@@ -45,12 +50,18 @@ final class ImageFiles {
             .withCmd(List.of())
             .exec()
             .getId();
+    // A sweep meanwhile must not take it for a leftover.
+    live.add(container);
     try (InputStream tar = control.copyArchiveFromContainerCmd(container, path).exec()) {
       extract(tar, making);
     } catch (NotFoundException missing) {
       // The image has nothing there: the base alone shows.
     } finally {
-      control.removeContainerCmd(container).withForce(true).exec();
+      try {
+        control.removeContainerCmd(container).withForce(true).exec();
+      } finally {
+        live.remove(container);
+      }
     }
     try {
       Files.move(making, dir, StandardCopyOption.ATOMIC_MOVE);

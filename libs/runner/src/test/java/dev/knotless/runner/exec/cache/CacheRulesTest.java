@@ -43,10 +43,10 @@ class CacheRulesTest {
 
   @Test
   void aCachesNameHashesItsRepositoryWorkflowAndPathApart() {
-    String name = CacheStore.name("alice/site", "ci", "/root/.npm");
+    String name = CacheNames.name("alice/site", "ci", "/root/.npm");
     assertEquals(3, name.split("\\.").length);
-    assertEquals(CacheStore.hash("alice/site"), name.split("\\.")[0]);
+    assertEquals(CacheNames.hash("alice/site"), name.split("\\.")[0]);
     // Two repositories' caches of the same workflow and path are never one.
-    assertEquals(false, name.equals(CacheStore.name("bob/site", "ci", "/root/.npm")));
+    assertEquals(false, name.equals(CacheNames.name("bob/site", "ci", "/root/.npm")));
   }
 }
