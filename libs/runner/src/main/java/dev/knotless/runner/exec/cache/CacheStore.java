@@ -177,7 +177,8 @@ public final class CacheStore {
   /**
    * Makes {@code upper}, written over generation {@code read} of base {@code name}, the base's next
    * generation: a hard-link clone of {@code read} with the layer applied. It is made current only
-   * if {@code read} still is and it is within {@code --cache-max}.
+   * if {@code read} still is and it is within {@code --cache-max}; over that, an empty generation
+   * is made current instead, and the next run starts afresh.
    *
    * @return a line for the run's log saying what became of it
    */
@@ -206,14 +207,17 @@ public final class CacheStore {
           return "cache " + path + ": not promoted, another run made the base meanwhile";
         }
         if (size > maxBytes) {
+          // Not made current, and the base is dropped: kept, it would only grow past again.
           figures.notPromoted();
+          Files.createDirectory(generation(name, gen));
+          writeCurrent(name, gen);
           return "cache "
               + path
               + ": not promoted, the new base ("
               + size
               + " bytes) is over --cache-max ("
               + maxBytes
-              + " bytes)";
+              + " bytes): the next run starts afresh";
         }
         Path done = generation(name, gen);
         Files.move(next, done, StandardCopyOption.ATOMIC_MOVE);

@@ -67,7 +67,7 @@ class CacheStoreIT {
   }
 
   @Test
-  void aNewBaseOverTheLimitIsNotMadeCurrentAndTheNextRunStartsFromTheOldOne() throws Exception {
+  void aNewBaseOverTheLimitIsNotMadeCurrentAndTheNextRunStartsAfresh() throws Exception {
     CacheStore store = new CacheStore(tmp.resolve("caches"), 64 * 1024);
     RunCaches small = store.open(request(CacheUse.PROMOTE_ON_PASS), "run-small", null);
     Files.writeString(small.mounts().get(0).host().resolve("small"), "fits\n");
@@ -76,19 +76,19 @@ class CacheStoreIT {
     RunCaches big = store.open(request(CacheUse.PROMOTE_ON_PASS), "run-big", null);
     fill(big.mounts().get(0).host(), 10, 10, "x".repeat(1024));
     String line = big.finish(true).get(0);
-    assertTrue(line.contains("over --cache-max (65536 bytes)"), line);
+    assertTrue(line.contains("over --cache-max (65536 bytes): the next run starts afresh"), line);
 
     RunCaches next = store.open(request(CacheUse.READ), "run-next", null);
     Path seen = next.mounts().get(0).host();
-    assertTrue(Files.exists(seen.resolve("small")));
     assertFalse(Files.exists(seen.resolve("d0")), "the base over the limit was made current");
+    assertFalse(Files.exists(seen.resolve("small")), "the base was not dropped");
     next.finish(false);
     CacheFigures.Snapshot figures = store.figures().snapshot();
     assertEquals(1, figures.promotions());
     assertEquals(5, figures.bytesPromoted());
     assertEquals(1, figures.notPromoted());
-    assertEquals(2, figures.hits(), "the big run's and the next run's paths found a base");
-    assertEquals(1, figures.misses(), "the first run's path found an empty one");
+    assertEquals(1, figures.hits(), "the big run's path found a base");
+    assertEquals(2, figures.misses(), "the first and the last run's paths found an empty one");
     assertEquals(1, generations(tmp.resolve("caches")).size(), "nothing half-made is left");
     assertEquals(List.of(), mounts());
   }
