@@ -35,6 +35,8 @@ import java.util.regex.Pattern;
  * @param trustedCode whether the code is vouched for by an owner named with {@code --trust} (a push
  *     to their repository): the docker executor then starts it with {@code --trusted-runtime}, and
  *     everyone else's with {@code --runtime}
+ * @param runKey what names the run outside the process running it (the queue's check key), or
+ *     empty; the pod executor puts it on the run's pod, where a scheduler taking over finds it
  * @param caches the workflow's cache paths and how this run may use them; the docker executor
  *     mounts them when it has a cache directory, the others ignore them
  */
@@ -49,6 +51,7 @@ public record RunSpec(
     int niceness,
     String image,
     boolean trustedCode,
+    String runKey,
     CacheRequest caches) {
 
   /** The highest niceness {@code nice} takes. */
@@ -63,6 +66,7 @@ public record RunSpec(
     Objects.requireNonNull(filter, "output filter");
     Objects.requireNonNull(limits, "time limits");
     Objects.requireNonNull(image, "image (empty for the default)");
+    Objects.requireNonNull(runKey, "run key (empty for none)");
     Objects.requireNonNull(caches, "caches (CacheRequest.NONE for none)");
     if (!SHA.matcher(commit).matches()) {
       throw new IllegalArgumentException(
@@ -97,7 +101,7 @@ public record RunSpec(
       List<String> preamble,
       OutputFilter filter,
       TimeLimits limits) {
-    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false, CacheRequest.NONE);
+    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false, "", CacheRequest.NONE);
   }
 
   /** A run of {@code steps} at {@code commit} with no secrets, no preamble and default limits. */
@@ -109,48 +113,156 @@ public record RunSpec(
   /** This run with {@code env} as its steps' environment. */
   public RunSpec withEnv(Map<String, String> env) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with {@code filter} masking its output. */
   public RunSpec withFilter(OutputFilter filter) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with {@code limits}. */
   public RunSpec withLimits(TimeLimits limits) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with {@code lines} at the top of its log. */
   public RunSpec withPreamble(List<String> lines) {
     return new RunSpec(
-        mirror, commit, steps, env, lines, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        lines,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run in containers of {@code image} (empty for the executor's default). */
   public RunSpec withImage(String image) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run as code an owner named with {@code --trust} vouches for, or not. */
   public RunSpec withTrustedCode(boolean trustedCode) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with {@code caches} as its cache paths and their use. */
   public RunSpec withCaches(CacheRequest caches) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with its steps started at {@code niceness} (0 to {@link #MAX_NICENESS}). */
   public RunSpec withNiceness(int niceness) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, caches);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
+  }
+
+  /**
+   * This run named {@code runKey} outside the process that runs it: the queue's check key, which a
+   * pod carries so a scheduler that takes over finds the run's pod.
+   */
+  public RunSpec withRunKey(String runKey) {
+    return new RunSpec(
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 }
