@@ -1,5 +1,6 @@
 package dev.knotless.runner.cli;
 
+import dev.knotless.runner.exec.cache.CacheSettings;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,10 @@ final class ExecutorFlags {
           "--network",
           "--runtime",
           "--trusted-runtime",
-          "--resolv");
+          "--resolv",
+          "--cache-dir",
+          "--cache-max",
+          "--disk-floor");
 
   /** Every flag these take: the executor, the docker-only ones, and {@code --trust}. */
   static final List<String> FLAGS =
@@ -35,6 +39,7 @@ final class ExecutorFlags {
 
   private String executor = "docker";
   private DockerSettings docker;
+  private CacheSettings caches = CacheSettings.NONE;
   private final Set<String> trust = new LinkedHashSet<>();
   private final List<String> dockerFlagsGiven = new ArrayList<>();
 
@@ -80,6 +85,31 @@ final class ExecutorFlags {
         }
         docker = docker.withResolv(file.toAbsolutePath());
       }
+      case "--cache-dir" ->
+          caches =
+              new CacheSettings(
+                  Path.of(nonBlank(flag, value)).toAbsolutePath(),
+                  caches.maxBytes(),
+                  caches.floorBytes());
+      case "--cache-max" ->
+          caches =
+              new CacheSettings(
+                  caches.dir(),
+                  (long) wholeAbove0(flag, value, "GiB, such as 16") << 30,
+                  caches.floorBytes());
+      case "--disk-floor" -> {
+        int gib;
+        try {
+          gib = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+          gib = -1;
+        }
+        if (gib < 0) {
+          throw new RunnerOptions.UsageException(
+              flag + " " + value + ": expected whole GiB, such as 20, or 0 for no floor");
+        }
+        caches = new CacheSettings(caches.dir(), caches.maxBytes(), (long) gib << 30);
+      }
       case "--trust" -> {
         if (!value.startsWith("did:")) {
           throw new RunnerOptions.UsageException("--trust " + value + ": expected a DID");
@@ -105,6 +135,10 @@ final class ExecutorFlags {
 
   DockerSettings docker() {
     return docker;
+  }
+
+  CacheSettings caches() {
+    return caches;
   }
 
   Set<String> trust() {

@@ -40,6 +40,11 @@ final class RunnerHelp {
         --runtime <name>        container runtime of others' code, such as runsc (default)
         --trusted-runtime <name>  runtime of code an owner named with --trust vouches for
         --resolv <file>         file runs see as /etc/resolv.conf, read-only
+        --cache-dir <dir>       keep workflows' caches here, overlays mounted as root
+                                (none kept; docs/caches.md)
+        --cache-max <GiB>       a cache's base larger than this is not kept (16)
+        --disk-floor <GiB>      free space kept on the caches' disk before a run starts:
+                                unread bases are shed, then the run waits (20; 0 for none)
         --trust <did>           an owner whose pushes run with --trusted-runtime (repeatable)
         --pulls                 also check each open pull, at its head merged with its base's
                                 tip (needs KNOTLESS_APPVIEW and the docker executor; docs/pulls.md)

@@ -29,6 +29,8 @@ import java.util.Set;
  * @param stopWait how long a stop waits for runs to end before cancelling them
  * @param executor the executor: {@code docker} (the default) or {@code shell}
  * @param docker what the docker executor's containers are made from and may take
+ * @param caches where the docker executor keeps caches ({@code --cache-dir}, none by default) and
+ *     how large a base may grow ({@code --cache-max})
  * @param jetstream the Jetstream to follow, unless {@code firehose} is set
  * @param firehose a PDS's subscribeRepos to follow instead, or null
  * @param secrets the secrets file, or null
@@ -58,6 +60,7 @@ public record RunnerOptions(
     Duration stopWait,
     String executor,
     dev.knotless.runner.exec.docker.DockerSettings docker,
+    dev.knotless.runner.exec.cache.CacheSettings caches,
     URI jetstream,
     URI firehose,
     Path secrets,
@@ -222,6 +225,7 @@ public record RunnerOptions(
             stopWait,
             executorFlags.executor(),
             executorFlags.docker(),
+            executorFlags.caches(),
             jetstream,
             firehose,
             secrets,

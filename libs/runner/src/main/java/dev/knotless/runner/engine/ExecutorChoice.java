@@ -2,9 +2,13 @@ package dev.knotless.runner.engine;
 
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.ShellExecutor;
+import dev.knotless.runner.exec.cache.CacheSettings;
+import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.DiskFloor;
 import dev.knotless.runner.exec.docker.DockerExecutor;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
@@ -36,6 +40,22 @@ public final class ExecutorChoice {
       Path work,
       Clock clock,
       Map<String, String> env) {
+    return open(name, docker, CacheSettings.NONE, runnerDid, work, clock, env);
+  }
+
+  /**
+   * The executor called {@code name}, the docker executor keeping caches as {@code caches} says.
+   *
+   * @throws UncheckedIOException when the cache directory cannot be made
+   */
+  public static Executor open(
+      String name,
+      DockerSettings docker,
+      CacheSettings caches,
+      String runnerDid,
+      Path work,
+      Clock clock,
+      Map<String, String> env) {
     switch (name) {
       case "shell" -> {
         LOG.warn(
@@ -44,7 +64,21 @@ public final class ExecutorChoice {
         return new ShellExecutor(work, clock, env);
       }
       case "docker" -> {
-        DockerExecutor executor = new DockerExecutor(docker, runnerDid, work, clock);
+        CacheStore store = null;
+        if (caches.enabled()) {
+          try {
+            store = new CacheStore(caches.dir(), caches.maxBytes());
+          } catch (IOException e) {
+            throw new UncheckedIOException("could not make the cache directory " + caches.dir(), e);
+          }
+          LOG.info(
+              "caches kept under {}, a base up to {} GiB", caches.dir(), caches.maxBytes() >> 30);
+        }
+        DiskFloor floor =
+            store == null
+                ? null
+                : new DiskFloor(store, caches.floorBytes(), DiskFloor.DEFAULT_INTERVAL);
+        DockerExecutor executor = new DockerExecutor(docker, runnerDid, work, clock, store, floor);
         try {
           executor.ping();
           LOG.info("runs go in containers through the docker daemon at {}", docker.dockerHost());

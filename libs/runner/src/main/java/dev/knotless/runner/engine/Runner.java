@@ -205,7 +205,8 @@ public final class Runner implements AutoCloseable {
     dev.knotless.runner.state.UsageSeed.into(usage, state);
     Scheduler scheduler = new Scheduler(config, usage);
     Executor executor =
-        ExecutorChoice.open(o.executor(), o.docker(), runnerClient.did(), o.work(), clock, env);
+        ExecutorChoice.open(
+            o.executor(), o.docker(), o.caches(), runnerClient.did(), o.work(), clock, env);
     // What a runner killed mid-run left (containers, networks) goes before any run starts.
     executor.removeLeftovers();
     MinutesWriter minutes = new MinutesWriter(writes, clock);

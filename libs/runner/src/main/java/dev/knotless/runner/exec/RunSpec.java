@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec;
 
+import dev.knotless.runner.exec.cache.CacheRequest;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -36,6 +37,8 @@ import java.util.regex.Pattern;
  *     everyone else's with {@code --runtime}
  * @param runKey what names the run outside the process running it (the queue's check key), or
  *     empty; the pod executor puts it on the run's pod, where a scheduler taking over finds it
+ * @param caches the workflow's cache paths and how this run may use them; the docker executor
+ *     mounts them when it has a cache directory, the others ignore them
  */
 public record RunSpec(
     Path mirror,
@@ -48,7 +51,8 @@ public record RunSpec(
     int niceness,
     String image,
     boolean trustedCode,
-    String runKey) {
+    String runKey,
+    CacheRequest caches) {
 
   /** The highest niceness {@code nice} takes. */
   public static final int MAX_NICENESS = 19;
@@ -63,6 +67,7 @@ public record RunSpec(
     Objects.requireNonNull(limits, "time limits");
     Objects.requireNonNull(image, "image (empty for the default)");
     Objects.requireNonNull(runKey, "run key (empty for none)");
+    Objects.requireNonNull(caches, "caches (CacheRequest.NONE for none)");
     if (!SHA.matcher(commit).matches()) {
       throw new IllegalArgumentException(
           "commit must be 40 or 64 lowercase hex digits, got " + Quoting.quote(commit));
@@ -96,7 +101,7 @@ public record RunSpec(
       List<String> preamble,
       OutputFilter filter,
       TimeLimits limits) {
-    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false, "");
+    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false, "", CacheRequest.NONE);
   }
 
   /** A run of {@code steps} at {@code commit} with no secrets, no preamble and default limits. */
@@ -108,43 +113,137 @@ public record RunSpec(
   /** This run with {@code env} as its steps' environment. */
   public RunSpec withEnv(Map<String, String> env) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with {@code filter} masking its output. */
   public RunSpec withFilter(OutputFilter filter) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with {@code limits}. */
   public RunSpec withLimits(TimeLimits limits) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with {@code lines} at the top of its log. */
   public RunSpec withPreamble(List<String> lines) {
     return new RunSpec(
-        mirror, commit, steps, env, lines, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        lines,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run in containers of {@code image} (empty for the executor's default). */
   public RunSpec withImage(String image) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run as code an owner named with {@code --trust} vouches for, or not. */
   public RunSpec withTrustedCode(boolean trustedCode) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
+  }
+
+  /** This run with {@code caches} as its cache paths and their use. */
+  public RunSpec withCaches(CacheRequest caches) {
+    return new RunSpec(
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /** This run with its steps started at {@code niceness} (0 to {@link #MAX_NICENESS}). */
   public RunSpec withNiceness(int niceness) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 
   /**
@@ -153,6 +252,17 @@ public record RunSpec(
    */
   public RunSpec withRunKey(String runKey) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+        mirror,
+        commit,
+        steps,
+        env,
+        preamble,
+        filter,
+        limits,
+        niceness,
+        image,
+        trustedCode,
+        runKey,
+        caches);
   }
 }

@@ -10,6 +10,8 @@ import dev.knotless.runner.exec.ExecStep;
 import dev.knotless.runner.exec.OutputFilter;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.TimeLimits;
+import dev.knotless.runner.exec.cache.CacheRequest;
+import dev.knotless.runner.exec.cache.CacheRules;
 import dev.knotless.runner.mask.SecretMask;
 import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.run.AskedRunHeader;
@@ -239,6 +241,22 @@ public final class RunPlanner {
    */
   public PlannedRun pull(
       Watched repo, Path mirror, Workflow w, PullSubject p, RunClass runClass, Instant now) {
+    return pull(repo, mirror, w, p, runClass, false, now);
+  }
+
+  /**
+   * A pull's run as above, knowing whether every writer of the pull is the owner or a collaborator
+   * ({@code trusted}): an untrusted one's run of a workflow asking for secrets reads its caches
+   * apart.
+   */
+  public PlannedRun pull(
+      Watched repo,
+      Path mirror,
+      Workflow w,
+      PullSubject p,
+      RunClass runClass,
+      boolean trusted,
+      Instant now) {
     String rkey = pullKey(repo, p, w.name());
     CheckRecord queued = pullCheck(repo, p, w.name(), CheckStatus.QUEUED, List.of(), null, now);
     RunRequest request =
@@ -253,11 +271,12 @@ public final class RunPlanner {
             runClass,
             w.superseded(),
             false);
-    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey);
+    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
     return new PlannedRun(repo.label(), request, queued, prepare);
   }
 
-  private RunSpec pullSpec(Watched repo, Path mirror, Workflow w, PullSubject p, String rkey)
+  private RunSpec pullSpec(
+      Watched repo, Path mirror, Workflow w, PullSubject p, String rkey, boolean trusted)
       throws PlannedRun.PrepareException {
     List<String> preamble = new ArrayList<>();
     preamble.add(
@@ -301,6 +320,13 @@ public final class RunPlanner {
     return RunSpec.of(mirror, p.checkedOut(), steps)
         .withImage(w.image() == null ? "" : w.image())
         .withTrustedCode(false)
+        .withCaches(
+            new CacheRequest(
+                // The owner's DID and the record key: a rename keeps the caches.
+                repo.stateKey(),
+                w.name(),
+                w.cache(),
+                CacheRules.pull(!w.cache().isEmpty(), trusted, !w.secrets().isEmpty())))
         .withEnv(new LinkedHashMap<>(env.variables()))
         .withPreamble(preamble)
         .withLimits(
@@ -384,6 +410,15 @@ public final class RunPlanner {
         .withImage(w.image() == null ? "" : w.image())
         // A push to a repository of an owner named with --trust is code that owner vouches for.
         .withTrustedCode(settings.trusted().contains(repo.id().ownerDid()))
+        // Only a push to the default branch (class MAIN; a run asked for by name is ASKED)
+        // promotes.
+        .withCaches(
+            new CacheRequest(
+                // The owner's DID and the record key: a rename keeps the caches.
+                repo.stateKey(),
+                w.name(),
+                w.cache(),
+                CacheRules.push(!w.cache().isEmpty(), runClass == RunClass.MAIN)))
         .withEnv(all)
         .withPreamble(preamble)
         .withFilter(OutputFilter.masking(SecretMask.of(env.secrets().values())))

@@ -10,6 +10,7 @@ import dev.knotless.runner.pass.RunPlanner.PullSubject;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PullPlanner.Due;
 import dev.knotless.runner.pull.PullRecord;
+import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.workflow.Step;
@@ -148,7 +149,10 @@ final class PullChecks {
                 w.pullPathsSkipNote(),
                 now));
       } else {
-        PlannedRun run = planner.pull(repo, mirror.dir(), w, subject, runClass, clock.instant());
+        // An agent's pull runs untrusted: it reads apart where the workflow asks for secrets.
+        boolean trusted = due.pull().trust() == PullTrust.TRUSTED;
+        PlannedRun run =
+            planner.pull(repo, mirror.dir(), w, subject, runClass, trusted, clock.instant());
         filer.file(run.rkey(), run.check());
         runs.add(run);
       }

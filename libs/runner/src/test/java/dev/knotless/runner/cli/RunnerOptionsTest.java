@@ -88,6 +88,9 @@ class RunnerOptionsTest {
             "--runtime",
             "--trusted-runtime",
             "--resolv",
+            "--cache-dir",
+            "--cache-max",
+            "--disk-floor",
             "--trust",
             "DOCKER_HOST",
             "--jetstream",
@@ -126,6 +129,21 @@ class RunnerOptionsTest {
     assertEquals("http://127.0.0.1:9/", o.appview().toString());
     RunnerOptions plain = parse("a.t/r");
     assertTrue(!plain.pulls() && !plain.pullsOnly() && plain.appview() == null);
+  }
+
+  @Test
+  void cachesAreKeptOnlyWhereACacheDirectoryIsNamedAndOnlyUnderDocker() throws Exception {
+    assertTrue(!parse("a.t/r").caches().enabled(), "no caches unless --cache-dir names a place");
+    RunnerOptions o = parse("--cache-dir", "/srv/caches", "--cache-max", "4", "a.t/r");
+    assertEquals(java.nio.file.Path.of("/srv/caches"), o.caches().dir());
+    assertEquals(4L << 30, o.caches().maxBytes());
+    assertEquals(16L << 30, parse("--cache-dir", "/c", "a.t/r").caches().maxBytes());
+    assertTrue(message("--cache-max", "0", "a.t/r").contains("--cache-max 0"));
+    assertEquals(20L << 30, o.caches().floorBytes());
+    assertEquals(0, parse("--disk-floor", "0", "a.t/r").caches().floorBytes());
+    assertTrue(message("--disk-floor", "-1", "a.t/r").contains("--disk-floor -1"));
+    assertTrue(
+        message("--executor", "shell", "--cache-dir", "/c", "a.t/r").contains("--cache-dir"));
   }
 
   @Test

@@ -14,6 +14,8 @@ import dev.knotless.runner.exec.RunPaths;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.exec.StepHost;
+import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.RunCaches;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -58,6 +60,8 @@ final class ContainerHost implements StepHost {
   private final RunSpec spec;
   private final RunPaths paths;
   private final String runnerDid;
+  private final CacheStore cacheStore;
+  private RunCaches caches = RunCaches.none();
   private String containerId;
   private long startedEpochSecond;
   private boolean closed;
@@ -69,8 +73,10 @@ final class ContainerHost implements StepHost {
       DockerExecutor.Live live,
       String runnerDid,
       RunSpec spec,
-      RunPaths paths) {
+      RunPaths paths,
+      CacheStore cacheStore) {
     this.control = control;
+    this.cacheStore = cacheStore;
     this.streams = streams;
     this.settings = settings;
     this.live = live;
@@ -93,6 +99,7 @@ final class ContainerHost implements StepHost {
         Networks.ensure(control, settings.network(), runnerDid);
       }
       Images.ensure(control, image, log, Duration.ofNanos(deadline - System.nanoTime()));
+      openCaches(image, log);
       synchronized (this) {
         if (closed) {
           throw new StartFailed("the run was cancelled while its container was being made");
@@ -122,10 +129,48 @@ final class ContainerHost implements StepHost {
             + (settings.network() == null ? "" : ", network " + settings.network()));
   }
 
+  /**
+   * Mounts the run's cache overlays, over the image's own files at each path, before the container
+   * that binds them is made. {@link #caches} then holds them for the executor to finish once the
+   * container is gone.
+   */
+  private void openCaches(String image, Consumer<String> log) throws StartFailed {
+    if (cacheStore == null || !spec.caches().use().mounts()) {
+      return;
+    }
+    try {
+      RunCaches opened =
+          cacheStore.open(
+              spec.caches(),
+              paths.runName(),
+              path -> {
+                try {
+                  return ImageFiles.at(control, cacheStore, live, runnerDid, image, path);
+                } catch (IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              });
+      synchronized (this) {
+        caches = opened;
+      }
+      opened.describe().forEach(log);
+    } catch (IOException | java.io.UncheckedIOException e) {
+      throw new StartFailed("could not mount the run's caches: " + e.getMessage(), e);
+    }
+  }
+
+  /** The run's cache overlays (none until {@link #open} mounted them). */
+  synchronized RunCaches caches() {
+    return caches;
+  }
+
   private String create(String image) {
     List<Bind> binds = new ArrayList<>();
     binds.add(new Bind(paths.checkout().toString(), new Volume(WORK), AccessMode.rw));
     binds.add(new Bind(paths.outputs().toString(), new Volume(OUTPUTS), AccessMode.rw));
+    for (RunCaches.Mount m : caches().mounts()) {
+      binds.add(new Bind(m.host().toString(), new Volume(m.containerPath()), AccessMode.rw));
+    }
     if (settings.resolv() != null) {
       binds.add(
           new Bind(

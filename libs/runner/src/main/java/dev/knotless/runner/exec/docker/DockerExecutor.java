@@ -13,9 +13,13 @@ import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunDriver;
 import dev.knotless.runner.exec.RunListener;
+import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.DiskFloor;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -51,6 +55,8 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   private final DockerClient control;
   private final DockerClient streams;
   private final Live live = new Live();
+  private final CacheStore caches;
+  private final DiskFloor floor;
 
   /**
    * @param settings the daemon's address and what runs may take
@@ -59,6 +65,30 @@ public final class DockerExecutor implements Executor, AutoCloseable {
    *     must be a path the docker daemon sees as the runner does (the same host)
    */
   public DockerExecutor(DockerSettings settings, String runnerDid, Path workRoot, Clock clock) {
+    this(settings, runnerDid, workRoot, clock, null);
+  }
+
+  /**
+   * An executor whose runs mount their workflows' caches from {@code caches} (null for none: cache
+   * paths are then ignored, as before caches existed).
+   */
+  public DockerExecutor(
+      DockerSettings settings, String runnerDid, Path workRoot, Clock clock, CacheStore caches) {
+    this(settings, runnerDid, workRoot, clock, caches, null);
+  }
+
+  /**
+   * As above, each run first held by {@code floor} (null for none) until the caches' disk has room.
+   */
+  public DockerExecutor(
+      DockerSettings settings,
+      String runnerDid,
+      Path workRoot,
+      Clock clock,
+      CacheStore caches,
+      DiskFloor floor) {
+    this.caches = caches;
+    this.floor = floor;
     this.settings = Objects.requireNonNull(settings, "docker settings");
     this.runnerDid = Objects.requireNonNull(runnerDid, "runner DID");
     // Copies, not links: root in the container could otherwise write into the mirror's objects.
@@ -112,17 +142,66 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   @Override
   public RunResult run(
       RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
+    spec = heldAtTheFloor(spec, cancellation);
     live.starting();
+    ContainerHost[] host = new ContainerHost[1];
+    RunResult result = null;
     try {
-      return driver.run(
-          spec,
-          cancellation,
-          listener,
-          afterSteps,
-          (s, paths) -> new ContainerHost(control, streams, settings, live, runnerDid, s, paths));
+      result =
+          driver.run(
+              spec,
+              cancellation,
+              listener,
+              afterSteps,
+              (s, paths) ->
+                  host[0] =
+                      new ContainerHost(
+                          control, streams, settings, live, runnerDid, s, paths, caches));
     } finally {
       live.ended();
+      if (host[0] != null) {
+        // The container is gone: its overlays are unmounted, and a pass may promote them.
+        List<String> lines =
+            host[0]
+                .caches()
+                .finish(result != null && result.outcome() instanceof RunOutcome.Passed);
+        if (result != null && !lines.isEmpty()) {
+          result = withLines(result, lines);
+        }
+      }
     }
+    return result;
+  }
+
+  /**
+   * Holds the run until the caches' disk has {@code --disk-floor} free; what was shed and how long
+   * it waited go at the top of its log. A cancel meanwhile lets it go on to end as cancelled.
+   */
+  private RunSpec heldAtTheFloor(RunSpec spec, RunCancellation cancellation) {
+    if (floor == null) {
+      return spec;
+    }
+    try {
+      List<String> lines = floor.hold(cancellation);
+      if (lines.isEmpty()) {
+        return spec;
+      }
+      List<String> preamble = new java.util.ArrayList<>(spec.preamble());
+      preamble.addAll(lines);
+      return spec.withPreamble(preamble);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cancellation.cancel("the runner's thread was interrupted");
+      return spec;
+    }
+  }
+
+  /** {@code r} with {@code lines} added at the end of its log (cache paths: nothing secret). */
+  private static RunResult withLines(RunResult r, List<String> lines) {
+    byte[] more = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+    byte[] log = java.util.Arrays.copyOf(r.log(), r.log().length + more.length);
+    System.arraycopy(more, 0, log, r.log().length, more.length);
+    return new RunResult(r.steps(), r.outcome(), log, r.outputs());
   }
 
   /**
@@ -157,6 +236,10 @@ public final class DockerExecutor implements Executor, AutoCloseable {
       removeIdleNetworks();
     } catch (RuntimeException e) {
       LOG.warn("could not sweep leftover containers: {}", Daemon.why(e));
+    }
+    if (caches != null) {
+      // After the containers: an overlay a leftover container held is free once it is gone.
+      caches.removeLeftovers();
     }
   }
 
