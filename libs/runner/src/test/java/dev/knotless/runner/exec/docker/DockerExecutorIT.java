@@ -96,7 +96,11 @@ class DockerExecutorIT {
                     "install",
                     "printf '#!/bin/sh\\necho tool says $1\\n' > /usr/local/bin/tool;"
                         + " chmod +x /usr/local/bin/tool"),
-                step("serve", "(while :; do date > /tmp/beat; sleep 0.1; done) &"),
+                // Renamed into place, so the last step never reads it half-written.
+                step(
+                    "serve",
+                    "(while :; do date > /tmp/beat.new; mv /tmp/beat.new /tmp/beat; sleep 0.1;"
+                        + " done) &"),
                 step("use", "tool hello; sleep 0.3; test -s /tmp/beat")),
             new RunCancellation());
     assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
