@@ -135,8 +135,11 @@ public final class LocalDistributed implements AutoCloseable {
    * Has services started from now on run from their images under docker ({@link ServiceImages}), as
    * a cluster runs them, rather than as JVMs from their jars.
    */
-  public LocalDistributed fromImages() {
+  public LocalDistributed fromImages() throws IOException {
     images = true;
+    // They run as the image's user, who must reach the settings' files under the directory.
+    Files.setPosixFilePermissions(
+        dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
     return this;
   }
 

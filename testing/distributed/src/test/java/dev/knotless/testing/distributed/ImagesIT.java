@@ -54,6 +54,7 @@ class ImagesIT {
   private static Path root;
   private static ServiceImages images;
   private static LocalDistributed shape;
+  private static OwnerRepo owner;
   private static final Map<String, ServiceProcess> running = new LinkedHashMap<>();
 
   @BeforeAll
@@ -99,7 +100,7 @@ class ImagesIT {
   void theServicesRunFromTheirImagesTurnAPushIntoAFiledCheck() throws Exception {
     Path dir = Files.createTempDirectory("images-it");
     shape = LocalDistributed.start(root, dir).fromImages();
-    OwnerRepo owner =
+    owner =
         shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
     long t0 = System.nanoTime();
     running.put("check-writer", shape.startCheckWriter());
@@ -136,7 +137,7 @@ class ImagesIT {
   @Test
   @Order(4)
   void theAllInOneImageStartsAndAnswersItsHealth() throws Exception {
-    assertTrue(shape != null, "the shared PDS started");
+    assertTrue(owner != null, "the shared PDS and the owner's repository are there");
     Account runner = shape.pds().createAccount("aio");
     Path dir = shape.dir().resolve("all-in-one");
     Files.createDirectories(dir);
@@ -156,7 +157,7 @@ class ImagesIT {
             dir.resolve("work").toString(),
             "--firehose",
             "ws://127.0.0.1:" + shape.pds().pdsUrl().getPort(),
-            runner.did() + "/app");
+            owner.account.did() + "/app");
     ServiceProcess aio =
         ServiceProcess.startContainer(
             new ServiceProcess.Container(images.image("all-in-one"), List.of(dir), false, args),
