@@ -167,7 +167,11 @@ class ImagesIT {
             shape.dir().resolve("logs"));
     running.put("all-in-one", aio);
     assertEquals(200, status(aio, "/q/health/live"));
-    assertTrue(aio.metrics().contains("knotless_run_runs_running"), "the runner's gauges");
+    // The runner's gauges appear once it has logged in and read its repositories.
+    Checks.await(
+        Duration.ofSeconds(60),
+        "the runner's gauges",
+        () -> ExportedMetrics.names(aio.metrics()).contains("knotless_run_runs_running"));
   }
 
   private static int status(ServiceProcess s, String path) throws IOException {
