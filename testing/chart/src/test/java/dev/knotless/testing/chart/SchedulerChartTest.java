@@ -115,8 +115,23 @@ class SchedulerChartTest {
             Map.entry("KNOTLESS_SCHEDULER_RUN_AS_USER", "1000"),
             Map.entry("KNOTLESS_SCHEDULER_LEASE_NAME", "ci-knotless-run-scheduler"),
             Map.entry("KNOTLESS_SCHEDULER_LEASE_NAMESPACE", RenderedChart.NAMESPACE),
-            Map.entry("KNOTLESS_SCHEDULER_SECRETS_FILE", "/etc/knotless/secrets/secrets.json"));
+            Map.entry("KNOTLESS_SCHEDULER_SECRETS_FILE", "/etc/knotless/secrets/secrets.json"),
+            Map.entry("KNOTLESS_CACHE_DIR", "/var/cache/knotless"),
+            Map.entry("KNOTLESS_SCHEDULER_WORK", "/var/lib/knotless/work"));
     want.forEach((name, value) -> assertEquals(value, env(scheduler, name).getValue(), name));
+    // The root filesystem is read-only: mirrors and checkouts go to emptyDirs of their own.
+    var pod = ChartTest.pod(chart, "scheduler");
+    for (String[] v :
+        new String[][] {{"cache", "/var/cache/knotless"}, {"work", "/var/lib/knotless/work"}}) {
+      assertTrue(
+          pod.getVolumes().stream()
+              .anyMatch(x -> x.getName().equals(v[0]) && x.getEmptyDir() != null),
+          v[0]);
+      assertTrue(
+          scheduler.getVolumeMounts().stream()
+              .anyMatch(m -> m.getName().equals(v[0]) && m.getMountPath().equals(v[1])),
+          v[1]);
+    }
     assertEquals(
         "metadata.name",
         env(scheduler, "KNOTLESS_SCHEDULER_IDENTITY").getValueFrom().getFieldRef().getFieldPath());
