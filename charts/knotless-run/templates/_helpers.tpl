@@ -89,3 +89,8 @@ app.kubernetes.io/component: {{ .component }}
       name: {{ $pg.existingSecret }}
       key: {{ $pg.passwordKey }}
 {{- end -}}
+
+{{/* The Lease the scheduler replicas elect their leader on, in the release namespace. */}}
+{{- define "knotless-run.schedulerLease" -}}
+{{- .Values.scheduler.leaseName | default (include "knotless-run.componentName" (dict "root" . "component" "scheduler")) -}}
+{{- end -}}

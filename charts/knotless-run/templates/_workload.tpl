@@ -33,11 +33,7 @@ metadata:
     {{- include "knotless-run.componentLabels" $ctx | nindent 4 }}
 spec:
   replicas: {{ .spec.replicas }}
-  {{- if eq .component "scheduler" }}
-  # Never two schedulers at once, not even during a rollout.
-  strategy:
-    type: Recreate
-  {{- else if and (eq .component "check-writer") .spec.state.existingClaim }}
+  {{- if and (eq .component "check-writer") .spec.state.existingClaim }}
   # A ReadWriteOnce claim mounts on one pod at a time.
   strategy:
     type: Recreate

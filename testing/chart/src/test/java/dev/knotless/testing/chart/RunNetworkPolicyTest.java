@@ -24,8 +24,18 @@ class RunNetworkPolicyTest {
 
   @BeforeAll
   void render() {
-    defaults = RenderedChart.render().typed(NetworkPolicy.class).get(0);
-    allFeatures = RenderedChart.render("all-features.yaml").typed(NetworkPolicy.class).get(0);
+    defaults = runs(RenderedChart.render());
+    allFeatures = runs(RenderedChart.render("all-features.yaml"));
+  }
+
+  /** The policy of the runs namespace (the release namespace has one of its own). */
+  static NetworkPolicy runs(RenderedChart chart) {
+    List<NetworkPolicy> there =
+        chart.typed(NetworkPolicy.class).stream()
+            .filter(p -> p.getMetadata().getNamespace().equals("knotless-runs"))
+            .toList();
+    assertEquals(1, there.size(), "one policy in the runs namespace");
+    return there.get(0);
   }
 
   @Test

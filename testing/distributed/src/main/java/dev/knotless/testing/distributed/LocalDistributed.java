@@ -33,6 +33,7 @@ public final class LocalDistributed implements AutoCloseable {
   private int reconcilers;
   private int schedulers;
   private String executor = "docker";
+  private boolean images;
   private boolean queueOnly;
 
   private LocalDistributed(
@@ -120,8 +121,7 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.ingester.firehose", pds.pdsUrl().toString());
     s.put("knotless.ingester.repos-file", file.toString());
     s.putAll(extra);
-    return add(
-        ServiceProcess.start(root, "ingester", "ingester", s, Map.of(), dir.resolve("logs")));
+    return add(launch("ingester", "ingester", s, Map.of(), false));
   }
 
   /**
@@ -130,6 +130,18 @@ public final class LocalDistributed implements AutoCloseable {
    */
   public LocalDistributed withShellExecutor() {
     executor = "shell";
+    return this;
+  }
+
+  /**
+   * Has services started from now on run from their images under docker ({@link ServiceImages}), as
+   * a cluster runs them, rather than as JVMs from their jars.
+   */
+  public LocalDistributed fromImages() throws IOException {
+    images = true;
+    // They run as the image's user, who must reach the settings' files under the directory.
+    Files.setPosixFilePermissions(
+        dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
     return this;
   }
 
@@ -199,6 +211,7 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.reconciler.repos", String.join(",", labels));
     s.put("knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
     s.put("knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
+    writable(dir.resolve("reconciler-" + n));
     s.put("knotless.reconciler.cache-dir", dir.resolve("reconciler-" + n + "/cache").toString());
     s.put("knotless.reconciler.worker.work", dir.resolve("reconciler-" + n + "/work").toString());
     s.put("knotless.reconciler.worker.heartbeat", "1s");
@@ -215,18 +228,45 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("mp.messaging.incoming.doorbells.heartbeat.interval.ms", "1000");
     Map<String, String> env = runnerEnv();
     env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
-    return add(
-        ServiceProcess.start(root, "reconciler", "reconciler-" + n, s, env, dir.resolve("logs")));
+    return add(launch("reconciler", "reconciler-" + n, s, env, executor.equals("docker")));
   }
 
   /** The check-writer, filing in the runner's account. */
   public ServiceProcess startCheckWriter() throws IOException {
     Map<String, String> s = kafka();
     s.put("knotless.check-writer.pds", pds.pdsUrl().toString());
+    writable(dir.resolve("check-writer"));
     s.put("knotless.check-writer.state-dir", dir.resolve("check-writer").toString());
-    return add(
-        ServiceProcess.start(
-            root, "check-writer", "check-writer", s, runnerEnv(), dir.resolve("logs")));
+    return add(launch("check-writer", "check-writer", s, runnerEnv(), false));
+  }
+
+  private ServiceProcess launch(
+      String service,
+      String label,
+      Map<String, String> settings,
+      Map<String, String> env,
+      boolean dockerRuns)
+      throws IOException {
+    if (!images) {
+      return ServiceProcess.start(root, service, label, settings, env, dir.resolve("logs"));
+    }
+    dev.knotless.testing.LocalDocker.ensure();
+    ServiceProcess.Container c =
+        new ServiceProcess.Container(
+            ServiceImages.of(root).image(service), List.of(dir), dockerRuns, List.of());
+    return ServiceProcess.startContainer(c, label, settings, env, dir.resolve("logs"));
+  }
+
+  /**
+   * A directory the services' own user (not this JVM's) can write in, for services run from their
+   * images: they run as the image's user, 185.
+   */
+  private void writable(Path d) throws IOException {
+    Files.createDirectories(d);
+    if (images) {
+      Files.setPosixFilePermissions(
+          d, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+    }
   }
 
   /** The services started so far whose names start with {@code prefix}, in the order started. */

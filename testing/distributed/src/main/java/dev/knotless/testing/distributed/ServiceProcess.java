@@ -17,8 +17,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One of the services, run as operators run it: its own JVM from {@code
- * services/<name>/target/quarkus-app/quarkus-run.jar}, HTTP on 127.0.0.1 and a free port, settings
- * as system properties and secrets in its environment only, output to a log file. Ended by PID.
+ * services/<name>/target/quarkus-app/quarkus-run.jar}, or a container of its image ({@link
+ * ServiceImages}), HTTP on 127.0.0.1 and a free port, settings as system properties and secrets in
+ * its environment only, output to a log file. A process is ended by PID, a container by its name.
  */
 public final class ServiceProcess implements AutoCloseable {
   private static final Duration READY = Duration.ofSeconds(120);
@@ -36,12 +37,29 @@ public final class ServiceProcess implements AutoCloseable {
   private final Map<String, String> env;
   private final Path log;
   private final int port;
+  private final Container container;
   private Process process;
+  private int launches;
+
+  /**
+   * How a service runs from its image: on the host's network (so it reaches the broker, PostgreSQL
+   * and the PDS on 127.0.0.1, and its port is the host's), with {@code mounts} bound at the same
+   * paths, the docker socket when its runs go to the daemon, and {@code args} after the image's
+   * entrypoint (the all-in-one runner's flags).
+   */
+  public record Container(
+      String image, List<Path> mounts, boolean dockerSocket, List<String> args) {}
 
   private ServiceProcess(
-      String name, Path jar, Map<String, String> settings, Map<String, String> env, Path log) {
+      String name,
+      Path jar,
+      Container container,
+      Map<String, String> settings,
+      Map<String, String> env,
+      Path log) {
     this.name = name;
     this.jar = jar;
+    this.container = container;
     this.port = KafkaBroker.freePort();
     this.settings = new LinkedHashMap<>(settings);
     this.settings.put("quarkus.http.host", "127.0.0.1");
@@ -72,23 +90,99 @@ public final class ServiceProcess implements AutoCloseable {
     }
     Files.createDirectories(logDir);
     ServiceProcess s =
-        new ServiceProcess(label, jar, settings, env, logDir.resolve(label + ".log"));
+        new ServiceProcess(label, jar, null, settings, env, logDir.resolve(label + ".log"));
+    s.launch();
+    return s;
+  }
+
+  /**
+   * Starts a container of {@code container}'s image under docker and waits until it is ready; as
+   * {@link #start}, with the settings in {@code JAVA_TOOL_OPTIONS} and every variable passed by
+   * name only, so no value is on the docker command line.
+   */
+  public static ServiceProcess startContainer(
+      Container container,
+      String label,
+      Map<String, String> settings,
+      Map<String, String> env,
+      Path logDir)
+      throws IOException {
+    Files.createDirectories(logDir);
+    ServiceProcess s =
+        new ServiceProcess(label, null, container, settings, env, logDir.resolve(label + ".log"));
     s.launch();
     return s;
   }
 
   private void launch() throws IOException {
     List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx256m");
-    settings.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
-    cmd.add("-jar");
-    cmd.add(jar.toString());
+    Map<String, String> environment = new LinkedHashMap<>(env);
+    if (container == null) {
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.add("-Xmx256m");
+      settings.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+      cmd.add("-jar");
+      cmd.add(jar.toString());
+    } else {
+      List<String> options = new ArrayList<>(List.of("-Xmx256m"));
+      settings.forEach((k, v) -> options.add("-D" + k + "=" + v));
+      environment.put("JAVA_TOOL_OPTIONS", String.join(" ", options));
+      cmd.addAll(List.of("docker", "run", "--rm", "--name", containerName(++launches)));
+      cmd.addAll(List.of("--network", "host", "--label", "knotless-test=distributed"));
+      for (String variable : environment.keySet()) {
+        cmd.addAll(List.of("-e", variable));
+      }
+      for (Path m : container.mounts()) {
+        cmd.addAll(List.of("-v", m + ":" + m));
+      }
+      if (container.dockerSocket()) {
+        Path socket = Path.of("/var/run/docker.sock");
+        cmd.addAll(List.of("-v", socket + ":" + socket));
+        cmd.addAll(List.of("--group-add", Files.getAttribute(socket, "unix:gid").toString()));
+      }
+      cmd.add(container.image());
+      cmd.addAll(container.args());
+    }
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().putAll(env);
+    pb.environment().putAll(environment);
     process = pb.start();
-    awaitReady();
+    try {
+      awaitReady();
+    } catch (IOException e) {
+      if (container != null) {
+        docker("kill", containerName(launches));
+      }
+      throw e;
+    }
+  }
+
+  private String containerName(int launch) {
+    return "knotless-it-" + name + "-" + port + "-" + launch;
+  }
+
+  /** Whether it runs in a container of its image. */
+  public boolean inContainer() {
+    return container != null;
+  }
+
+  private void docker(String... args) {
+    List<String> cmd = new ArrayList<>(List.of("docker"));
+    cmd.addAll(List.of(args));
+    try {
+      Process p =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    } catch (IOException e) {
+      System.err.println(String.join(" ", cmd) + " could not run: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void awaitReady() throws IOException {
@@ -149,7 +243,7 @@ public final class ServiceProcess implements AutoCloseable {
     return sum;
   }
 
-  /** The service's process id. */
+  /** The service's process id (of the docker client, for a container). */
   public long pid() {
     return process.pid();
   }
@@ -164,6 +258,11 @@ public final class ServiceProcess implements AutoCloseable {
    * started (the steps it was running), which in a pod die with it.
    */
   public void kill() {
+    if (container != null) {
+      docker("kill", containerName(launches));
+      waitExit();
+      return;
+    }
     List<ProcessHandle> children = process.descendants().toList();
     process.destroyForcibly();
     children.forEach(ProcessHandle::destroyForcibly);
@@ -173,6 +272,11 @@ public final class ServiceProcess implements AutoCloseable {
   /** Asks it to stop with SIGTERM and waits for it; SIGKILL after 30 seconds. */
   public void stop() {
     if (process == null || !process.isAlive()) {
+      return;
+    }
+    if (container != null) {
+      docker("stop", "--time", "30", containerName(launches));
+      waitExit();
       return;
     }
     process.destroy();
@@ -216,6 +320,12 @@ public final class ServiceProcess implements AutoCloseable {
 
   @Override
   public String toString() {
-    return name + " (pid " + (process == null ? "-" : process.pid()) + ", port " + port + ")";
+    return name
+        + (container == null ? "" : " (" + container.image() + ")")
+        + " (pid "
+        + (process == null ? "-" : process.pid())
+        + ", port "
+        + port
+        + ")";
   }
 }

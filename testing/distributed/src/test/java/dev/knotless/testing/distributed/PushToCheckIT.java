@@ -38,6 +38,7 @@ class PushToCheckIT {
   private static LocalDistributed shape;
   private static OwnerRepo owner;
   private static ServiceProcess reconciler;
+  private static final Map<String, ServiceProcess> services = new java.util.LinkedHashMap<>();
 
   @BeforeAll
   static void start() throws Exception {
@@ -45,9 +46,10 @@ class PushToCheckIT {
     shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     owner =
         shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
-    shape.startCheckWriter();
+    services.put("check-writer", shape.startCheckWriter());
     reconciler = shape.startReconciler();
-    shape.startIngester();
+    services.put("reconciler", reconciler);
+    services.put("ingester", shape.startIngester());
   }
 
   @AfterAll
@@ -87,6 +89,9 @@ class PushToCheckIT {
     assertTrue(log.contains("==> never\nskipped: step \"fails\" failed\n"), log);
     assertTrue(!log.contains("\nnever\n"), "the skipped step did not run: " + log);
     assertEquals(1, Checks.all(shape).size(), "one check for the one push");
+    // Once a push has gone all the way through, every name the dashboard and alerts read is there.
+    assertEquals(
+        List.of(), ExportedMetrics.missing(LocalDistributed.projectRoot(), services), "metrics");
   }
 
   @Test

@@ -1,0 +1,93 @@
+package dev.knotless.testing.distributed;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What each service must export, from {@code testing/distributed/exported-metrics.txt} (the list
+ * the chart's dashboard and alerts are checked against), and whether running services do.
+ */
+public final class ExportedMetrics {
+  /** The file, under the project root. */
+  public static final String FILE = "testing/distributed/exported-metrics.txt";
+
+  /** Services listed in the file that no test runs yet; each is a debt, not an exemption. */
+  public static final Set<String> NOT_RUN = Set.of("scheduler");
+
+  private ExportedMetrics() {}
+
+  /** Service to the names it must export, in the file's order. */
+  public static Map<String, Set<String>> wanted(Path root) {
+    Map<String, Set<String>> wanted = new LinkedHashMap<>();
+    try {
+      for (String line : Files.readAllLines(root.resolve(FILE))) {
+        String l = line.strip();
+        if (l.isEmpty() || l.startsWith("#")) {
+          continue;
+        }
+        String[] f = l.split("\\s+");
+        if (f.length != 2) {
+          throw new IllegalStateException(FILE + ": not <service> <metric>: " + line);
+        }
+        wanted.computeIfAbsent(f[0], k -> new TreeSet<>()).add(f[1]);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return wanted;
+  }
+
+  /** The metric names in a Prometheus text exposition, without labels or values. */
+  public static Set<String> names(String exposition) {
+    Set<String> names = new TreeSet<>();
+    for (String line : exposition.split("\n")) {
+      if (line.isBlank() || line.startsWith("#")) {
+        continue;
+      }
+      int end = line.length();
+      for (char c : new char[] {'{', ' '}) {
+        int i = line.indexOf(c);
+        if (i >= 0 && i < end) {
+          end = i;
+        }
+      }
+      names.add(line.substring(0, end));
+    }
+    return names;
+  }
+
+  /**
+   * What each running service, by its directory name, does not export of what it must, and the
+   * services the file lists that are neither running nor in {@link #NOT_RUN}: empty when all is
+   * well.
+   */
+  public static List<String> missing(Path root, Map<String, ServiceProcess> running)
+      throws IOException {
+    List<String> problems = new ArrayList<>();
+    for (Map.Entry<String, Set<String>> e : wanted(root).entrySet()) {
+      ServiceProcess s = running.get(e.getKey());
+      if (s == null) {
+        if (!NOT_RUN.contains(e.getKey())) {
+          problems.add(e.getKey() + " is listed in " + FILE + " but was not running");
+        }
+        continue;
+      }
+      Set<String> exported = names(s.metrics());
+      for (String name : e.getValue()) {
+        if (!exported.contains(name)) {
+          problems.add(e.getKey() + " does not export " + name);
+        }
+      }
+    }
+    return Collections.unmodifiableList(problems);
+  }
+}
