@@ -20,7 +20,8 @@ public final class KnotlessCli {
           new CommitCommand(),
           new RunnersCommand(),
           new ChecksCommand(),
-          new RerunCommand());
+          new RerunCommand(),
+          new SecretCommand());
 
   private KnotlessCli() {}
 

@@ -38,6 +38,9 @@ public final class HarnessAppview implements AutoCloseable {
   private final HttpServer server;
   private final XrpcClient pds;
   private final AtomicInteger queries = new AtomicInteger();
+  private volatile boolean down;
+  private volatile String defaultRunner;
+  private AppviewSecretStore secrets;
 
   private HarnessAppview(HttpServer server, XrpcClient pds) {
     this.server = server;
@@ -46,11 +49,78 @@ public final class HarnessAppview implements AutoCloseable {
 
   /** Starts one indexing the PDS at {@code pds}, on a free port of 127.0.0.1. */
   public static HarnessAppview start(URI pds) throws IOException {
+    return start(pds, null);
+  }
+
+  /**
+   * As {@link #start(URI)}, and with {@code plc} (the directory service tokens' issuers are
+   * resolved in) it also keeps sealed secrets ({@link AppviewSecretStore}) and answers {@code
+   * dev.knotless.describeServer}.
+   */
+  public static HarnessAppview start(URI pds, URI plc) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     HarnessAppview a = new HarnessAppview(http, XrpcClient.create(pds));
-    http.createContext("/xrpc/dev.knotless.listPulls", a::listPulls);
+    http.createContext("/xrpc/dev.knotless.listPulls", a.unlessDown(a::listPulls));
+    if (plc != null) {
+      ServiceTokens tokens =
+          new ServiceTokens(
+              new dev.knotless.atproto.identity.DidResolver(
+                  plc, java.net.http.HttpClient.newHttpClient()),
+              a.did(),
+              java.time.Clock.systemUTC());
+      a.secrets = new AppviewSecretStore(tokens);
+      http.createContext("/xrpc/dev.knotless.describeServer", a.unlessDown(a::describeServer));
+      http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
+      http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
+      http.createContext("/xrpc/dev.knotless.listSecrets", a.unlessDown(a.secrets::list));
+    }
     http.start();
     return a;
+  }
+
+  /** Its DID, the audience of the service tokens it takes: a did:web of where it listens. */
+  public String did() {
+    return "did:web:127.0.0.1%3A" + server.getAddress().getPort();
+  }
+
+  /** The sealed secrets it keeps (started with a PLC only). */
+  public AppviewSecretStore secrets() {
+    return secrets;
+  }
+
+  /** Makes every method answer 503 (true) or answer again (false), as an appview that is down. */
+  public void setDown(boolean down) {
+    this.down = down;
+  }
+
+  /** The runner describeServer names as new repositories' default, or null for none. */
+  public void setDefaultRunner(String did) {
+    this.defaultRunner = did;
+  }
+
+  private com.sun.net.httpserver.HttpHandler unlessDown(com.sun.net.httpserver.HttpHandler h) {
+    return ex -> {
+      if (down) {
+        try (ex) {
+          send(ex, 503, error("Unavailable", "the appview is down"));
+        }
+        return;
+      }
+      try (ex) {
+        h.handle(ex);
+      } catch (RuntimeException e) {
+        send(ex, 500, error("InternalServerError", e.toString()));
+      }
+    };
+  }
+
+  private void describeServer(HttpExchange ex) throws IOException {
+    ObjectNode out = JSON.createObjectNode();
+    out.put("did", did());
+    if (defaultRunner != null) {
+      out.put("defaultRunner", defaultRunner);
+    }
+    send(ex, 200, out);
   }
 
   /** Where it listens: the value of {@code KNOTLESS_APPVIEW}. */
@@ -174,7 +244,7 @@ public final class HarnessAppview implements AutoCloseable {
     return rest.substring(0, rest.indexOf('/'));
   }
 
-  private static Map<String, String> params(String raw) {
+  static Map<String, String> params(String raw) {
     Map<String, String> out = new HashMap<>();
     if (raw == null) {
       return out;
@@ -190,14 +260,14 @@ public final class HarnessAppview implements AutoCloseable {
     return out;
   }
 
-  private static ObjectNode error(String error, String message) {
+  static ObjectNode error(String error, String message) {
     ObjectNode n = JSON.createObjectNode();
     n.put("error", error);
     n.put("message", message);
     return n;
   }
 
-  private static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
+  static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
     byte[] bytes = JSON.writeValueAsBytes(body);
     ex.getResponseHeaders().set("Content-Type", "application/json");
     ex.sendResponseHeaders(status, bytes.length);
