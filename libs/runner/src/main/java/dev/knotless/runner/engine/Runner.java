@@ -77,6 +77,7 @@ public final class Runner implements AutoCloseable {
   private volatile AskedLedger asked = new AskedLedger();
 
   private Executor executor;
+  private dev.knotless.runner.sealed.SealedStart sealed;
 
   private Runner(
       RunnerOptions options,
@@ -128,6 +129,7 @@ public final class Runner implements AutoCloseable {
     StateStore state = StateFlags.open(o, env);
     PdsAccess access = PdsAccess.login(env, clock);
     XrpcClient runnerClient = access.runner();
+    var sealed = dev.knotless.runner.sealed.SealedStart.begin(o, runnerClient, clock);
     StorageCache cache = access.cache();
     List<Watched> repos = new ArrayList<>();
     List<String> failures = new ArrayList<>();
@@ -225,7 +227,8 @@ public final class Runner implements AutoCloseable {
                 o.runTimeout(),
                 ExecutorChoice.hostEnvironment(o.executor(), env),
                 o.trust()),
-            new WriteBack(runnerClient, cache, clock));
+            new WriteBack(runnerClient, cache, clock),
+            sealed.owner());
     AskedLedger asked = new AskedLedger();
     String runnerDid = runnerClient.did();
     RepoPass pass =
@@ -246,6 +249,7 @@ public final class Runner implements AutoCloseable {
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
     r.asked = asked;
     r.executor = executor;
+    r.sealed = sealed;
     r.listen();
     return r;
   }
@@ -292,6 +296,12 @@ public final class Runner implements AutoCloseable {
     // A sweep also removes what runs left (never a live run's), as a start did.
     timers.scheduleWithFixedDelay(
         executor::removeLeftovers,
+        options.sweep().toSeconds(),
+        options.sweep().toSeconds(),
+        java.util.concurrent.TimeUnit.SECONDS);
+    // A key a rotation put first while this runner ran is published within a sweep.
+    timers.scheduleWithFixedDelay(
+        sealed::republish,
         options.sweep().toSeconds(),
         options.sweep().toSeconds(),
         java.util.concurrent.TimeUnit.SECONDS);

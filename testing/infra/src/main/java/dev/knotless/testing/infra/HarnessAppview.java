@@ -78,9 +78,12 @@ public final class HarnessAppview implements AutoCloseable {
     return a;
   }
 
-  /** Its DID, the audience of the service tokens it takes: a did:web of where it listens. */
+  /**
+   * Its DID, the audience of the service tokens it takes: a did:web naming its port (never
+   * resolved).
+   */
   public String did() {
-    return "did:web:127.0.0.1%3A" + server.getAddress().getPort();
+    return "did:web:appview-" + server.getAddress().getPort() + ".test";
   }
 
   /** The sealed secrets it keeps (started with a PLC only). */
