@@ -40,6 +40,8 @@ public final class HarnessAppview implements AutoCloseable {
   private final AtomicInteger queries = new AtomicInteger();
   private volatile boolean down;
   private volatile String defaultRunner;
+  private final java.util.Set<String> alsoListed =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
   private AppviewSecretStore secrets;
 
   private HarnessAppview(HttpServer server, XrpcClient pds) {
@@ -61,6 +63,7 @@ public final class HarnessAppview implements AutoCloseable {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     HarnessAppview a = new HarnessAppview(http, XrpcClient.create(pds));
     http.createContext("/xrpc/dev.knotless.listPulls", a.unlessDown(a::listPulls));
+    http.createContext("/xrpc/dev.knotless.listRepos", a.unlessDown(a::listRepos));
     if (plc != null) {
       ServiceTokens tokens =
           new ServiceTokens(
@@ -117,6 +120,54 @@ public final class HarnessAppview implements AutoCloseable {
     };
   }
 
+  /**
+   * Has listRepos also list {@code <did>/<name>} for every runner, whatever its record says, as an
+   * appview that lies would.
+   */
+  public void alsoList(String did, String name) {
+    alsoListed.add(did + "/" + name);
+  }
+
+  /**
+   * {@code dev.knotless.listRepos}: every account's repository records, read afresh, and with
+   * {@code runner} only those naming it in {@code runners}; one page holds them all.
+   */
+  private void listRepos(HttpExchange ex) throws IOException {
+    String runner = params(ex.getRequestURI().getRawQuery()).get("runner");
+    ObjectNode out = JSON.createObjectNode();
+    ArrayNode list = out.putArray("repos");
+    java.util.Set<String> listed = new java.util.HashSet<>();
+    for (String account : accounts()) {
+      for (Record r : all(account, "dev.knotless.repo")) {
+        boolean names = runner == null;
+        for (JsonNode n : r.value().path("runners")) {
+          names |= n.asText().equals(runner);
+        }
+        if (names) {
+          listed.add(account + "/" + r.rkey());
+          list.addObject()
+              .put("uri", r.uri())
+              .put("did", account)
+              .put("name", r.rkey())
+              .put("key", r.value().path("key").asText(""));
+        }
+      }
+    }
+    for (String extra : alsoListed) {
+      if (listed.add(extra)) {
+        int slash = extra.indexOf('/');
+        String did = extra.substring(0, slash);
+        String name = extra.substring(slash + 1);
+        list.addObject()
+            .put("uri", "at://" + did + "/dev.knotless.repo/" + name)
+            .put("did", did)
+            .put("name", name);
+      }
+    }
+    queries.incrementAndGet();
+    send(ex, 200, out);
+  }
+
   private void describeServer(HttpExchange ex) throws IOException {
     ObjectNode out = JSON.createObjectNode();
     out.put("did", did());
@@ -131,7 +182,7 @@ public final class HarnessAppview implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
-  /** How many listPulls queries it answered. */
+  /** How many listPulls and listRepos queries it answered. */
   public int queries() {
     return queries.get();
   }
