@@ -50,6 +50,8 @@ public final class Discoverer {
   private final StateStore state;
   private final String runnerDid;
   private final Watcher watcher;
+  // Labels already said to be passed over: a lying appview is logged once, not every sweep.
+  private final java.util.Set<String> passedOver = new java.util.HashSet<>();
 
   public Discoverer(
       AppviewRepos appview,
@@ -138,9 +140,14 @@ public final class Discoverer {
     Optional<Record> record = owner.findRecord(w.id().ownerDid(), REPO, w.address().name());
     NamesRunner names = NamesRunner.judge(runnerDid, record.map(Record::value).orElse(null));
     if (names != NamesRunner.YES) {
-      LOG.info("{}: {}, but {}; passed over", label, how, names.why());
+      if (passedOver.add(label)) {
+        LOG.info("{}: {}, but {}; passed over", label, how, names.why());
+      } else {
+        LOG.debug("{}: {}, but {}; passed over", label, how, names.why());
+      }
       return;
     }
+    passedOver.remove(label);
     String entry = w.stateKey();
     state.updateRunner(
         r -> {
