@@ -188,6 +188,45 @@ class SealedSecretsIT {
         assertTrue(log.contains("==> " + name + " is not granted to " + s.label()), name + log);
       }
       assertFalse(log.contains(VALUE), log);
+
+      // An appview that does not answer makes a check that needs an owner's secret error.
+      appview.setDown(true);
+      String sha2 = s.commit(Map.of("README.md", "down\n"));
+      s.push("main");
+      CheckRecord down = s.awaitEnded(MAIN, sha2, "w");
+      assertEquals(CheckStatus.ERROR, down.status());
+      assertTrue(down.note().contains("sealed secrets cannot be read"), down.note());
+    }
+  }
+
+  @Test
+  void aRunnerKeyRecordThatDoesNotParseIsRefusedByTheOwnerToolsNamingIt(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
+        Stage s = new Stage(pds, tmp, false)) {
+      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      s.commit(Map.of("README.md", "hi\n"));
+      s.push("main");
+      String runner = s.runnerAccount.did();
+      String[] outErr = new String[2];
+      assertEquals(
+          1, s.knotlessExit(VALUE, outErr, "secret", "set", s.label(), "T", "--runner", runner));
+      assertTrue(outErr[1].contains("publishes no dev.knotless.runnerKey record"), outErr[1]);
+
+      dev.knotless.atproto.XrpcClient asRunner =
+          dev.knotless.atproto.XrpcClient.create(pds.pdsUrl());
+      asRunner.login(s.runnerAccount.handle(), s.runnerAccount.password());
+      ObjectNode bad = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+      // a secp256k1 did:key: a key, but not one HPKE's P-256 suite can seal to
+      bad.put("key", "did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme");
+      bad.put("createdAt", "2026-12-01T00:00:00Z");
+      asRunner.putRecord(
+          runner, RunnerKeyRecord.COLLECTION, "self", bad, dev.knotless.atproto.Swap.none());
+      assertEquals(
+          1, s.knotlessExit(VALUE, outErr, "secret", "set", s.label(), "T", "--runner", runner));
+      assertTrue(outErr[1].contains("runnerKey record cannot be sealed to"), outErr[1]);
+      assertFalse(outErr[1].contains(VALUE));
+      assertTrue(appview.secrets().all().isEmpty());
     }
   }
 

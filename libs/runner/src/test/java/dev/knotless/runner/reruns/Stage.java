@@ -133,6 +133,14 @@ final class Stage implements AutoCloseable {
 
   /** As {@link #knotless}, with {@code stdin} on its standard input. */
   String knotlessWithInput(String stdin, String... args) {
+    String[] outErr = new String[2];
+    int code = knotlessExit(stdin, outErr, args);
+    assertEquals(0, code, "knotless " + String.join(" ", args) + ": " + outErr[1]);
+    return outErr[0];
+  }
+
+  /** Runs {@code knotless <args>} as the owner; {@code outErr} gets what it printed on each. */
+  int knotlessExit(String stdin, String[] outErr, String... args) {
     Map<String, String> env = new HashMap<>(pds.environment());
     env.putAll(extraEnv);
     env.put("KNOTLESS_IDENTIFIER", owner.handle());
@@ -150,8 +158,9 @@ final class Stage implements AutoCloseable {
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
                 () -> KnotlessRepos.fromEnvironment(env)));
-    assertEquals(0, code, "knotless " + String.join(" ", args) + ": " + err);
-    return out.toString(StandardCharsets.UTF_8);
+    outErr[0] = out.toString(StandardCharsets.UTF_8);
+    outErr[1] = err.toString(StandardCharsets.UTF_8);
+    return code;
   }
 
   /** The runner's checks of the repository, by record key. */
