@@ -52,6 +52,7 @@ public final class Discoverer {
   private final Watcher watcher;
   // Labels already said to be passed over: a lying appview is logged once, not every sweep.
   private final java.util.Set<String> passedOver = new java.util.HashSet<>();
+  private final java.util.Set<String> found = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public Discoverer(
       AppviewRepos appview,
@@ -68,11 +69,15 @@ public final class Discoverer {
     this.state = state;
     this.runnerDid = runnerDid;
     this.watcher = watcher;
+    found.addAll(state.runner().discovered());
   }
 
-  /** True if the repository was found naming the runner (it is in the state's list). */
+  /**
+   * True if the repository was found naming the runner (it is in the state's list). Asked on every
+   * pass, so answered from memory, kept in step with the state by this class's writes.
+   */
   public boolean found(RepoId id) {
-    return state.runner().discovered().contains(id.ownerDid() + "/" + id.repoKey());
+    return found.contains(id.ownerDid() + "/" + id.repoKey());
   }
 
   /**
@@ -124,9 +129,64 @@ public final class Discoverer {
     }
   }
 
+  // Reads a frame asks for, one at a time; past 64 waiting, a flood's frames are dropped (the next
+  // sweep still finds what they named).
+  private final java.util.concurrent.ThreadPoolExecutor frames =
+      new java.util.concurrent.ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          java.util.concurrent.TimeUnit.SECONDS,
+          new java.util.concurrent.ArrayBlockingQueue<>(64),
+          r -> {
+            Thread t = new Thread(r, "knotless-discover-frames");
+            t.setDaemon(true);
+            return t;
+          },
+          new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+
+  /**
+   * A doorbell rule for repository records: rings the doors of watched repositories by name, as the
+   * default rule does, and for a record written of one not watched, reads that repository soon, off
+   * the source's thread, to watch it if it names the runner. The frame only says where to look.
+   */
+  public dev.knotless.runner.doorbell.DoorRule repoRule() {
+    return (change, watched) -> {
+      java.util.Set<RepoId> doors = new java.util.LinkedHashSet<>();
+      for (dev.knotless.runner.doorbell.WatchedRepo r : watched.ofOwner(change.did())) {
+        if (r.name().equals(change.rkey())) {
+          doors.add(r.id());
+        }
+      }
+      if (doors.isEmpty()
+          && change.operation() != dev.knotless.runner.doorbell.RecordChange.Operation.DELETE
+          && change.did().startsWith("did:")
+          && !change.rkey().isEmpty()
+          && change.rkey().indexOf('/') < 0) {
+        String label = change.did() + "/" + change.rkey();
+        frames.execute(() -> frame(label));
+      }
+      return doors;
+    };
+  }
+
+  private synchronized void frame(String label) {
+    try {
+      consider(label, "written on the event stream");
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("{}: written on the event stream, cannot be read: {}", label, e.getMessage());
+    }
+  }
+
+  /** Stops reading what frames ask for. */
+  public void close() {
+    frames.shutdownNow();
+  }
+
   /** Drops a repository the runner left from the state's list. */
   public void forget(RepoId id) {
     String entry = id.ownerDid() + "/" + id.repoKey();
+    found.remove(entry);
     state.updateRunner(
         r -> r.withDiscovered(r.discovered().stream().filter(e -> !e.equals(entry)).toList()));
   }
@@ -158,6 +218,7 @@ public final class Discoverer {
           next.add(entry);
           return r.withDiscovered(next);
         });
+    found.add(entry);
     LOG.info("{}: {}, names this runner; watching it as {}", label, how, entry);
     watcher.watch(w);
   }

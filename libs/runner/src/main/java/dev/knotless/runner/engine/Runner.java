@@ -261,6 +261,7 @@ public final class Runner implements AutoCloseable {
               runnerDid,
               r.new Found());
       pass.discovering(r.discoverer::found, runnerDid);
+      r.matcher.addRule(DoorMatcher.REPO, r.discoverer.repoRule());
     }
     r.asked = asked;
     r.executor = executor;
@@ -447,6 +448,9 @@ public final class Runner implements AutoCloseable {
       }
     }
     minutes.close();
+    if (discoverer != null) {
+      discoverer.close();
+    }
     LOG.info("stopped");
   }
 

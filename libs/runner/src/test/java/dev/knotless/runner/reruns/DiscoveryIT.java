@@ -113,7 +113,32 @@ class DiscoveryIT {
     }
   }
 
+  @Test
+  void aRepositoryWrittenOnTheEventStreamNamingTheRunnerIsFoundBeforeTheNextSweep(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
+        Stage s = new Stage(pds, tmp, false)) {
+      String runner = s.runnerAccount.did();
+      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      Runner r = start(s, "600");
+      try {
+        // The start's sweep has asked the appview already; the next one is ten minutes away.
+        Stage.await("the first sweep", () -> appview.queries() > 0);
+        s.repo.namingRunners(() -> List.of(runner));
+        String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
+        s.push("main");
+        assertEquals(CheckStatus.SUCCESS, s.awaitEnded(MAIN, sha, "w").status());
+      } finally {
+        r.stop();
+      }
+    }
+  }
+
   private static Runner start(Stage s) throws Exception {
+    return start(s, "2");
+  }
+
+  private static Runner start(Stage s, String sweep) throws Exception {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -126,7 +151,7 @@ class DiscoveryIT {
                 "--firehose",
                 "ws://127.0.0.1:" + s.pds.pdsUrl().getPort(),
                 "--sweep",
-                "2",
+                sweep,
                 "--discover"));
     return Runner.start(RunnerOptions.parse(args, s.runnerEnv()).orElseThrow(), s.runnerEnv());
   }
