@@ -68,6 +68,12 @@ public final class KeyCommand {
         out.println(k.didKey() + "\t" + k.createdAt() + (k == keys.newest() ? "\tpublished" : ""));
       }
       return 0;
+    } catch (java.nio.file.NoSuchFileException e) {
+      err.println(
+          "knotless-run secrets-key: no key file at "
+              + file
+              + ": the runner makes one on its first start");
+      return 1;
     } catch (IOException e) {
       err.println("knotless-run secrets-key: " + e.getMessage());
       return 1;
