@@ -224,7 +224,7 @@ public final class ExecutorBench {
   }
 
   /** The nearest-rank percentile: the smallest value at least {@code p}% of the values reach. */
-  private static long percentile(long[] values, int p) {
+  static long percentile(long[] values, int p) {
     long[] s = values.clone();
     Arrays.sort(s);
     int rank = (int) Math.ceil(p / 100.0 * s.length);
@@ -232,8 +232,7 @@ public final class ExecutorBench {
   }
 
   /** Makes {@code root/src} with one commit and a bare clone of it at {@code mirror}. */
-  private static String makeMirror(Path root, Path mirror)
-      throws IOException, InterruptedException {
+  static String makeMirror(Path root, Path mirror) throws IOException, InterruptedException {
     Path src = Files.createDirectories(root.resolve("src"));
     git(src, "init", "--quiet", "--initial-branch=main");
     Files.writeString(src.resolve("README"), "the executor bench's repository\n");
@@ -266,7 +265,7 @@ public final class ExecutorBench {
     return out;
   }
 
-  private static void delete(Path root) throws IOException {
+  static void delete(Path root) throws IOException {
     try (Stream<Path> all = Files.walk(root)) {
       for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);

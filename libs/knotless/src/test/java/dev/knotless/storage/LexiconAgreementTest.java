@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.AtUri;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.lexicon.LexiconValidator;
+import dev.knotless.storage.cli.MergeCommand;
 import dev.knotless.storage.cli.RerunCommand;
 import dev.knotless.storage.pack.PackPlacement;
 import dev.knotless.storage.records.ClaimRecord;
@@ -100,6 +101,14 @@ class LexiconAgreementTest {
                 null,
                 AT)
             .toJson());
+  }
+
+  @Test
+  void theStateKnotlessMergeWritesAgreesWithItsLexicon() throws Exception {
+    agrees(
+        "state",
+        MergeCommand.mergedState(
+            "at://did:plc:abc/dev.knotless.pull/3kabcdefghijk.3kabcdefghijl", Instant.parse(AT)));
   }
 
   @Test

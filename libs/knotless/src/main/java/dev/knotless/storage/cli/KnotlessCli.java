@@ -21,6 +21,7 @@ public final class KnotlessCli {
           new RunnersCommand(),
           new ChecksCommand(),
           new RerunCommand(),
+          new MergeCommand(),
           new SecretCommand());
 
   private KnotlessCli() {}

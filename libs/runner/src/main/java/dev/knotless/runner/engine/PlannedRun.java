@@ -3,6 +3,7 @@ package dev.knotless.runner.engine;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.exec.AfterSteps;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.schedule.RunRequest;
 
 /**
@@ -13,8 +14,16 @@ import dev.knotless.runner.schedule.RunRequest;
  * @param request what the scheduler ranks; its {@code runId} is the check's record key
  * @param check the check as filed (queued)
  * @param prepare builds the run's spec as it starts (secrets are read then)
+ * @param order what another process needs to run it (a scheduler's pods), or null for a run only
+ *     this process can run (a pull's, whose merge commit is in this process's mirror)
  */
-public record PlannedRun(String label, RunRequest request, CheckRecord check, Preparer prepare) {
+public record PlannedRun(
+    String label, RunRequest request, CheckRecord check, Preparer prepare, RunOrder order) {
+
+  /** A run only this process can run. */
+  public PlannedRun(String label, RunRequest request, CheckRecord check, Preparer prepare) {
+    this(label, request, check, prepare, null);
+  }
 
   /**
    * The check's record key: the run id up to any {@code #}. Two runs may file the same check (a

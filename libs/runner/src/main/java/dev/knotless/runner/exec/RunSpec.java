@@ -34,6 +34,8 @@ import java.util.regex.Pattern;
  * @param trustedCode whether the code is vouched for by an owner named with {@code --trust} (a push
  *     to their repository): the docker executor then starts it with {@code --trusted-runtime}, and
  *     everyone else's with {@code --runtime}
+ * @param runKey what names the run outside the process running it (the queue's check key), or
+ *     empty; the pod executor puts it on the run's pod, where a scheduler taking over finds it
  */
 public record RunSpec(
     Path mirror,
@@ -45,7 +47,8 @@ public record RunSpec(
     TimeLimits limits,
     int niceness,
     String image,
-    boolean trustedCode) {
+    boolean trustedCode,
+    String runKey) {
 
   /** The highest niceness {@code nice} takes. */
   public static final int MAX_NICENESS = 19;
@@ -59,6 +62,7 @@ public record RunSpec(
     Objects.requireNonNull(filter, "output filter");
     Objects.requireNonNull(limits, "time limits");
     Objects.requireNonNull(image, "image (empty for the default)");
+    Objects.requireNonNull(runKey, "run key (empty for none)");
     if (!SHA.matcher(commit).matches()) {
       throw new IllegalArgumentException(
           "commit must be 40 or 64 lowercase hex digits, got " + Quoting.quote(commit));
@@ -92,7 +96,7 @@ public record RunSpec(
       List<String> preamble,
       OutputFilter filter,
       TimeLimits limits) {
-    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false);
+    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false, "");
   }
 
   /** A run of {@code steps} at {@code commit} with no secrets, no preamble and default limits. */
@@ -104,42 +108,51 @@ public record RunSpec(
   /** This run with {@code env} as its steps' environment. */
   public RunSpec withEnv(Map<String, String> env) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
   }
 
   /** This run with {@code filter} masking its output. */
   public RunSpec withFilter(OutputFilter filter) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
   }
 
   /** This run with {@code limits}. */
   public RunSpec withLimits(TimeLimits limits) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
   }
 
   /** This run with {@code lines} at the top of its log. */
   public RunSpec withPreamble(List<String> lines) {
     return new RunSpec(
-        mirror, commit, steps, env, lines, filter, limits, niceness, image, trustedCode);
+        mirror, commit, steps, env, lines, filter, limits, niceness, image, trustedCode, runKey);
   }
 
   /** This run in containers of {@code image} (empty for the executor's default). */
   public RunSpec withImage(String image) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
   }
 
   /** This run as code an owner named with {@code --trust} vouches for, or not. */
   public RunSpec withTrustedCode(boolean trustedCode) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
   }
 
   /** This run with its steps started at {@code niceness} (0 to {@link #MAX_NICENESS}). */
   public RunSpec withNiceness(int niceness) {
     return new RunSpec(
-        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode);
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
+  }
+
+  /**
+   * This run named {@code runKey} outside the process that runs it: the queue's check key, which a
+   * pod carries so a scheduler that takes over finds the run's pod.
+   */
+  public RunSpec withRunKey(String runKey) {
+    return new RunSpec(
+        mirror, commit, steps, env, preamble, filter, limits, niceness, image, trustedCode, runKey);
   }
 }

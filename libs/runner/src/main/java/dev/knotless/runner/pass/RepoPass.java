@@ -27,6 +27,7 @@ import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.fetch.Fetcher;
+import dev.knotless.storage.merge.CommitFiles;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;

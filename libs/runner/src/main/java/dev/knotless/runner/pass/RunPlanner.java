@@ -11,6 +11,7 @@ import dev.knotless.runner.exec.OutputFilter;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.TimeLimits;
 import dev.knotless.runner.mask.SecretMask;
+import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.run.AskedRunHeader;
 import dev.knotless.runner.run.InvalidVariablesException;
 import dev.knotless.runner.run.RunContext;
@@ -136,6 +137,26 @@ public final class RunPlanner {
         note);
   }
 
+  /** A push's check of {@code workflow} at {@code commit}, as first filed (queued). */
+  public static CheckRecord pushCheck(
+      String repoUri, String ref, String commit, String workflow, Instant now) {
+    return new CheckRecord(
+        repoUri,
+        ref,
+        commit,
+        null,
+        null,
+        workflow,
+        CheckStatus.QUEUED,
+        now,
+        null,
+        null,
+        List.of(),
+        null,
+        List.of(),
+        null);
+  }
+
   /** A push's run of {@code w} at {@code commit}, queued. */
   public PlannedRun push(
       Watched repo,
@@ -148,22 +169,7 @@ public final class RunPlanner {
       Map<String, String> asked,
       Instant now) {
     String rkey = pushKey(repo, ref, commit, w.name());
-    CheckRecord queued =
-        new CheckRecord(
-            repo.repoUri(),
-            ref,
-            commit,
-            null,
-            null,
-            w.name(),
-            CheckStatus.QUEUED,
-            now,
-            null,
-            null,
-            List.of(),
-            null,
-            List.of(),
-            null);
+    CheckRecord queued = pushCheck(repo.repoUri(), ref, commit, w.name(), now);
     RunRequest request =
         new RunRequest(
             // Two runs may file one check (a rerun at the same commit): ids keep them apart.
@@ -179,10 +185,25 @@ public final class RunPlanner {
             false);
     PlannedRun.Preparer prepare =
         () -> spec(repo, mirror, w, ref, commit, base, rkey, asked, runClass);
+    RunOrder order =
+        new RunOrder(
+            repo.label(),
+            repo.id().ownerDid(),
+            repo.id().repoKey(),
+            ref,
+            commit,
+            base,
+            w.name(),
+            runClass,
+            w.superseded(),
+            asked,
+            rkey);
     if (runClass == RunClass.ASKED && w.asked() != null && w.asked().writesBack()) {
       prepare = writingBack(prepare, repo, ref, commit, w);
+      // What it writes back is in the checkout it ran in, which only this process holds.
+      order = null;
     }
-    return new PlannedRun(repo.label(), request, queued, prepare);
+    return new PlannedRun(repo.label(), request, queued, prepare, order);
   }
 
   /**

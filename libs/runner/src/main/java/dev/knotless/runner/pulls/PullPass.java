@@ -16,6 +16,7 @@ import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.fetch.Fetcher;
+import dev.knotless.storage.merge.MergeCommits;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;

@@ -6,6 +6,7 @@ import dev.knotless.runner.exec.GitFixture;
 import dev.knotless.runner.workflow.WorkflowError;
 import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.git.Git;
+import dev.knotless.storage.merge.CommitFiles;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

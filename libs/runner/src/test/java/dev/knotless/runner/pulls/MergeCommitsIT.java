@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.knotless.storage.git.Git;
+import dev.knotless.storage.merge.MergeCommits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -86,5 +87,49 @@ class MergeCommitsIT {
     assertEquals(
         new MergeCommits.Conflict(java.util.List.of("README.md")),
         MergeCommits.merge(git, head, moved, "refs/heads/feature", "refs/heads/main", PULL));
+  }
+
+  @Test
+  void aBatchStacksEachPullOnTheOnesBeforeItTheSameWayEverywhereAndNamesAConflictsPlace(
+      @TempDir Path tmp) throws Exception {
+    Path w = tmp.resolve("w");
+    Git git = repo(w);
+    String root = commit(w, "README.md", "hello\n", "@1000 +0000");
+    String base = commit(w, "main.txt", "main\n", "@2000 +0000");
+    git.run(null, "checkout", "-q", "-b", "a", root);
+    String a = commit(w, "a.txt", "a\n", "@3000 +0000");
+    git.run(null, "checkout", "-q", "-b", "b", root);
+    String b = commit(w, "b.txt", "b\n", "@4000 +0000");
+    git.run(null, "checkout", "-q", "-b", "c", root);
+    String c = commit(w, "a.txt", "not a\n", "@5000 +0000");
+    var pa = new MergeCommits.Queued(PULL + "a", a, "refs/heads/a");
+    var pb = new MergeCommits.Queued(PULL + "b", b, "refs/heads/b");
+    var pc = new MergeCommits.Queued(PULL + "c", c, "refs/heads/c");
+
+    var batch =
+        assertInstanceOf(
+            MergeCommits.Stacked.class,
+            MergeCommits.stack(git, base, "refs/heads/main", java.util.List.of(pa, pb)));
+    assertEquals(2, batch.commits().size());
+    assertEquals(batch.commits().get(1), batch.tip());
+    assertEquals(base + " " + a, git.text("log", "-1", "--format=%P", batch.commits().get(0)));
+    assertEquals(
+        batch.commits().get(0) + " " + b, git.text("log", "-1", "--format=%P", batch.tip()));
+    assertEquals(
+        MergeCommits.message("refs/heads/b", "refs/heads/main", PULL + "b").strip(),
+        git.text("log", "-1", "--format=%B", batch.tip()));
+    // The first pull's step is the very commit its own check merged.
+    assertEquals(
+        new MergeCommits.Checked(batch.commits().get(0), true),
+        MergeCommits.merge(git, a, base, "refs/heads/a", "refs/heads/main", PULL + "a"));
+    Path clone = tmp.resolve("clone");
+    Git.at(clone).run(null, "clone", "-q", "--mirror", w.toString(), clone.toString());
+    assertEquals(
+        batch,
+        MergeCommits.stack(Git.at(clone), base, "refs/heads/main", java.util.List.of(pa, pb)));
+
+    assertEquals(
+        new MergeCommits.StackConflict(2, java.util.List.of("a.txt")),
+        MergeCommits.stack(git, base, "refs/heads/main", java.util.List.of(pa, pb, pc)));
   }
 }

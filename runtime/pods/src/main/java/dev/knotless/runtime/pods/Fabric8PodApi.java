@@ -13,6 +13,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,6 +31,7 @@ public final class Fabric8PodApi implements PodApi {
   private final KubernetesClient client;
   private final String namespace;
   private final Duration pullGrace;
+  private final Duration pendingLimit;
 
   /**
    * @param client a client allowed to create, get, list, delete and exec into pods of {@code
@@ -37,9 +39,19 @@ public final class Fabric8PodApi implements PodApi {
    * @param pullGrace how long an image pull may keep failing before the run fails
    */
   public Fabric8PodApi(KubernetesClient client, String namespace, Duration pullGrace) {
+    this(client, namespace, pullGrace, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #Fabric8PodApi(KubernetesClient, String, Duration)}, failing a pod still pending
+   * after {@code pendingLimit} (zero: only the step limit bounds it).
+   */
+  public Fabric8PodApi(
+      KubernetesClient client, String namespace, Duration pullGrace, Duration pendingLimit) {
     this.client = client;
     this.namespace = namespace;
     this.pullGrace = pullGrace;
+    this.pendingLimit = pendingLimit;
   }
 
   @Override
@@ -54,7 +66,9 @@ public final class Fabric8PodApi implements PodApi {
   @Override
   public void awaitRunning(String name, Duration limit)
       throws NotRunning, IOException, InterruptedException {
-    long deadline = System.nanoTime() + limit.toNanos();
+    boolean pending = !pendingLimit.isZero() && pendingLimit.compareTo(limit) < 0;
+    Duration bound = pending ? pendingLimit : limit;
+    long deadline = System.nanoTime() + bound.toNanos();
     long pullFailingSince = -1;
     String image = "";
     while (true) {
@@ -80,15 +94,15 @@ public final class Fabric8PodApi implements PodApi {
         return;
       }
       if (verdict instanceof PodState.Verdict.Failed f) {
-        throw new NotRunning(f.message());
+        throw new NotRunning(f.message(), state.pullFailing());
       }
       if (now > deadline) {
         throw new NotRunning(
             "pod "
                 + name
                 + " did not run within "
-                + limit.toSeconds()
-                + "s, the step limit"
+                + bound.toSeconds()
+                + (pending ? "s, the pending limit" : "s, the step limit")
                 + (state.waitingReason() == null ? "" : " (" + state.waitingReason() + ")"));
       }
       Thread.sleep(POLL.toMillis());
@@ -154,12 +168,17 @@ public final class Fabric8PodApi implements PodApi {
           .getItems()
           .stream()
           .map(
-              p ->
-                  new Listed(
-                      p.getMetadata().getName(),
-                      p.getMetadata().getAnnotations() == null
-                          ? null
-                          : p.getMetadata().getAnnotations().get(RunPod.RUNNER_ANNOTATION)))
+              p -> {
+                Map<String, String> a =
+                    p.getMetadata().getAnnotations() == null
+                        ? Map.of()
+                        : p.getMetadata().getAnnotations();
+                return new Listed(
+                    p.getMetadata().getName(),
+                    a.get(RunPod.RUNNER_ANNOTATION),
+                    a.get(RunPod.RUN_KEY_ANNOTATION),
+                    p.getStatus() == null ? null : p.getStatus().getPhase());
+              })
           .toList();
     } catch (KubernetesClientException e) {
       throw new IOException("could not list the runner's pods: " + e.getMessage(), e);

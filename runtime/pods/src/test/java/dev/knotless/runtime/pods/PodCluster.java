@@ -68,6 +68,24 @@ public final class PodCluster implements Executor, AutoCloseable {
     return executor.run(spec, cancellation, listener, afterSteps);
   }
 
+  /** The executor itself, for what only the pod executor does (adoption). */
+  public PodExecutor executor() {
+    return executor;
+  }
+
+  /**
+   * Another pod executor of the same runner, as a second scheduler would have, with a client of its
+   * own; closing the client cuts it off the API server as if its process had died.
+   */
+  public PodExecutor another(KubernetesClient client, PodSettings settings, Path work) {
+    return new PodExecutor(
+        new Fabric8PodApi(client, NAMESPACE, Duration.ZERO),
+        settings,
+        runnerDid,
+        work,
+        Clock.systemUTC());
+  }
+
   @Override
   public void removeLeftovers() {
     executor.removeLeftovers();

@@ -31,7 +31,9 @@ public final class LocalDistributed implements AutoCloseable {
   private final List<Watch> watched = new ArrayList<>();
   private final List<ServiceProcess> services = new ArrayList<>();
   private int reconcilers;
+  private int schedulers;
   private String executor = "docker";
+  private boolean queueOnly;
 
   private LocalDistributed(
       Path root, Path dir, KafkaBroker broker, EmbeddedPg pg, PdsInstance pds, Account runner) {
@@ -131,6 +133,57 @@ public final class LocalDistributed implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Has reconcilers started from now on only queue runs, with their orders, for a scheduler to run
+   * as pods ({@link #startScheduler}).
+   */
+  public LocalDistributed withScheduler() {
+    queueOnly = true;
+    return this;
+  }
+
+  /**
+   * One more scheduler, standing for the Lease on the API server at {@code apiServer}, making run
+   * pods in {@code namespace} of {@code image}, others' code under {@code runtimeClass}.
+   *
+   * @param extra settings over the harness's own (a secrets file, say)
+   */
+  public ServiceProcess startScheduler(
+      String apiServer,
+      String token,
+      String namespace,
+      String runtimeClass,
+      String image,
+      Map<String, String> extra)
+      throws IOException {
+    int n = ++schedulers;
+    Map<String, String> s = kafka();
+    s.put("quarkus.datasource.username", "postgres");
+    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
+    s.put("knotless.scheduler.api-server", apiServer);
+    s.put("knotless.scheduler.namespace", namespace);
+    s.put("knotless.scheduler.runtime-class", runtimeClass);
+    s.put("knotless.scheduler.run-image", image);
+    s.put("knotless.scheduler.identity", "scheduler-" + n);
+    s.put("knotless.scheduler.lease-duration", "4s");
+    s.put("knotless.scheduler.renew-deadline", "3s");
+    s.put("knotless.scheduler.retry-period", "500ms");
+    s.put("knotless.scheduler.poll", "250ms");
+    s.put("knotless.scheduler.heartbeat", "1s");
+    s.put("knotless.scheduler.sweep", "2s");
+    s.put("knotless.scheduler.pull-grace", "0s");
+    s.put("knotless.scheduler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
+    s.put("knotless.scheduler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
+    s.put("knotless.scheduler.cache-dir", dir.resolve("scheduler-" + n + "/cache").toString());
+    s.put("knotless.scheduler.work", dir.resolve("scheduler-" + n + "/work").toString());
+    s.putAll(extra);
+    Map<String, String> env = runnerEnv();
+    env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
+    env.put("KNOTLESS_SCHEDULER_API_TOKEN", token);
+    return add(
+        ServiceProcess.start(root, "scheduler", "scheduler-" + n, s, env, dir.resolve("logs")));
+  }
+
   /** One more reconciler replica, watching the repositories made so far. */
   public ServiceProcess startReconciler() throws IOException {
     int n = ++reconcilers;
@@ -151,7 +204,9 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.reconciler.worker.heartbeat", "1s");
     s.put("knotless.reconciler.worker.stale-after", "6s");
     s.put("knotless.reconciler.worker.executor", executor);
-    if (executor.equals("docker")) {
+    if (queueOnly) {
+      s.put("knotless.reconciler.worker.mode", "queue");
+    } else if (executor.equals("docker")) {
       dev.knotless.testing.LocalDocker.ensure();
       s.put("knotless.reconciler.worker.image", dev.knotless.testing.LocalDocker.BUSYBOX);
     }
@@ -172,6 +227,11 @@ public final class LocalDistributed implements AutoCloseable {
     return add(
         ServiceProcess.start(
             root, "check-writer", "check-writer", s, runnerEnv(), dir.resolve("logs")));
+  }
+
+  /** The services started so far whose names start with {@code prefix}, in the order started. */
+  public List<ServiceProcess> services(String prefix) {
+    return services.stream().filter(s -> s.toString().startsWith(prefix)).toList();
   }
 
   private synchronized List<Watch> watches() {

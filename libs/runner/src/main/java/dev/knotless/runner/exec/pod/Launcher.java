@@ -54,18 +54,21 @@ public final class Launcher {
 
   /**
    * Starts step {@code $1}: reads a byte count on one line, then exactly that many bytes of {@code
-   * sh} code (the environment and the script), sends everything after to the step's {@code out},
-   * evaluates the code in a subshell that then becomes the step, {@code setsid sh -ec <script>}, so
-   * it leads a process group of its own, records the group, waits, and renames the exit status into
-   * place.
+   * sh} code (the environment and the script); ends at once if the step has a directory already (it
+   * was launched before, and its records are followed as they are); else sends everything after to
+   * the step's {@code out}, evaluates the code in a subshell that then becomes the step, {@code
+   * setsid sh -ec <script>}, so it leads a process group of its own, records the group, waits, and
+   * renames the exit status into place.
    */
   static final String LAUNCH =
       String.join(
           "\n",
           "knotless_d=" + STEPS + "/$1",
-          "mkdir -p \"$knotless_d\" || exit " + LAUNCH_FAILED,
           "read -r knotless_n || exit " + LAUNCH_FAILED,
           "knotless_code=$(head -c \"$knotless_n\")",
+          // A step launched before (by a scheduler that since stopped) is followed, never rerun.
+          "if [ -e \"$knotless_d\" ]; then knotless_code=; exit 0; fi",
+          "mkdir -p " + STEPS + " && mkdir \"$knotless_d\" || exit " + LAUNCH_FAILED,
           // The launcher's own notices (a shell's "Killed") are not the step's output.
           "exec </dev/null >/dev/null 2>&1",
           "if [ \"$2\" -gt 0 ]; then knotless_nice=\"nice -n $2\"; else knotless_nice=; fi",

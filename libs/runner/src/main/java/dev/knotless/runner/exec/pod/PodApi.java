@@ -45,13 +45,28 @@ public interface PodApi {
    *
    * @param name its name
    * @param runnerDid its {@link RunPod#RUNNER_ANNOTATION}, or null if it has none
+   * @param runKey its {@link RunPod#RUN_KEY_ANNOTATION}, or null if it has none
+   * @param phase its phase ({@code Pending}, {@code Running}, ...), or null before it has one
    */
-  record Listed(String name, String runnerDid) {}
+  record Listed(String name, String runnerDid, String runKey, String phase) {}
 
   /** Why a pod will not run, for the check's log. */
   final class NotRunning extends Exception {
+    private final boolean imagePull;
+
     public NotRunning(String message) {
+      this(message, false);
+    }
+
+    /** Why the pod will not run; {@code imagePull} when its image could not be had. */
+    public NotRunning(String message, boolean imagePull) {
       super(message);
+      this.imagePull = imagePull;
+    }
+
+    /** Whether the pod will not run because its image could not be had. */
+    public boolean imagePull() {
+      return imagePull;
     }
   }
 

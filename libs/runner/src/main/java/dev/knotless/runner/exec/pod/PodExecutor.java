@@ -10,9 +10,13 @@ import dev.knotless.runner.exec.RunSpec;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +40,8 @@ public final class PodExecutor implements Executor {
   private final String runnerDid;
   private final RunDriver driver;
   private final Live live = new Live();
+  private final Map<String, String> adoptable = new ConcurrentHashMap<>();
+  private volatile PodObserver observer = PodObserver.NONE;
 
   /**
    * @param api the API server, bound to the namespace runs go in
@@ -65,8 +71,48 @@ public final class PodExecutor implements Executor {
         cancellation,
         listener,
         afterSteps,
-        (s, paths) ->
-            new PodHost(api, RunPod.of(settings, s, runnerDid, paths.runName()), s, paths, live));
+        (s, paths) -> {
+          RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
+          String adopted = s.runKey().isEmpty() ? null : adoptable.remove(s.runKey());
+          return adopted == null
+              ? new PodHost(api, pod, s, paths, live, false, observer)
+              : new PodHost(api, pod.named(adopted), s, paths, live, true, observer);
+        });
+  }
+
+  /** Has {@code observer} hear how the pods of runs started from now on start. */
+  public void observe(PodObserver observer) {
+    this.observer = java.util.Objects.requireNonNull(observer, "observer");
+  }
+
+  /**
+   * Has the runs whose {@link RunSpec#runKey} is a key of {@code pods} follow that pod, made by a
+   * runner that stopped (a scheduler before a failover), rather than make one: the steps it
+   * launched are read from their first byte and the rest started in it. Until then a sweep spares
+   * those pods. A key given again replaces the pod named before.
+   */
+  public void adopt(Map<String, String> pods) {
+    adoptable.putAll(pods);
+  }
+
+  /** Forgets a pod offered to {@link #adopt} whose run will not come (it ended meanwhile). */
+  public void forgetAdoption(String runKey) {
+    adoptable.remove(runKey);
+  }
+
+  /**
+   * This runner's pods as the API server lists them, its DID checked exactly.
+   *
+   * @throws IOException when the API server cannot be reached
+   */
+  public List<PodApi.Listed> pods() throws IOException {
+    List<PodApi.Listed> mine = new ArrayList<>();
+    for (PodApi.Listed pod : api.list(RunPod.labelValue(runnerDid))) {
+      if (runnerDid.equals(pod.runnerDid())) {
+        mine.add(pod);
+      }
+    }
+    return mine;
   }
 
   /**
@@ -76,10 +122,10 @@ public final class PodExecutor implements Executor {
   @Override
   public void removeLeftovers() {
     try {
-      for (PodApi.Listed pod : api.list(RunPod.labelValue(runnerDid))) {
+      // A label value is the DID cut to 63 characters: pods() checks the annotation exactly.
+      for (PodApi.Listed pod : pods()) {
         String name = pod.name();
-        // A label value is the DID cut to 63 characters: the annotation says whose it is exactly.
-        if (live.holds(name) || !runnerDid.equals(pod.runnerDid())) {
+        if (live.holds(name) || adoptable.containsValue(name)) {
           continue;
         }
         api.delete(name);

@@ -42,16 +42,32 @@ final class PodHost implements StepHost {
   private final RunSpec spec;
   private final RunPaths paths;
   private final PodExecutor.Live live;
+  private final boolean adopted;
+  private final PodObserver observer;
   private int steps;
   private boolean created;
   private boolean closed;
 
-  PodHost(PodApi api, RunPod pod, RunSpec spec, RunPaths paths, PodExecutor.Live live) {
+  /**
+   * @param adopted whether {@code pod} exists already, made by a runner that since stopped: it is
+   *     then neither made nor given the checkout again, and the steps it launched are followed, not
+   *     started twice ({@link Launcher#LAUNCH} starts a step once)
+   */
+  PodHost(
+      PodApi api,
+      RunPod pod,
+      RunSpec spec,
+      RunPaths paths,
+      PodExecutor.Live live,
+      boolean adopted,
+      PodObserver observer) {
     this.api = api;
     this.pod = pod;
     this.spec = spec;
     this.paths = paths;
     this.live = live;
+    this.adopted = adopted;
+    this.observer = observer;
   }
 
   @Override
@@ -65,16 +81,28 @@ final class PodHost implements StepHost {
         live.add(pod.name());
         created = true;
       }
-      api.create(pod);
-      synchronized (this) {
-        if (closed) {
-          // A cancel closed the host while the pod was being made: delete what was made.
-          api.delete(pod.name());
-          throw new StartFailed("the run was cancelled while its pod was being made");
+      if (adopted) {
+        LOG.info("adopted pod {}: its steps are followed from their first byte", pod.name());
+        api.awaitRunning(pod.name(), Duration.ofNanos(deadline - System.nanoTime()));
+      } else {
+        api.create(pod);
+        synchronized (this) {
+          if (closed) {
+            // A cancel closed the host while the pod was being made: delete what was made.
+            api.delete(pod.name());
+            throw new StartFailed("the run was cancelled while its pod was being made");
+          }
         }
+        long made = System.nanoTime();
+        try {
+          api.awaitRunning(pod.name(), Duration.ofNanos(deadline - System.nanoTime()));
+        } catch (PodApi.NotRunning e) {
+          observer.notRunning(e.imagePull());
+          throw e;
+        }
+        observer.running(Duration.ofNanos(System.nanoTime() - made));
+        copyCheckoutIn();
       }
-      api.awaitRunning(pod.name(), Duration.ofNanos(deadline - System.nanoTime()));
-      copyCheckoutIn();
     } catch (PodApi.NotRunning e) {
       throw new StartFailed(e.getMessage(), e);
     } catch (IOException e) {

@@ -25,7 +25,8 @@ import java.util.Objects;
  * @param name the pod's name: {@code knotless-<run name>}, unique among the runner's runs
  * @param labels the runner's labels: {@link #RUNNER_LABEL} (its DID, as a label value) and {@link
  *     #RUN_LABEL}, so a sweep finds exactly its own pods
- * @param annotations the runner's DID as it is, since a label value cannot hold a colon
+ * @param annotations the runner's DID as it is, since a label value cannot hold a colon, and the
+ *     run's key when it has one
  * @param image the run's image
  * @param runtimeClassName the RuntimeClass, or null for the cluster's default
  * @param limits the container's limits as Kubernetes quantities ({@code cpu}, {@code memory},
@@ -58,6 +59,9 @@ public record RunPod(
 
   /** The annotation carrying the runner's DID exactly. */
   public static final String RUNNER_ANNOTATION = "run.knotless.dev/runner-did";
+
+  /** The annotation carrying the run's key ({@link RunSpec#runKey}), when it has one. */
+  public static final String RUN_KEY_ANNOTATION = "run.knotless.dev/run-key";
 
   /** The CPU request of a run other than main's, in millicores, when its limit is unset. */
   static final int BACKGROUND_MILLICPU = 250;
@@ -107,13 +111,29 @@ public record RunPod(
     return new RunPod(
         podName(runName),
         Map.of(RUNNER_LABEL, labelValue(runnerDid), RUN_LABEL, labelValue(runName)),
-        Map.of(RUNNER_ANNOTATION, runnerDid),
+        spec.runKey().isEmpty()
+            ? Map.of(RUNNER_ANNOTATION, runnerDid)
+            : Map.of(RUNNER_ANNOTATION, runnerDid, RUN_KEY_ANNOTATION, spec.runKey()),
         image,
         settings.runtimeFor(spec.trustedCode()),
         limits,
         requests,
         settings.runAsUser(),
         sizeLimit);
+  }
+
+  /** This pod named {@code name}: the pod of a run adopted from a runner that stopped. */
+  public RunPod named(String name) {
+    return new RunPod(
+        name,
+        labels,
+        annotations,
+        image,
+        runtimeClassName,
+        limits,
+        requests,
+        runAsUser,
+        workSizeLimit);
   }
 
   /** The pod name of run {@code runName}: lowercase letters, digits and dashes, at most 63. */

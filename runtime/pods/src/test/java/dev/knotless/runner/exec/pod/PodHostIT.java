@@ -68,7 +68,7 @@ class PodHostIT {
             spec,
             cluster.runnerDid,
             "host-it-" + System.nanoTime() % 100000);
-    return new PodHost(api, pod, spec, paths, new PodExecutor.Live());
+    return new PodHost(api, pod, spec, paths, new PodExecutor.Live(), false, PodObserver.NONE);
   }
 
   private Fabric8PodApi api() {

@@ -62,6 +62,14 @@ public interface ReconcilerConfig {
 
   /** The worker's settings. */
   interface Worker {
+    /**
+     * {@code run}: this instance runs the runs its passes queue; {@code queue}: it only queues
+     * them, with their orders, for the scheduler, which runs each as a pod, and runs nothing
+     * itself.
+     */
+    @WithDefault("run")
+    String mode();
+
     /** How many runs go at once in this instance. */
     @WithDefault("4")
     int jobs();

@@ -1,11 +1,11 @@
 package dev.knotless.run.reconciler.app;
 
 import dev.knotless.run.events.DoorbellMessage;
+import dev.knotless.run.events.EventReports;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
-import dev.knotless.run.reconciler.domain.EventReports;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.engine.ExecutorChoice;
 import dev.knotless.runner.engine.Jobs;
@@ -113,6 +113,10 @@ public class RunWorker implements RepoPass.RunSink {
     row.commitId = r.revision();
     row.subject = r.subject();
     row.baseCommit = run.check().baseCommit();
+    if (queueOnly()) {
+      order(run, row);
+      return;
+    }
     boolean held = await(() -> queue.claim(row, id, config.staleAfter()));
     if (!held) {
       LOG.infof("%s: %s is held by another live worker, passed over", run.label(), run.rkey());
@@ -120,6 +124,35 @@ public class RunWorker implements RepoPass.RunSink {
     }
     publish(EventReports.filed(run));
     jobs().submit(run);
+  }
+
+  private boolean queueOnly() {
+    return "queue".equals(config.mode());
+  }
+
+  /** Leaves the run to the scheduler: its row carries the order, and no worker holds it. */
+  private void order(PlannedRun run, QueuedRun row) {
+    if (run.order() == null) {
+      LOG.warnf(
+          "%s: %s cannot be run by the scheduler: ended as an error", run.label(), run.rkey());
+      publish(EventReports.filed(run));
+      publish(
+          new RunEvent.Ended(
+              run.rkey(),
+              clock.instant(),
+              "error",
+              0,
+              List.of(),
+              "this run writes back what it changes, which the scheduler's pods cannot yet do"));
+      return;
+    }
+    row.runOrder = run.order().toJson();
+    boolean filed = await(() -> queue.order(row));
+    if (!filed) {
+      LOG.infof("%s: %s is queued already, passed over", run.label(), run.rkey());
+      return;
+    }
+    publish(EventReports.filed(run));
   }
 
   private synchronized Jobs jobs() {
@@ -177,6 +210,10 @@ public class RunWorker implements RepoPass.RunSink {
       delay = 2,
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
   void recover() {
+    if (queueOnly()) {
+      // The scheduler holds every run and takes over its own at a failover.
+      return;
+    }
     List<QueuedRun> stale = await(() -> queue.stale(config.staleAfter()));
     for (QueuedRun r : stale) {
       if (r.worker == null || r.subject == null || r.worker.equals(id)) {

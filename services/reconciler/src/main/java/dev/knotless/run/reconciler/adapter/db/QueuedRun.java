@@ -65,4 +65,8 @@ public class QueuedRun extends PanacheEntityBase {
   /** The base commit, for a pull or batch. */
   @Column(name = "base_commit")
   public String baseCommit;
+
+  /** The run's order as JSON, for the scheduler; null for a run a reconciler's worker runs. */
+  @Column(name = "run_order")
+  public String runOrder;
 }

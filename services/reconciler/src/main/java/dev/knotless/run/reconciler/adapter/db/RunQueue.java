@@ -66,6 +66,40 @@ public class RunQueue {
                 .map(rows -> !rows.isEmpty()));
   }
 
+  /**
+   * Files a run as waiting for the scheduler, held by no one, with its order; a check key queued
+   * already (a second pass, a redelivered doorbell) leaves the queue as it was.
+   *
+   * @return whether the run was filed now
+   */
+  public Uni<Boolean> order(QueuedRun run) {
+    return Panache.withTransaction(
+        () ->
+            Panache.getSession()
+                .chain(
+                    s ->
+                        s.createNativeQuery(
+                                "insert into run_queue (id, check_key, repo, owner_did, run_class,"
+                                    + " state, workflow, commit_id, created_seq, created_at,"
+                                    + " subject, base_commit, run_order)"
+                                    + " values (nextval('run_queue_seq'), :key, :repo, :owner,"
+                                    + " :class, 'WAITING', :workflow, :commit,"
+                                    + " nextval('run_queue_order'), :now, :subject, :base, :order)"
+                                    + " on conflict (check_key) do nothing")
+                            .setParameter("key", run.checkKey)
+                            .setParameter("repo", run.repo)
+                            .setParameter("owner", run.ownerDid)
+                            .setParameter("class", run.runClass)
+                            .setParameter("workflow", run.workflow)
+                            .setParameter("commit", run.commitId)
+                            .setParameter("now", OffsetDateTime.now(ZoneOffset.UTC))
+                            .setParameter("subject", run.subject)
+                            .setParameter("base", run.baseCommit)
+                            .setParameter("order", run.runOrder)
+                            .executeUpdate())
+                .map(n -> n > 0));
+  }
+
   /** Says {@code worker} is alive for every run it holds; returns how many it holds. */
   public Uni<Integer> heartbeat(String worker) {
     return Panache.withTransaction(

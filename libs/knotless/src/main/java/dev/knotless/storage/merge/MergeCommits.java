@@ -1,4 +1,4 @@
-package dev.knotless.runner.pulls;
+package dev.knotless.storage.merge;
 
 import dev.knotless.storage.git.Git;
 import java.io.IOException;
@@ -107,6 +107,67 @@ public final class MergeCommits {
                 StandardCharsets.UTF_8)
             .strip();
     return new Checked(commit, true);
+  }
+
+  /**
+   * One pull of a merge-queue batch.
+   *
+   * @param uri the pull's AT-URI
+   * @param head its head's commit
+   * @param headRef its head branch
+   */
+  public record Queued(String uri, String head, String headRef) {}
+
+  /** What a batch's pulls make when stacked in order on the branch tip. */
+  public sealed interface Stack permits Stacked, StackConflict {}
+
+  /**
+   * The batch's tip, and each pull's commit on the way to it.
+   *
+   * @param tip the last of {@code commits}: what the batch is checked at and, if it passes, lands
+   * @param commits the commit each pull made, in order: a merge commit ending with its AT-URI, or
+   *     its head where the head already held everything before it
+   */
+  public record Stacked(String tip, List<String> commits) implements Stack {
+    public Stacked {
+      commits = List.copyOf(commits);
+    }
+  }
+
+  /**
+   * A pull conflicts with the branch as the pulls before it in the batch leave it.
+   *
+   * @param index its place in the batch
+   * @param files the paths that conflict
+   */
+  public record StackConflict(int index, List<String> files) implements Stack {
+    public StackConflict {
+      files = List.copyOf(files);
+    }
+  }
+
+  /**
+   * Stacks a merge-queue batch on {@code base}: each pull's head merged, in order, into what the
+   * ones before it made, exactly as {@link #merge} merges one pull. So the tip, like a pull's merge
+   * commit, depends only on the base and the pulls, and every pull's merge in it ends with its
+   * AT-URI.
+   *
+   * @throws IOException when git fails other than by a conflict
+   */
+  public static Stack stack(Git git, String base, String baseRef, List<Queued> pulls)
+      throws IOException {
+    String at = base;
+    List<String> commits = new ArrayList<>();
+    for (int i = 0; i < pulls.size(); i++) {
+      Queued q = pulls.get(i);
+      Merged m = merge(git, q.head(), at, q.headRef(), baseRef, q.uri());
+      if (m instanceof Conflict c) {
+        return new StackConflict(i, c.files());
+      }
+      at = ((Checked) m).commit();
+      commits.add(at);
+    }
+    return new Stacked(at, commits);
   }
 
   private static String branch(String ref) {

@@ -1,6 +1,5 @@
-package dev.knotless.run.reconciler.domain;
+package dev.knotless.run.events;
 
-import dev.knotless.run.events.RunEvent;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.engine.Checks;
 import dev.knotless.runner.engine.PlannedRun;

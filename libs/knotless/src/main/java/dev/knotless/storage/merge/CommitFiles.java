@@ -1,4 +1,4 @@
-package dev.knotless.runner.pass;
+package dev.knotless.storage.merge;
 
 import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.git.Git;

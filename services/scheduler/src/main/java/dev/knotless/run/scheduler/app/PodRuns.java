@@ -1,0 +1,339 @@
+package dev.knotless.run.scheduler.app;
+
+import dev.knotless.run.events.EventReports;
+import dev.knotless.run.events.RunEvent;
+import dev.knotless.run.events.RunEventJson;
+import dev.knotless.run.scheduler.adapter.db.SchedulerQueue;
+import dev.knotless.runner.engine.Jobs;
+import dev.knotless.runner.exec.pod.PodApi;
+import dev.knotless.runner.exec.pod.PodExecutor;
+import dev.knotless.runner.exec.pod.PodObserver;
+import dev.knotless.runner.exec.pod.PodSettings;
+import dev.knotless.runner.pass.OrderPlanner;
+import dev.knotless.runner.pass.PdsAccess;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.queue.RunOrder;
+import dev.knotless.runner.schedule.Scheduler;
+import dev.knotless.runner.schedule.UsageLedger;
+import dev.knotless.runtime.pods.Fabric8PodApi;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.OnOverflow;
+import org.jboss.logging.Logger;
+
+/**
+ * The leader's work: queued runs, in their filing order, to libs/runner's {@link Jobs} (which ranks
+ * them by the scheduling policy and runs each in a pod of its own through the {@link PodExecutor}),
+ * progress out as run events for the check-writer, and the queue kept in step. On taking the lead
+ * it first offers the pods of runs already going to the executor for adoption, then takes every
+ * queued run the last leader held: a run whose pod lives is followed in it, one that had none is
+ * run.
+ */
+@ApplicationScoped
+public class PodRuns {
+  private static final Logger LOG = Logger.getLogger(PodRuns.class);
+  private static final List<String> PHASES =
+      List.of("Pending", "Running", "Succeeded", "Failed", "Unknown");
+
+  private final SchedulerConfig config;
+  private final SchedulerQueue queue;
+  private final KubernetesClient client;
+  private final MeterRegistry registry;
+  private final Clock clock = Clock.systemUTC();
+  private final Map<String, AtomicInteger> phases = new ConcurrentHashMap<>();
+  private final Set<String> taken = ConcurrentHashMap.newKeySet();
+  private final Timer podStart;
+  private final Counter pullFailures;
+  private volatile boolean taking = true;
+  private volatile String me;
+  private volatile Jobs jobs;
+  private volatile PodExecutor executor;
+  private volatile OrderPlanner planner;
+  private ScheduledExecutorService loops;
+
+  @Inject
+  @Channel("run-events")
+  @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65_536)
+  Emitter<String> events;
+
+  public PodRuns(
+      SchedulerConfig config,
+      SchedulerQueue queue,
+      KubernetesClient client,
+      MeterRegistry registry) {
+    this.config = config;
+    this.queue = queue;
+    this.client = client;
+    this.registry = registry;
+    for (String p : PHASES) {
+      AtomicInteger n = new AtomicInteger();
+      phases.put(p, n);
+      registry.gauge(
+          "knotless.run.pods", List.of(io.micrometer.core.instrument.Tag.of("phase", p)), n);
+    }
+    this.podStart =
+        Timer.builder("knotless.run.pod.start")
+            .description("from a run's pod being made to its running")
+            .register(registry);
+    this.pullFailures =
+        Counter.builder("knotless.run.pod.image.pull.failures")
+            .description("runs failed because their pod's image could not be had")
+            .register(registry);
+  }
+
+  /**
+   * Logs in and makes the executor and the jobs, so that a standby that comes to lead only has to
+   * adopt and poll. Called once, at start, whether this one leads or not.
+   */
+  public synchronized void prepare() {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    config.identifier().ifPresent(v -> env.put("KNOTLESS_IDENTIFIER", v));
+    config.password().ifPresent(v -> env.put("KNOTLESS_PASSWORD", v));
+    config.plcUrl().ifPresent(v -> env.put("KNOTLESS_PLC_URL", v));
+    config.handleResolver().ifPresent(v -> env.put("KNOTLESS_HANDLE_RESOLVER", v));
+    config.cacheDir().ifPresent(v -> env.put("KNOTLESS_CACHE_DIR", v));
+    PdsAccess access;
+    try {
+      Files.createDirectories(config.work());
+      access = PdsAccess.login(env, clock, new dev.knotless.run.events.PdsMetrics(registry));
+    } catch (IOException e) {
+      throw new IllegalStateException("could not log in as the runner: " + e.getMessage(), e);
+    }
+    String runnerDid = access.runner().did();
+    LOG.infof("scheduling runs for %s", runnerDid);
+    executor =
+        new PodExecutor(
+            new Fabric8PodApi(
+                client, config.namespace(), config.pullGrace(), config.pendingTimeout()),
+            settings(),
+            runnerDid,
+            config.work(),
+            clock);
+    executor.observe(
+        new PodObserver() {
+          @Override
+          public void running(Duration took) {
+            podStart.record(took);
+          }
+
+          @Override
+          public void notRunning(boolean imagePull) {
+            if (imagePull) {
+              pullFailures.increment();
+            }
+          }
+        });
+    planner =
+        new OrderPlanner(
+            access,
+            new RunPlanner(
+                new RunPlanner.Settings(
+                    config.secretsFile().orElse(null),
+                    config.stepTimeout(),
+                    config.runTimeout().orElse(null),
+                    Map.of())),
+            access.cache().dir(),
+            clock);
+    EventReports reports =
+        new EventReports(
+            this::publish,
+            new EventReports.Queue() {
+              @Override
+              public void started(String checkKey) {
+                patiently("mark " + checkKey + " running", () -> queue.started(checkKey));
+              }
+
+              @Override
+              public void ended(String checkKey) {
+                taken.remove(checkKey);
+                patiently("take " + checkKey + " off the queue", () -> queue.remove(checkKey, me));
+              }
+            },
+            clock);
+    jobs =
+        new Jobs(
+            new Scheduler(
+                dev.knotless.runner.schedule.SchedulerConfig.defaults(config.jobs(), ""),
+                new UsageLedger()),
+            executor,
+            reports,
+            clock,
+            ended -> {},
+            minutes -> {});
+  }
+
+  /** Takes the queue over as its leader, {@code identity}. Called once, when this one leads. */
+  public synchronized void lead(String identity) {
+    me = identity;
+    Map<String, String> adoptable = new HashMap<>();
+    try {
+      for (PodApi.Listed pod : executor.pods()) {
+        if (pod.runKey() != null) {
+          adoptable.put(pod.runKey(), pod.name());
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("could not list the runner's pods: " + e.getMessage(), e);
+    }
+    executor.adopt(adoptable);
+    LOG.infof("%s: leading; %d pods of runs going offered for adoption", me, adoptable.size());
+    Set<String> queued = poll();
+    for (String key : adoptable.keySet()) {
+      if (!queued.contains(key)) {
+        // Its run ended before the last leader stopped: the sweep may have its pod.
+        executor.forgetAdoption(key);
+      }
+    }
+    loops = Executors.newScheduledThreadPool(1, r -> new Thread(r, "scheduler-loops"));
+    loops.scheduleWithFixedDelay(
+        this::poll, config.poll().toMillis(), config.poll().toMillis(), TimeUnit.MILLISECONDS);
+    loops.scheduleWithFixedDelay(
+        this::heartbeat, 0, config.heartbeat().toMillis(), TimeUnit.MILLISECONDS);
+    loops.scheduleWithFixedDelay(this::sweep, 0, config.sweep().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private PodSettings settings() {
+    return PodSettings.defaults()
+        .withImage(config.runImage())
+        .withLimits(
+            config.cpus().orElse(0), config.memory().orElse(0), config.ephemeralStorage().orElse(0))
+        .withRuntimes(config.runtimeClass().orElse(null), config.trustedRuntimeClass().orElse(null))
+        .withRunAsUser(config.runAsUser());
+  }
+
+  /**
+   * Takes the queued runs no one here holds, oldest first, and hands them to the jobs; returns the
+   * check keys of every queued run seen.
+   */
+  Set<String> poll() {
+    Set<String> seen = new HashSet<>();
+    if (!taking) {
+      return seen;
+    }
+    try {
+      for (SchedulerQueue.Row row : queue.notHeldBy(me, 1000)) {
+        seen.add(row.checkKey());
+        if (taken.contains(row.checkKey()) || !queue.take(row.checkKey(), me, row.worker())) {
+          continue;
+        }
+        RunOrder order;
+        try {
+          order = RunOrder.fromJson(row.order());
+        } catch (IllegalArgumentException e) {
+          LOG.errorf(
+              "run %s has an order this scheduler cannot read: %s", row.checkKey(), e.getMessage());
+          publish(
+              new RunEvent.Ended(
+                  row.checkKey(),
+                  clock.instant(),
+                  "error",
+                  0,
+                  List.of(),
+                  "the scheduler could not read the queued run: " + e.getMessage()));
+          queue.remove(row.checkKey(), me);
+          continue;
+        }
+        taken.add(row.checkKey());
+        if (row.worker() != null) {
+          LOG.infof("%s: taken over from %s (%s)", row.checkKey(), row.worker(), row.state());
+        }
+        jobs.submit(planner.plan(order));
+      }
+    } catch (SQLException | RuntimeException e) {
+      LOG.warnf("could not read the run queue: %s", e.getMessage());
+    }
+    return seen;
+  }
+
+  private void heartbeat() {
+    try {
+      queue.heartbeat(me);
+    } catch (SQLException e) {
+      LOG.warnf("could not stamp the runs this scheduler holds: %s", e.getMessage());
+    }
+  }
+
+  private void sweep() {
+    executor.removeLeftovers();
+    try {
+      Map<String, Integer> counts = new HashMap<>();
+      for (PodApi.Listed pod : executor.pods()) {
+        counts.merge(pod.phase() == null ? "Pending" : pod.phase(), 1, Integer::sum);
+      }
+      phases.forEach((phase, n) -> n.set(counts.getOrDefault(phase, 0)));
+    } catch (IOException e) {
+      LOG.warnf("could not count the runner's pods: %s", e.getMessage());
+    }
+  }
+
+  /**
+   * Takes no more runs. Runs going keep their pods: this process ends with them unfinished and the
+   * next leader adopts them.
+   */
+  public void stopTaking() {
+    taking = false;
+    ScheduledExecutorService l = loops;
+    if (l != null) {
+      l.shutdownNow();
+    }
+    Jobs j = jobs;
+    if (j != null) {
+      j.stopTaking();
+    }
+  }
+
+  private void publish(RunEvent e) {
+    events.send(
+        Message.of(RunEventJson.encode(e))
+            .addMetadata(
+                OutgoingKafkaRecordMetadata.<String>builder().withKey(e.checkKey()).build()));
+  }
+
+  /** A queue write, tried again every second for a minute while PostgreSQL is away. */
+  private interface QueueWrite {
+    void run() throws SQLException;
+  }
+
+  private static void patiently(String what, QueueWrite work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        work.run();
+        return;
+      } catch (SQLException e) {
+        if (attempt >= 60) {
+          LOG.errorf("could not %s after %d attempts: %s", what, attempt, e.getMessage());
+          return;
+        }
+        try {
+          Thread.sleep(1_000);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+}

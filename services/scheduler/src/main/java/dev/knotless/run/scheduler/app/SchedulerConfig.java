@@ -1,0 +1,122 @@
+package dev.knotless.run.scheduler.app;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+
+/** The scheduler's settings; docs/distributed.md lists them with their environment names. */
+@ConfigMapping(prefix = "knotless.scheduler")
+public interface SchedulerConfig {
+
+  /** The namespace run pods are made in. */
+  @WithDefault("knotless-runs")
+  String namespace();
+
+  /** The RuntimeClass of others' code, such as gVisor's ({@code --runtime}). */
+  Optional<String> runtimeClass();
+
+  /** The RuntimeClass of code an owner named with {@code --trust} vouches for. */
+  Optional<String> trustedRuntimeClass();
+
+  /** The image of a workflow that names none ({@code --image}). */
+  @WithDefault("knotless-run/run-base:latest")
+  String runImage();
+
+  /** Runs going at once across the cluster. */
+  @WithDefault("8")
+  int jobs();
+
+  /** How long a run's pod may stay pending before its run fails. */
+  @WithDefault("300s")
+  Duration pendingTimeout();
+
+  /** How long an image pull may keep failing before its run fails. */
+  @WithDefault("30s")
+  Duration pullGrace();
+
+  /** CPUs a run's pod may use. */
+  OptionalDouble cpus();
+
+  /** Memory of a run's pod, in whole GiB. */
+  OptionalInt memory();
+
+  /** Local disk a run's pod may fill, checkout included, in whole GiB. */
+  OptionalInt ephemeralStorage();
+
+  /** The user id steps run as with runAsNonRoot; 0 for the image's own user. */
+  @WithDefault("0")
+  long runAsUser();
+
+  /** The Lease schedulers elect their leader on. */
+  @WithDefault("knotless-scheduler")
+  String leaseName();
+
+  /** The Lease's namespace; unset uses {@link #namespace}. */
+  Optional<String> leaseNamespace();
+
+  /** This instance's name in the Lease (its pod's name); unset makes one up. */
+  Optional<String> identity();
+
+  /** How long a leader's Lease holds without renewal. */
+  @WithDefault("15s")
+  Duration leaseDuration();
+
+  /** How long a leader keeps trying to renew before it gives up leading. */
+  @WithDefault("10s")
+  Duration renewDeadline();
+
+  /** How often a standby tries for the Lease and the leader renews it. */
+  @WithDefault("2s")
+  Duration retryPeriod();
+
+  /** How often the leader looks for queued runs. */
+  @WithDefault("1s")
+  Duration poll();
+
+  /** How often the leader stamps the runs it holds. */
+  @WithDefault("5s")
+  Duration heartbeat();
+
+  /** How often leftover pods are removed and pod gauges read. */
+  @WithDefault("30s")
+  Duration sweep();
+
+  /** The API server's address; unset reads the cluster's own (in a pod) or a kubeconfig. */
+  Optional<String> apiServer();
+
+  /** The bearer token for {@link #apiServer}; unset reads the pod's service account. */
+  Optional<String> apiToken();
+
+  /** Where runs' checkouts are made before they are copied into their pods. */
+  @WithDefault("${java.io.tmpdir}/knotless-scheduler-work")
+  Path work();
+
+  /** The storage cache (mirrors); unset uses {@code KNOTLESS_CACHE_DIR} or its default. */
+  Optional<String> cacheDir();
+
+  /** The secrets file ({@code --secrets}), read as each run that lists secrets starts. */
+  Optional<Path> secretsFile();
+
+  /** The longest a step may run. */
+  @WithDefault("1800s")
+  Duration stepTimeout();
+
+  /** The longest a run may take. */
+  Optional<Duration> runTimeout();
+
+  /** The runner account's handle or DID. */
+  Optional<String> identifier();
+
+  /** The runner account's app password. */
+  Optional<String> password();
+
+  /** Where did:plc identities resolve ({@code KNOTLESS_PLC_URL}). */
+  Optional<String> plcUrl();
+
+  /** Where handles resolve ({@code KNOTLESS_HANDLE_RESOLVER}). */
+  Optional<String> handleResolver();
+}

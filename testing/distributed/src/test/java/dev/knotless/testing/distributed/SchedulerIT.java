@@ -1,0 +1,249 @@
+package dev.knotless.testing.distributed;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.exec.pod.RunPod;
+import dev.knotless.testing.LocalDocker;
+import dev.knotless.testing.infra.OwnerRepo;
+import dev.knotless.testing.kubelet.KubeApiServer;
+import dev.knotless.testing.kubelet.TestKubelet;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The distributed shape with the scheduler: the reconciler only queues runs, two schedulers stand
+ * for the Lease on the mock API server, and the leader runs each run as a pod that the test kubelet
+ * runs as a real container. The leader is killed mid-step; the standby takes over, adopts the pod,
+ * and the check ends with every line once, while a leftover pod is swept and no credential of the
+ * services reaches a step or the pod spec.
+ */
+class SchedulerIT {
+  static final String NAMESPACE = "runs";
+  static final String SANDBOX = "gvisor";
+  static final String SECRET = "sealed-" + Long.toHexString(System.nanoTime());
+  static final String CI =
+      """
+      on: {push: {refs: [main]}}
+      secrets: [DEPLOY_TOKEN]
+      steps:
+        - name: look
+          run: |
+            echo "token is $DEPLOY_TOKEN"
+            env | sort
+            tr '\\0' '\\n' < /proc/1/environ
+        - name: wait
+          run: echo ready; while [ ! -f /knotless/go ]; do sleep 0.1; done; echo after
+        - name: last
+          run: echo last step
+      """;
+
+  private static LocalDistributed shape;
+  private static OwnerRepo owner;
+  private static KubeApiServer api;
+  private static TestKubelet kubelet;
+  private static KubernetesClient client;
+  private static ServiceProcess reconciler;
+  private static final String TOKEN = "scheduler-token-" + Long.toHexString(System.nanoTime());
+
+  @BeforeAll
+  static void start() throws Exception {
+    LocalDocker.ensure();
+    api = KubeApiServer.start();
+    kubelet = TestKubelet.start(api, Map.of(SANDBOX, LocalDocker.SANDBOX_RUNTIME), 0);
+    client = api.client(NAMESPACE, "test-" + TOKEN);
+    Path dir = Files.createTempDirectory("scheduler-it");
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler();
+    owner =
+        shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
+    Path secrets = dir.resolve("secrets.json");
+    Files.writeString(
+        secrets, "{\"" + owner.account.did() + "/app\": {\"DEPLOY_TOKEN\": \"" + SECRET + "\"}}");
+    shape.startCheckWriter();
+    reconciler = shape.startReconciler();
+    for (int i = 0; i < 2; i++) {
+      shape.startScheduler(
+          api.url(),
+          TOKEN,
+          NAMESPACE,
+          SANDBOX,
+          LocalDocker.BUSYBOX,
+          Map.of("knotless.scheduler.secrets-file", secrets.toString()));
+    }
+    shape.startIngester();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try {
+      if (shape != null) {
+        shape.close();
+      }
+    } finally {
+      if (kubelet != null) {
+        kubelet.close();
+      }
+      if (client != null) {
+        client.close();
+      }
+      if (api != null) {
+        api.close();
+      }
+    }
+  }
+
+  private static List<Pod> pods() {
+    return client.pods().inNamespace(NAMESPACE).list().getItems();
+  }
+
+  private static String inPod(String pod, String... command) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (var exec =
+        client
+            .pods()
+            .inNamespace(NAMESPACE)
+            .withName(pod)
+            .inContainer(RunPod.CONTAINER)
+            .writingOutput(out)
+            .exec(command)) {
+      exec.exitCode().get(1, TimeUnit.MINUTES);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private static ServiceProcess leader(List<ServiceProcess> schedulers) {
+    for (ServiceProcess s : schedulers) {
+      try {
+        if (s.metric("knotless_run_scheduler_leader") == 1.0) {
+          return s;
+        }
+      } catch (java.io.IOException e) {
+        // A scheduler that does not answer does not lead.
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void theStandbyAdoptsTheLeadersPodAndTheCheckEndsWithEveryLineOnce() throws Exception {
+    Checks.await(Duration.ofSeconds(90), "the baseline pass", () -> Checks.passes(reconciler) >= 1);
+    List<ServiceProcess> schedulers = shape.services("scheduler-");
+    Checks.await(Duration.ofSeconds(30), "a leader", () -> leader(schedulers) != null);
+    ServiceProcess first = leader(schedulers);
+
+    owner.commit(Map.of("README.md", "hello again\n"));
+    long t0 = System.nanoTime();
+    String sha = owner.push("main");
+    Checks.await(
+        Duration.ofSeconds(120),
+        "the run's pod waiting in its second step",
+        () -> {
+          List<Pod> p = pods();
+          try {
+            return p.size() == 1
+                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
+                    .contains("ready");
+          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            return false; // its container is not running yet
+          }
+        });
+    System.out.printf(
+        "[SchedulerIT] push to a step running in a pod: %d ms%n",
+        (System.nanoTime() - t0) / 1_000_000);
+    Pod pod = pods().get(0);
+    String spec = Serialization.asJson(pod);
+    assertEquals(SANDBOX, pod.getSpec().getRuntimeClassName(), spec);
+    assertEquals(Boolean.FALSE, pod.getSpec().getAutomountServiceAccountToken(), spec);
+    assertFalse(spec.contains(SECRET), "the secret is in the pod spec: " + spec);
+    assertFalse(spec.contains(shape.runner().password()), spec);
+    assertFalse(spec.contains(TOKEN), spec);
+
+    // A pod of this runner's that no run holds, as a crashed scheduler leaves one.
+    String did = shape.runner().did();
+    client
+        .pods()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("knotless-leftover")
+                .addToLabels(RunPod.RUNNER_LABEL, RunPod.labelValue(did))
+                .addToAnnotations(RunPod.RUNNER_ANNOTATION, did)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName(RunPod.CONTAINER)
+                .withImage(LocalDocker.BUSYBOX)
+                .withCommand("sh", "-c", "sleep 3600")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+
+    first.kill();
+    long t1 = System.nanoTime();
+    Checks.await(
+        Duration.ofSeconds(30),
+        "the standby leading",
+        () -> {
+          ServiceProcess now = leader(schedulers);
+          return now != null && now != first;
+        });
+    System.out.printf(
+        "[SchedulerIT] the standby leads %d ms after the leader was killed%n",
+        (System.nanoTime() - t1) / 1_000_000);
+    Checks.await(
+        Duration.ofSeconds(60),
+        "the leftover pod swept",
+        () -> client.pods().inNamespace(NAMESPACE).withName("knotless-leftover").get() == null);
+    assertEquals(
+        pod.getMetadata().getName(),
+        pods().get(0).getMetadata().getName(),
+        "the live run's pod was left alone");
+    inPod(pod.getMetadata().getName(), "touch", "/knotless/go");
+
+    Record ended =
+        Checks.awaitOne(
+            shape, Duration.ofSeconds(120), c -> c.status().ended() && c.commit().equals(sha));
+    CheckRecord check = CheckRecord.fromJson(ended.value());
+    String log = Checks.log(shape, check);
+    assertEquals(CheckStatus.SUCCESS, check.status(), log);
+    assertEquals(1, count(log, "ready\n"), log);
+    assertTrue(log.contains("after\n") && log.contains("last step\n"), log);
+    assertTrue(log.contains("token is ***\n"), log);
+    assertFalse(log.contains(SECRET), log);
+    assertFalse(log.contains(shape.runner().password()), log);
+    assertFalse(log.contains(TOKEN), log);
+    assertFalse(log.contains("QUARKUS_DATASOURCE_PASSWORD"), log);
+    assertFalse(log.contains("KNOTLESS_PASSWORD"), log);
+    Checks.await(Duration.ofSeconds(30), "the run's pod deleted", () -> pods().isEmpty());
+    assertNull(client.pods().inNamespace(NAMESPACE).withName("knotless-leftover").get());
+    assertEquals(1, Checks.all(shape).size(), "one check for the one push");
+  }
+
+  private static int count(String text, String part) {
+    int n = 0;
+    for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+}
