@@ -170,6 +170,30 @@ public final class XrpcClient {
         nsid, authed(nsid, token -> transport.post(nsid, bytes, "application/json", token)));
   }
 
+  /**
+   * A service token from the logged-in account's PDS ({@code com.atproto.server.getServiceAuth}):
+   * proof, to the service whose DID is {@code aud}, that this account calls {@code lxm} there.
+   */
+  public String serviceToken(String aud, String lxm) throws XrpcException {
+    String m = "com.atproto.server.getServiceAuth";
+    String token = query(m, Map.of("aud", aud, "lxm", lxm)).path("token").asText("");
+    if (token.isEmpty()) {
+      throw new XrpcException(m, 200, "InvalidResponse", "answered without a token", null);
+    }
+    return token;
+  }
+
+  /** A query to this client's service carrying {@code token}, such as a service token. */
+  public JsonNode queryWith(String token, String nsid, Map<String, String> params)
+      throws XrpcException {
+    return XrpcTransport.json(nsid, transport.get(nsid, params, token));
+  }
+
+  /** A procedure to this client's service carrying {@code token}, such as a service token. */
+  public JsonNode procedureWith(String token, String nsid, JsonNode body) throws XrpcException {
+    return XrpcTransport.json(nsid, transport.post(nsid, bytes(body), "application/json", token));
+  }
+
   // ---- records ---------------------------------------------------------------------------------
 
   /** Reads one record; a missing one is an {@link XrpcException} of kind RECORD_NOT_FOUND. */

@@ -220,7 +220,8 @@ public final class KnotlessRepos {
   }
 
   public Pusher pusher(XrpcClient client) {
-    return new Pusher(client, cache, clock, settings.claimGrace());
+    return new Pusher(client, cache, clock, settings.claimGrace())
+        .namingRunners(dev.knotless.storage.secrets.DefaultRunner.fromEnvironment(env));
   }
 
   public Fetcher fetcher(XrpcClient client) {

@@ -53,6 +53,16 @@ class LexiconAgreementTest {
   @Test
   void everyRecordWrittenHasTheLexiconsFieldsAndNoOthers() throws Exception {
     agrees("repo", RepoRecord.create("r", "main", Instant.parse(AT)).toJson());
+    ObjectNode named = RepoRecord.create("r", "main", Instant.parse(AT)).toJson();
+    named.putArray("runners").add("did:plc:runner");
+    agrees("repo", named);
+    agrees(
+        "runnerKey",
+        dev.knotless.storage.secrets.RunnerKeyRecord.value(
+            dev.knotless.atproto.identity.P256DidKey.encode(
+                dev.knotless.atproto.seal.Hpke.publicKey(
+                    dev.knotless.atproto.seal.Hpke.generatePrivateKey())),
+            Instant.parse(AT)));
     agrees("ref", new RefRecord("k", "refs/heads/main", SHA, 7, "p", AT, AT, null).toJson());
     agrees("claim", new ClaimRecord("k", SHA, SHA, "p", AT, null).toJson());
     agrees("claim", new ClaimRecord("k", SHA, null, null, AT, null).toJson());

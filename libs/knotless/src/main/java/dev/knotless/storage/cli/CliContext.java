@@ -1,6 +1,7 @@
 package dev.knotless.storage.cli;
 
 import dev.knotless.storage.KnotlessRepos;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -14,14 +15,33 @@ public final class CliContext {
   private final PrintStream out;
   private final PrintStream err;
   private final Supplier<KnotlessRepos> factory;
+  private final InputStream in;
   private KnotlessRepos repos;
 
   public CliContext(
       Map<String, String> env, PrintStream out, PrintStream err, Supplier<KnotlessRepos> factory) {
+    this(env, System.in, out, err, factory);
+  }
+
+  /**
+   * As above, reading what a command takes on standard input (a secret's value) from {@code in}.
+   */
+  public CliContext(
+      Map<String, String> env,
+      InputStream in,
+      PrintStream out,
+      PrintStream err,
+      Supplier<KnotlessRepos> factory) {
     this.env = env;
+    this.in = in;
     this.out = out;
     this.err = err;
     this.factory = factory;
+  }
+
+  /** Standard input. */
+  public InputStream in() {
+    return in;
   }
 
   public Map<String, String> env() {

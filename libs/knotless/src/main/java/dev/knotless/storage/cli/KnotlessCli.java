@@ -21,7 +21,8 @@ public final class KnotlessCli {
           new RunnersCommand(),
           new ChecksCommand(),
           new RerunCommand(),
-          new MergeCommand());
+          new MergeCommand(),
+          new SecretCommand());
 
   private KnotlessCli() {}
 

@@ -59,9 +59,23 @@ public final class Pusher {
   private final Clock clock;
   private final Duration claimGrace;
   private final int countPacksUpTo;
+  private NewRepoRunners newRepoRunners = () -> java.util.List.of();
+
+  /** The runners a repository made by a push names, asked only when a push makes one. */
+  @FunctionalInterface
+  public interface NewRepoRunners {
+    /** Their DIDs; empty for none. */
+    java.util.List<String> get() throws IOException;
+  }
 
   public Pusher(XrpcClient client, StorageCache cache, Clock clock, Duration claimGrace) {
     this(client, cache, clock, claimGrace, 0);
+  }
+
+  /** This pusher, writing {@code runners} into the record of a repository its push makes. */
+  public Pusher namingRunners(NewRepoRunners runners) {
+    this.newRepoRunners = runners;
+    return this;
   }
 
   private Pusher(
@@ -84,7 +98,7 @@ public final class Pusher {
    * trip, for {@link PushResult#packs()}. 0 counts nothing.
    */
   public Pusher countingPacks(int threshold) {
-    return new Pusher(client, cache, clock, claimGrace, threshold);
+    return new Pusher(client, cache, clock, claimGrace, threshold).namingRunners(newRepoRunners);
   }
 
   /** Reads the snapshot and pushes. */
@@ -119,7 +133,7 @@ public final class Pusher {
     if (accepted.isEmpty()) {
       return result(updates, errors, false);
     }
-    RepoRecord created = snap.exists() ? null : newRepo(snap, accepted);
+    RepoRecord created = snap.exists() ? null : withRunners(newRepo(snap, accepted));
     String key = created == null ? snap.repo().key() : created.key();
     Map<String, RefRecord> live = snap.liveRefs();
     Set<String> remoteTargets = new TreeSet<>();
@@ -227,6 +241,15 @@ public final class Pusher {
    * branch pushed. It is written in the push's first {@code applyWrites}, beside the pack and the
    * refs, so a push that fails before then leaves no empty repository behind.
    */
+  private RepoRecord withRunners(RepoRecord r) throws IOException {
+    List<String> runners = newRepoRunners.get();
+    if (!runners.isEmpty()) {
+      var list = r.raw().putArray("runners");
+      runners.forEach(list::add);
+    }
+    return r;
+  }
+
   private RepoRecord newRepo(Snapshot snap, List<RefDecision> accepted) {
     String branch = null;
     for (RefDecision d : accepted) {

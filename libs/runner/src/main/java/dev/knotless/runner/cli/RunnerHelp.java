@@ -9,6 +9,7 @@ final class RunnerHelp {
   static final String TEXT =
       """
       usage: knotless-run [flags] <handle or did>/<name>...
+             knotless-run secrets-key (show | rotate | retire) [--secrets-key <file> | --state <file>]
 
       Watches knotless repositories and runs their .knotless/workflows when a ref
       moves, filing each run as a dev.knotless.check record in its own account.
@@ -55,6 +56,11 @@ final class RunnerHelp {
         --firehose <url>        follow a PDS's com.atproto.sync.subscribeRepos instead
                                 (e.g. ws://127.0.0.1:2583)
         --secrets <file>        the operator's secrets file (docs/secrets.md)
+        --secrets-key <file>    the runner's keys owners seal secrets to, made on the first
+                                start, 0600 (default secrets-key.json beside --state; none
+                                with --state-db unless named; docs/secrets.md)
+        --discover              also watch every repository whose record names this runner,
+                                as the appview lists them (needs KNOTLESS_APPVIEW)
         --paused <file>         the operator's paused owners (docs/scheduling.md)
         --keep-checks <days>    keep the default branch's checks this long (30; 0 prunes nothing)
         --allowance <min>       step minutes per owner per 30 days, public repositories
@@ -71,7 +77,8 @@ final class RunnerHelp {
         KNOTLESS_CACHE_DIR      the cache: mirrors, keys, identities (default
                                 $XDG_CACHE_HOME/knotless, else ~/.cache/knotless)
         KNOTLESS_APPVIEW        the appview: where --pulls lists open pulls
-                                (dev.knotless.listPulls), and live output goes
+                                (dev.knotless.listPulls), owners' sealed secrets are read
+                                (dev.knotless.listSecrets), and live output goes
         KNOTLESS_STATE_DB_USER  the user --state-db connects as
         KNOTLESS_STATE_DB_PASSWORD  its password (never put it in the URL)
         DOCKER_HOST             the docker daemon (default unix:///var/run/docker.sock)

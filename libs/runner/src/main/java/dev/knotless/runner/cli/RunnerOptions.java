@@ -44,7 +44,13 @@ import java.util.Set;
  * @param pulls whether open pulls are checked ({@code --pulls}, or {@code --pulls-only})
  * @param pullsOnly whether only pulls run here, pushes being another runner's ({@code
  *     --pulls-only})
- * @param appview the appview pulls are listed from ({@code KNOTLESS_APPVIEW}), or null
+ * @param appview the appview ({@code KNOTLESS_APPVIEW}) pulls, owners' sealed secrets and, with
+ *     {@code discover}, repositories naming the runner are read from; null when unset
+ * @param secretsKey the file of the runner's keys ({@code --secrets-key}; {@code secrets-key.json}
+ *     beside the state file by default), or null with {@code --state-db} and no {@code
+ *     --secrets-key}: then owners' sealed secrets are not opened
+ * @param discover whether repositories whose record names the runner are found and watched ({@code
+ *     --discover})
  */
 public record RunnerOptions(
     List<String> repos,
@@ -72,7 +78,9 @@ public record RunnerOptions(
     Set<String> trust,
     boolean pulls,
     boolean pullsOnly,
-    URI appview) {
+    URI appview,
+    Path secretsKey,
+    boolean discover) {
 
   /** The environment variable naming the appview. */
   public static final String APPVIEW = "KNOTLESS_APPVIEW";
@@ -129,6 +137,8 @@ public record RunnerOptions(
     Set<String> unmetered = new LinkedHashSet<>();
     boolean pulls = false;
     boolean pullsOnly = false;
+    Path secretsKey = null;
+    boolean discover = false;
     while (p.more()) {
       String a = p.next();
       switch (a) {
@@ -153,6 +163,8 @@ public record RunnerOptions(
         case "--jetstream" -> jetstream = p.uri(a);
         case "--firehose" -> firehose = p.uri(a);
         case "--secrets" -> secrets = Path.of(p.value(a));
+        case "--secrets-key" -> secretsKey = Path.of(p.value(a));
+        case "--discover" -> discover = true;
         case "--paused" -> paused = Path.of(p.value(a));
         case "--keep-checks" -> keepChecks = p.nonNegative(a);
         case "--allowance" -> allowance = p.positive(a);
@@ -175,8 +187,9 @@ public record RunnerOptions(
         }
       }
     }
-    if (repos.isEmpty()) {
-      throw new UsageException("name at least one repository to watch, as <handle or did>/<name>");
+    if (repos.isEmpty() && !discover) {
+      throw new UsageException(
+          "name at least one repository to watch, as <handle or did>/<name>, or --discover");
     }
     if (state != null && stateDb != null) {
       throw new UsageException(
@@ -186,7 +199,10 @@ public record RunnerOptions(
       state = defaultState(env);
     }
     int pull = pullJobs != null ? pullJobs : Math.max(1, jobs / 2);
-    URI appview = null;
+    if (secretsKey == null && state != null) {
+      secretsKey = state.toAbsolutePath().resolveSibling("secrets-key.json");
+    }
+    URI appview = appview(env);
     if (pulls) {
       String flag = pullsOnly ? "--pulls-only" : "--pulls";
       if (executorFlags.executor().equals("shell")) {
@@ -196,19 +212,14 @@ public record RunnerOptions(
                 + " run as this user, who can read the secrets file and the runner's session;"
                 + " use the docker executor");
       }
-      String v = env.get(APPVIEW);
-      if (v == null || v.isBlank()) {
+      if (appview == null) {
         throw new UsageException(
             flag + " needs " + APPVIEW + ": open pulls are listed from the appview");
       }
-      try {
-        appview = URI.create(v.strip());
-        if (appview.getScheme() == null || appview.getHost() == null) {
-          throw new IllegalArgumentException();
-        }
-      } catch (IllegalArgumentException e) {
-        throw new UsageException(APPVIEW + " " + v + ": expected a URL such as https://host");
-      }
+    }
+    if (discover && appview == null) {
+      throw new UsageException(
+          "--discover needs " + APPVIEW + ": repositories naming the runner are listed there");
     }
     return Optional.of(
         new RunnerOptions(
@@ -237,7 +248,25 @@ public record RunnerOptions(
             executorFlags.trust(),
             pulls,
             pullsOnly,
-            appview));
+            appview,
+            secretsKey,
+            discover));
+  }
+
+  private static URI appview(Map<String, String> env) throws UsageException {
+    String v = env.get(APPVIEW);
+    if (v == null || v.isBlank()) {
+      return null;
+    }
+    try {
+      URI appview = URI.create(v.strip());
+      if (appview.getScheme() == null || appview.getHost() == null) {
+        throw new IllegalArgumentException();
+      }
+      return appview;
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(APPVIEW + " " + v + ": expected a URL such as https://host");
+    }
   }
 
   private static String checkRepo(String label) throws UsageException {
@@ -250,7 +279,8 @@ public record RunnerOptions(
     return label;
   }
 
-  private static Path defaultState(Map<String, String> env) {
+  /** The state file when no flag names one. */
+  public static Path defaultState(Map<String, String> env) {
     String xdg = env.get("XDG_STATE_HOME");
     Path base =
         xdg != null && !xdg.isBlank()

@@ -77,6 +77,9 @@ public final class Runner implements AutoCloseable {
   private volatile AskedLedger asked = new AskedLedger();
 
   private Executor executor;
+  private final DoorMatcher matcher;
+  private volatile dev.knotless.runner.discover.Discoverer discoverer;
+  private dev.knotless.runner.sealed.SealedStart sealed;
 
   private Runner(
       RunnerOptions options,
@@ -99,6 +102,7 @@ public final class Runner implements AutoCloseable {
     DoorClock doorClock = DoorClock.of(timers);
     this.doors = new Doors(this::runPass, passThreads, doorClock, options.sweep());
     DoorMatcher matcher = new DoorMatcher();
+    this.matcher = matcher;
     if (options.pulls()) {
       // A pull or state record is keyed <base repo key>.<tid> in whoever's account wrote it.
       matcher.addRule(DoorMatcher.PULL, DoorMatcher::byKeyPrefixOfAnyone);
@@ -128,6 +132,7 @@ public final class Runner implements AutoCloseable {
     StateStore state = StateFlags.open(o, env);
     PdsAccess access = PdsAccess.login(env, clock);
     XrpcClient runnerClient = access.runner();
+    var sealed = dev.knotless.runner.sealed.SealedStart.begin(o, runnerClient, clock);
     StorageCache cache = access.cache();
     List<Watched> repos = new ArrayList<>();
     List<String> failures = new ArrayList<>();
@@ -160,7 +165,7 @@ public final class Runner implements AutoCloseable {
           failures.add(label + ": " + why.getMessage());
         }
       }
-      if (repos.isEmpty()) {
+      if (repos.isEmpty() && (!o.discover() || !failures.isEmpty())) {
         throw new IOException(
             "none of the repositories can be read: " + String.join("; ", failures));
       }
@@ -226,7 +231,8 @@ public final class Runner implements AutoCloseable {
                 o.runTimeout(),
                 ExecutorChoice.hostEnvironment(o.executor(), env),
                 o.trust()),
-            new WriteBack(runnerClient, cache, clock));
+            new WriteBack(runnerClient, cache, clock),
+            sealed.owner());
     AskedLedger asked = new AskedLedger();
     String runnerDid = runnerClient.did();
     RepoPass pass =
@@ -245,8 +251,22 @@ public final class Runner implements AutoCloseable {
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
+    if (o.discover()) {
+      r.discoverer =
+          new dev.knotless.runner.discover.Discoverer(
+              new dev.knotless.runner.discover.AppviewRepos(XrpcClient.create(o.appview())),
+              access::read,
+              access::owner,
+              access.identities(),
+              state,
+              runnerDid,
+              r.new Found());
+      pass.discovering(r.discoverer::found, runnerDid);
+      r.matcher.addRule(DoorMatcher.REPO, r.discoverer.repoRule());
+    }
     r.asked = asked;
     r.executor = executor;
+    r.sealed = sealed;
     r.listen();
     return r;
   }
@@ -296,6 +316,18 @@ public final class Runner implements AutoCloseable {
         options.sweep().toSeconds(),
         options.sweep().toSeconds(),
         java.util.concurrent.TimeUnit.SECONDS);
+    // A key a rotation put first while this runner ran is published within a sweep.
+    timers.scheduleWithFixedDelay(
+        sealed::republish,
+        options.sweep().toSeconds(),
+        options.sweep().toSeconds(),
+        java.util.concurrent.TimeUnit.SECONDS);
+    if (discoverer != null) {
+      // What was found before is watched before the appview is asked, which may be down.
+      discoverer.fromState();
+      timers.scheduleWithFixedDelay(
+          discoverer::sweep, 0, options.sweep().toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    }
     source.start();
     // The first pass of every repository; a connection rings every door again.
     doors.ringAll(Doorbell.connect("start"));
@@ -331,10 +363,17 @@ public final class Runner implements AutoCloseable {
       passesFiling++;
     }
     try {
-      if (pass.run(w, s -> stage[0] = s) == RepoPass.Outcome.DELETED) {
+      RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s);
+      if (outcome == RepoPass.Outcome.DELETED) {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
         watched.remove(id);
         doors.close(id);
+      } else if (outcome == RepoPass.Outcome.LEFT) {
+        // What it was running finishes; its door and what rings it go.
+        watched.remove(id);
+        matcher.unwatch(id);
+        doors.close(id);
+        discoverer.forget(id);
       }
     } finally {
       slow.cancel(false);
@@ -342,6 +381,24 @@ public final class Runner implements AutoCloseable {
         passesFiling--;
         passLock.notifyAll();
       }
+    }
+  }
+
+  /** Where {@code --discover} puts what it finds: watched as a repository named here is. */
+  private final class Found implements dev.knotless.runner.discover.Discoverer.Watcher {
+    @Override
+    public boolean watching(RepoId id) {
+      return watched.containsKey(id);
+    }
+
+    @Override
+    public void watch(Watched w) {
+      if (stopping || watched.putIfAbsent(w.id(), w) != null) {
+        return;
+      }
+      matcher.watch(new WatchedRepo(w.id(), w.address().name()));
+      doors.open(w.id());
+      doors.ring(w.id(), Doorbell.connect("found"));
     }
   }
 
@@ -392,6 +449,9 @@ public final class Runner implements AutoCloseable {
       }
     }
     minutes.close();
+    if (discoverer != null) {
+      discoverer.close();
+    }
     LOG.info("stopped");
   }
 

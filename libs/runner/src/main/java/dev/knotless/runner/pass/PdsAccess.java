@@ -98,6 +98,11 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
     return cache;
   }
 
+  /** Resolves handles and DIDs, through the local cache. */
+  public IdentityResolver identities() {
+    return identities;
+  }
+
   /** An anonymous client of an owner's PDS, one per PDS. */
   public XrpcClient owner(URI pds) {
     return owners.computeIfAbsent(pds, u -> XrpcClient.create(u, http, observer));

@@ -12,6 +12,7 @@ import dev.knotless.runner.reconcile.AskedRun;
 import dev.knotless.runner.reconcile.DuePlanner;
 import dev.knotless.runner.reconcile.DueRef;
 import dev.knotless.runner.reconcile.KeyCheck;
+import dev.knotless.runner.reconcile.NamesRunner;
 import dev.knotless.runner.reconcile.PassPlan;
 import dev.knotless.runner.reconcile.RefState;
 import dev.knotless.runner.reconcile.RepoView;
@@ -61,7 +62,22 @@ public final class RepoPass {
     /** Read, and whatever was due filed. */
     DONE,
     /** The repository was deleted: stop watching it; what the runner kept of it was cleared. */
-    DELETED
+    DELETED,
+    /**
+     * A repository found with {@code --discover} no longer names the runner, is archived, or is
+     * gone under its name: stop watching it; what it was running finishes.
+     */
+    LEFT
+  }
+
+  /** Which watched repositories were found naming the runner rather than named to it. */
+  @FunctionalInterface
+  public interface Discovered {
+    /** True if {@code id} was found with {@code --discover}. */
+    boolean test(dev.knotless.runner.doorbell.RepoId id);
+
+    /** None: every repository was named on the command line. */
+    Discovered NONE = id -> false;
   }
 
   /** Where a pass's runs go: the all-in-one job pool, or a queue in the distributed shape. */
@@ -81,6 +97,8 @@ public final class RepoPass {
   private final PausedSource paused;
   private final Clock clock;
   private final PassExtras extras;
+  private Discovered discovered = Discovered.NONE;
+  private String runnerDid;
 
   /** Reads snapshots and fetches from one client. */
   public interface SnapshotReaders {
@@ -128,6 +146,17 @@ public final class RepoPass {
     this.clock = clock;
   }
 
+  /**
+   * Has passes of repositories {@code discovered} says were found naming {@code runnerDid} leave
+   * them once their record stops naming it, and run their default branch's tip once when first
+   * watched. Call before the first pass.
+   */
+  public RepoPass discovering(Discovered discovered, String runnerDid) {
+    this.discovered = discovered;
+    this.runnerDid = runnerDid;
+    return this;
+  }
+
   /** Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. */
   public Outcome run(Watched repo, Consumer<String> stage) throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
@@ -135,6 +164,17 @@ public final class RepoPass {
     Snapshot snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
 
     String current = snap.key().orElse(null);
+    boolean found = discovered.test(repo.id());
+    if (found) {
+      NamesRunner names =
+          repo.id().repoKey().equals(current)
+              ? NamesRunner.judge(runnerDid, snap.repo().raw())
+              : NamesRunner.NO_RECORD;
+      if (names != NamesRunner.YES) {
+        LOG.info("{}: {}; no longer watching it", repo.label(), names.why());
+        return Outcome.LEFT;
+      }
+    }
     if (!repo.id().repoKey().equals(current)) {
       stage.accept("looking for the watched key in the owner's account");
       boolean stillThere = keyExists(owner, repo.id().ownerDid(), repo.id().repoKey());
@@ -154,7 +194,7 @@ public final class RepoPass {
 
     RepoView view = view(repo, snap);
     Optional<RepoState> known = state.load(repo.stateKey());
-    Watch watch = known.isPresent() ? Watch.KNOWN : Watch.FIRST;
+    Watch watch = known.isPresent() ? Watch.KNOWN : found ? Watch.FIRST_DISCOVERED : Watch.FIRST;
     if (extras.reruns()) {
       // New rerun requests act first, so the plan sees the refs they forget and the runs wanted.
       stage.accept("reading rerun requests");
@@ -167,9 +207,10 @@ public final class RepoPass {
     if (plan.baseline()) {
       state.update(repo.stateKey(), plan::settle);
       LOG.info(
-          "{}: first pass: {} refs taken as they are, nothing run",
+          "{}: first pass: {} refs taken as they are, {}",
           repo.label(),
-          view.refs().size());
+          view.refs().size(),
+          plan.due().isEmpty() ? "nothing run" : "but for the default branch's tip, run once");
     } else {
       state.update(repo.stateKey(), plan::settle);
     }

@@ -21,6 +21,8 @@ import dev.knotless.runner.run.StepEnvironment;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.SubjectKind;
+import dev.knotless.runner.secrets.Grants;
+import dev.knotless.runner.secrets.OwnerGrants;
 import dev.knotless.runner.secrets.SecretGrant;
 import dev.knotless.runner.secrets.SecretsFile;
 import dev.knotless.runner.secrets.SecretsFileException;
@@ -76,6 +78,7 @@ public final class RunPlanner {
 
   private final Settings settings;
   private final WriteBack writeBack;
+  private final dev.knotless.runner.sealed.OwnerSecrets ownerSecrets;
 
   public RunPlanner(Settings settings) {
     this(settings, null);
@@ -83,8 +86,20 @@ public final class RunPlanner {
 
   /** As {@link #RunPlanner(Settings)}, writing back with {@code writeBack} (null: refused). */
   public RunPlanner(Settings settings, WriteBack writeBack) {
+    this(settings, writeBack, null);
+  }
+
+  /**
+   * As above, opening what owners sealed to this runner with {@code ownerSecrets} for the names the
+   * operator's file does not grant (null: only the file grants).
+   */
+  public RunPlanner(
+      Settings settings,
+      WriteBack writeBack,
+      dev.knotless.runner.sealed.OwnerSecrets ownerSecrets) {
     this.settings = settings;
     this.writeBack = writeBack;
+    this.ownerSecrets = ownerSecrets;
   }
 
   /** The record key of a push's check. */
@@ -369,16 +384,11 @@ public final class RunPlanner {
     List<String> preamble = new ArrayList<>();
     Map<String, String> secrets = new LinkedHashMap<>();
     if (!w.secrets().isEmpty()) {
-      SecretsFile file = readSecrets();
-      Map<String, SecretGrant> grants = file.grants(repo.label());
-      for (String name : w.secrets()) {
-        SecretGrant g = grants.get(name);
-        if (g != null && g.reaches(ref)) {
-          secrets.put(name, g.value());
-        } else {
-          preamble.add("==> " + name + " is not granted to " + repo.label() + " at " + ref);
-        }
-      }
+      Map<String, SecretGrant> file = readSecrets().grants(repo.label());
+      Map<String, SecretGrant> owner = ownerGrants(repo, w, file, preamble);
+      Grants.Result granted = Grants.resolve(w.secrets(), repo.label(), ref, false, file, owner);
+      secrets.putAll(granted.values());
+      preamble.addAll(granted.logLines());
     }
     RunContext context =
         new RunContext(
@@ -427,6 +437,23 @@ public final class RunPlanner {
                 settings.stepTimeout(),
                 settings.runTimeout() == null ? Duration.ZERO : settings.runTimeout(),
                 byName));
+  }
+
+  /** The owner's sealed grants of the names the file does not grant; lines for those that fail. */
+  private Map<String, SecretGrant> ownerGrants(
+      Watched repo, Workflow w, Map<String, SecretGrant> file, List<String> preamble)
+      throws PlannedRun.PrepareException {
+    List<String> rest = w.secrets().stream().filter(n -> !file.containsKey(n)).toList();
+    if (rest.isEmpty() || ownerSecrets == null) {
+      return Map.of();
+    }
+    try {
+      OwnerGrants.Opened opened = ownerSecrets.open(repo, rest);
+      preamble.addAll(opened.logLines());
+      return opened.grants();
+    } catch (java.io.IOException e) {
+      throw new PlannedRun.PrepareException(e.getMessage());
+    }
   }
 
   private SecretsFile readSecrets() throws PlannedRun.PrepareException {

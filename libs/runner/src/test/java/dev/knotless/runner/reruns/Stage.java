@@ -52,6 +52,9 @@ final class Stage implements AutoCloseable {
   final OwnerRepo repo;
   private final List<Runner> started = new ArrayList<>();
 
+  /** Variables the runner and the owner's {@code knotless} see besides the stage's own. */
+  final Map<String, String> extraEnv = new HashMap<>();
+
   Stage(PdsInstance pds, Path dir, boolean runnerIsOwner) throws IOException {
     this.pds = pds;
     this.dir = dir;
@@ -78,6 +81,7 @@ final class Stage implements AutoCloseable {
     env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache").toString());
     env.put("PATH", System.getenv("PATH"));
     env.put("HOME", dir.toString());
+    env.putAll(extraEnv);
     return env;
   }
 
@@ -124,7 +128,21 @@ final class Stage implements AutoCloseable {
 
   /** Runs {@code knotless <args>} as the owner, as a terminal would; returns what it printed. */
   String knotless(String... args) {
+    return knotlessWithInput("", args);
+  }
+
+  /** As {@link #knotless}, with {@code stdin} on its standard input. */
+  String knotlessWithInput(String stdin, String... args) {
+    String[] outErr = new String[2];
+    int code = knotlessExit(stdin, outErr, args);
+    assertEquals(0, code, "knotless " + String.join(" ", args) + ": " + outErr[1]);
+    return outErr[0];
+  }
+
+  /** Runs {@code knotless <args>} as the owner; {@code outErr} gets what it printed on each. */
+  int knotlessExit(String stdin, String[] outErr, String... args) {
     Map<String, String> env = new HashMap<>(pds.environment());
+    env.putAll(extraEnv);
     env.put("KNOTLESS_IDENTIFIER", owner.handle());
     env.put("KNOTLESS_PASSWORD", owner.password());
     env.put("KNOTLESS_CACHE_DIR", dir.resolve("cli-cache").toString());
@@ -136,11 +154,13 @@ final class Stage implements AutoCloseable {
             List.of(args),
             new CliContext(
                 env,
+                new java.io.ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
                 () -> KnotlessRepos.fromEnvironment(env)));
-    assertEquals(0, code, "knotless " + String.join(" ", args) + ": " + err);
-    return out.toString(StandardCharsets.UTF_8);
+    outErr[0] = out.toString(StandardCharsets.UTF_8);
+    outErr[1] = err.toString(StandardCharsets.UTF_8);
+    return code;
   }
 
   /** The runner's checks of the repository, by record key. */

@@ -2,6 +2,7 @@ package dev.knotless.allinone.app;
 
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.engine.Runner;
+import dev.knotless.runner.sealed.KeyCommand;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -32,6 +33,14 @@ public class KnotlessRunMain implements QuarkusApplication {
 
   @Override
   public int run(String... args) throws Exception {
+    if (args.length > 0 && args[0].equals(KeyCommand.WORD)) {
+      return KeyCommand.run(
+          List.of(args).subList(1, args.length),
+          System.getenv(),
+          java.time.Clock.systemUTC(),
+          System.out,
+          System.err);
+    }
     Optional<RunnerOptions> parsed;
     try {
       parsed = RunnerOptions.parse(List.of(args), System.getenv());

@@ -38,6 +38,11 @@ public final class HarnessAppview implements AutoCloseable {
   private final HttpServer server;
   private final XrpcClient pds;
   private final AtomicInteger queries = new AtomicInteger();
+  private volatile boolean down;
+  private volatile String defaultRunner;
+  private final java.util.Set<String> alsoListed =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private AppviewSecretStore secrets;
 
   private HarnessAppview(HttpServer server, XrpcClient pds) {
     this.server = server;
@@ -46,11 +51,130 @@ public final class HarnessAppview implements AutoCloseable {
 
   /** Starts one indexing the PDS at {@code pds}, on a free port of 127.0.0.1. */
   public static HarnessAppview start(URI pds) throws IOException {
+    return start(pds, null);
+  }
+
+  /**
+   * As {@link #start(URI)}, and with {@code plc} (the directory service tokens' issuers are
+   * resolved in) it also keeps sealed secrets ({@link AppviewSecretStore}) and answers {@code
+   * dev.knotless.describeServer}.
+   */
+  public static HarnessAppview start(URI pds, URI plc) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     HarnessAppview a = new HarnessAppview(http, XrpcClient.create(pds));
-    http.createContext("/xrpc/dev.knotless.listPulls", a::listPulls);
+    http.createContext("/xrpc/dev.knotless.listPulls", a.unlessDown(a::listPulls));
+    http.createContext("/xrpc/dev.knotless.listRepos", a.unlessDown(a::listRepos));
+    if (plc != null) {
+      ServiceTokens tokens =
+          new ServiceTokens(
+              new dev.knotless.atproto.identity.DidResolver(
+                  plc, java.net.http.HttpClient.newHttpClient()),
+              a.did(),
+              java.time.Clock.systemUTC());
+      a.secrets = new AppviewSecretStore(tokens);
+      http.createContext("/xrpc/dev.knotless.describeServer", a.unlessDown(a::describeServer));
+      http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
+      http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
+      http.createContext("/xrpc/dev.knotless.listSecrets", a.unlessDown(a.secrets::list));
+    }
     http.start();
     return a;
+  }
+
+  /**
+   * Its DID, the audience of the service tokens it takes: a did:web naming its port (never
+   * resolved).
+   */
+  public String did() {
+    return "did:web:appview-" + server.getAddress().getPort() + ".test";
+  }
+
+  /** The sealed secrets it keeps (started with a PLC only). */
+  public AppviewSecretStore secrets() {
+    return secrets;
+  }
+
+  /** Makes every method answer 503 (true) or answer again (false), as an appview that is down. */
+  public void setDown(boolean down) {
+    this.down = down;
+  }
+
+  /** The runner describeServer names as new repositories' default, or null for none. */
+  public void setDefaultRunner(String did) {
+    this.defaultRunner = did;
+  }
+
+  private com.sun.net.httpserver.HttpHandler unlessDown(com.sun.net.httpserver.HttpHandler h) {
+    return ex -> {
+      if (down) {
+        try (ex) {
+          send(ex, 503, error("Unavailable", "the appview is down"));
+        }
+        return;
+      }
+      try (ex) {
+        h.handle(ex);
+      } catch (RuntimeException e) {
+        send(ex, 500, error("InternalServerError", e.toString()));
+      }
+    };
+  }
+
+  /**
+   * Has listRepos also list {@code <did>/<name>} for every runner, whatever its record says, as an
+   * appview that lies would.
+   */
+  public void alsoList(String did, String name) {
+    alsoListed.add(did + "/" + name);
+  }
+
+  /**
+   * {@code dev.knotless.listRepos}: every account's repository records, read afresh, and with
+   * {@code runner} only those naming it in {@code runners}; one page holds them all.
+   */
+  private void listRepos(HttpExchange ex) throws IOException {
+    String runner = params(ex.getRequestURI().getRawQuery()).get("runner");
+    ObjectNode out = JSON.createObjectNode();
+    ArrayNode list = out.putArray("repos");
+    java.util.Set<String> listed = new java.util.HashSet<>();
+    for (String account : accounts()) {
+      for (Record r : all(account, "dev.knotless.repo")) {
+        boolean names = runner == null;
+        for (JsonNode n : r.value().path("runners")) {
+          names |= n.asText().equals(runner);
+        }
+        if (names) {
+          listed.add(account + "/" + r.rkey());
+          list.addObject()
+              .put("uri", r.uri())
+              .put("did", account)
+              .put("name", r.rkey())
+              .put("key", r.value().path("key").asText(""));
+        }
+      }
+    }
+    for (String extra : alsoListed) {
+      if (listed.add(extra)) {
+        int slash = extra.indexOf('/');
+        String did = extra.substring(0, slash);
+        String name = extra.substring(slash + 1);
+        list.addObject()
+            .put("uri", "at://" + did + "/dev.knotless.repo/" + name)
+            .put("did", did)
+            .put("name", name);
+      }
+    }
+    queries.incrementAndGet();
+    send(ex, 200, out);
+  }
+
+  private void describeServer(HttpExchange ex) throws IOException {
+    ObjectNode out = JSON.createObjectNode();
+    out.put("did", did());
+    if (defaultRunner != null) {
+      out.put("defaultRunner", defaultRunner);
+    }
+    send(ex, 200, out);
   }
 
   /** Where it listens: the value of {@code KNOTLESS_APPVIEW}. */
@@ -58,7 +182,7 @@ public final class HarnessAppview implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
-  /** How many listPulls queries it answered. */
+  /** How many listPulls and listRepos queries it answered. */
   public int queries() {
     return queries.get();
   }
@@ -174,7 +298,7 @@ public final class HarnessAppview implements AutoCloseable {
     return rest.substring(0, rest.indexOf('/'));
   }
 
-  private static Map<String, String> params(String raw) {
+  static Map<String, String> params(String raw) {
     Map<String, String> out = new HashMap<>();
     if (raw == null) {
       return out;
@@ -190,14 +314,14 @@ public final class HarnessAppview implements AutoCloseable {
     return out;
   }
 
-  private static ObjectNode error(String error, String message) {
+  static ObjectNode error(String error, String message) {
     ObjectNode n = JSON.createObjectNode();
     n.put("error", error);
     n.put("message", message);
     return n;
   }
 
-  private static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
+  static void send(HttpExchange ex, int status, JsonNode body) throws IOException {
     byte[] bytes = JSON.writeValueAsBytes(body);
     ex.getResponseHeaders().set("Content-Type", "application/json");
     ex.sendResponseHeaders(status, bytes.length);

@@ -43,6 +43,12 @@ public final class OwnerRepo {
     git("init", "-q", "-b", "main");
   }
 
+  /** Has a push that makes the repository write {@code runners} into its record. */
+  public OwnerRepo namingRunners(Pusher.NewRepoRunners runners) {
+    pusher.namingRunners(runners);
+    return this;
+  }
+
   /** The label a runner names it by: {@code <handle>/<name>}. */
   public String label() {
     return account.handle() + "/" + address.name();

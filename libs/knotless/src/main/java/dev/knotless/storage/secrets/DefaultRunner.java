@@ -1,0 +1,61 @@
+package dev.knotless.storage.secrets;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.storage.push.Pusher;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runners a repository made by a first push names: those {@code KNOTLESS_RUNNER} lists
+ * (comma-separated DIDs), none with {@code KNOTLESS_NO_RUNNER=1}, and otherwise the one the appview
+ * ({@code KNOTLESS_APPVIEW}) names in {@code dev.knotless.describeServer}, if any. An appview that
+ * does not answer names none, with a warning: a push is not refused for it. Asked only when a push
+ * makes a repository. Stateless.
+ */
+public final class DefaultRunner {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultRunner.class);
+
+  private DefaultRunner() {}
+
+  /** The choice the environment makes. */
+  public static Pusher.NewRepoRunners fromEnvironment(Map<String, String> env) {
+    return () -> choose(env);
+  }
+
+  static List<String> choose(Map<String, String> env) throws IOException {
+    if ("1".equals(env.get("KNOTLESS_NO_RUNNER"))) {
+      return List.of();
+    }
+    String named = env.get("KNOTLESS_RUNNER");
+    if (named != null && !named.isBlank()) {
+      List<String> out = new ArrayList<>();
+      for (String d : named.split(",")) {
+        if (!d.strip().startsWith("did:")) {
+          throw new IOException("KNOTLESS_RUNNER " + d.strip() + ": expected a runner's DID");
+        }
+        out.add(d.strip());
+      }
+      return out;
+    }
+    String appview = env.get("KNOTLESS_APPVIEW");
+    if (appview == null || appview.isBlank()) {
+      return List.of();
+    }
+    try {
+      String runner =
+          AppviewSecrets.describe(XrpcClient.create(URI.create(appview.strip()))).defaultRunner();
+      return runner == null ? List.of() : List.of(runner);
+    } catch (IOException | IllegalArgumentException e) {
+      LOG.warn(
+          "the appview did not say which runner new repositories name ({}); this one names none",
+          e.getMessage());
+      return List.of();
+    }
+  }
+}

@@ -1,0 +1,243 @@
+package dev.knotless.runner.discover;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.reconcile.NamesRunner;
+import dev.knotless.runner.state.StateStore;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code --discover}: finds repositories whose record names the runner and hands them to be
+ * watched. Those found before come from the state ({@code discovered}, as {@code <owner did>/<repo
+ * key>}) at the start, before the appview is asked; then the appview's {@code listRepos} is asked
+ * at the start and every sweep. Whatever the appview says, each is read from its owner's PDS and
+ * watched only if its record names the runner and it is not archived. Labelled {@code <owner
+ * did>/<name>}. Thread-safe: sweeps run one at a time.
+ */
+public final class Discoverer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Discoverer.class);
+  private static final String REPO = "dev.knotless.repo";
+
+  /** Where found repositories go: the runner's watch list. */
+  public interface Watcher {
+    /** True if the repository is watched already. */
+    boolean watching(RepoId id);
+
+    /** Watches a repository found naming the runner. */
+    void watch(Watched repo);
+  }
+
+  /** Reads a repository by its label, {@code <owner did>/<name>}, from its owner's PDS. */
+  @FunctionalInterface
+  public interface Reader {
+    Watched read(String label) throws IOException;
+  }
+
+  private final AppviewRepos appview;
+  private final Reader reader;
+  private final java.util.function.Function<java.net.URI, XrpcClient> owners;
+  private final IdentityResolver identities;
+  private final StateStore state;
+  private final String runnerDid;
+  private final Watcher watcher;
+  // Labels already said to be passed over: a lying appview is logged once, not every sweep.
+  private final java.util.Set<String> passedOver = new java.util.HashSet<>();
+  private final java.util.Set<String> found = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  public Discoverer(
+      AppviewRepos appview,
+      Reader reader,
+      java.util.function.Function<java.net.URI, XrpcClient> owners,
+      IdentityResolver identities,
+      StateStore state,
+      String runnerDid,
+      Watcher watcher) {
+    this.appview = appview;
+    this.reader = reader;
+    this.owners = owners;
+    this.identities = identities;
+    this.state = state;
+    this.runnerDid = runnerDid;
+    this.watcher = watcher;
+    found.addAll(state.runner().discovered());
+  }
+
+  /**
+   * True if the repository was found naming the runner (it is in the state's list). Asked on every
+   * pass, so answered from memory, kept in step with the state by this class's writes.
+   */
+  public boolean found(RepoId id) {
+    return found.contains(id.ownerDid() + "/" + id.repoKey());
+  }
+
+  /**
+   * Watches again what was found before, as the state lists it, without asking the appview. One
+   * that cannot be read now stays listed, to be tried at the next sweep.
+   */
+  public synchronized void fromState() {
+    for (String entry : state.runner().discovered()) {
+      int slash = entry.indexOf('/');
+      RepoId id = new RepoId(entry.substring(0, slash), entry.substring(slash + 1));
+      if (watcher.watching(id)) {
+        continue;
+      }
+      try {
+        Optional<String> name = nameOf(id);
+        if (name.isEmpty()) {
+          LOG.info("{}: found before, now gone from its owner's account; left", entry);
+          forget(id);
+          continue;
+        }
+        consider(id.ownerDid() + "/" + name.get(), "found before");
+      } catch (IOException e) {
+        LOG.warn("{}: found before, cannot be read now: {}", entry, e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Asks the appview and watches what it lists that names the runner. An appview that does not
+   * answer is logged; what is watched stays watched.
+   */
+  public synchronized void sweep() {
+    List<AppviewRepos.Listed> listed;
+    try {
+      listed = appview.list(runnerDid);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("the appview's list of repositories naming this runner: {}", e.getMessage());
+      fromState();
+      return;
+    }
+    fromState();
+    for (AppviewRepos.Listed l : listed) {
+      try {
+        consider(l.did() + "/" + l.name(), "listed by the appview");
+      } catch (IOException e) {
+        LOG.warn(
+            "{}/{}: listed by the appview, cannot be read: {}", l.did(), l.name(), e.getMessage());
+      }
+    }
+  }
+
+  // Reads a frame asks for, one at a time; past 64 waiting, a flood's frames are dropped (the next
+  // sweep still finds what they named).
+  private final java.util.concurrent.ThreadPoolExecutor frames =
+      new java.util.concurrent.ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          java.util.concurrent.TimeUnit.SECONDS,
+          new java.util.concurrent.ArrayBlockingQueue<>(64),
+          r -> {
+            Thread t = new Thread(r, "knotless-discover-frames");
+            t.setDaemon(true);
+            return t;
+          },
+          new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+
+  /**
+   * A doorbell rule for repository records: rings the doors of watched repositories by name, as the
+   * default rule does, and for a record written of one not watched, reads that repository soon, off
+   * the source's thread, to watch it if it names the runner. The frame only says where to look.
+   */
+  public dev.knotless.runner.doorbell.DoorRule repoRule() {
+    return (change, watched) -> {
+      java.util.Set<RepoId> doors = new java.util.LinkedHashSet<>();
+      for (dev.knotless.runner.doorbell.WatchedRepo r : watched.ofOwner(change.did())) {
+        if (r.name().equals(change.rkey())) {
+          doors.add(r.id());
+        }
+      }
+      if (doors.isEmpty()
+          && change.operation() != dev.knotless.runner.doorbell.RecordChange.Operation.DELETE
+          && change.did().startsWith("did:")
+          && !change.rkey().isEmpty()
+          && change.rkey().indexOf('/') < 0) {
+        String label = change.did() + "/" + change.rkey();
+        frames.execute(() -> frame(label));
+      }
+      return doors;
+    };
+  }
+
+  private synchronized void frame(String label) {
+    try {
+      consider(label, "written on the event stream");
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("{}: written on the event stream, cannot be read: {}", label, e.getMessage());
+    }
+  }
+
+  /** Stops reading what frames ask for. */
+  public void close() {
+    frames.shutdownNow();
+  }
+
+  /** Drops a repository the runner left from the state's list. */
+  public void forget(RepoId id) {
+    String entry = id.ownerDid() + "/" + id.repoKey();
+    found.remove(entry);
+    state.updateRunner(
+        r -> r.withDiscovered(r.discovered().stream().filter(e -> !e.equals(entry)).toList()));
+  }
+
+  private void consider(String label, String how) throws IOException {
+    Watched w = reader.read(label);
+    if (watcher.watching(w.id())) {
+      return;
+    }
+    XrpcClient owner = owners.apply(w.address().pds());
+    Optional<Record> record = owner.findRecord(w.id().ownerDid(), REPO, w.address().name());
+    NamesRunner names = NamesRunner.judge(runnerDid, record.map(Record::value).orElse(null));
+    if (names != NamesRunner.YES) {
+      if (passedOver.add(label)) {
+        LOG.info("{}: {}, but {}; passed over", label, how, names.why());
+      } else {
+        LOG.debug("{}: {}, but {}; passed over", label, how, names.why());
+      }
+      return;
+    }
+    passedOver.remove(label);
+    String entry = w.stateKey();
+    state.updateRunner(
+        r -> {
+          if (r.discovered().contains(entry)) {
+            return r;
+          }
+          List<String> next = new ArrayList<>(r.discovered());
+          next.add(entry);
+          return r.withDiscovered(next);
+        });
+    found.add(entry);
+    LOG.info("{}: {}, names this runner; watching it as {}", label, how, entry);
+    watcher.watch(w);
+  }
+
+  /** The name of the owner's repository with this key, from the records in their account. */
+  private Optional<String> nameOf(RepoId id) throws IOException {
+    XrpcClient owner = owners.apply(identities.resolve(id.ownerDid()).pds());
+    String cursor = null;
+    while (true) {
+      RecordPage page = owner.listRecords(id.ownerDid(), REPO, 100, cursor, false);
+      for (Record r : page.records()) {
+        if (id.repoKey().equals(r.value().path("key").asText())) {
+          return Optional.of(r.rkey());
+        }
+      }
+      if (page.records().size() < 100 || page.cursor() == null) {
+        return Optional.empty();
+      }
+      cursor = page.cursor();
+    }
+  }
+}
