@@ -237,6 +237,17 @@ class SchedulerIT {
     Checks.await(Duration.ofSeconds(30), "the run's pod deleted", () -> pods().isEmpty());
     assertNull(client.pods().inNamespace(NAMESPACE).withName("knotless-leftover").get());
     assertEquals(1, Checks.all(shape).size(), "one check for the one push");
+
+    // Every name the dashboard and alerts read, off the services of this test, scheduler included.
+    Map<String, ServiceProcess> running = new java.util.HashMap<>();
+    running.put("ingester", shape.services("ingester").get(0));
+    running.put("reconciler", reconciler);
+    running.put("check-writer", shape.services("check-writer").get(0));
+    running.put("scheduler", leader(schedulers));
+    assertEquals(
+        List.of(),
+        ExportedMetrics.missing(LocalDistributed.projectRoot(), running, java.util.Set.of()),
+        "metrics");
   }
 
   private static int count(String text, String part) {

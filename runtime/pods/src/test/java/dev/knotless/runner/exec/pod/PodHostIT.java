@@ -166,7 +166,7 @@ class PodHostIT {
               ExecStep.run(
                   "count",
                   "i=0; while [ $i -lt 3000 ]; do echo line $i; i=$((i+1));"
-                      + " [ $((i % 100)) -eq 0 ] && sleep 0.05; done; exit 4",
+                      + " [ $((i % 100)) -eq 0 ] && sleep 0.1; done; exit 4",
                   Duration.ZERO),
               host.stepEnvironment(Map.of()));
       String out = new String(count.output().readAllBytes(), StandardCharsets.UTF_8);
@@ -177,7 +177,9 @@ class PodHostIT {
         expected.append("line ").append(i).append('\n');
       }
       assertEquals(expected.toString(), out);
-      assertTrue(drops.get() >= 3, "the follower dropped only " + drops.get() + " times");
+      // How often depends on how far behind a loaded machine lets the follower fall; once is
+      // enough to show that a dropped connection is followed again from its offset.
+      assertTrue(drops.get() >= 1, "the follower never dropped: the test tested nothing");
     }
   }
 
