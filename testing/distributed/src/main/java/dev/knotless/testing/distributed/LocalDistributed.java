@@ -186,14 +186,14 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.scheduler.pull-grace", "0s");
     s.put("knotless.scheduler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
     s.put("knotless.scheduler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
+    writable(dir.resolve("scheduler-" + n));
     s.put("knotless.scheduler.cache-dir", dir.resolve("scheduler-" + n + "/cache").toString());
     s.put("knotless.scheduler.work", dir.resolve("scheduler-" + n + "/work").toString());
     s.putAll(extra);
     Map<String, String> env = runnerEnv();
     env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
     env.put("KNOTLESS_SCHEDULER_API_TOKEN", token);
-    return add(
-        ServiceProcess.start(root, "scheduler", "scheduler-" + n, s, env, dir.resolve("logs")));
+    return add(launch("scheduler", "scheduler-" + n, s, env, false));
   }
 
   /** One more reconciler replica, watching the repositories made so far. */

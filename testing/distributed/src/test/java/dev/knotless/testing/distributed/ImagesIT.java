@@ -33,8 +33,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The images the build makes (services/pom.xml, profile {@code images}) are the ones the chart
  * names, and each one runs: the distributed services from their images turn a push into a filed
- * check, each answers its health endpoints and exports what the dashboard reads, and the all-in-one
- * runner's image starts and answers its health too.
+ * check, each answers its health endpoints and exports what the dashboard reads, the all-in-one
+ * runner's image starts and answers its health too, and the scheduler's image starts, takes the
+ * Lease on a mock API server and exports its own names.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ImagesIT {
@@ -172,6 +173,35 @@ class ImagesIT {
         Duration.ofSeconds(60),
         "the runner's gauges",
         () -> ExportedMetrics.names(aio.metrics()).contains("knotless_run_runs_running"));
+  }
+
+  @Test
+  @Order(5)
+  void theSchedulerImageStartsLeadsAndExportsWhatTheDashboardReads() throws Exception {
+    assertTrue(shape != null, "the shared broker, database and PDS are there");
+    try (dev.knotless.testing.kubelet.KubeApiServer api =
+        dev.knotless.testing.kubelet.KubeApiServer.start()) {
+      ServiceProcess scheduler =
+          shape.startScheduler(
+              api.url(), "images-it-token", "runs", "gvisor", LocalDocker.BUSYBOX, Map.of());
+      running.put("scheduler", scheduler);
+      assertTrue(scheduler.inContainer(), scheduler.toString());
+      assertEquals(200, status(scheduler, "/q/health/live"), scheduler + " live");
+      assertEquals(200, status(scheduler, "/q/health/ready"), scheduler + " ready");
+      Checks.await(
+          Duration.ofSeconds(60),
+          "the scheduler leading on the API server's Lease",
+          () -> scheduler.metric("knotless_run_scheduler_leader") == 1.0);
+      assertTrue(
+          api.requests().stream().anyMatch(r -> r.contains("/leases")),
+          "the Lease was asked for: " + api.requests());
+      assertEquals(
+          List.of(),
+          ExportedMetrics.missing(root, Map.of("scheduler", scheduler), java.util.Set.of()).stream()
+              .filter(p -> p.startsWith("scheduler"))
+              .toList());
+      scheduler.stop();
+    }
   }
 
   private static int status(ServiceProcess s, String path) throws IOException {
