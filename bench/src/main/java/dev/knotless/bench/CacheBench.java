@@ -11,20 +11,14 @@ import dev.knotless.runner.exec.cache.CacheUse;
 import dev.knotless.runner.exec.docker.DockerExecutor;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import dev.knotless.testing.LocalDocker;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * A build whose cache holds 10,000 small files, cold against warm, and what promotion costs. Each
@@ -59,7 +53,7 @@ public final class CacheBench {
     Path root =
         Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "cache-bench-");
     Path mirror = root.resolve("mirror.git");
-    String commit = makeMirror(root, mirror);
+    String commit = ExecutorBench.makeMirror(root, mirror);
     Path work = Files.createDirectories(root.resolve("work"));
     CacheStore store = new CacheStore(root.resolve("caches"), CacheStore.DEFAULT_MAX_BYTES);
     DockerSettings settings = DockerSettings.defaults().withImage(LocalDocker.BUSYBOX);
@@ -101,7 +95,7 @@ public final class CacheBench {
       }
       executor.removeLeftovers();
     } finally {
-      delete(root);
+      ExecutorBench.delete(root);
     }
     System.out.printf(Locale.ROOT, "%n%-52s %9s %9s %9s%n", "measure (ms)", "median", "min", "max");
     row("cold build (makes 10,000 files), whole run", cold);
@@ -151,38 +145,5 @@ public final class CacheBench {
         s[(s.length - 1) / 2] / 1_000_000,
         s[0] / 1_000_000,
         s[s.length - 1] / 1_000_000);
-  }
-
-  private static String makeMirror(Path root, Path mirror)
-      throws IOException, InterruptedException {
-    Path src = Files.createDirectories(root.resolve("src"));
-    git(src, "init", "--quiet", "--initial-branch=main");
-    Files.writeString(src.resolve("README"), "the cache bench's repository\n");
-    git(src, "add", "README");
-    git(src, "-c", "user.name=Bench", "-c", "user.email=b@example.com", "commit", "-qm", "first");
-    String commit = git(src, "rev-parse", "HEAD").strip();
-    git(root, "clone", "--quiet", "--bare", src.toString(), mirror.toString());
-    return commit;
-  }
-
-  private static String git(Path dir, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("git", "-C", dir.toString()));
-    command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    pb.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException(command + " failed: " + out);
-    }
-    return out;
-  }
-
-  private static void delete(Path root) throws IOException {
-    try (Stream<Path> all = Files.walk(root)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 }

@@ -3,7 +3,6 @@ package dev.knotless.storage.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.Hashes;
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.identity.Identity;
 import dev.knotless.atproto.identity.IdentityResolver;
@@ -93,22 +92,7 @@ public final class ChecksCommand implements Command {
 
   /** Every record under {@code prefix} in {@code did}'s checks: one listRecords scan. */
   static List<Record> list(XrpcClient client, String did, String prefix) throws IOException {
-    List<Record> out = new ArrayList<>();
-    // Listed newest key first, below the cursor: start just above every key with the prefix.
-    String cursor = prefix + "\u007f";
-    while (true) {
-      RecordPage page = client.listRecords(did, COLLECTION, 100, cursor, false);
-      for (Record r : page.records()) {
-        if (!r.rkey().startsWith(prefix)) {
-          return out;
-        }
-        out.add(r);
-      }
-      if (page.records().size() < 100 || page.cursor() == null) {
-        return out;
-      }
-      cursor = page.cursor();
-    }
+    return dev.knotless.storage.merge.PullReader.scan(client, did, COLLECTION, prefix);
   }
 
   private static String shortSha(String sha) {
