@@ -1,6 +1,5 @@
 package dev.knotless.runner.pass;
 
-import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.exec.RunSpec;
@@ -9,7 +8,6 @@ import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.SubjectKind;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowSet;
-import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.merge.CommitFiles;
 import dev.knotless.storage.mirror.Mirror;
 import java.io.IOException;
@@ -68,13 +66,14 @@ public final class OrderPlanner {
   }
 
   private RunSpec spec(RunOrder order) throws PlannedRun.PrepareException {
-    Watched repo;
+    Watched.Found found;
     try {
-      repo = access.read(order.label());
+      found = access.find(order.label());
     } catch (IOException | RuntimeException e) {
       throw new PlannedRun.PrepareException(
           order.label() + " could not be read from its owner's PDS: " + e.getMessage());
     }
+    Watched repo = found.repo();
     if (!repo.id().ownerDid().equals(order.ownerDid())
         || !repo.id().repoKey().equals(order.repoKey())) {
       throw new PlannedRun.PrepareException(
@@ -93,9 +92,9 @@ public final class OrderPlanner {
       synchronized (mirrorLocks.computeIfAbsent(repo.stateKey(), k -> new Object())) {
         mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
         if (!mirror.git().has(order.commit())) {
-          XrpcClient owner = access.ownerOf(repo);
-          var snap = access.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
-          mirror.fetch(snap, access.fetcher(owner), List.of(order.commit()));
+          // The snapshot the repository was just read from: its refs are read once per run.
+          mirror.fetch(
+              found.snapshot(), access.fetcher(access.ownerOf(repo)), List.of(order.commit()));
         }
       }
       WorkflowSet set = CommitFiles.workflowSet(mirror.git(), order.commit());

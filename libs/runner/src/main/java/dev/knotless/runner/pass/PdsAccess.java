@@ -118,6 +118,11 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
     return Watched.read(label, identities, this::owner, cache, clock);
   }
 
+  /** As {@link #read}, keeping the snapshot it was read from; see {@link Watched#find}. */
+  public Watched.Found find(String label) throws IOException {
+    return Watched.find(label, identities, this::owner, cache, clock);
+  }
+
   /** Other accounts' repositories, read from their owners' PDSes: where pulls' heads live. */
   public dev.knotless.runner.pulls.PullPass.HeadRepos heads() {
     return new dev.knotless.runner.pulls.PullPass.HeadRepos() {

@@ -47,6 +47,20 @@ public record Watched(String label, RepoAddress address, RepoId id) {
       StorageCache cache,
       Clock clock)
       throws IOException {
+    return find(label, identities, ownerClient, cache, clock).repo();
+  }
+
+  /** A repository read, with the snapshot (refs, no packs) it was read from. */
+  public record Found(Watched repo, Snapshot snapshot) {}
+
+  /** As {@link #read}, keeping the snapshot, so a caller that needs the refs reads them once. */
+  public static Found find(
+      String label,
+      IdentityResolver identities,
+      Function<URI, XrpcClient> ownerClient,
+      StorageCache cache,
+      Clock clock)
+      throws IOException {
     String s = label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
     int slash = s.indexOf('/');
     String owner = s.substring(0, slash);
@@ -59,6 +73,7 @@ public record Watched(String label, RepoAddress address, RepoId id) {
     if (!snap.exists()) {
       throw new IOException("no repository " + name + " in " + owner + "'s account");
     }
-    return new Watched(label, snap.address(), new RepoId(id.did(), snap.repo().key()));
+    return new Found(
+        new Watched(label, snap.address(), new RepoId(id.did(), snap.repo().key())), snap);
   }
 }
