@@ -160,6 +160,12 @@ public final class RepoPass {
   /** Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. */
   public Outcome run(Watched repo, Consumer<String> stage) throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
+    dev.knotless.runner.pulls.PullPass.Listing pulls = null;
+    if (extras.pulls() != null) {
+      // Before the refs: a pull opened after its base moved is never checked at the older base.
+      stage.accept("listing pulls from the appview");
+      pulls = extras.pulls().list(repo);
+    }
     stage.accept("reading the repository record and refs");
     Snapshot snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
 
@@ -243,7 +249,7 @@ public final class RepoPass {
       // After the refs: a base that moved in this pass is synced, and its pulls run on it.
       extras
           .pulls()
-          .run(repo, snap, watch != Watch.KNOWN, pausedNow, () -> mirror.view().mirror, stage);
+          .run(repo, pulls, snap, watch != Watch.KNOWN, pausedNow, () -> mirror.view().mirror, stage);
     }
     return prune(repo, view);
   }

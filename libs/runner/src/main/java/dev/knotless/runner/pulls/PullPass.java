@@ -91,25 +91,39 @@ public final class PullPass {
   private record Found(PullRecord pull, Snapshot headRepo, PullAt at) {}
 
   /**
+   * Lists the repository's pulls from the appview. A pass lists them before it reads the refs, so
+   * every pull it sees is checked against a base at least as new as the one it was opened on.
+   */
+  public Listing list(Watched repo) throws IOException {
+    List<AppviewPulls.Listed> listed =
+        new ArrayList<>(appview.list(repo.id().ownerDid(), repo.id().repoKey()));
+    listed.sort(
+        Comparator.comparing(AppviewPulls.Listed::uri, Comparator.comparing(PullPass::rkey)));
+    return new Listing(List.copyOf(listed));
+  }
+
+  /** The pulls {@link #list} found, in the order they were opened. */
+  public record Listing(List<AppviewPulls.Listed> pulls) {}
+
+  /**
    * Runs the step.
    *
+   * @param listing the pulls listed before {@code snap} was read
    * @param snap the watched repository as this pass read it
    * @param firstWatch whether this is its first pass: open pulls are then taken as they are
    * @param sync syncs the watched repository's mirror (once a pass), before a head is fetched
    */
   public void run(
       Watched repo,
+      Listing listing,
       Snapshot snap,
       boolean firstWatch,
       PausedOwners paused,
       MirrorSync sync,
       Consumer<String> stage)
       throws IOException {
-    stage.accept("listing pulls from the appview");
     String owner = repo.id().ownerDid();
-    List<AppviewPulls.Listed> listed = new ArrayList<>(appview.list(owner, repo.id().repoKey()));
-    listed.sort(
-        Comparator.comparing(AppviewPulls.Listed::uri, Comparator.comparing(PullPass::rkey)));
+    List<AppviewPulls.Listed> listed = listing.pulls();
     JsonNode record = snap.repo().raw();
     List<String> collaborators = dids(record.path("collaborators"));
     List<String> agents = dids(record.path("agents"));
