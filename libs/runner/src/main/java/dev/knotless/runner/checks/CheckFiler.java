@@ -140,6 +140,40 @@ public final class CheckFiler {
     return ended;
   }
 
+  /** The AT-URI of this account's check under {@code rkey}. */
+  public String uri(String rkey) {
+    return "at://" + writes.did() + "/" + CheckRecord.COLLECTION + "/" + rkey;
+  }
+
+  /**
+   * This account's check at {@code uri} as it reads now, or empty when there is none.
+   *
+   * @throws java.io.IOException when it cannot be read, or is not a check
+   */
+  public java.util.Optional<CheckRecord> read(String uri) throws java.io.IOException {
+    String prefix = "at://" + writes.did() + "/" + CheckRecord.COLLECTION + "/";
+    if (!uri.startsWith(prefix)) {
+      return java.util.Optional.empty();
+    }
+    java.util.Optional<Record> r =
+        writes
+            .client()
+            .findRecord(writes.did(), CheckRecord.COLLECTION, uri.substring(prefix.length()));
+    if (r.isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(CheckRecord.fromJson(r.get().value()));
+    } catch (IllegalArgumentException e) {
+      throw new java.io.IOException("check " + uri + " does not parse: " + e.getMessage(), e);
+    }
+  }
+
+  /** The bytes of a blob this account uploaded (a check's log). */
+  public byte[] blob(BlobRef ref) throws XrpcException {
+    return writes.client().getBlob(writes.did(), ref.cid());
+  }
+
   /** Every check of this account whose key starts with {@code prefix}, newest key first. */
   public List<Record> list(String prefix) throws XrpcException {
     List<Record> out = new ArrayList<>();

@@ -7,6 +7,7 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.state.PassedRun;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -26,10 +27,25 @@ public final class FiledChecks implements RunReports {
 
   private final CheckFiler filer;
   private final Clock clock;
+  private final Keeper keeper;
 
+  /** Where a passing run's pass is kept, for a push at the same tree to take. */
+  @FunctionalInterface
+  public interface Keeper {
+    /** Keeps {@code passed} in the state of the repository {@code stateKey}. */
+    void keep(String stateKey, PassedRun passed);
+  }
+
+  /** Reports keeping no pass. */
   public FiledChecks(CheckFiler filer, Clock clock) {
+    this(filer, clock, (key, passed) -> {});
+  }
+
+  /** Reports keeping each passing run's pass that its plan says to keep with {@code keeper}. */
+  public FiledChecks(CheckFiler filer, Clock clock, Keeper keeper) {
     this.filer = filer;
     this.clock = clock;
+    this.keeper = keeper;
   }
 
   @Override
@@ -63,6 +79,14 @@ public final class FiledChecks implements RunReports {
         done = Checks.withOutputs(done, filer.uploadOutputs(files));
       }
       filer.file(p.rkey(), done);
+      if (p.keep() != null && done.status() == CheckStatus.SUCCESS) {
+        // Kept only once its success is filed: a push taking it reads that check.
+        try {
+          keeper.keep(p.request().repo(), p.keep());
+        } catch (RuntimeException e) {
+          LOG.error("{}: could not keep the pass of {}: {}", p.label(), p.rkey(), e.getMessage());
+        }
+      }
       LOG.info(
           "{}: {} at {} ended {}",
           p.label(),

@@ -5,6 +5,7 @@ import dev.knotless.runner.exec.AfterSteps;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.schedule.RunRequest;
+import dev.knotless.runner.state.PassedRun;
 
 /**
  * A run a pass filed as queued and hands to {@link Jobs}: what the scheduler ranks, the check as
@@ -16,13 +17,31 @@ import dev.knotless.runner.schedule.RunRequest;
  * @param prepare builds the run's spec as it starts (secrets are read then)
  * @param order what another process needs to run it (a scheduler's pods), or null for a run only
  *     this process can run (a pull's, whose merge commit is in this process's mirror)
+ * @param keep what to keep in the state when the run passes, so a push at the same tree can take
+ *     its result; null for a run whose pass is not kept
  */
 public record PlannedRun(
-    String label, RunRequest request, CheckRecord check, Preparer prepare, RunOrder order) {
+    String label,
+    RunRequest request,
+    CheckRecord check,
+    Preparer prepare,
+    RunOrder order,
+    PassedRun keep) {
+
+  /** A run whose pass is not kept. */
+  public PlannedRun(
+      String label, RunRequest request, CheckRecord check, Preparer prepare, RunOrder order) {
+    this(label, request, check, prepare, order, null);
+  }
 
   /** A run only this process can run. */
   public PlannedRun(String label, RunRequest request, CheckRecord check, Preparer prepare) {
-    this(label, request, check, prepare, null);
+    this(label, request, check, prepare, null, null);
+  }
+
+  /** This run, its pass kept as {@code passed} if it passes. */
+  public PlannedRun keptAs(PassedRun passed) {
+    return new PlannedRun(label, request, check, prepare, order, passed);
   }
 
   /**

@@ -219,7 +219,8 @@ public final class Runner implements AutoCloseable {
         new Jobs(
             scheduler,
             executor,
-            new FiledChecks(filer, clock),
+            new FiledChecks(
+                filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed))),
             clock,
             ended -> RunRecords.usage(state, ended),
             minutes::write);

@@ -97,6 +97,7 @@ public final class RepoPass {
   private final PausedSource paused;
   private final Clock clock;
   private final PassExtras extras;
+  private final PassTaking taking;
   private Discovered discovered = Discovered.NONE;
   private String runnerDid;
 
@@ -135,6 +136,7 @@ public final class RepoPass {
       Clock clock,
       PassExtras extras) {
     this.extras = extras;
+    this.taking = new PassTaking(filer, state);
     this.ownerClients = ownerClients;
     this.readers = readers;
     this.state = state;
@@ -355,6 +357,11 @@ public final class RepoPass {
                 StepResult.Status.SKIPPED,
                 w.pathsSkipNote(),
                 now));
+        continue;
+      }
+      boolean rerun = commit.equals(before) || !only.isEmpty();
+      if (taking.take(
+          repo, mirror.mirror.git(), w, ref.name(), view.defaultRef(), commit, rerun, key, now)) {
         continue;
       }
       PlannedRun run =

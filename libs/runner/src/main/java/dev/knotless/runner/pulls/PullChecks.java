@@ -8,11 +8,13 @@ import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.RunPlanner.PullSubject;
 import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pull.PassReuse;
 import dev.knotless.runner.pull.PullPlanner.Due;
 import dev.knotless.runner.pull.PullRecord;
 import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.state.PassedRun;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowError;
@@ -74,7 +76,20 @@ final class PullChecks {
         + " into the head, or rebase the head onto it, and push";
   }
 
-  void file(Watched repo, Mirror mirror, PullRecord p, Due due, PausedOwners paused, Instant now)
+  /**
+   * Files the pull's checks and hands its runs on.
+   *
+   * @param defaultRef the repository's default branch as a full ref: a trusted pull's passing run
+   *     into it is kept for the push that merges it ({@link PassReuse})
+   */
+  void file(
+      Watched repo,
+      Mirror mirror,
+      PullRecord p,
+      Due due,
+      String defaultRef,
+      PausedOwners paused,
+      Instant now)
       throws IOException {
     String head = due.pull().head();
     String base = due.pull().base();
@@ -117,6 +132,7 @@ final class PullChecks {
       }
     }
     List<PlannedRun> runs = new ArrayList<>();
+    String tree = null;
     int filed = set.errors().size();
     for (Workflow w : set.workflows()) {
       if (!w.runsOnPullInto(baseRef)
@@ -153,6 +169,12 @@ final class PullChecks {
         boolean trusted = due.pull().trust() == PullTrust.TRUSTED;
         PlannedRun run =
             planner.pull(repo, mirror.dir(), w, subject, runClass, trusted, clock.instant());
+        if (PassReuse.whyNotKept(w, due.pull().trust(), baseRef, defaultRef).isEmpty()) {
+          if (tree == null) {
+            tree = mirror.git().revParse(checked.commit() + "^{tree}");
+          }
+          run = run.keptAs(new PassedRun(tree, w.name(), filer.uri(run.rkey()), p.uri()));
+        }
         filer.file(run.rkey(), run.check());
         runs.add(run);
       }

@@ -179,6 +179,7 @@ public final class PullPass {
 
     stage.accept("syncing the mirror for pulls");
     Mirror mirror = sync.mirror();
+    String defaultRef = "refs/heads/" + snap.repo().defaultBranchName().orElse("main");
     for (Due due : plan.due()) {
       Found f = found.get(due.pull().uri());
       stage.accept("filing the checks of pull " + due.pull().uri());
@@ -186,7 +187,7 @@ public final class PullPass {
       if (f.headRepo() != snap) {
         mirror.fetch(f.headRepo(), heads.fetcher(p.head().did()), List.of(due.pull().head()));
       }
-      checks.file(repo, mirror, p, due, paused, clock.instant());
+      checks.file(repo, mirror, p, due, defaultRef, paused, clock.instant());
       state.update(repo.stateKey(), s -> PullPlanner.filed(s, due));
     }
   }
