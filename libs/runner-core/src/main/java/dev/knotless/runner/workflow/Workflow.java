@@ -50,6 +50,34 @@ public record Workflow(
     steps = List.copyOf(steps);
   }
 
+  /** The same workflow with other steps: its shared steps put in place. */
+  public Workflow withSteps(List<Step> newSteps) {
+    return new Workflow(
+        file,
+        name,
+        push,
+        pull,
+        asked,
+        image,
+        env,
+        secrets,
+        cache,
+        superseded,
+        runners,
+        preflight,
+        newSteps);
+  }
+
+  /** The step files its {@code uses} steps name, in order; empty when it uses none. */
+  public List<Uses> uses() {
+    return steps.stream().map(Step::uses).filter(java.util.Objects::nonNull).toList();
+  }
+
+  /** True if shared steps were put in place in it: what a step given secrets leaves is ended. */
+  public boolean hasSharedSteps() {
+    return steps.stream().anyMatch(Step::shared);
+  }
+
   /** True if a push to the full ref name runs this workflow (before paths are looked at). */
   public boolean runsOnPush(String ref) {
     return push != null && push.matchesRef(ref);

@@ -54,7 +54,7 @@ final class WorkflowParser {
   static final Set<String> PUSH_KEYS = Set.of("refs", "paths");
   static final Set<String> PULL_KEYS = Set.of("base", "paths");
   static final Set<String> ASKED_KEYS = Set.of("refs", "commit");
-  static final Set<String> STEP_KEYS = Set.of("name", "run", "on", "timeout");
+  static final Set<String> STEP_KEYS = Set.of("name", "run", "uses", "secrets", "on", "timeout");
   static final Set<String> STEP_ON_KEYS = Set.of("refs");
 
   private static final Pattern DID = Pattern.compile("did:[a-z]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]");
@@ -92,7 +92,7 @@ final class WorkflowParser {
     }
   }
 
-  private static JsonNode read(String file, byte[] content, String name) throws Invalid {
+  static JsonNode read(String file, byte[] content, String name) throws Invalid {
     boolean json = file.endsWith(".json");
     try (JsonParser p = (json ? JSON : YAML).createParser(content)) {
       Iterator<JsonNode> docs = (json ? JSON : YAML).readValues(p, JsonNode.class);
@@ -164,8 +164,8 @@ final class WorkflowParser {
     List<String> runners = Fields.list(root, "runners", "", WorkflowParser::did, false);
     Superseded superseded = superseded(root);
     boolean preflight = queue(root);
-    List<Step> steps = steps(root);
     checkUnique(secrets, "secrets");
+    List<Step> steps = steps(root, secrets, true);
     return new Workflow(
         file,
         name,
@@ -247,7 +247,11 @@ final class WorkflowParser {
     return true;
   }
 
-  private static List<Step> steps(JsonNode root) {
+  /**
+   * The steps of a workflow, or with {@code usesAllowed} false of a step file (whose steps may not
+   * use other step files, so shared steps never loop).
+   */
+  static List<Step> steps(JsonNode root, List<String> secrets, boolean usesAllowed) {
     JsonNode n = root.get("steps");
     if (n == null || n.isNull()) {
       throw new Bad("steps", "is missing: a workflow needs at least one step");
@@ -268,7 +272,36 @@ final class WorkflowParser {
       }
       Fields.onlyKeys(s, field, STEP_KEYS);
       String run = Fields.string(s, "run", field);
-      if (run == null || run.isBlank()) {
+      String usesText = Fields.string(s, "uses", field);
+      Uses uses = null;
+      if (usesText != null) {
+        if (!usesAllowed) {
+          throw new Bad(
+              Fields.join(field, "uses"),
+              "a step file's steps may not use other step files, so shared steps never loop");
+        }
+        if (run != null) {
+          throw new Bad(field, "has both run and uses: a step does one or the other");
+        }
+        List<String> passed = Fields.list(s, "secrets", field, WorkflowParser::envName, false);
+        for (String p : passed) {
+          if (!secrets.contains(p)) {
+            throw new Bad(
+                Fields.join(field, "secrets"),
+                p + " is not in the workflow's secrets, so it cannot be passed");
+          }
+        }
+        try {
+          uses = Uses.parse(usesText, passed);
+        } catch (IllegalArgumentException e) {
+          throw new Bad(Fields.join(field, "uses"), e.getMessage());
+        }
+        run = "";
+      } else if (s.has("secrets")) {
+        throw new Bad(
+            Fields.join(field, "secrets"),
+            "only a uses step passes secrets; a run step sees every secret the workflow gets");
+      } else if (run == null || run.isBlank()) {
         throw new Bad(Fields.join(field, "run"), "is missing: a step runs a script");
       }
       String name = Fields.string(s, "name", field);
@@ -287,7 +320,7 @@ final class WorkflowParser {
         Fields.onlyKeys(on, field + ".on", STEP_ON_KEYS);
         refs = Fields.list(on, "refs", field + ".on", Glob::ref, true);
       }
-      steps.add(new Step(name, run, refs, timeout(s, field)));
+      steps.add(new Step(name, run, refs, timeout(s, field), uses, List.of(), null));
     }
     return steps;
   }
@@ -326,7 +359,7 @@ final class WorkflowParser {
     }
   }
 
-  private static String envName(String s) {
+  static String envName(String s) {
     String problem = EnvNames.problem(s);
     if (problem != null) {
       throw new IllegalArgumentException(problem);

@@ -232,8 +232,9 @@ public final class Runner implements AutoCloseable {
                 o.runTimeout(),
                 ExecutorChoice.hostEnvironment(o.executor(), env),
                 o.trust()),
-            new WriteBack(runnerClient, cache, clock),
-            sealed.owner());
+                new WriteBack(runnerClient, cache, clock),
+                sealed.owner())
+            .withSharedSteps(new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
     AskedLedger asked = new AskedLedger();
     String runnerDid = runnerClient.did();
     RepoPass pass =

@@ -48,6 +48,15 @@ public interface StepHost extends AutoCloseable {
    */
   Map<String, String> stepEnvironment(Map<String, String> runEnv);
 
+  /**
+   * Ends what the last step left running, for a step given secrets in a workflow with shared
+   * steps; the count of processes ended. By default nothing: the shell executor already kills a
+   * step's leftovers when it ends ({@link Step#ended}).
+   */
+  default int endLeftovers() throws IOException {
+    return 0;
+  }
+
   /** Starts one step's {@code sh -ec <script>} with exactly {@code env}. */
   Step start(ExecStep step, Map<String, String> env) throws IOException;
 

@@ -158,7 +158,7 @@ final class StepsRun {
     Instant started = clock.instant();
     StepHost.Step process;
     try {
-      process = host.start(step, env);
+      process = host.start(step, step.environment(env));
     } catch (IOException e) {
       throw new IOException("could not start step " + Quoting.quote(step.name()) + ": " + e, e);
     }
@@ -183,7 +183,19 @@ final class StepsRun {
       cancellation.detach();
       process.ended();
     }
+    int leftovers = 0;
+    if (step.endLeftovers() && !timedOut && !cancellation.isCancelled()) {
+      // Nothing started by a step given secrets outlives it to hand them to a later step.
+      leftovers = host.endLeftovers();
+    }
     boolean drained = pump.finish(OUTPUT_GRACE);
+    if (leftovers > 0) {
+      log.lines(
+          "ended "
+              + leftovers
+              + " processes the step left running: it was given secrets, and nothing keeps them"
+              + " past its end");
+    }
     if (!drained) {
       log.lines("output still open after the step ended: a process outside its group holds it");
     }

@@ -57,7 +57,7 @@ public final class AskedRuns {
       throws IOException {
     String ref = asked.ref().name();
     String commit = asked.ref().target();
-    WorkflowSet set = CommitFiles.workflowSet(mirror.git(), commit);
+    WorkflowSet set = planner.workflows(mirror.git(), commit);
     Optional<String> pausedWhy = paused.reasonFor(repo.id().ownerDid());
     List<PlannedRun> runs = new ArrayList<>();
     for (WantedRun wanted : asked.runs()) {

@@ -97,7 +97,7 @@ public final class OrderPlanner {
               found.snapshot(), access.fetcher(access.ownerOf(repo)), List.of(order.commit()));
         }
       }
-      WorkflowSet set = CommitFiles.workflowSet(mirror.git(), order.commit());
+      WorkflowSet set = planner.workflows(mirror.git(), order.commit());
       w =
           set.workflow(order.workflow())
               .orElseThrow(

@@ -292,7 +292,7 @@ public final class RepoPass {
       throws IOException {
     RefState ref = due.ref();
     String commit = ref.target();
-    WorkflowSet set = CommitFiles.workflowSet(mirror.mirror.git(), commit);
+    WorkflowSet set = planner.workflows(mirror.mirror.git(), commit);
     String before = mirror.before.get(ref.name());
     // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing.
     Set<String> changed =

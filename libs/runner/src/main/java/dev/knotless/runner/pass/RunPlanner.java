@@ -29,6 +29,8 @@ import dev.knotless.runner.secrets.SecretsFileException;
 import dev.knotless.runner.secrets.SecretsFiles;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.storage.merge.CommitFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -100,6 +102,22 @@ public final class RunPlanner {
     this.settings = settings;
     this.writeBack = writeBack;
     this.ownerSecrets = ownerSecrets;
+  }
+
+  private volatile SharedStepFiles sharedSteps;
+
+  /** Puts shared steps in place with {@code files}; without, a {@code uses} step is an error. */
+  public RunPlanner withSharedSteps(SharedStepFiles files) {
+    this.sharedSteps = files;
+    return this;
+  }
+
+  /** The workflows at {@code commit}, with their shared steps in place. */
+  public WorkflowSet workflows(dev.knotless.storage.git.Git git, String commit)
+      throws java.io.IOException {
+    return sharedSteps != null
+        ? sharedSteps.load(git, commit)
+        : SharedStepFiles.unread(CommitFiles.workflowSet(git, commit));
   }
 
   /** The record key of a push's check. */
@@ -411,7 +429,7 @@ public final class RunPlanner {
     }
     List<ExecStep> steps = new ArrayList<>();
     for (Step s : w.steps()) {
-      steps.add(ExecStep.of(s, ref));
+      steps.add(ExecStep.of(s, ref, env.secrets().keySet(), w.hasSharedSteps()));
     }
     Map<String, String> all = new LinkedHashMap<>(env.variables());
     all.putAll(env.secrets());

@@ -10,12 +10,16 @@ import dev.knotless.runner.pass.RunPlanner.PullSubject;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PassReuse;
 import dev.knotless.runner.pull.PullPlanner.Due;
+import dev.knotless.runner.pull.PullPlanner.Why;
 import dev.knotless.runner.pull.PullRecord;
 import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.state.PassedRun;
+import dev.knotless.runner.pass.SharedStepFiles;
+import dev.knotless.runner.workflow.SharedSteps;
 import dev.knotless.runner.workflow.Step;
+import dev.knotless.runner.workflow.StepLock;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowError;
 import dev.knotless.runner.workflow.WorkflowSet;
@@ -88,6 +92,7 @@ final class PullChecks {
       PullRecord p,
       Due due,
       String defaultRef,
+      List<String> collaborators,
       PausedOwners paused,
       Instant now)
       throws IOException {
@@ -118,9 +123,28 @@ final class PullChecks {
       return;
     }
     MergeCommits.Checked checked = (MergeCommits.Checked) merged;
+    PullTrust trust = due.pull().trust();
+    if (trust.runsAsItMoves()) {
+      List<String> strangers = lockStrangers(repo, mirror, checked.commit(), base, collaborators);
+      if (!strangers.isEmpty()) {
+        trust = PullTrust.UNTRUSTED;
+        LOG.info(
+            "{}: pull {} is not trusted: it brings shared steps from {}, which the base's lock"
+                + " does not name and who do not write to the repository; {}",
+            repo.label(),
+            p.uri(),
+            String.join(", ", strangers),
+            due.why() == Why.ASKED
+                ? "it runs as the owner asked, untrusted"
+                : "it runs when the owner asks, with knotless rerun --pull " + p.uri());
+        if (due.why() != Why.ASKED) {
+          return;
+        }
+      }
+    }
     PullSubject subject =
         new PullSubject(p.uri(), p.head().ref(), head, baseRef, base, checked.commit());
-    WorkflowSet set = CommitFiles.workflowSet(mirror.git(), checked.commit());
+    WorkflowSet set = planner.workflows(mirror.git(), checked.commit());
     Set<String> changed = CommitFiles.changed(mirror.git(), base, checked.commit());
     Optional<String> pausedWhy = paused.reasonFor(repo.id().ownerDid());
     for (WorkflowError e : set.errors()) {
@@ -166,10 +190,10 @@ final class PullChecks {
                 now));
       } else {
         // An agent's pull runs untrusted: it reads apart where the workflow asks for secrets.
-        boolean trusted = due.pull().trust() == PullTrust.TRUSTED;
+        boolean trusted = trust == PullTrust.TRUSTED;
         PlannedRun run =
             planner.pull(repo, mirror.dir(), w, subject, runClass, trusted, clock.instant());
-        if (PassReuse.whyNotKept(w, due.pull().trust(), baseRef, defaultRef).isEmpty()) {
+        if (PassReuse.whyNotKept(w, trust, baseRef, defaultRef).isEmpty()) {
           if (tree == null) {
             tree = mirror.git().revParse(checked.commit() + "^{tree}");
           }
@@ -190,6 +214,28 @@ final class PullChecks {
         filed,
         runs.size());
     runs.forEach(sink::submit);
+  }
+
+  /**
+   * The accounts the lock at the merge commit names that the base's lock does not, and that do not
+   * write to the repository; a lock that does not parse names a stranger of its own.
+   */
+  private static List<String> lockStrangers(
+      Watched repo, Mirror mirror, String merged, String base, List<String> collaborators)
+      throws IOException {
+    StepLock pullLock;
+    StepLock baseLock;
+    try {
+      pullLock = SharedStepFiles.lock(mirror.git(), merged);
+    } catch (IllegalArgumentException e) {
+      return List.of("an unreadable lock (" + e.getMessage() + ")");
+    }
+    try {
+      baseLock = SharedStepFiles.lock(mirror.git(), base);
+    } catch (IllegalArgumentException e) {
+      baseLock = StepLock.NONE;
+    }
+    return SharedSteps.strangers(pullLock, baseLock, repo.id().ownerDid(), collaborators);
   }
 
   private static List<StepResult> skipped(Workflow w) {

@@ -187,7 +187,7 @@ public final class PullPass {
       if (f.headRepo() != snap) {
         mirror.fetch(f.headRepo(), heads.fetcher(p.head().did()), List.of(due.pull().head()));
       }
-      checks.file(repo, mirror, p, due, defaultRef, paused, clock.instant());
+      checks.file(repo, mirror, p, due, defaultRef, collaborators, paused, clock.instant());
       state.update(repo.stateKey(), s -> PullPlanner.filed(s, due));
     }
   }

@@ -119,6 +119,14 @@ final class ContainerHost implements StepHost {
       throw new StartFailed(
           "the container took over " + limit.toSeconds() + "s to start, the step time limit");
     }
+    if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
+      // The idle shell is init's only child now; later, orphans of steps are its children too.
+      try {
+        idlePid = Long.parseLong(quietExec("cat /proc/1/task/1/children").strip());
+      } catch (IOException | NumberFormatException e) {
+        throw new StartFailed("could not find the container's idle shell: " + e.getMessage(), e);
+      }
+    }
     String runtime = settings.runtimeFor(spec.trustedCode());
     log.accept(
         "container "
@@ -217,6 +225,58 @@ final class ContainerHost implements StepHost {
             .withHostConfig(host)
             .exec();
     return made.getId();
+  }
+
+  /**
+   * Kills every process in the container but its init and idle shell: what a step given secrets
+   * left running. Three sweeps, so a process forking as the first sweep runs is caught by the next.
+   * The killing exec gets no variable of the run's.
+   */
+  @Override
+  public int endLeftovers() throws IOException {
+    if (idlePid <= 0) {
+      return 0;
+    }
+    // Builtins only, so the sweep starts no process of its own; the idle shell's sleep is spared.
+    String idle = Long.toString(idlePid);
+    String script =
+        "n=0; for round in 1 2 3; do for d in /proc/[0-9]*; do p=${d#/proc/}; case $p in 1|"
+            + idle
+            + "|$$) continue;; esac; pp=; while read -r k v; do if [ \"$k\" = PPid: ]; then"
+            + " pp=$v; break; fi; done < $d/status 2>/dev/null; [ \"$pp\" = "
+            + idle
+            + " ] && continue; kill -9 $p 2>/dev/null && n=$((n+1)); done; done; echo $n";
+    try {
+      return Integer.parseInt(quietExec(script).strip());
+    } catch (NumberFormatException e) {
+      throw new IOException("the container did not say what it ended", e);
+    }
+  }
+
+  private long idlePid;
+
+  /** Runs a script of the runner's in the container, with no variable of the run's. */
+  private String quietExec(String script) throws IOException {
+    try {
+      String execId =
+          control
+              .execCreateCmd(containerId)
+              .withCmd("sh", "-c", script)
+              .withEnv(List.of())
+              .withAttachStdin(false)
+              .withAttachStdout(true)
+              .withAttachStderr(false)
+              .exec()
+              .getId();
+      ExecOutput output = new ExecOutput();
+      streams.execStartCmd(execId).withDetach(false).withTty(false).exec(output);
+      try (java.io.InputStream in = output.stream()) {
+        byte[] out = in.readNBytes(4096);
+        return new String(out, java.nio.charset.StandardCharsets.UTF_8);
+      }
+    } catch (DockerException e) {
+      throw new IOException("the container refused the runner's exec: " + Daemon.why(e), e);
+    }
   }
 
   @Override

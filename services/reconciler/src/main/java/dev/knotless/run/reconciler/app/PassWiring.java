@@ -78,7 +78,9 @@ public class PassWiring {
                 config.runTimeout().orElse(null),
                 dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
                     config.worker().executor(), env)),
-            new WriteBack(runnerClient, cache, clock));
+            new WriteBack(runnerClient, cache, clock))
+            .withSharedSteps(
+                new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
     RepoPass pass =
         new RepoPass(
             access::ownerOf,

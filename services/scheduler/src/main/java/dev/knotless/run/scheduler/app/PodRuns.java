@@ -12,6 +12,7 @@ import dev.knotless.runner.exec.pod.PodSettings;
 import dev.knotless.runner.pass.OrderPlanner;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.SharedStepFiles;
 import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.UsageLedger;
@@ -154,7 +155,8 @@ public class PodRuns {
                     config.secretsFile().orElse(null),
                     config.stepTimeout(),
                     config.runTimeout().orElse(null),
-                    Map.of())),
+                    Map.of()))
+                .withSharedSteps(new SharedStepFiles(access.heads(), access.cache().dir())),
             access.cache().dir(),
             clock);
     EventReports reports =
