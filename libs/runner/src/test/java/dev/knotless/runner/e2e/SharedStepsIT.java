@@ -10,10 +10,13 @@ import dev.knotless.runner.check.StepResult;
 import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.OwnerRepo;
+import dev.knotless.testing.infra.PullAuthor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -141,6 +144,78 @@ class SharedStepsIT {
       assertTrue(
           unlocked.note().contains(".knotless/lock.json does not lock someone.test/other"),
           unlocked.note());
+    }
+  }
+
+  @Test
+  void anOwnersPullWhoseLockBringsAStrangersStepsRunsOnlyWhenTheOwnerAsks(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl());
+        RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
+      OwnerRepo stranger =
+          new OwnerRepo(pds.createAccount("mal"), pds.pdsUrl(), "kit", tmp.resolve("kit"));
+      String locked =
+          stranger.commit(
+              Map.of(".knotless/steps/s.yml", "steps:\n  - name: s\n    run: echo kit ran\n"));
+      stranger.push("main");
+
+      OwnerRepo repo =
+          new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
+      repo.commit(
+          Map.of(
+              ".knotless/workflows/ci.yml",
+              "on: {pull: {base: [refs/heads/main]}}\nimage: knotless-test/git:1\n"
+                  + "steps:\n  - name: a\n    run: echo own ran\n"));
+      repo.push("main");
+      String base = repo.head();
+      runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      runner.start(List.of("--executor", "docker", "--pulls"), repo.label());
+      runner.awaitWatched(repo);
+
+      // The owner's own branch, but it locks steps from an account that does not write here.
+      repo.git("checkout", "-q", "-b", "kit", "main");
+      String kitHead =
+          repo.commit(
+              Map.of(
+                  ".knotless/lock.json",
+                  "{\"steps\": {\""
+                      + stranger.label()
+                      + "\": {\"did\": \""
+                      + stranger.account.did()
+                      + "\", \"key\": \""
+                      + stranger.key()
+                      + "\", \"commit\": \""
+                      + locked
+                      + "\"}}}",
+                  ".knotless/workflows/ci.yml",
+                  "on: {pull: {base: [refs/heads/main]}}\nimage: knotless-test/git:1\n"
+                      + "steps:\n  - name: kit\n    uses: "
+                      + stranger.label()
+                      + "/.knotless/steps/s.yml\n"));
+      repo.push("kit");
+      repo.git("checkout", "-q", "main");
+      String kit = new PullAuthor(repo).open(repo, "main", repo, "kit");
+      // A plain pull opened after it: once it is checked, the pass has been past the first.
+      repo.git("checkout", "-q", "-b", "plain", "main");
+      String plainHead = repo.commit(Map.of("p.txt", "p\n"));
+      repo.push("plain");
+      repo.git("checkout", "-q", "main");
+      String plain = new PullAuthor(repo).open(repo, "main", repo, "plain");
+      assertEquals(
+          CheckStatus.SUCCESS, runner.awaitPullEnded(repo, plain, plainHead, base, "ci").status());
+      assertTrue(runner.pullChecks(repo, kit).isEmpty(), "the pull bringing a stranger's steps ran");
+
+      Map<String, String> env = new HashMap<>(pds.environment());
+      env.put("KNOTLESS_IDENTIFIER", repo.account.handle());
+      env.put("KNOTLESS_PASSWORD", repo.account.password());
+      env.put("KNOTLESS_CACHE_DIR", tmp.resolve("cli-cache").toString());
+      env.put("KNOTLESS_CONFIG_DIR", tmp.resolve("cli-config").toString());
+      Object[] asked = AllInOneIT.knotless(env, "rerun", repo.label(), "--pull", kit);
+      assertEquals(0, asked[0], String.valueOf(asked[1]));
+      CheckRecord ran = runner.awaitPullEnded(repo, kit, kitHead, base, "ci");
+      String log = new String(runner.log(ran), StandardCharsets.UTF_8);
+      assertEquals(CheckStatus.SUCCESS, ran.status(), log);
+      assertTrue(log.contains("kit ran"), log);
     }
   }
 }
