@@ -77,6 +77,13 @@ public final class Runner implements AutoCloseable {
   private volatile AskedLedger asked = new AskedLedger();
 
   private Executor executor;
+
+  /** What the docker executor's caches did, when it keeps any. */
+  public java.util.Optional<dev.knotless.runner.exec.cache.CacheFigures> cacheFigures() {
+    return executor instanceof dev.knotless.runner.exec.docker.DockerExecutor d
+        ? d.cacheFigures()
+        : java.util.Optional.empty();
+  }
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
   private dev.knotless.runner.sealed.SealedStart sealed;

@@ -3,12 +3,19 @@ package dev.knotless.allinone.app;
 import dev.knotless.runner.engine.Runner;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.WaitReason;
+import dev.knotless.runner.exec.cache.CacheFigures;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
-/** Exports the runner's queue as {@code knotless.run.runs.*} gauges, by class and reason only. */
+/**
+ * Exports the runner's queue as {@code knotless.run.runs.*} gauges, by class and reason only, and
+ * what its caches did as {@code knotless.run.cache.*} counters.
+ */
 @ApplicationScoped
 public class RunnerMetrics {
 
@@ -30,6 +37,42 @@ public class RunnerMetrics {
     }
     Gauge.builder("knotless.run.runs.running", runner, Runner::running)
         .description("Runs holding a job")
+        .register(registry);
+    runner.cacheFigures().ifPresent(f -> watchCaches(f::snapshot));
+  }
+
+  /** Exports what the caches did as {@code knotless.run.cache.*} counters. */
+  void watchCaches(Supplier<CacheFigures.Snapshot> figures) {
+    counter("knotless.run.cache.hits", "Cache paths opened over a base holding files", figures,
+        CacheFigures.Snapshot::hits);
+    counter("knotless.run.cache.misses", "Cache paths opened over an empty base, or read apart",
+        figures, CacheFigures.Snapshot::misses);
+    counter("knotless.run.cache.promotions", "Upper layers made a base's next generation",
+        figures, CacheFigures.Snapshot::promotions);
+    counter("knotless.run.cache.promoted.bytes", "Bytes of files promotions moved into bases",
+        figures, CacheFigures.Snapshot::bytesPromoted);
+    counter("knotless.run.cache.not.promoted",
+        "Passing runs' layers not made current (a newer base, over --cache-max, an error)",
+        figures, CacheFigures.Snapshot::notPromoted);
+    counter("knotless.run.cache.shed.bases", "Bases removed below the disk floor", figures,
+        CacheFigures.Snapshot::basesShed);
+    counter("knotless.run.cache.shed.bytes", "Bytes the bases shed at the disk floor took",
+        figures, CacheFigures.Snapshot::bytesShed);
+    FunctionCounter.builder(
+            "knotless.run.cache.floor.wait.seconds",
+            figures,
+            f -> f.get().floorWaitMillis() / 1000.0)
+        .description("Time runs waited for room at the disk floor, all together")
+        .register(registry);
+  }
+
+  private void counter(
+      String name,
+      String help,
+      Supplier<CacheFigures.Snapshot> figures,
+      ToLongFunction<CacheFigures.Snapshot> value) {
+    FunctionCounter.builder(name, figures, f -> value.applyAsLong(f.get()))
+        .description(help)
         .register(registry);
   }
 

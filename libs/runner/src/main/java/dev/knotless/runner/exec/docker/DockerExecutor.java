@@ -331,4 +331,9 @@ public final class DockerExecutor implements Executor, AutoCloseable {
       return runs == 0;
     }
   }
+
+  /** What the caches did, when this executor keeps any. */
+  public java.util.Optional<dev.knotless.runner.exec.cache.CacheFigures> cacheFigures() {
+    return caches == null ? java.util.Optional.empty() : java.util.Optional.of(caches.figures());
+  }
 }

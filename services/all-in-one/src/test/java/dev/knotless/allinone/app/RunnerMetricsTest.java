@@ -1,0 +1,30 @@
+package dev.knotless.allinone.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.knotless.runner.exec.cache.CacheFigures;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class RunnerMetricsTest {
+
+  @Test
+  void theCachesFiguresAreCountersThatReadTheFiguresAsTheyAreNow() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AtomicReference<CacheFigures.Snapshot> now =
+        new AtomicReference<>(new CacheFigures.Snapshot(1, 2, 3, 4, 5, 6, 7, 8000));
+    new RunnerMetrics(registry).watchCaches(now::get);
+    assertEquals(1, registry.get("knotless.run.cache.hits").functionCounter().count());
+    assertEquals(2, registry.get("knotless.run.cache.misses").functionCounter().count());
+    assertEquals(3, registry.get("knotless.run.cache.promotions").functionCounter().count());
+    assertEquals(4, registry.get("knotless.run.cache.promoted.bytes").functionCounter().count());
+    assertEquals(5, registry.get("knotless.run.cache.not.promoted").functionCounter().count());
+    assertEquals(6, registry.get("knotless.run.cache.shed.bases").functionCounter().count());
+    assertEquals(7, registry.get("knotless.run.cache.shed.bytes").functionCounter().count());
+    assertEquals(
+        8.0, registry.get("knotless.run.cache.floor.wait.seconds").functionCounter().count());
+    now.set(new CacheFigures.Snapshot(10, 2, 3, 4, 5, 6, 7, 8000));
+    assertEquals(10, registry.get("knotless.run.cache.hits").functionCounter().count());
+  }
+}
