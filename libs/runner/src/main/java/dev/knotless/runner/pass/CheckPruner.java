@@ -53,6 +53,16 @@ public final class CheckPruner {
    */
   public int maybePrune(Watched repo, String defaultRef, Set<String> liveRefs, Instant now)
       throws XrpcException {
+    return maybePrune(repo, defaultRef, liveRefs, null, now);
+  }
+
+  /**
+   * As above, knowing the repository's open pulls ({@code openPulls}, from the pass's pulls step;
+   * null when the runner cannot know them): a closed pull's runs then go too.
+   */
+  public int maybePrune(
+      Watched repo, String defaultRef, Set<String> liveRefs, Set<String> openPulls, Instant now)
+      throws XrpcException {
     if (keepCheckDays <= 0) {
       return 0;
     }
@@ -80,7 +90,8 @@ public final class CheckPruner {
                 repo.id().repoKey(),
                 defaultRef,
                 liveRefs,
-                pullRuns ? null : Set.of(),
+                // Without the open pulls known, no pull's run can be judged: none goes.
+                openPulls != null ? openPulls : pullRuns ? null : Set.of(),
                 now,
                 keepCheckDays));
     if (!d.deletes().isEmpty()) {

@@ -282,7 +282,12 @@ public final class RepoPass {
     if (extras.pruner() != null) {
       Set<String> live = new java.util.HashSet<>();
       view.refs().forEach(r -> live.add(r.name()));
-      extras.pruner().maybePrune(repo, view.defaultRef(), live, clock.instant());
+      // The pulls step settled the open pulls in the state: a pull no longer there is closed.
+      Set<String> openPulls =
+          extras.pulls() == null
+              ? null
+              : state.load(repo.stateKey()).map(s -> s.pulls().keySet()).orElse(Set.of());
+      extras.pruner().maybePrune(repo, view.defaultRef(), live, openPulls, clock.instant());
     }
     return Outcome.DONE;
   }

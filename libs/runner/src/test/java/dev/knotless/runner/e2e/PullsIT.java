@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.knotless.atproto.Swap;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
@@ -19,6 +22,9 @@ import dev.knotless.testing.infra.PullAuthor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -278,5 +284,72 @@ class PullsIT {
       assertNull(two.check(repo, MAIN, sha, "deploy"));
       assertNull(two.pullCheck(repo, pull, head, sha, "deploy"));
     }
+  }
+
+  @Test
+  void aClosedPullsOldRunsArePrunedWhileAnOpenPullsAndRecentOnesStay(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl());
+        RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
+      OwnerRepo repo = ownerRepo(pds, tmp);
+      String head = branch(repo, "feature", Map.of("a.flag", "a\n"));
+      String base = repo.head();
+      String open = new PullAuthor(repo).open(repo, "main", repo, "feature");
+      String closed = "at://" + repo.account.did() + "/dev.knotless.pull/3kzzzzzzzzzzz";
+      XrpcClient asRunner = XrpcClient.create(pds.pdsUrl());
+      asRunner.login(runner.account.handle(), runner.account.password());
+      Instant now = Instant.now();
+      String openOld = seedPull(runner, asRunner, repo, open, head, base, now.minus(Duration.ofDays(2)));
+      String closedOld =
+          seedPull(runner, asRunner, repo, closed, head, base, now.minus(Duration.ofDays(2)));
+      String closedRecent =
+          seedPull(runner, asRunner, repo, closed, base, base, now.minus(Duration.ofHours(1)));
+
+      runner.start(flags(runner, appview, repo), repo.label());
+      runner.awaitWatched(repo);
+      RunnerHarness.await(
+          "the closed pull's old run pruned",
+          () -> {
+            try {
+              return !runner.checks(repo).containsKey(closedOld);
+            } catch (java.io.IOException e) {
+              return false;
+            }
+          });
+      Set<String> left = runner.checks(repo).keySet();
+      assertTrue(left.contains(openOld), "an open pull's newest run stays: " + left);
+      assertTrue(left.contains(closedRecent), "a run ended an hour ago stays: " + left);
+    }
+  }
+
+  private static String seedPull(
+      RunnerHarness runner,
+      XrpcClient asRunner,
+      OwnerRepo repo,
+      String pull,
+      String head,
+      String base,
+      Instant at)
+      throws Exception {
+    String rkey = CheckKeys.pull(repo.account.did(), repo.key(), pull, head, base, "ci");
+    CheckRecord r =
+        new CheckRecord(
+            "at://" + repo.account.did() + "/dev.knotless.repo/" + repo.key(),
+            "refs/heads/feature",
+            head,
+            base,
+            pull,
+            "ci",
+            CheckStatus.SUCCESS,
+            at.minus(Duration.ofMinutes(5)),
+            at.minus(Duration.ofMinutes(4)),
+            at,
+            List.of(),
+            null,
+            List.of(),
+            null);
+    asRunner.putRecord(
+        runner.account.did(), CheckRecord.COLLECTION, rkey, r.toJson(), Swap.none());
+    return rkey;
   }
 }
