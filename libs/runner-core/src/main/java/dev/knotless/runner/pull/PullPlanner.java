@@ -1,5 +1,6 @@
 package dev.knotless.runner.pull;
 
+import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.PullMark;
 import dev.knotless.runner.state.RepoState;
 import java.util.ArrayList;
@@ -46,7 +47,9 @@ public final class PullPlanner {
     /** Its base moved, its head did not. */
     BASE_MOVED,
     /** The owner asked for it. */
-    ASKED
+    ASKED,
+    /** A stop dropped its runs before they ran, where it still is. */
+    DROPPED
   }
 
   /**
@@ -100,7 +103,10 @@ public final class PullPlanner {
       } else if (state.asked().contains(p.uri())) {
         due.add(new Due(p, Why.ASKED, state.askedOnly().getOrDefault(p.uri(), Set.of())));
       } else if (!p.trust().runsAsItMoves()) {
-        if (!atMark) {
+        if (atMark && !dropped(state, p).isEmpty()) {
+          // The owner's ask was dropped by a stop before it ran: it runs once, where it was asked.
+          due.add(new Due(p, Why.DROPPED, dropped(state, p)));
+        } else if (!atMark) {
           over.add(p);
         }
       } else if (mark == null) {
@@ -109,6 +115,8 @@ public final class PullPlanner {
         due.add(new Due(p, Why.MOVED, Set.of()));
       } else if (!mark.base().equals(p.base()) && rerunOnBaseMove) {
         due.add(new Due(p, Why.BASE_MOVED, Set.of()));
+      } else if (!dropped(state, p).isEmpty()) {
+        due.add(new Due(p, Why.DROPPED, dropped(state, p)));
       }
     }
     Set<String> closed = new HashSet<>();
@@ -120,11 +128,22 @@ public final class PullPlanner {
     return new Plan(due, over, closed);
   }
 
+  /** The workflows of {@code p}'s runs a stop dropped where it is now; empty when none. */
+  private static Set<String> dropped(RepoState state, PullAt p) {
+    Set<String> out = new java.util.LinkedHashSet<>();
+    for (DroppedRun d : state.dropped()) {
+      if (d.subject().equals(p.uri()) && d.commit().equals(p.head()) && d.base().equals(p.base())) {
+        out.addAll(d.workflows());
+      }
+    }
+    return out;
+  }
+
   /** The state once the plan's passed-over pulls are recorded and its closed ones forgotten. */
   public static RepoState settle(RepoState s, Plan plan) {
     RepoState out = s;
     for (String uri : plan.closed()) {
-      out = out.withoutPull(uri).withoutAsked(uri);
+      out = out.withoutPull(uri).withoutAsked(uri).withoutDropped(uri);
     }
     for (PullAt p : plan.passedOver()) {
       out = out.withPull(p.uri(), new PullMark(p.head(), p.base()));
@@ -135,6 +154,7 @@ public final class PullPlanner {
   /** The state once a due pull's checks are filed: it ran where it is, and any ask is met. */
   public static RepoState filed(RepoState s, Due due) {
     return s.withPull(due.pull().uri(), new PullMark(due.pull().head(), due.pull().base()))
-        .withoutAsked(due.pull().uri());
+        .withoutAsked(due.pull().uri())
+        .withoutDropped(due.pull().uri());
   }
 }

@@ -117,4 +117,32 @@ class PullPlannerTest {
     assertTrue(after.pulls().isEmpty());
     assertTrue(after.asked().isEmpty());
   }
+
+  @Test
+  void aPullsRunsAStopDroppedRunAgainWhereItIsOnlyThoseWorkflowsAndOnce() {
+    RepoState s =
+        RepoState.empty()
+            .withPull(P, new PullMark("h1", "b1"))
+            .withDropped(
+                new dev.knotless.runner.state.DroppedRun(P, "h1", "b1", List.of("ci", "lint")));
+    Plan plan = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), s, false, true);
+    assertEquals(List.of(Why.DROPPED), whys(plan));
+    assertEquals(Set.of("ci", "lint"), plan.due().get(0).only());
+    RepoState after = PullPlanner.filed(s, plan.due().get(0));
+    assertTrue(after.dropped().isEmpty(), "once filed it is not dropped any more");
+    assertTrue(
+        PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), after, false, true)
+            .due()
+            .isEmpty());
+    // An untrusted pull the owner asked for, dropped before it ran, runs where it was asked.
+    assertEquals(
+        List.of(Why.DROPPED),
+        whys(PullPlanner.plan(List.of(at(P, PullTrust.UNTRUSTED, "h1", "b1")), s, false, true)));
+    // Moved since: it runs as a move says, all its workflows; closed: the drop is forgotten.
+    assertEquals(
+        List.of(Why.MOVED),
+        whys(PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h2", "b1")), s, false, true)));
+    Plan closed = PullPlanner.plan(List.of(), s, false, true);
+    assertTrue(PullPlanner.settle(s, closed).dropped().isEmpty());
+  }
 }

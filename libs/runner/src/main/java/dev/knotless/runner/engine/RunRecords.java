@@ -72,10 +72,15 @@ final class RunRecords {
                 s -> {
                   RepoState out = s;
                   for (Map.Entry<List<String>, List<String>> e : subjects.entrySet()) {
+                    // A pull's revision is "<head> <base>": its run is dropped at both.
+                    String[] at = e.getKey().get(1).split(" ", 2);
                     out =
                         out.withDropped(
                             new DroppedRun(
-                                e.getKey().get(0), e.getKey().get(1), null, e.getValue()));
+                                e.getKey().get(0),
+                                at[0],
+                                at.length > 1 ? at[1] : null,
+                                e.getValue()));
                   }
                   return out;
                 }));

@@ -124,6 +124,8 @@ final class PullChecks {
     }
     MergeCommits.Checked checked = (MergeCommits.Checked) merged;
     PullTrust trust = due.pull().trust();
+    // A run a stop dropped ran because it was due then: asked for, if it needed asking.
+    boolean ownersAsk = due.why() == Why.ASKED || due.why() == Why.DROPPED;
     if (trust.runsAsItMoves()) {
       List<String> strangers = lockStrangers(repo, mirror, checked.commit(), base, collaborators);
       if (!strangers.isEmpty()) {
@@ -134,10 +136,10 @@ final class PullChecks {
             repo.label(),
             p.uri(),
             String.join(", ", strangers),
-            due.why() == Why.ASKED
+            ownersAsk
                 ? "it runs as the owner asked, untrusted"
                 : "it runs when the owner asks, with knotless rerun --pull " + p.uri());
-        if (due.why() != Why.ASKED) {
+        if (!ownersAsk) {
           return;
         }
       }
