@@ -70,6 +70,7 @@ public final class Runner implements AutoCloseable {
   private final ExecutorService passThreads;
   private final ScheduledExecutorService timers;
   private final Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
+
   private final RepoPass pass;
   private final Object passLock = new Object();
   private int passesFiling;
@@ -108,6 +109,10 @@ public final class Runner implements AutoCloseable {
       matcher.addRule(DoorMatcher.PULL, DoorMatcher::byKeyPrefixOfAnyone);
       matcher.addRule(DoorMatcher.STATE, DoorMatcher::byKeyPrefixOfAnyone);
     }
+    if (options.queue()) {
+      matcher.addRule(DoorMatcher.QUEUE, DoorMatcher::byKeyPrefixOfAnyone);
+    }
+
     for (Watched w : repos) {
       matcher.watch(new WatchedRepo(w.id(), w.address().name()));
       doors.open(w.id());
@@ -205,6 +210,7 @@ public final class Runner implements AutoCloseable {
                     ? SchedulerConfig.UNLIMITED
                     : o.privateAllowanceMinutes(),
                 o.unmetered());
+    var self = new java.util.concurrent.atomic.AtomicReference<Runner>();
     UsageLedger usage = new UsageLedger();
     // Allowances count 30 days of steps: what earlier runs of this runner used still counts.
     dev.knotless.runner.state.UsageSeed.into(usage, state);
@@ -219,7 +225,8 @@ public final class Runner implements AutoCloseable {
         new Jobs(
             scheduler,
             executor,
-            new FiledChecks(filer, clock),
+            dev.knotless.runner.queue.QueueWiring.ringing(
+                new FiledChecks(filer, clock), key -> ringing(self.get(), key)),
             clock,
             ended -> RunRecords.usage(state, ended),
             minutes::write);
@@ -251,6 +258,7 @@ public final class Runner implements AutoCloseable {
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
+    self.set(r);
     if (o.discover()) {
       r.discoverer =
           new dev.knotless.runner.discover.Discoverer(
@@ -300,7 +308,21 @@ public final class Runner implements AutoCloseable {
             clock,
             o.pullsOnly(),
             access.runner().did());
-    return all.withPulls(pulls, o.pullsOnly());
+    return !o.queue()
+        ? all.withPulls(pulls, o.pullsOnly())
+        : all.withPulls(pulls, o.pullsOnly())
+            .withQueue(
+                dev.knotless.runner.queue.QueueWiring.pass(
+                    o, access, state, filer, planner, jobs::submit, jobs::cancel, clock));
+  }
+
+  /** A batch's run was filed as ended: its repository's pass reads how the batch went. */
+  private static void ringing(Runner r, String stateKey) {
+    if (r != null) {
+      r.watched.values().stream()
+          .filter(w -> w.stateKey().equals(stateKey))
+          .forEach(w -> r.doors.ring(w.id(), Doorbell.ASKED));
+    }
   }
 
   private void listen() {

@@ -1,0 +1,601 @@
+package dev.knotless.runner.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pull.PullTrust;
+import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.queue.QueuePlan.Build;
+import dev.knotless.runner.queue.QueuePlan.Cancel;
+import dev.knotless.runner.queue.QueuePlan.Check;
+import dev.knotless.runner.queue.QueuePlan.Eject;
+import dev.knotless.runner.queue.QueuePlan.Land;
+import dev.knotless.runner.queue.QueuePlan.Outcome;
+import dev.knotless.runner.queue.QueuePlan.Step;
+import dev.knotless.runner.queue.QueueState.Batch;
+import dev.knotless.runner.queue.QueueState.Pull;
+import dev.knotless.runner.reconcile.RunClasses;
+import dev.knotless.runner.schedule.CancelReason;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowError;
+import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.merge.CommitFiles;
+import dev.knotless.storage.merge.MergeCommits;
+import dev.knotless.storage.merge.PullReader;
+import dev.knotless.storage.mirror.Mirror;
+import dev.knotless.storage.records.RefRecord;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The merge-queue step of a pass ({@code --queue}; docs/merge.md): reads the {@code
+ * dev.knotless.queue} records of the owner and collaborators, and for each branch with queued pulls
+ * carries out what {@link QueuePlan} decides: stacks batches on the branch tip in the mirror, files
+ * their checks under {@link CheckKeys#queue} and hands their runs to the job pool, reads how they
+ * ended, lands a passing batch with {@link BatchLanding}, halves a failing one and ejects the pull
+ * that broke it with a check saying why. The plan is kept in the state after every step, so a stop
+ * at any point resumes with {@link QueuePlan#resume}: nothing lands twice or half.
+ *
+ * <p>Only the repository's owner writes to it without the gateway, so this runner lands a queue only
+ * when it runs as the owner's account. Thread-safe for passes of different repositories; the doors
+ * never run two passes of one repository at once.
+ */
+public final class QueuePass {
+
+  private static final Logger LOG = LoggerFactory.getLogger(QueuePass.class);
+
+  /** The queue records' collection. */
+  public static final String COLLECTION = "dev.knotless.queue";
+
+  /** The workflow name of the check that says a pull was ejected from the queue. */
+  public static final String EJECTED = "merge-queue";
+
+  /** Reads accounts' records: the owner's and collaborators' queue records. */
+  @FunctionalInterface
+  public interface Accounts {
+    /** A client of {@code did}'s PDS. */
+    XrpcClient of(String did) throws IOException;
+  }
+
+  /** Cancels a run waiting or running in the job pool, by run id. */
+  @FunctionalInterface
+  public interface Cancels {
+    void cancel(String runId, CancelReason why);
+  }
+
+  /** The pulls queued on a repository, as a pass read them before its pulls step. */
+  public record Queue(boolean lands, List<Queued> entries) {
+    public Queue {
+      entries = List.copyOf(entries);
+    }
+
+    /** What the pulls step holds back: the queued pulls, which run only in their batches. */
+    public PullPass.Held held() {
+      Set<String> uris = new LinkedHashSet<>();
+      entries.forEach(e -> uris.add(e.pull()));
+      return lands ? new PullPass.Held(true, uris) : PullPass.Held.NONE;
+    }
+  }
+
+  /** A queue record: the pull it names, and its TID, which orders the queue. */
+  public record Queued(String pull, String tid) {}
+
+  private final String runnerDid;
+  private final XrpcClient runner;
+  private final Accounts accounts;
+  private final RepoPass.SnapshotReaders readers;
+  private final PullPass.HeadRepos heads;
+  private final StateStore state;
+  private final CheckFiler filer;
+  private final RunPlanner planner;
+  private final RepoPass.RunSink sink;
+  private final Cancels cancels;
+  private final BatchLanding landing;
+  private final Clock clock;
+  private final int batch;
+  private final int depth;
+  private final Set<String> resumed = ConcurrentHashMap.newKeySet();
+  private final Map<String, List<String>> runIds = new ConcurrentHashMap<>();
+
+  /**
+   * @param runner this runner's client, logged in: it reads its own checks and, as the owner, lands
+   * @param landing pushes as this runner's account
+   */
+  public QueuePass(
+      XrpcClient runner,
+      Accounts accounts,
+      RepoPass.SnapshotReaders readers,
+      PullPass.HeadRepos heads,
+      StateStore state,
+      CheckFiler filer,
+      RunPlanner planner,
+      RepoPass.RunSink sink,
+      Cancels cancels,
+      BatchLanding landing,
+      Clock clock,
+      int batch,
+      int depth) {
+    this.runnerDid = runner.did();
+    this.runner = runner;
+    this.accounts = accounts;
+    this.readers = readers;
+    this.heads = heads;
+    this.state = state;
+    this.filer = filer;
+    this.planner = planner;
+    this.sink = sink;
+    this.cancels = cancels;
+    this.landing = landing;
+    this.clock = clock;
+    this.batch = batch;
+    this.depth = depth;
+  }
+
+  /**
+   * Reads the repository's queue records, before the pulls step, so that the pulls queued do not
+   * run on their own. A repository this runner does not land reads none.
+   */
+  public Queue read(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
+    String ownerDid = repo.id().ownerDid();
+    if (!runnerDid.equals(ownerDid)) {
+      if (names(snap.repo().raw().path("runners"), runnerDid)) {
+        LOG.debug(
+            "{}: its queue is not landed here: this runner's account does not write to it, and a"
+                + " runner that does not lands only through the gateway, which is not built",
+            repo.label());
+      }
+      return new Queue(false, List.of());
+    }
+    List<String> writers = new ArrayList<>();
+    writers.add(ownerDid);
+    snap.repo().raw().path("collaborators").forEach(n -> writers.add(n.asText()));
+    String prefix = repo.id().repoKey() + ".";
+    Map<String, Queued> byPull = new LinkedHashMap<>();
+    List<Queued> all = new ArrayList<>();
+    for (String did : writers) {
+      List<Record> records;
+      try {
+        records =
+            PullReader.scan(
+                did.equals(ownerDid) ? owner : accounts.of(did), did, COLLECTION, prefix);
+      } catch (IOException e) {
+        // A collaborator's PDS down leaves their queue records out of this pass, not the rest.
+        LOG.warn("{}: queue records of {} not read: {}", repo.label(), did, e.getMessage());
+        continue;
+      }
+      for (Record r : records) {
+        JsonNode pull = r.value().path("pull");
+        if (!pull.isTextual() || !pull.asText().startsWith("at://")) {
+          LOG.warn("{}: queue record {} of {} passed over: no pull", repo.label(), r.rkey(), did);
+          continue;
+        }
+        all.add(new Queued(pull.asText(), r.rkey().substring(prefix.length())));
+      }
+    }
+    // Queue order is the records' TIDs; a pull named twice is queued once, at the older.
+    all.sort(java.util.Comparator.comparing(Queued::tid));
+    for (Queued q : all) {
+      byPull.putIfAbsent(q.pull(), q);
+    }
+    return new Queue(true, List.copyOf(byPull.values()));
+  }
+
+  /**
+   * Works the queue of every branch with queued pulls or batches under way.
+   *
+   * @param open every open pull the pulls step found, queued ones included
+   * @param sync the repository's mirror, synced with {@code snap}
+   */
+  public void run(
+      Watched repo,
+      XrpcClient owner,
+      Snapshot snap,
+      Queue queue,
+      List<PullPass.Found> open,
+      PullPass.MirrorSync sync,
+      Consumer<String> stage)
+      throws IOException {
+    if (!queue.lands()) {
+      return;
+    }
+    Map<String, PullPass.Found> byUri = new LinkedHashMap<>();
+    open.forEach(f -> byUri.put(f.pull().uri(), f));
+    RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
+    Map<String, List<Pull>> byBranch = new LinkedHashMap<>();
+    Set<String> stillEjected = new HashSet<>();
+    for (Queued q : queue.entries()) {
+      PullPass.Found f = byUri.get(q.pull());
+      if (f == null || f.pull().draft()) {
+        continue; // closed, gone, or a draft: not queued
+      }
+      String head = f.at().head();
+      if (head.equals(before.ejected().get(q.pull()))) {
+        stillEjected.add(q.pull());
+        continue; // ejected at this head: back only when its head moves
+      }
+      byBranch
+          .computeIfAbsent(f.pull().base().ref(), k -> new ArrayList<>())
+          .add(new Pull(q.pull(), head));
+    }
+    for (String uri : before.ejected().keySet()) {
+      if (!stillEjected.contains(uri)) {
+        state.update(repo.stateKey(), s -> s.withoutEjected(uri));
+      }
+    }
+    Set<String> branches = new LinkedHashSet<>(byBranch.keySet());
+    branches.addAll(before.queues().keySet());
+    for (String branch : branches) {
+      stage.accept("working the merge queue of " + branch);
+      new Branch(repo, owner, snap, branch, byBranch.getOrDefault(branch, List.of()), byUri, sync)
+          .work();
+    }
+  }
+
+  /** One branch's queue in one pass. */
+  private final class Branch {
+    final Watched repo;
+    final XrpcClient owner;
+    Snapshot snap;
+    final String ref;
+    final List<Pull> queued;
+    final Map<String, PullPass.Found> open;
+    final PullPass.MirrorSync sync;
+    QueueState s;
+    final Deque<Step> steps = new ArrayDeque<>();
+
+    Branch(
+        Watched repo,
+        XrpcClient owner,
+        Snapshot snap,
+        String ref,
+        List<Pull> queued,
+        Map<String, PullPass.Found> open,
+        PullPass.MirrorSync sync) {
+      this.repo = repo;
+      this.owner = owner;
+      this.snap = snap;
+      this.ref = ref;
+      this.queued = queued;
+      this.open = open;
+      this.sync = sync;
+      this.s =
+          state
+              .load(repo.stateKey())
+              .map(r -> r.queues().get(ref))
+              .orElse(QueueState.empty(ref));
+    }
+
+    String tip() {
+      return snap.liveRefs().containsKey(ref) ? snap.liveRefs().get(ref).target() : null;
+    }
+
+    void work() throws IOException {
+      String tip = tip();
+      if (tip == null) {
+        LOG.info("{}: {} is gone; its merge queue is dropped", repo.label(), ref);
+        apply(QueuePlan.landRefused(s, "0".repeat(40)));
+        drain();
+        return;
+      }
+      if (resumed.add(repo.stateKey() + " " + ref) && !s.running().isEmpty()) {
+        Batch first = s.running().get(0);
+        if (tip.equals(first.tip())) {
+          // It landed before the stop: adopted, never pushed again; its pulls marked merged.
+          LOG.info("{}: batch {} landed before a stop; adopted", repo.label(), first.id());
+          landing.adopt(repo.id().ownerDid(), repo.id().repoKey(), first);
+        }
+        apply(QueuePlan.resume(s, tip));
+      }
+      // How the batches checking ended, in landing order.
+      for (Batch b : List.copyOf(s.running())) {
+        if (b.status() != QueueState.Status.CHECKING || !s.running().contains(b)) {
+          continue;
+        }
+        if (steps.stream().anyMatch(st -> st instanceof Check c && c.batch().id() == b.id())) {
+          continue;
+        }
+        Ended e = ended(b);
+        if (e == Ended.PASSED) {
+          LOG.info("{}: batch {} on {} passed", repo.label(), b.id(), ref);
+          apply(QueuePlan.passed(s, b.id()));
+        } else if (e == Ended.FAILED) {
+          LOG.info("{}: batch {} on {} failed", repo.label(), b.id(), ref);
+          apply(QueuePlan.failed(s, b.id()));
+        }
+      }
+      drain();
+      // Fill again until nothing new is due: a batch built ahead needs the tip before it.
+      for (int i = 0; i < 4 * depth + 4; i++) {
+        String now = tip();
+        if (now == null) {
+          return;
+        }
+        Outcome o = QueuePlan.fill(s, queued(), now, batch, depth);
+        if (o.steps().isEmpty()) {
+          save(o.state());
+          return;
+        }
+        apply(o);
+        drain();
+      }
+    }
+
+    /** The queued pulls not ejected in this pass. */
+    List<Pull> queued() {
+      RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
+      return queued.stream().filter(p -> !p.head().equals(now.ejected().get(p.uri()))).toList();
+    }
+
+    void apply(Outcome o) {
+      save(o.state());
+      steps.addAll(o.steps());
+    }
+
+    void save(QueueState next) {
+      s = next;
+      state.update(repo.stateKey(), r -> r.withQueue(next));
+    }
+
+    void drain() throws IOException {
+      while (!steps.isEmpty()) {
+        Step step = steps.poll();
+        if (step instanceof Build b) {
+          build(b.batch());
+        } else if (step instanceof Check c) {
+          check(c.batch());
+        } else if (step instanceof Land l) {
+          land(l.batch());
+        } else if (step instanceof Eject e) {
+          eject(e);
+        } else if (step instanceof Cancel c) {
+          cancel(c.batch(), c.why());
+        }
+      }
+    }
+
+    void build(Batch b) throws IOException {
+      Mirror mirror = sync.mirror();
+      List<MergeCommits.Queued> pulls = new ArrayList<>();
+      for (Pull p : b.pulls()) {
+        PullPass.Found f = open.get(p.uri());
+        if (f.headRepo() != snap && !mirror.git().has(p.head())) {
+          mirror.fetch(f.headRepo(), heads.fetcher(f.pull().head().did()), List.of(p.head()));
+        }
+        pulls.add(new MergeCommits.Queued(p.uri(), p.head(), f.pull().head().ref()));
+      }
+      MergeCommits.Stack made = MergeCommits.stack(mirror.git(), b.base(), ref, pulls);
+      if (made instanceof MergeCommits.StackConflict c) {
+        Pull p = b.pulls().get(c.index());
+        LOG.info("{}: batch {}: {} conflicts in {}", repo.label(), b.id(), p.uri(), c.files());
+        apply(QueuePlan.conflict(s, b.id(), p, c.files()));
+        return;
+      }
+      String tip = ((MergeCommits.Stacked) made).tip();
+      save(QueuePlan.built(s, b.id(), tip));
+      fileAndRun(mirror, s.running().stream().filter(x -> x.id() == b.id()).findFirst().get());
+    }
+
+    /** Files every check of the batch at its tip, then hands its runs to the job pool. */
+    void fileAndRun(Mirror mirror, Batch b) throws IOException {
+      WorkflowSet set = CommitFiles.workflowSet(mirror.git(), b.tip());
+      java.time.Instant now = clock.instant();
+      boolean next = s.running().get(0).id() == b.id();
+      boolean trusted =
+          b.pulls().stream()
+              .allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
+      String note =
+          "merge-queue batch "
+              + b.id()
+              + (b.foundBy() != 0 ? " (halving batch " + b.foundBy() + ")" : "")
+              + " of "
+              + b.pulls().size()
+              + " pulls: "
+              + String.join(" ", b.pulls().stream().map(Pull::uri).toList());
+      int filed = 0;
+      for (WorkflowError e : set.errors()) {
+        filer.file(
+            CheckKeys.queue(
+                repo.id().ownerDid(), repo.id().repoKey(), ref, b.tip(), b.base(), e.name()),
+            new CheckRecord(
+                repo.repoUri(),
+                ref,
+                b.tip(),
+                b.base(),
+                null,
+                e.name(),
+                CheckStatus.ERROR,
+                now,
+                null,
+                now,
+                List.of(),
+                null,
+                List.of(),
+                e.message()));
+        filed++;
+      }
+      List<PlannedRun> runs = new ArrayList<>();
+      for (Workflow w : set.workflows()) {
+        if (!w.runsOnPullInto(ref) || !w.runsOnRunner(runnerDid)) {
+          continue;
+        }
+        PlannedRun run =
+            planner.batch(
+                repo,
+                mirror.dir(),
+                w,
+                ref,
+                b.base(),
+                b.tip(),
+                RunClasses.forBatch(next),
+                trusted,
+                note,
+                now);
+        filer.file(run.rkey(), run.check());
+        runs.add(run);
+        filed++;
+      }
+      LOG.info(
+          "{}: batch {} on {} at {} ({} pulls on {}): {} checks filed, {} to run",
+          repo.label(),
+          b.id(),
+          ref,
+          b.tip().substring(0, 12),
+          b.pulls().size(),
+          b.base().substring(0, 12),
+          filed,
+          runs.size());
+      runIds.put(batchKey(b), runs.stream().map(PlannedRun::runId).toList());
+      if (filed == 0) {
+        apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail
+      } else if (!set.errors().isEmpty()) {
+        apply(QueuePlan.failed(s, b.id()));
+        return;
+      }
+      runs.forEach(sink::submit);
+    }
+
+    /** After a restart: a batch whose checks all passed is adopted; otherwise it runs again. */
+    void check(Batch b) throws IOException {
+      Map<String, CheckRecord> checks = checks(b);
+      if (!checks.isEmpty()
+          && checks.values().stream().allMatch(c -> c.status() == CheckStatus.SUCCESS)) {
+        LOG.info("{}: batch {} passed before a stop; its checks adopted", repo.label(), b.id());
+        apply(QueuePlan.passed(s, b.id()));
+        return;
+      }
+      LOG.info("{}: batch {} was checking at a stop; it runs again", repo.label(), b.id());
+      fileAndRun(sync.mirror(), b);
+    }
+
+    void land(Batch b) throws IOException {
+      snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+      BatchLanding.Landed landed = landing.land(snap, sync.mirror().git(), ref, b);
+      if (landed instanceof BatchLanding.Pushed) {
+        LOG.info(
+            "{}: batch {} landed on {} at {}: {}",
+            repo.label(),
+            b.id(),
+            ref,
+            b.tip().substring(0, 12),
+            b.pulls().stream().map(Pull::uri).toList());
+        runIds.remove(batchKey(b));
+        snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+        apply(QueuePlan.landed(s, b.id()));
+        return;
+      }
+      snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+      String now = tip();
+      LOG.info(
+          "{}: batch {} not landed ({}); rebuilt on {}",
+          repo.label(),
+          b.id(),
+          ((BatchLanding.Refused) landed).why(),
+          now);
+      apply(QueuePlan.landRefused(s, now == null ? "0".repeat(40) : now));
+    }
+
+    void eject(Eject e) throws IOException {
+      PullPass.Found f = open.get(e.pull().uri());
+      String base = tip() == null ? "0".repeat(40) : tip();
+      String headRef = f == null ? ref : f.pull().head().ref();
+      RunPlanner.PullSubject subject =
+          new RunPlanner.PullSubject(
+              e.pull().uri(), headRef, e.pull().head(), ref, base, e.pull().head());
+      filer.file(
+          RunPlanner.pullKey(repo, subject, EJECTED),
+          RunPlanner.pullCheck(
+              repo, subject, EJECTED, CheckStatus.FAILURE, List.of(), e.why(), clock.instant()));
+      state.update(repo.stateKey(), r -> r.withEjected(e.pull().uri(), e.pull().head()));
+      LOG.info("{}: {} {}", repo.label(), e.pull().uri(), e.why());
+    }
+
+    void cancel(Batch b, String why) {
+      LOG.info("{}: batch {} on {} cancelled: {}", repo.label(), b.id(), ref, why);
+      for (String id : runIds.getOrDefault(batchKey(b), List.of())) {
+        cancels.cancel(id, CancelReason.BATCH_DROPPED);
+      }
+      runIds.remove(batchKey(b));
+    }
+
+    String batchKey(Batch b) {
+      return repo.stateKey() + " " + ref + " " + b.id() + " " + b.tip();
+    }
+
+    /** How the batch's runs stand, read from its checks in this runner's account. */
+    Ended ended(Batch b) throws IOException {
+      Map<String, CheckRecord> checks = checks(b);
+      if (checks.isEmpty()) {
+        return Ended.RUNNING;
+      }
+      boolean running = false;
+      for (CheckRecord c : checks.values()) {
+        switch (c.status()) {
+          case SUCCESS -> {}
+          case QUEUED, RUNNING -> running = true;
+          case CANCELLED -> {
+            // Cancelled by a stop or by hand: not a verdict on the pulls; run again.
+            return Ended.RUNNING;
+          }
+          default -> {
+            return Ended.FAILED;
+          }
+        }
+      }
+      return running ? Ended.RUNNING : Ended.PASSED;
+    }
+
+    Map<String, CheckRecord> checks(Batch b) throws IOException {
+      String prefix =
+          CheckKeys.queuePrefix(repo.id().ownerDid(), repo.id().repoKey(), ref)
+              + b.tip()
+              + "."
+              + b.base()
+              + ".";
+      Map<String, CheckRecord> out = new LinkedHashMap<>();
+      for (Record r : PullReader.scan(runner, runnerDid, CheckRecord.COLLECTION, prefix)) {
+        out.put(r.rkey(), CheckRecord.fromJson(r.value()));
+      }
+      return out;
+    }
+  }
+
+  private enum Ended {
+    RUNNING,
+    PASSED,
+    FAILED
+  }
+
+  private static boolean names(JsonNode runners, String did) {
+    for (JsonNode n : runners) {
+      if (did.equals(n.asText())) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
