@@ -66,7 +66,17 @@ public record RepoState(
       SortedMap<LocalDate, Long> used,
       SortedMap<LocalDate, Long> usedPrivate) {
     this(
-        refs, pulls, rerun, asked, askedOnly, passed, dropped, wanted, used, usedPrivate, null,
+        refs,
+        pulls,
+        rerun,
+        asked,
+        askedOnly,
+        passed,
+        dropped,
+        wanted,
+        used,
+        usedPrivate,
+        null,
         null);
   }
 

@@ -104,8 +104,8 @@ public final class PullPass {
    *
    * @param landsQueue whether this runner lands the repository's queue: pulls not queued then rank
    *     Later and run again only as their head moves, not their base
-   * @param queued the pulls in the queue, by AT-URI: they do not run on their own, their batch
-   *     is their run
+   * @param queued the pulls in the queue, by AT-URI: they do not run on their own, their batch is
+   *     their run
    */
   public record Held(boolean landsQueue, java.util.Set<String> queued) {
     public Held {

@@ -35,7 +35,6 @@ import dev.knotless.storage.merge.CommitFiles;
 import dev.knotless.storage.merge.MergeCommits;
 import dev.knotless.storage.merge.PullReader;
 import dev.knotless.storage.mirror.Mirror;
-import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -61,9 +60,9 @@ import org.slf4j.LoggerFactory;
  * that broke it with a check saying why. The plan is kept in the state after every step, so a stop
  * at any point resumes with {@link QueuePlan#resume}: nothing lands twice or half.
  *
- * <p>Only the repository's owner writes to it without the gateway, so this runner lands a queue only
- * when it runs as the owner's account. Thread-safe for passes of different repositories; the doors
- * never run two passes of one repository at once.
+ * <p>Only the repository's owner writes to it without the gateway, so this runner lands a queue
+ * only when it runs as the owner's account. Thread-safe for passes of different repositories; the
+ * doors never run two passes of one repository at once.
  */
 public final class QueuePass {
 
@@ -284,10 +283,7 @@ public final class QueuePass {
       this.open = open;
       this.sync = sync;
       this.s =
-          state
-              .load(repo.stateKey())
-              .map(r -> r.queues().get(ref))
-              .orElse(QueueState.empty(ref));
+          state.load(repo.stateKey()).map(r -> r.queues().get(ref)).orElse(QueueState.empty(ref));
     }
 
     String tip() {
@@ -406,8 +402,7 @@ public final class QueuePass {
       java.time.Instant now = clock.instant();
       boolean next = s.running().get(0).id() == b.id();
       boolean trusted =
-          b.pulls().stream()
-              .allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
+          b.pulls().stream().allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
       String note =
           "merge-queue batch "
               + b.id()

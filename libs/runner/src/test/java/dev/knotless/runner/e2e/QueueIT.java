@@ -1,0 +1,304 @@
+package dev.knotless.runner.e2e;
+
+import static dev.knotless.runner.e2e.MergeGateIT.tip;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Tid;
+import dev.knotless.atproto.Write;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.queue.QueuePass;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.merge.PullReader;
+import dev.knotless.testing.LocalDocker;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessAppview;
+import dev.knotless.testing.infra.OwnerRepo;
+import dev.knotless.testing.infra.PullAuthor;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The merge queue on a real runner ({@code --pulls --queue}, the docker executor) logged in as the
+ * repository's owner: queued pulls stacked in batches, checked once at the batch's tip, landed in
+ * one push each, a failing batch halved until the pull that broke it is ejected, and a direct push
+ * under a running batch making it be rebuilt rather than land stale.
+ */
+@WithPds
+class QueueIT {
+
+  private static final String MAIN = "refs/heads/main";
+
+  @BeforeAll
+  static void daemon() {
+    LocalDocker.ensure();
+  }
+
+  /** The owner's repository, its pulls and the runner landing its queue. */
+  private static final class Setup implements AutoCloseable {
+    final PdsInstance pds;
+    final HarnessAppview appview;
+    final OwnerRepo repo;
+    final RunnerHarness runner;
+    final List<String> pulls = new ArrayList<>();
+    final Map<String, String> heads = new LinkedHashMap<>();
+    String base;
+
+    Setup(PdsInstance pds, Path tmp, String step) throws Exception {
+      this.pds = pds;
+      appview = HarnessAppview.start(pds.pdsUrl());
+      repo = new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
+      repo.commit(
+          Map.of(
+              "README.md",
+              "hello\n",
+              ".knotless/workflows/ci.yml",
+              "on: {pull: {base: [refs/heads/main]}}\n"
+                  + "image: knotless-test/busybox:1\n"
+                  + "steps: [{name: build, run: '"
+                  + step
+                  + "'}]\n"));
+      repo.push("main");
+      runner = new RunnerHarness(pds, tmp.resolve("runner"), repo.account);
+      runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+    }
+
+    /** Pulls p1..pN of the owner's, each adding its own file; those in {@code broken} break. */
+    void open(int n, Set<Integer> broken) throws Exception {
+      for (int i = 1; i <= n; i++) {
+        String name = "p" + i;
+        repo.git("checkout", "-q", "-b", name, "main");
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(name + ".txt", name + "\n");
+        if (broken.contains(i)) {
+          files.put("broken.txt", "this breaks the build\n");
+        }
+        String head = repo.commit(files);
+        repo.push(name);
+        repo.git("checkout", "-q", "main");
+        String uri = new PullAuthor(repo).open(repo, "main", repo, name);
+        pulls.add(uri);
+        heads.put(uri, head);
+      }
+      // main moves past where the branches start: each pull is stacked as a merge commit.
+      base = repo.commit(Map.of("docs.md", "docs\n"));
+      repo.push("main");
+    }
+
+    /** Queues every pull, in order, in one write of the owner's. */
+    void queueAll() throws Exception {
+      List<Write> writes = new ArrayList<>();
+      for (String uri : pulls) {
+        ObjectNode v = JsonNodeFactory.instance.objectNode();
+        v.put("pull", uri);
+        v.put("createdAt", java.time.Instant.now().toString());
+        writes.add(Write.create(QueuePass.COLLECTION, repo.key() + "." + Tid.next(), v));
+      }
+      repo.client.applyWrites(repo.account.did(), writes);
+    }
+
+    void start() throws Exception {
+      runner.start(List.of("--executor", "docker", "--pulls", "--queue"), repo.label());
+    }
+
+    /** Every batch check, by record key. */
+    Map<String, CheckRecord> batchChecks() throws Exception {
+      String prefix = CheckKeys.queuePrefix(repo.account.did(), repo.key(), MAIN);
+      Map<String, CheckRecord> out = new LinkedHashMap<>();
+      runner
+          .checks(repo)
+          .forEach(
+              (k, v) -> {
+                if (k.startsWith(prefix)) {
+                  out.put(k, v);
+                }
+              });
+      return out;
+    }
+
+    Set<String> merged() throws Exception {
+      Set<String> out = new LinkedHashSet<>();
+      PullReader.scan(
+              XrpcClient.create(pds.pdsUrl()),
+              repo.account.did(),
+              "dev.knotless.state",
+              repo.key() + ".")
+          .forEach(
+              r -> {
+                if (r.value().path("state").asText().equals("merged")) {
+                  out.add(r.value().path("pull").asText());
+                }
+              });
+      return out;
+    }
+
+    long generation() throws Exception {
+      return new SnapshotReader(
+              XrpcClient.create(pds.pdsUrl()),
+              StorageCache.at(
+                  java.nio.file.Files.createTempDirectory("gen-cache"), Clock.systemUTC()),
+              Clock.systemUTC())
+          .read(repo.address, SnapshotReader.Packs.NONE)
+          .liveRefs()
+          .get(MAIN)
+          .generation();
+    }
+
+    /** Git in the runner's mirror of the repository, where the batches were made. */
+    String mirror(String... args) throws Exception {
+      return dev.knotless.storage.mirror.Mirror.open(
+              runner.dir.resolve("cache"), repo.account.did(), repo.key())
+          .git()
+          .text(args);
+    }
+
+    @Override
+    public void close() throws Exception {
+      runner.close();
+      appview.close();
+    }
+  }
+
+  @Test
+  void eightPullsWithTheFifthBrokenLandSevenInCheckedPushesAndEjectTheFifthInFiveBatchRuns(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    long started = System.nanoTime();
+    try (Setup q = new Setup(pds, tmp, "test ! -e broken.txt")) {
+      q.open(8, Set.of(5));
+      long before = q.generation();
+      q.queueAll();
+      q.start();
+      String broken = q.pulls.get(4);
+      RunnerHarness.await(
+          "7 pulls merged and the fifth ejected (merged so far: %s)",
+          () -> {
+            try {
+              return q.merged().size() == 7
+                  && q.runner.pullChecks(q.repo, broken).values().stream()
+                      .anyMatch(c -> c.workflow().equals(QueuePass.EJECTED));
+            } catch (Exception e) {
+              return false;
+            }
+          },
+          () -> {
+            try {
+              return String.valueOf(q.merged().size());
+            } catch (Exception e) {
+              return e.toString();
+            }
+          });
+      Set<String> merged = q.merged();
+      assertFalse(merged.contains(broken), "the broken pull is not merged");
+      assertEquals(7, merged.size());
+
+      CheckRecord ejected =
+          q.runner.pullChecks(q.repo, broken).values().stream()
+              .filter(c -> c.workflow().equals(QueuePass.EJECTED))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(CheckStatus.FAILURE, ejected.status());
+      assertTrue(
+          ejected.note().startsWith("ejected from the merge queue: batch 1 failed, and halving it"),
+          ejected.note());
+      assertEquals(q.heads.get(broken), ejected.commit());
+
+      // Bisection, not a run a pull: [1-8] fails, [1-4] lands, [5,6] fails, [5] is ejected,
+      // [6-8] lands.
+      Map<String, CheckRecord> batches = q.batchChecks();
+      List<CheckRecord> passed =
+          batches.values().stream().filter(c -> c.status() == CheckStatus.SUCCESS).toList();
+      assertEquals(5, batches.size(), "five batch runs: " + batches.values());
+      assertEquals(2, passed.size(), "two batches passed: " + batches.values());
+
+      // Each push landed a batch's tip that was checked, and nothing else moved main.
+      String main = tip(pds, q.repo, "main");
+      assertEquals(before + passed.size(), q.generation(), "one push a passing batch");
+      assertTrue(
+          passed.stream().anyMatch(c -> c.commit().equals(main)),
+          "main is at the tip of a batch that passed");
+      for (CheckRecord c : passed) {
+        String ancestors = q.mirror("rev-list", "--first-parent", main);
+        assertTrue(ancestors.contains(c.commit()), "each passing tip is on main: " + c.commit());
+      }
+      String tree = q.mirror("ls-tree", "--name-only", main);
+      for (int i = 1; i <= 8; i++) {
+        assertEquals(i != 5, tree.contains("p" + i + ".txt"), "p" + i + " in " + tree);
+      }
+      assertFalse(tree.contains("broken.txt"), tree);
+      System.out.printf(
+          "QueueIT: 8 pulls, 1 broken: %d batch runs, %d pushes, %.1f s%n",
+          batches.size(), passed.size(), (System.nanoTime() - started) / 1e9);
+    }
+  }
+
+  @Test
+  void aDirectPushUnderARunningBatchRebuildsItAndNothingStaleLands(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    // The batch's step waits for the test to push directly: it runs until a file is on main.
+    try (Setup q = new Setup(pds, tmp, "test -e direct.txt || sleep 600")) {
+      q.open(2, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      q.start();
+      RunnerHarness.await(
+          "the first batch to be running",
+          () -> {
+            try {
+              return q.batchChecks().values().stream()
+                  .anyMatch(c -> c.status() == CheckStatus.RUNNING);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      String stale = q.batchChecks().values().iterator().next().commit();
+      String direct = q.repo.commit(Map.of("direct.txt", "pushed past the queue\n"));
+      q.repo.push("main");
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      String main = tip(pds, q.repo, "main");
+      assertNotEquals(stale, main, "the batch built on the old tip did not land");
+      assertEquals(before + 2, q.generation(), "the direct push and one landing");
+      assertTrue(
+          q.mirror("rev-list", "--first-parent", main).contains(direct),
+          "the batch was rebuilt on the direct push");
+      CheckRecord staleCheck =
+          q.batchChecks().values().stream()
+              .filter(c -> c.commit().equals(stale))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(CheckStatus.CANCELLED, staleCheck.status(), String.valueOf(staleCheck));
+      CheckRecord landed =
+          q.batchChecks().values().stream()
+              .filter(c -> c.commit().equals(main))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(CheckStatus.SUCCESS, landed.status());
+      assertEquals(direct, landed.baseCommit());
+    }
+  }
+}
