@@ -266,6 +266,8 @@ public final class QueuePass {
     final PullPass.MirrorSync sync;
     QueueState s;
     final Deque<Step> steps = new ArrayDeque<>();
+    // Pulls landed in this pass: merged now, though the pass read them open.
+    final Set<String> landedHere = new HashSet<>();
 
     Branch(
         Watched repo,
@@ -344,7 +346,10 @@ public final class QueuePass {
     /** The queued pulls not ejected in this pass. */
     List<Pull> queued() {
       RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
-      return queued.stream().filter(p -> !p.head().equals(now.ejected().get(p.uri()))).toList();
+      return queued.stream()
+          .filter(
+              p -> !landedHere.contains(p.uri()) && !p.head().equals(now.ejected().get(p.uri())))
+          .toList();
     }
 
     void apply(Outcome o) {
@@ -499,6 +504,7 @@ public final class QueuePass {
             b.tip().substring(0, 12),
             b.pulls().stream().map(Pull::uri).toList());
         runIds.remove(batchKey(b));
+        b.pulls().forEach(p -> landedHere.add(p.uri()));
         snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
         apply(QueuePlan.landed(s, b.id()));
         return;

@@ -162,6 +162,24 @@ class QueueIT {
           .generation();
     }
 
+    /** Waits until the runner's state holds no batch under way on main. */
+    void awaitIdle() throws Exception {
+      String key = repo.account.did() + "/" + repo.key();
+      RunnerHarness.await(
+          "the queue of main to be idle",
+          () -> {
+            try {
+              return new dev.knotless.runner.state.JsonStateStore(runner.state())
+                  .load(key)
+                  .map(s -> s.queues().get(MAIN))
+                  .map(m -> m.running().isEmpty() && m.pending().isEmpty())
+                  .orElse(false);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+    }
+
     /** Git in the runner's mirror of the repository, where the batches were made. */
     String mirror(String... args) throws Exception {
       return dev.knotless.storage.mirror.Mirror.open(
@@ -205,6 +223,7 @@ class QueueIT {
               return e.toString();
             }
           });
+      q.awaitIdle();
       Set<String> merged = q.merged();
       assertFalse(merged.contains(broken), "the broken pull is not merged");
       assertEquals(7, merged.size());
@@ -280,6 +299,7 @@ class QueueIT {
               return false;
             }
           });
+      q.awaitIdle();
       String main = tip(pds, q.repo, "main");
       assertNotEquals(stale, main, "the batch built on the old tip did not land");
       assertEquals(before + 2, q.generation(), "the direct push and one landing");
