@@ -150,6 +150,59 @@ class QueueIT {
       return out;
     }
 
+    /** Every merged state record of the owner's, repeats included. */
+    long mergedRecords() throws Exception {
+      return PullReader.scan(
+              XrpcClient.create(pds.pdsUrl()),
+              repo.account.did(),
+              "dev.knotless.state",
+              repo.key() + ".")
+          .stream()
+          .filter(r -> r.value().path("state").asText().equals("merged"))
+          .count();
+    }
+
+    /**
+     * What the runner's state holds after a stop between a batch passing and its landing push: the
+     * queued pulls stacked on main in the runner's mirror, as it would have made them, and the
+     * batch at that tip marked passed.
+     */
+    String passedAtStop() throws Exception {
+      Clock clock = Clock.systemUTC();
+      StorageCache cache = StorageCache.at(runner.dir.resolve("cache"), clock);
+      XrpcClient reader = XrpcClient.create(pds.pdsUrl());
+      dev.knotless.storage.Snapshot snap =
+          new SnapshotReader(reader, cache, clock).read(repo.address, SnapshotReader.Packs.NONE);
+      dev.knotless.storage.mirror.Mirror m =
+          dev.knotless.storage.mirror.Mirror.open(cache.dir(), repo.account.did(), repo.key());
+      m.sync(snap, new dev.knotless.storage.fetch.Fetcher(reader, cache, clock));
+      List<dev.knotless.storage.merge.MergeCommits.Queued> queued = new ArrayList<>();
+      List<dev.knotless.runner.queue.QueueState.Pull> batch = new ArrayList<>();
+      for (int i = 0; i < pulls.size(); i++) {
+        String uri = pulls.get(i);
+        queued.add(
+            new dev.knotless.storage.merge.MergeCommits.Queued(
+                uri, heads.get(uri), "refs/heads/p" + (i + 1)));
+        batch.add(new dev.knotless.runner.queue.QueueState.Pull(uri, heads.get(uri)));
+      }
+      String tip =
+          ((dev.knotless.storage.merge.MergeCommits.Stacked)
+                  dev.knotless.storage.merge.MergeCommits.stack(m.git(), base, MAIN, queued))
+              .tip();
+      dev.knotless.runner.queue.QueueState q =
+          new dev.knotless.runner.queue.QueueState(
+              MAIN,
+              List.of(
+                  new dev.knotless.runner.queue.QueueState.Batch(
+                      1, batch, 0, base, tip, dev.knotless.runner.queue.QueueState.Status.PASSED)),
+              List.of(),
+              0,
+              1);
+      new dev.knotless.runner.state.JsonStateStore(runner.state())
+          .update(repo.account.did() + "/" + repo.key(), st -> st.withQueue(q));
+      return tip;
+    }
+
     long generation() throws Exception {
       return new SnapshotReader(
               XrpcClient.create(pds.pdsUrl()),
@@ -319,6 +372,42 @@ class QueueIT {
               .orElseThrow();
       assertEquals(CheckStatus.SUCCESS, landed.status());
       assertEquals(direct, landed.baseCommit());
+    }
+  }
+
+  @Test
+  void aBatchThatPassedBeforeAStopLandsOnceAtTheNextStartAndOneThatLandedIsAdopted(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (Setup q = new Setup(pds, tmp, "true")) {
+      q.open(3, Set.of());
+      q.queueAll();
+      long before = q.generation();
+      // The runner stopped after the batch passed and before it pushed.
+      String tip = q.passedAtStop();
+      q.start();
+      RunnerHarness.await(
+          "the batch to land",
+          () -> {
+            try {
+              return q.merged().size() == 3;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      assertEquals(tip, tip(pds, q.repo, "main"), "main is at the tip that passed");
+      assertEquals(before + 1, q.generation(), "one push");
+      assertTrue(q.batchChecks().isEmpty(), "a batch that passed is not run again");
+      q.runner.started().get(0).stop();
+
+      // The runner was killed after the push and before its state said so: the next start
+      // finds main at the batch's tip, and adopts it rather than pushing or marking it again.
+      q.passedAtStop();
+      q.start();
+      q.awaitIdle();
+      assertEquals(before + 1, q.generation(), "not pushed again");
+      assertEquals(3, q.mergedRecords(), "each pull marked merged once");
+      assertTrue(q.batchChecks().isEmpty());
     }
   }
 }
