@@ -17,7 +17,6 @@ import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.Executor;
-import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
@@ -254,7 +253,8 @@ public final class Runner implements AutoCloseable {
             () ->
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
             clock,
-            pulls(o, access, state, filer, planner, asked, jobs, cache, clock));
+            dev.knotless.runner.queue.QueueWiring.extras(
+                o, access, state, filer, planner, asked, jobs::submit, jobs::cancel, clock));
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
@@ -277,43 +277,6 @@ public final class Runner implements AutoCloseable {
     r.sealed = sealed;
     r.listen();
     return r;
-  }
-
-  /** The pass's extras: all of them, and with {@code --pulls} the pulls step. */
-  private static PassExtras pulls(
-      RunnerOptions o,
-      PdsAccess access,
-      StateStore state,
-      CheckFiler filer,
-      RunPlanner planner,
-      AskedLedger asked,
-      Jobs jobs,
-      StorageCache cache,
-      Clock clock) {
-    PassExtras all =
-        PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets())
-            .forRunner(access.runner().did());
-    if (!o.pulls()) {
-      return all;
-    }
-    dev.knotless.runner.pulls.PullPass pulls =
-        new dev.knotless.runner.pulls.PullPass(
-            new dev.knotless.runner.pulls.AppviewPulls(XrpcClient.create(o.appview())),
-            access.heads(),
-            state,
-            filer,
-            planner,
-            jobs::submit,
-            cache.dir(),
-            clock,
-            o.pullsOnly(),
-            access.runner().did());
-    return !o.queue()
-        ? all.withPulls(pulls, o.pullsOnly())
-        : all.withPulls(pulls, o.pullsOnly())
-            .withQueue(
-                dev.knotless.runner.queue.QueueWiring.pass(
-                    o, access, state, filer, planner, jobs::submit, jobs::cancel, clock));
   }
 
   /** A batch's run was filed as ended: its repository's pass reads how the batch went. */

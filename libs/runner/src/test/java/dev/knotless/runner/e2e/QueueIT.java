@@ -115,8 +115,10 @@ class QueueIT {
       repo.client.applyWrites(repo.account.did(), writes);
     }
 
-    void start() throws Exception {
-      runner.start(List.of("--executor", "docker", "--pulls", "--queue"), repo.label());
+    void start(String... more) throws Exception {
+      List<String> flags = new ArrayList<>(List.of("--executor", "docker", "--pulls", "--queue"));
+      flags.addAll(List.of(more));
+      runner.start(flags, repo.label());
     }
 
     /** Every batch check, by record key. */
@@ -408,6 +410,38 @@ class QueueIT {
       assertEquals(before + 1, q.generation(), "not pushed again");
       assertEquals(3, q.mergedRecords(), "each pull marked merged once");
       assertTrue(q.batchChecks().isEmpty());
+    }
+  }
+
+  @Test
+  void withDepthTwoTheNextBatchIsBuiltAheadOnTheOneCheckingAndLandsRightAfterIt(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (Setup q = new Setup(pds, tmp, "true")) {
+      q.open(4, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      q.start("--batch", "2");
+      RunnerHarness.await(
+          "four pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 4;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      List<CheckRecord> batches = new ArrayList<>(q.batchChecks().values());
+      assertEquals(2, batches.size(), "two batches of two: " + batches);
+      CheckRecord first =
+          batches.stream().filter(c -> c.baseCommit().equals(q.base)).findFirst().orElseThrow();
+      CheckRecord ahead = batches.stream().filter(c -> c != first).findFirst().orElseThrow();
+      assertEquals(first.commit(), ahead.baseCommit(), "built on the tip of the one before");
+      assertTrue(
+          !ahead.createdAt().isAfter(first.endedAt()),
+          "filed while the first was still checking: " + batches);
+      assertEquals(ahead.commit(), tip(pds, q.repo, "main"));
+      assertEquals(before + 2, q.generation(), "a push a batch");
     }
   }
 }
