@@ -366,17 +366,42 @@ public final class QueuePass {
       while (!steps.isEmpty()) {
         Step step = steps.poll();
         if (step instanceof Build b) {
-          build(b.batch());
+          Batch now = current(b.batch(), false).orElse(null);
+          if (now != null) {
+            build(now);
+          }
         } else if (step instanceof Check c) {
-          check(c.batch());
+          Batch b = current(c.batch(), false).orElse(null);
+          if (b != null) {
+            check(b);
+          }
         } else if (step instanceof Land l) {
-          land(l.batch());
+          // Two batches passing in one pass each ask for the first to land: it lands once.
+          Batch b = current(l.batch(), true).orElse(null);
+          if (b != null) {
+            land(b);
+          }
         } else if (step instanceof Eject e) {
           eject(e);
         } else if (step instanceof Cancel c) {
           cancel(c.batch(), c.why());
         }
       }
+    }
+
+    /**
+     * The batch as the plan holds it now, if a step about it still applies: it is running and, for
+     * a landing, first and passed. A step made stale by one before it is passed over.
+     */
+    java.util.Optional<Batch> current(Batch b, boolean landing) {
+      for (int i = 0; i < s.running().size(); i++) {
+        Batch now = s.running().get(i);
+        if (now.id() == b.id()) {
+          boolean ok = !landing || (i == 0 && now.status() == QueueState.Status.PASSED);
+          return ok ? java.util.Optional.of(now) : java.util.Optional.empty();
+        }
+      }
+      return java.util.Optional.empty();
     }
 
     void build(Batch b) throws IOException {

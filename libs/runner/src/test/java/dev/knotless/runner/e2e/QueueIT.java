@@ -442,6 +442,11 @@ class QueueIT {
           "filed while the first was still checking: " + batches);
       assertEquals(ahead.commit(), tip(pds, q.repo, "main"));
       assertEquals(before + 2, q.generation(), "a push a batch");
+      assertEquals(
+          List.of(),
+          q.batchChecks().values().stream()
+              .filter(c -> c.status() != CheckStatus.SUCCESS)
+              .toList());
     }
   }
 }
