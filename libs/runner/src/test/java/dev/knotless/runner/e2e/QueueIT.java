@@ -449,4 +449,59 @@ class QueueIT {
               .toList());
     }
   }
+
+  @Test
+  void aBatchCutOffByAStopRunsAgainAtTheNextStartAndLandsOnce(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    // The build passes only once the clock is past a moment the test sets: the first run is
+    // still going when the runner stops, and the run after the start passes.
+    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
+    try (Setup q =
+        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+      q.open(2, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      q.start("--stop-wait", "0");
+      RunnerHarness.await(
+          "the batch to be running",
+          () -> {
+            try {
+              return q.batchChecks().values().stream()
+                  .anyMatch(c -> c.status() == CheckStatus.RUNNING);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.runner.started().get(0).stop();
+      assertTrue(
+          java.time.Instant.now().getEpochSecond() < until,
+          "the stop came before the build passed");
+      CheckRecord cut = q.batchChecks().values().iterator().next();
+      // Cancelled, or error when the stop came as its container was starting: cut off, either way.
+      assertTrue(cut.status().ended() && cut.status() != CheckStatus.SUCCESS, String.valueOf(cut));
+      assertEquals(before, q.generation(), "nothing landed");
+      while (java.time.Instant.now().getEpochSecond() <= until) {
+        Thread.sleep(200);
+      }
+      q.start();
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      Map<String, CheckRecord> batches = q.batchChecks();
+      assertEquals(1, batches.size(), "the same batch, at the same tip and base: " + batches);
+      CheckRecord again = batches.values().iterator().next();
+      assertEquals(CheckStatus.SUCCESS, again.status());
+      assertEquals(cut.commit(), again.commit());
+      assertEquals(again.commit(), tip(pds, q.repo, "main"));
+      assertEquals(before + 1, q.generation(), "landed once");
+      assertEquals(2, q.mergedRecords(), "each pull marked merged once");
+    }
+  }
 }
