@@ -464,7 +464,8 @@ public final class QueuePass {
         filed++;
       }
       List<PlannedRun> runs = new ArrayList<>();
-      for (Workflow w : set.workflows()) {
+      // A workflow that does not load fails the batch: nothing else is filed or run.
+      for (Workflow w : set.errors().isEmpty() ? set.workflows() : List.<Workflow>of()) {
         if (!w.runsOnPullInto(ref) || !w.runsOnRunner(runnerDid)) {
           continue;
         }
