@@ -1,7 +1,5 @@
 package dev.knotless.runner.queue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
@@ -22,18 +20,12 @@ import dev.knotless.runner.queue.QueuePlan.Outcome;
 import dev.knotless.runner.queue.QueuePlan.Step;
 import dev.knotless.runner.queue.QueueState.Batch;
 import dev.knotless.runner.queue.QueueState.Pull;
-import dev.knotless.runner.reconcile.RunClasses;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowError;
-import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
-import dev.knotless.storage.merge.CommitFiles;
 import dev.knotless.storage.merge.MergeCommits;
-import dev.knotless.storage.merge.PullReader;
 import dev.knotless.storage.mirror.Mirror;
 import java.io.IOException;
 import java.time.Clock;
@@ -87,23 +79,6 @@ public final class QueuePass {
     void cancel(String runId, CancelReason why);
   }
 
-  /** The pulls queued on a repository, as a pass read them before its pulls step. */
-  public record Queue(boolean lands, List<Queued> entries) {
-    public Queue {
-      entries = List.copyOf(entries);
-    }
-
-    /** What the pulls step holds back: the queued pulls, which run only in their batches. */
-    public PullPass.Held held() {
-      Set<String> uris = new LinkedHashSet<>();
-      entries.forEach(e -> uris.add(e.pull()));
-      return lands ? new PullPass.Held(true, uris) : PullPass.Held.NONE;
-    }
-  }
-
-  /** A queue record: the pull it names, and its TID, which orders the queue. */
-  public record Queued(String pull, String tid) {}
-
   private final String runnerDid;
   private final XrpcClient runner;
   private final Accounts accounts;
@@ -118,6 +93,8 @@ public final class QueuePass {
   private final Clock clock;
   private final int batch;
   private final int depth;
+  private final QueueRecords records;
+  private final BatchChecks checks;
   private final Set<String> resumed = ConcurrentHashMap.newKeySet();
   private final Map<String, List<String>> runIds = new ConcurrentHashMap<>();
 
@@ -153,55 +130,16 @@ public final class QueuePass {
     this.clock = clock;
     this.batch = batch;
     this.depth = depth;
+    this.records = new QueueRecords(runnerDid, accounts);
+    this.checks = new BatchChecks(runner, filer, planner, clock);
   }
 
   /**
    * Reads the repository's queue records, before the pulls step, so that the pulls queued do not
    * run on their own. A repository this runner does not land reads none.
    */
-  public Queue read(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
-    String ownerDid = repo.id().ownerDid();
-    if (!runnerDid.equals(ownerDid)) {
-      if (names(snap.repo().raw().path("runners"), runnerDid)) {
-        LOG.debug(
-            "{}: its queue is not landed here: this runner's account does not write to it, and a"
-                + " runner that does not lands only through the gateway, which is not built",
-            repo.label());
-      }
-      return new Queue(false, List.of());
-    }
-    List<String> writers = new ArrayList<>();
-    writers.add(ownerDid);
-    snap.repo().raw().path("collaborators").forEach(n -> writers.add(n.asText()));
-    String prefix = repo.id().repoKey() + ".";
-    Map<String, Queued> byPull = new LinkedHashMap<>();
-    List<Queued> all = new ArrayList<>();
-    for (String did : writers) {
-      List<Record> records;
-      try {
-        records =
-            PullReader.scan(
-                did.equals(ownerDid) ? owner : accounts.of(did), did, COLLECTION, prefix);
-      } catch (IOException e) {
-        // A collaborator's PDS down leaves their queue records out of this pass, not the rest.
-        LOG.warn("{}: queue records of {} not read: {}", repo.label(), did, e.getMessage());
-        continue;
-      }
-      for (Record r : records) {
-        JsonNode pull = r.value().path("pull");
-        if (!pull.isTextual() || !pull.asText().startsWith("at://")) {
-          LOG.warn("{}: queue record {} of {} passed over: no pull", repo.label(), r.rkey(), did);
-          continue;
-        }
-        all.add(new Queued(pull.asText(), r.rkey().substring(prefix.length())));
-      }
-    }
-    // Queue order is the records' TIDs; a pull named twice is queued once, at the older.
-    all.sort(java.util.Comparator.comparing(Queued::tid));
-    for (Queued q : all) {
-      byPull.putIfAbsent(q.pull(), q);
-    }
-    return new Queue(true, List.copyOf(byPull.values()));
+  public QueueRecords.Queue read(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
+    return records.read(repo, owner, snap);
   }
 
   /**
@@ -214,7 +152,7 @@ public final class QueuePass {
       Watched repo,
       XrpcClient owner,
       Snapshot snap,
-      Queue queue,
+      QueueRecords.Queue queue,
       List<PullPass.Found> open,
       PullPass.MirrorSync sync,
       Consumer<String> stage)
@@ -227,7 +165,7 @@ public final class QueuePass {
     RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
     Map<String, List<Pull>> byBranch = new LinkedHashMap<>();
     Set<String> stillEjected = new HashSet<>();
-    for (Queued q : queue.entries()) {
+    for (QueueRecords.Queued q : queue.entries()) {
       PullPass.Found f = byUri.get(q.pull());
       if (f == null || f.pull().draft()) {
         continue; // closed, gone, or a draft: not queued
@@ -317,11 +255,11 @@ public final class QueuePass {
         if (steps.stream().anyMatch(st -> st instanceof Check c && c.batch().id() == b.id())) {
           continue;
         }
-        Ended e = ended(b);
-        if (e == Ended.PASSED) {
+        BatchChecks.Ended e = checks.ended(repo, ref, b);
+        if (e == BatchChecks.Ended.PASSED) {
           LOG.info("{}: batch {} on {} passed", repo.label(), b.id(), ref);
           apply(QueuePlan.passed(s, b.id()));
-        } else if (e == Ended.FAILED) {
+        } else if (e == BatchChecks.Ended.FAILED) {
           LOG.info("{}: batch {} on {} failed", repo.label(), b.id(), ref);
           apply(QueuePlan.failed(s, b.id()));
         }
@@ -428,88 +366,25 @@ public final class QueuePass {
 
     /** Files every check of the batch at its tip, then hands its runs to the job pool. */
     void fileAndRun(Mirror mirror, Batch b) throws IOException {
-      WorkflowSet set = CommitFiles.workflowSet(mirror.git(), b.tip());
-      java.time.Instant now = clock.instant();
       boolean next = s.running().get(0).id() == b.id();
       boolean trusted =
           b.pulls().stream().allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
-      String note =
-          "merge-queue batch "
-              + b.id()
-              + (b.foundBy() != 0 ? " (halving batch " + b.foundBy() + ")" : "")
-              + " of "
-              + b.pulls().size()
-              + " pulls: "
-              + String.join(" ", b.pulls().stream().map(Pull::uri).toList());
-      int filed = 0;
-      for (WorkflowError e : set.errors()) {
-        filer.file(
-            CheckKeys.queue(
-                repo.id().ownerDid(), repo.id().repoKey(), ref, b.tip(), b.base(), e.name()),
-            new CheckRecord(
-                repo.repoUri(),
-                ref,
-                b.tip(),
-                b.base(),
-                null,
-                e.name(),
-                CheckStatus.ERROR,
-                now,
-                null,
-                now,
-                List.of(),
-                null,
-                List.of(),
-                e.message()));
-        filed++;
-      }
-      List<PlannedRun> runs = new ArrayList<>();
-      // A workflow that does not load fails the batch: nothing else is filed or run.
-      for (Workflow w : set.errors().isEmpty() ? set.workflows() : List.<Workflow>of()) {
-        if (!w.runsOnPullInto(ref) || !w.runsOnRunner(runnerDid)) {
-          continue;
-        }
-        PlannedRun run =
-            planner.batch(
-                repo,
-                mirror.dir(),
-                w,
-                ref,
-                b.base(),
-                b.tip(),
-                RunClasses.forBatch(next),
-                trusted,
-                note,
-                now);
-        filer.file(run.rkey(), run.check());
-        runs.add(run);
-        filed++;
-      }
-      LOG.info(
-          "{}: batch {} on {} at {} ({} pulls on {}): {} checks filed, {} to run",
-          repo.label(),
-          b.id(),
-          ref,
-          b.tip().substring(0, 12),
-          b.pulls().size(),
-          b.base().substring(0, 12),
-          filed,
-          runs.size());
-      runIds.put(batchKey(b), runs.stream().map(PlannedRun::runId).toList());
-      if (filed == 0) {
+      BatchChecks.Filed f = checks.file(repo, mirror, ref, b, next, trusted);
+      runIds.put(batchKey(b), f.runs().stream().map(PlannedRun::runId).toList());
+      if (f.filed() == 0) {
         apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail
-      } else if (!set.errors().isEmpty()) {
+      } else if (f.broken()) {
         apply(QueuePlan.failed(s, b.id()));
         return;
       }
-      runs.forEach(sink::submit);
+      f.runs().forEach(sink::submit);
     }
 
     /** After a restart: a batch whose checks all passed is adopted; otherwise it runs again. */
     void check(Batch b) throws IOException {
-      Map<String, CheckRecord> checks = checks(b);
-      if (!checks.isEmpty()
-          && checks.values().stream().allMatch(c -> c.status() == CheckStatus.SUCCESS)) {
+      Map<String, CheckRecord> filed = checks.read(repo, ref, b);
+      if (!filed.isEmpty()
+          && filed.values().stream().allMatch(c -> c.status() == CheckStatus.SUCCESS)) {
         LOG.info("{}: batch {} passed before a stop; its checks adopted", repo.label(), b.id());
         apply(QueuePlan.passed(s, b.id()));
         return;
@@ -572,57 +447,5 @@ public final class QueuePass {
     String batchKey(Batch b) {
       return repo.stateKey() + " " + ref + " " + b.id() + " " + b.tip();
     }
-
-    /** How the batch's runs stand, read from its checks in this runner's account. */
-    Ended ended(Batch b) throws IOException {
-      Map<String, CheckRecord> checks = checks(b);
-      if (checks.isEmpty()) {
-        return Ended.RUNNING;
-      }
-      boolean running = false;
-      for (CheckRecord c : checks.values()) {
-        switch (c.status()) {
-          case SUCCESS -> {}
-          case QUEUED, RUNNING -> running = true;
-          case CANCELLED -> {
-            // Cancelled by a stop or by hand: not a verdict on the pulls; run again.
-            return Ended.RUNNING;
-          }
-          default -> {
-            return Ended.FAILED;
-          }
-        }
-      }
-      return running ? Ended.RUNNING : Ended.PASSED;
-    }
-
-    Map<String, CheckRecord> checks(Batch b) throws IOException {
-      String prefix =
-          CheckKeys.queuePrefix(repo.id().ownerDid(), repo.id().repoKey(), ref)
-              + b.tip()
-              + "."
-              + b.base()
-              + ".";
-      Map<String, CheckRecord> out = new LinkedHashMap<>();
-      for (Record r : PullReader.scan(runner, runnerDid, CheckRecord.COLLECTION, prefix)) {
-        out.put(r.rkey(), CheckRecord.fromJson(r.value()));
-      }
-      return out;
-    }
-  }
-
-  private enum Ended {
-    RUNNING,
-    PASSED,
-    FAILED
-  }
-
-  private static boolean names(JsonNode runners, String did) {
-    for (JsonNode n : runners) {
-      if (did.equals(n.asText())) {
-        return true;
-      }
-    }
-    return false;
   }
 }
