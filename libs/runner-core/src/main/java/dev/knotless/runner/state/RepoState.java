@@ -26,6 +26,9 @@ import java.util.function.Consumer;
  * @param wanted the workflows asked for by name and not yet run, per full ref name
  * @param used milliseconds of public steps per UTC day, for the last 30 days
  * @param usedPrivate the same for a private repository ({@code used_private})
+ * @param queues each branch's merge queue this runner lands, by full ref ({@code queue})
+ * @param ejected pulls ejected from the merge queue, by AT-URI, to the head they were ejected at:
+ *     such a pull comes back only when its head moves
  */
 public record RepoState(
     Map<String, Long> refs,
@@ -37,7 +40,9 @@ public record RepoState(
     List<DroppedRun> dropped,
     Map<String, List<WantedRun>> wanted,
     SortedMap<LocalDate, Long> used,
-    SortedMap<LocalDate, Long> usedPrivate) {
+    SortedMap<LocalDate, Long> usedPrivate,
+    Map<String, dev.knotless.runner.queue.QueueState> queues,
+    Map<String, String> ejected) {
 
   /** The most passed runs kept per repository; the oldest go first. */
   public static final int MAX_PASSED = 256;
@@ -46,7 +51,34 @@ public record RepoState(
   public static final int USAGE_DAYS = 30;
 
   private static final RepoState EMPTY =
-      new RepoState(null, null, "", null, null, null, null, null, null, null);
+      new RepoState(null, null, "", null, null, null, null, null, null, null, null, null);
+
+  /** Without a merge queue: a runner not started with {@code --queue}, or a state store without. */
+  public RepoState(
+      Map<String, Long> refs,
+      Map<String, PullMark> pulls,
+      String rerun,
+      Set<String> asked,
+      Map<String, Set<String>> askedOnly,
+      List<PassedRun> passed,
+      List<DroppedRun> dropped,
+      Map<String, List<WantedRun>> wanted,
+      SortedMap<LocalDate, Long> used,
+      SortedMap<LocalDate, Long> usedPrivate) {
+    this(
+        refs,
+        pulls,
+        rerun,
+        asked,
+        askedOnly,
+        passed,
+        dropped,
+        wanted,
+        used,
+        usedPrivate,
+        null,
+        null);
+  }
 
   public RepoState {
     refs = StateValues.map(refs);
@@ -70,6 +102,8 @@ public record RepoState(
     wanted = StateValues.map(want);
     used = StateValues.sorted(used);
     usedPrivate = StateValues.sorted(usedPrivate);
+    queues = StateValues.map(queues);
+    ejected = StateValues.map(ejected);
   }
 
   /** Nothing remembered: a repository watched for the first time, or whose state was lost. */
@@ -199,6 +233,32 @@ public record RepoState(
         });
   }
 
+  /** A copy with a branch's merge queue; an empty queue is forgotten. */
+  public RepoState withQueue(dev.knotless.runner.queue.QueueState queue) {
+    return change(
+        b -> {
+          // An idle queue is kept for its last batch id, so a check names a batch once.
+          if (queue.running().isEmpty() && queue.pending().isEmpty() && queue.lastId() == 0) {
+            b.queues.remove(queue.baseRef());
+          } else {
+            b.queues.put(queue.baseRef(), queue);
+          }
+        });
+  }
+
+  /** A copy remembering that a pull was ejected from the merge queue at {@code head}. */
+  public RepoState withEjected(String pullUri, String head) {
+    return change(b -> b.ejected.put(pullUri, head));
+  }
+
+  /** A copy forgetting an ejection: the pull moved, closed or left the queue. */
+  public RepoState withoutEjected(String pullUri) {
+    if (!ejected.containsKey(pullUri)) {
+      return this;
+    }
+    return change(b -> b.ejected.remove(pullUri));
+  }
+
   private RepoState change(Consumer<Builder> edit) {
     Builder b = new Builder(this);
     edit.accept(b);
@@ -217,6 +277,8 @@ public record RepoState(
     final Map<String, List<WantedRun>> wanted;
     final TreeMap<LocalDate, Long> used;
     final TreeMap<LocalDate, Long> usedPrivate;
+    final Map<String, dev.knotless.runner.queue.QueueState> queues;
+    final Map<String, String> ejected;
 
     Builder(RepoState s) {
       refs = new LinkedHashMap<>(s.refs);
@@ -229,11 +291,24 @@ public record RepoState(
       wanted = new LinkedHashMap<>(s.wanted);
       used = new TreeMap<>(s.used);
       usedPrivate = new TreeMap<>(s.usedPrivate);
+      queues = new LinkedHashMap<>(s.queues);
+      ejected = new LinkedHashMap<>(s.ejected);
     }
 
     RepoState build() {
       return new RepoState(
-          refs, pulls, rerun, asked, askedOnly, passed, dropped, wanted, used, usedPrivate);
+          refs,
+          pulls,
+          rerun,
+          asked,
+          askedOnly,
+          passed,
+          dropped,
+          wanted,
+          used,
+          usedPrivate,
+          queues,
+          ejected);
     }
   }
 }

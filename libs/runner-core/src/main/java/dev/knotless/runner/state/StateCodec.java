@@ -47,6 +47,8 @@ final class StateCodec {
     ObjectNode wanted = root.putObject("wanted");
     ObjectNode used = root.putObject("used");
     ObjectNode usedPrivate = root.putObject("used_private");
+    ObjectNode queues = root.putObject("queue");
+    ObjectNode ejected = root.putObject("ejected");
     new TreeMap<>(s.repos())
         .forEach(
             (repo, st) -> {
@@ -104,6 +106,14 @@ final class StateCodec {
               }
               writeDays(used, repo, st.used());
               writeDays(usedPrivate, repo, st.usedPrivate());
+              if (!st.queues().isEmpty()) {
+                ObjectNode o = queues.putObject(repo);
+                st.queues().forEach((ref, q) -> QueueCodec.write(o.putObject(ref), q));
+              }
+              if (!st.ejected().isEmpty()) {
+                ObjectNode o = ejected.putObject(repo);
+                st.ejected().forEach(o::put);
+              }
             });
     s.runner().discovered().forEach(root.putArray("discovered")::add);
     root.put("invited", s.runner().invited());
@@ -212,11 +222,35 @@ final class StateCodec {
               dropped,
               wanted,
               days(root.path("used"), repo, "used"),
-              days(root.path("used_private"), repo, "used_private")));
+              days(root.path("used_private"), repo, "used_private"),
+              queues(root.path("queue"), repo),
+              ejected(root.path("ejected"), repo)));
     }
     List<String> discovered = strings(root.get("discovered"), "discovered");
     String invited = root.has("invited") ? text(root.get("invited"), "invited") : "";
     return new Snapshot(repos, new RunnerState(discovered, invited));
+  }
+
+  private static Map<String, dev.knotless.runner.queue.QueueState> queues(
+      JsonNode field, String repo) {
+    Map<String, dev.knotless.runner.queue.QueueState> out = new LinkedHashMap<>();
+    String where = "queue." + repo;
+    for (Map.Entry<String, JsonNode> q : fields(object(field, repo, where))) {
+      try {
+        out.put(q.getKey(), QueueCodec.read(q.getKey(), object(q.getValue(), where)));
+      } catch (IllegalArgumentException | NullPointerException e) {
+        throw new CorruptStateException(where + "." + q.getKey() + ": " + e.getMessage());
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, String> ejected(JsonNode field, String repo) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : fields(object(field, repo, "ejected." + repo))) {
+      out.put(e.getKey(), text(e.getValue(), "ejected." + repo));
+    }
+    return out;
   }
 
   private static TreeMap<LocalDate, Long> days(JsonNode field, String repo, String name) {

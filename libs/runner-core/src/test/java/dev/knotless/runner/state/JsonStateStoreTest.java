@@ -28,6 +28,55 @@ class JsonStateStoreTest extends StateStoreContract {
   }
 
   @Test
+  void theMergeQueueAndItsEjectionsAreKeptAcrossARestart() {
+    String a = "0".repeat(40);
+    String b = "1".repeat(40);
+    String c = "2".repeat(40);
+    var pull1 =
+        new dev.knotless.runner.queue.QueueState.Pull("at://did:plc:a/dev.knotless.pull/1", a);
+    var pull2 =
+        new dev.knotless.runner.queue.QueueState.Pull("at://did:plc:a/dev.knotless.pull/2", b);
+    var q =
+        new dev.knotless.runner.queue.QueueState(
+            "refs/heads/main",
+            java.util.List.of(
+                new dev.knotless.runner.queue.QueueState.Batch(
+                    4,
+                    java.util.List.of(pull1),
+                    3,
+                    c,
+                    b,
+                    dev.knotless.runner.queue.QueueState.Status.PASSED),
+                new dev.knotless.runner.queue.QueueState.Batch(
+                    5,
+                    java.util.List.of(pull2),
+                    3,
+                    b,
+                    null,
+                    dev.knotless.runner.queue.QueueState.Status.BUILDING)),
+            java.util.List.of(pull2),
+            3,
+            5);
+    StateStore store = newStore();
+    store.update(REPO, s -> s.withQueue(q).withEjected(pull2.uri(), b));
+    RepoState again = reopen(store).load(REPO).orElseThrow();
+    assertEquals(q, again.queues().get("refs/heads/main"));
+    assertEquals(java.util.Map.of(pull2.uri(), b), again.ejected());
+    // An idle queue keeps its last batch id, so batch ids only grow; a queue never used goes.
+    var idle =
+        new dev.knotless.runner.queue.QueueState(
+            "refs/heads/main", java.util.List.of(), java.util.List.of(), 0, 5);
+    assertEquals(idle, store.update(REPO, s -> s.withQueue(idle)).queues().get("refs/heads/main"));
+    assertTrue(
+        store
+            .update(
+                REPO, s -> s.withQueue(dev.knotless.runner.queue.QueueState.empty("refs/heads/x")))
+            .queues()
+            .keySet()
+            .equals(java.util.Set.of("refs/heads/main")));
+  }
+
+  @Test
   void aCorruptFileCountsAsEmpty() throws IOException {
     Path file = dir.resolve("state.json");
     Files.writeString(

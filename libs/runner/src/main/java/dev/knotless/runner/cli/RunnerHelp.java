@@ -52,6 +52,12 @@ final class RunnerHelp {
         --pulls-only            check only pulls: pushes are recorded as seen and left to
                                 another runner the repository names; a pull runs again only
                                 as its head moves (implies --pulls)
+        --queue                 land the merge queue of each repository this runner's account
+                                writes to: queued pulls stacked in batches on the branch tip,
+                                checked once, landed in one push (needs --pulls; docs/merge.md)
+        --batch <n>             the most queued pulls in one batch (8)
+        --depth <n>             batches checked at once on a branch, each built ahead on the
+                                one before and ranked Later (2)
         --jetstream <url>       the Jetstream to follow (default the public one)
         --firehose <url>        follow a PDS's com.atproto.sync.subscribeRepos instead
                                 (e.g. ws://127.0.0.1:2583)

@@ -51,6 +51,11 @@ import java.util.Set;
  *     --secrets-key}: then owners' sealed secrets are not opened
  * @param discover whether repositories whose record names the runner are found and watched ({@code
  *     --discover})
+ * @param queue whether this runner lands the merge queue of the repositories it may ({@code
+ *     --queue}; docs/merge.md)
+ * @param batch the most queued pulls in one batch ({@code --batch}, 8)
+ * @param depth the most batches checked at once on a branch, each built ahead on the one before
+ *     ({@code --depth}, 2)
  */
 public record RunnerOptions(
     List<String> repos,
@@ -80,7 +85,10 @@ public record RunnerOptions(
     boolean pullsOnly,
     URI appview,
     Path secretsKey,
-    boolean discover) {
+    boolean discover,
+    boolean queue,
+    int batch,
+    int depth) {
 
   /** The environment variable naming the appview. */
   public static final String APPVIEW = "KNOTLESS_APPVIEW";
@@ -139,6 +147,9 @@ public record RunnerOptions(
     boolean pullsOnly = false;
     Path secretsKey = null;
     boolean discover = false;
+    boolean queue = false;
+    int batch = 8;
+    int depth = 2;
     while (p.more()) {
       String a = p.next();
       switch (a) {
@@ -165,6 +176,9 @@ public record RunnerOptions(
         case "--secrets" -> secrets = Path.of(p.value(a));
         case "--secrets-key" -> secretsKey = Path.of(p.value(a));
         case "--discover" -> discover = true;
+        case "--queue" -> queue = true;
+        case "--batch" -> batch = p.positive(a);
+        case "--depth" -> depth = p.positive(a);
         case "--paused" -> paused = Path.of(p.value(a));
         case "--keep-checks" -> keepChecks = p.nonNegative(a);
         case "--allowance" -> allowance = p.positive(a);
@@ -217,6 +231,19 @@ public record RunnerOptions(
             flag + " needs " + APPVIEW + ": open pulls are listed from the appview");
       }
     }
+    if (queue) {
+      if (executorFlags.executor().equals("shell")) {
+        throw new UsageException(
+            "--queue refuses --executor shell: a batch is pulls' code, and under shell its steps"
+                + " run as this user, who can read the secrets file and the runner's session;"
+                + " use the docker executor");
+      }
+      if (!pulls || pullsOnly) {
+        throw new UsageException(
+            "--queue needs --pulls: the queue lands open pulls, which are read as --pulls reads"
+                + " them (and --pulls-only leaves landing to another runner)");
+      }
+    }
     if (discover && appview == null) {
       throw new UsageException(
           "--discover needs " + APPVIEW + ": repositories naming the runner are listed there");
@@ -250,7 +277,10 @@ public record RunnerOptions(
             pullsOnly,
             appview,
             secretsKey,
-            discover));
+            discover,
+            queue,
+            batch,
+            depth));
   }
 
   private static URI appview(Map<String, String> env) throws UsageException {

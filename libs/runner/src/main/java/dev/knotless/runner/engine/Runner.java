@@ -17,7 +17,6 @@ import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.Executor;
-import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
@@ -70,6 +69,7 @@ public final class Runner implements AutoCloseable {
   private final ExecutorService passThreads;
   private final ScheduledExecutorService timers;
   private final Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
+
   private final RepoPass pass;
   private final Object passLock = new Object();
   private int passesFiling;
@@ -115,6 +115,10 @@ public final class Runner implements AutoCloseable {
       matcher.addRule(DoorMatcher.PULL, DoorMatcher::byKeyPrefixOfAnyone);
       matcher.addRule(DoorMatcher.STATE, DoorMatcher::byKeyPrefixOfAnyone);
     }
+    if (options.queue()) {
+      matcher.addRule(DoorMatcher.QUEUE, DoorMatcher::byKeyPrefixOfAnyone);
+    }
+
     for (Watched w : repos) {
       matcher.watch(new WatchedRepo(w.id(), w.address().name()));
       doors.open(w.id());
@@ -212,6 +216,7 @@ public final class Runner implements AutoCloseable {
                     ? SchedulerConfig.UNLIMITED
                     : o.privateAllowanceMinutes(),
                 o.unmetered());
+    var self = new java.util.concurrent.atomic.AtomicReference<Runner>();
     UsageLedger usage = new UsageLedger();
     // Allowances count 30 days of steps: what earlier runs of this runner used still counts.
     dev.knotless.runner.state.UsageSeed.into(usage, state);
@@ -226,8 +231,10 @@ public final class Runner implements AutoCloseable {
         new Jobs(
             scheduler,
             executor,
-            new FiledChecks(
-                filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed))),
+            dev.knotless.runner.queue.QueueWiring.ringing(
+                new FiledChecks(
+                    filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed))),
+                key -> ringing(self.get(), key)),
             clock,
             ended -> RunRecords.usage(state, ended),
             minutes::write);
@@ -256,10 +263,12 @@ public final class Runner implements AutoCloseable {
             () ->
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
             clock,
-            pulls(o, access, state, filer, planner, asked, jobs, cache, clock));
+            dev.knotless.runner.queue.QueueWiring.extras(
+                o, access, state, filer, planner, asked, jobs::submit, jobs::cancel, clock));
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
+    self.set(r);
     if (o.discover()) {
       r.discoverer =
           new dev.knotless.runner.discover.Discoverer(
@@ -280,36 +289,13 @@ public final class Runner implements AutoCloseable {
     return r;
   }
 
-  /** The pass's extras: all of them, and with {@code --pulls} the pulls step. */
-  private static PassExtras pulls(
-      RunnerOptions o,
-      PdsAccess access,
-      StateStore state,
-      CheckFiler filer,
-      RunPlanner planner,
-      AskedLedger asked,
-      Jobs jobs,
-      StorageCache cache,
-      Clock clock) {
-    PassExtras all =
-        PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets())
-            .forRunner(access.runner().did());
-    if (!o.pulls()) {
-      return all;
+  /** A batch's run was filed as ended: its repository's pass reads how the batch went. */
+  private static void ringing(Runner r, String stateKey) {
+    if (r != null) {
+      r.watched.values().stream()
+          .filter(w -> w.stateKey().equals(stateKey))
+          .forEach(w -> r.doors.ring(w.id(), Doorbell.ASKED));
     }
-    dev.knotless.runner.pulls.PullPass pulls =
-        new dev.knotless.runner.pulls.PullPass(
-            new dev.knotless.runner.pulls.AppviewPulls(XrpcClient.create(o.appview())),
-            access.heads(),
-            state,
-            filer,
-            planner,
-            jobs::submit,
-            cache.dir(),
-            clock,
-            o.pullsOnly(),
-            access.runner().did());
-    return all.withPulls(pulls, o.pullsOnly());
   }
 
   private void listen() {

@@ -16,6 +16,7 @@ import dev.knotless.runner.engine.AskedLedger;
  *     recorded as seen, never run
  * @param runnerDid this runner's DID: a workflow whose {@code runners} does not name it files no
  *     check here; null runs every workflow
+ * @param queue lands the merge queue after the pulls ({@code --queue}), or null
  */
 public record PassExtras(
     boolean reruns,
@@ -24,11 +25,12 @@ public record PassExtras(
     RepoDeletion deletion,
     dev.knotless.runner.pulls.PullPass pulls,
     boolean pullsOnly,
-    String runnerDid) {
+    String runnerDid,
+    dev.knotless.runner.queue.QueuePass queue) {
 
   /** Without pulls. */
   public PassExtras(boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
-    this(reruns, asked, pruner, deletion, null, false, null);
+    this(reruns, asked, pruner, deletion, null, false, null, null);
   }
 
   /** No extras. */
@@ -41,12 +43,17 @@ public record PassExtras(
    * pullsOnly}.
    */
   public PassExtras withPulls(dev.knotless.runner.pulls.PullPass pulls, boolean pullsOnly) {
-    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, runnerDid);
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, runnerDid, queue);
+  }
+
+  /** These extras, and the merge queue landed by {@code queue} after the pulls. */
+  public PassExtras withQueue(dev.knotless.runner.queue.QueuePass queue) {
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, runnerDid, queue);
   }
 
   /** These extras, for the runner {@code did}: workflows naming other runners are not its own. */
   public PassExtras forRunner(String did) {
-    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, did);
+    return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, did, queue);
   }
 
   /** Whether this runner runs {@code w}: its {@code runners} is empty or names this runner. */

@@ -248,10 +248,24 @@ public final class RepoPass {
       }
     }
     if (extras.pulls() != null) {
+      var queue = extras.queue();
+      var queued = queue == null ? null : queue.read(repo, owner, snap);
       // After the refs: a base that moved in this pass is synced, and its pulls run on it.
-      extras
-          .pulls()
-          .run(repo, pulls, snap, watch != Watch.KNOWN, pausedNow, () -> mirror.view().mirror, stage);
+      var open =
+          extras
+              .pulls()
+              .run(
+                  repo,
+                  pulls,
+                  snap,
+                  watch != Watch.KNOWN,
+                  pausedNow,
+                  () -> mirror.view().mirror,
+                  queued == null ? dev.knotless.runner.pulls.PullPass.Held.NONE : queued.held(),
+                  stage);
+      if (queued != null) {
+        queue.run(repo, owner, snap, queued, open, () -> mirror.view().mirror, stage);
+      }
     }
     return prune(repo, view);
   }

@@ -308,6 +308,58 @@ public final class RunPlanner {
     return new PlannedRun(repo.label(), request, queued, prepare);
   }
 
+  /**
+   * A merge-queue batch's run of {@code w}, queued: checked out at the batch's {@code tip} built on
+   * {@code base} of {@code baseRef}, told the tip as {@code KNOTLESS_RUN_SHA}, the base as {@code
+   * KNOTLESS_RUN_BASE} and the branch as {@code KNOTLESS_RUN_REF}; no secrets, and no step matches
+   * a ref, as in a pull's run. {@code trusted} when every pull in it is.
+   */
+  public PlannedRun batch(
+      Watched repo,
+      Path mirror,
+      Workflow w,
+      String baseRef,
+      String base,
+      String tip,
+      RunClass runClass,
+      boolean trusted,
+      String note,
+      Instant now) {
+    String rkey =
+        CheckKeys.queue(repo.id().ownerDid(), repo.id().repoKey(), baseRef, tip, base, w.name());
+    CheckRecord queued =
+        new CheckRecord(
+            repo.repoUri(),
+            baseRef,
+            tip,
+            base,
+            null,
+            w.name(),
+            CheckStatus.QUEUED,
+            now,
+            null,
+            null,
+            List.of(),
+            null,
+            List.of(),
+            note);
+    RunRequest request =
+        new RunRequest(
+            rkey + "#" + RUNS.incrementAndGet(),
+            repo.id().ownerDid(),
+            repo.stateKey(),
+            "queue " + baseRef,
+            SubjectKind.BATCH,
+            w.name(),
+            tip + " " + base,
+            runClass,
+            w.superseded(),
+            false);
+    PullSubject p = new PullSubject("queue " + baseRef, baseRef, tip, baseRef, base, tip);
+    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
+    return new PlannedRun(repo.label(), request, queued, prepare);
+  }
+
   private RunSpec pullSpec(
       Watched repo, Path mirror, Workflow w, PullSubject p, String rkey, boolean trusted)
       throws PlannedRun.PrepareException {

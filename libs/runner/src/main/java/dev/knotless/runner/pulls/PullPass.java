@@ -58,6 +58,7 @@ public final class PullPass {
   private final HeadRepos heads;
   private final StateStore state;
   private final PullChecks checks;
+  private final PullChecks laterChecks;
   private final Path cacheDir;
   private final Clock clock;
   private final boolean pullsOnly;
@@ -82,13 +83,38 @@ public final class PullPass {
     this.state = state;
     this.checks =
         new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly), runnerDid);
+    this.laterChecks =
+        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(true), runnerDid);
     this.cacheDir = cacheDir;
     this.clock = clock;
     this.pullsOnly = pullsOnly;
   }
 
-  /** Where an open pull is, with what its run needs. */
-  private record Found(PullRecord pull, Snapshot headRepo, PullAt at) {}
+  /**
+   * An open pull, where it is now, with what its run needs.
+   *
+   * @param pull its record
+   * @param headRepo the repository its head is in, as read in this pass
+   * @param at its head and base tips, and whether it is trusted
+   */
+  public record Found(PullRecord pull, Snapshot headRepo, PullAt at) {}
+
+  /**
+   * What the merge queue holds back from this step.
+   *
+   * @param landsQueue whether this runner lands the repository's queue: pulls not queued then rank
+   *     Later and run again only as their head moves, not their base
+   * @param queued the pulls in the queue, by AT-URI: they do not run on their own, their batch is
+   *     their run
+   */
+  public record Held(boolean landsQueue, java.util.Set<String> queued) {
+    public Held {
+      queued = java.util.Set.copyOf(queued);
+    }
+
+    /** Nothing held: no queue is landed here. */
+    public static final Held NONE = new Held(false, java.util.Set.of());
+  }
 
   /**
    * Lists the repository's pulls from the appview. A pass lists them before it reads the refs, so
@@ -112,14 +138,17 @@ public final class PullPass {
    * @param snap the watched repository as this pass read it
    * @param firstWatch whether this is its first pass: open pulls are then taken as they are
    * @param sync syncs the watched repository's mirror (once a pass), before a head is fetched
+   * @param held the pulls the merge queue holds back
+   * @return every open pull found, in the order they were opened, queued ones included
    */
-  public void run(
+  public List<Found> run(
       Watched repo,
       Listing listing,
       Snapshot snap,
       boolean firstWatch,
       PausedOwners paused,
       MirrorSync sync,
+      Held held,
       Consumer<String> stage)
       throws IOException {
     String owner = repo.id().ownerDid();
@@ -155,9 +184,13 @@ public final class PullPass {
       }
     }
 
+    List<Found> all = List.copyOf(found.values());
+    // A queued pull does not run on its own: its batch is its run.
+    found.keySet().removeAll(held.queued());
     List<PullAt> open = found.values().stream().map(Found::at).toList();
     RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
-    PullPlanner.Plan plan = PullPlanner.plan(open, before, firstWatch, !pullsOnly);
+    boolean later = pullsOnly || held.landsQueue();
+    PullPlanner.Plan plan = PullPlanner.plan(open, before, firstWatch, !later);
     state.update(repo.stateKey(), s -> PullPlanner.settle(s, plan));
     if (firstWatch && !open.isEmpty()) {
       LOG.info(
@@ -174,7 +207,7 @@ public final class PullPass {
       }
     }
     if (plan.due().isEmpty()) {
-      return;
+      return all;
     }
 
     stage.accept("syncing the mirror for pulls");
@@ -187,9 +220,11 @@ public final class PullPass {
       if (f.headRepo() != snap) {
         mirror.fetch(f.headRepo(), heads.fetcher(p.head().did()), List.of(due.pull().head()));
       }
-      checks.file(repo, mirror, p, due, defaultRef, collaborators, paused, clock.instant());
+      (later ? laterChecks : checks)
+          .file(repo, mirror, p, due, defaultRef, collaborators, paused, clock.instant());
       state.update(repo.stateKey(), s -> PullPlanner.filed(s, due));
     }
+    return all;
   }
 
   /** The watched repository's mirror, synced once in a pass. */

@@ -103,6 +103,9 @@ class RunnerOptionsTest {
             "KNOTLESS_STATE_DB_PASSWORD",
             "--pulls",
             "--pulls-only",
+            "--queue",
+            "--batch",
+            "--depth",
             "KNOTLESS_APPVIEW")) {
       assertTrue(RunnerOptions.HELP.contains(flag), flag);
     }
@@ -129,6 +132,45 @@ class RunnerOptionsTest {
     assertEquals("http://127.0.0.1:9/", o.appview().toString());
     RunnerOptions plain = parse("a.t/r");
     assertTrue(!plain.pulls() && !plain.pullsOnly() && plain.appview() == null);
+  }
+
+  @Test
+  void theQueueIsLandedOnlyInContainersWithPullsReadAndItsBatchAndDepthDefaultToEightAndTwo()
+      throws Exception {
+    Map<String, String> env = Map.of("HOME", "/h", "KNOTLESS_APPVIEW", "http://127.0.0.1:9/");
+    String shell =
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RunnerOptions.UsageException.class,
+                () -> RunnerOptions.parse(List.of("--queue", "--executor", "shell", "a.t/r"), env))
+            .getMessage();
+    assertTrue(shell.startsWith("--queue refuses --executor shell"), shell);
+    String noPulls =
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RunnerOptions.UsageException.class,
+                () -> RunnerOptions.parse(List.of("--queue", "a.t/r"), env))
+            .getMessage();
+    assertTrue(noPulls.startsWith("--queue needs --pulls"), noPulls);
+    String zero =
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RunnerOptions.UsageException.class,
+                () ->
+                    RunnerOptions.parse(
+                        List.of("--pulls", "--queue", "--batch", "0", "a.t/r"), env))
+            .getMessage();
+    assertEquals("--batch 0: expected a whole number above 0", zero);
+
+    RunnerOptions o =
+        RunnerOptions.parse(List.of("--pulls", "--queue", "a.t/r"), env).orElseThrow();
+    assertTrue(o.queue());
+    assertEquals(8, o.batch());
+    assertEquals(2, o.depth());
+    RunnerOptions set =
+        RunnerOptions.parse(
+                List.of("--pulls", "--queue", "--batch", "3", "--depth", "1", "a.t/r"), env)
+            .orElseThrow();
+    assertEquals(3, set.batch());
+    assertEquals(1, set.depth());
+    assertTrue(!parse("a.t/r").queue());
   }
 
   @Test

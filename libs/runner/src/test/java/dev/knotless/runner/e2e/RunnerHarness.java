@@ -43,8 +43,13 @@ final class RunnerHarness implements AutoCloseable {
   private final List<Runner> started = new ArrayList<>();
 
   RunnerHarness(PdsInstance pds, Path dir, String name) throws IOException {
+    this(pds, dir, pds.createAccount(name));
+  }
+
+  /** A runner logged in as {@code account}, such as a repository's owner landing its queue. */
+  RunnerHarness(PdsInstance pds, Path dir, Account account) {
     this.pds = pds;
-    this.account = pds.createAccount(name);
+    this.account = account;
     this.dir = dir;
     this.reader = XrpcClient.create(pds.pdsUrl());
   }

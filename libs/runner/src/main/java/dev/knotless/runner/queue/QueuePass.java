@@ -1,0 +1,451 @@
+package dev.knotless.runner.queue;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pull.PullTrust;
+import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.queue.QueuePlan.Build;
+import dev.knotless.runner.queue.QueuePlan.Cancel;
+import dev.knotless.runner.queue.QueuePlan.Check;
+import dev.knotless.runner.queue.QueuePlan.Eject;
+import dev.knotless.runner.queue.QueuePlan.Land;
+import dev.knotless.runner.queue.QueuePlan.Outcome;
+import dev.knotless.runner.queue.QueuePlan.Step;
+import dev.knotless.runner.queue.QueueState.Batch;
+import dev.knotless.runner.queue.QueueState.Pull;
+import dev.knotless.runner.schedule.CancelReason;
+import dev.knotless.runner.state.RepoState;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.merge.MergeCommits;
+import dev.knotless.storage.mirror.Mirror;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The merge-queue step of a pass ({@code --queue}; docs/merge.md): reads the {@code
+ * dev.knotless.queue} records of the owner and collaborators, and for each branch with queued pulls
+ * carries out what {@link QueuePlan} decides: stacks batches on the branch tip in the mirror, files
+ * their checks under {@link CheckKeys#queue} and hands their runs to the job pool, reads how they
+ * ended, lands a passing batch with {@link BatchLanding}, halves a failing one and ejects the pull
+ * that broke it with a check saying why. The plan is kept in the state after every step, so a stop
+ * at any point resumes with {@link QueuePlan#resume}: nothing lands twice or half.
+ *
+ * <p>Only the repository's owner writes to it without the gateway, so this runner lands a queue
+ * only when it runs as the owner's account. Thread-safe for passes of different repositories; the
+ * doors never run two passes of one repository at once.
+ */
+public final class QueuePass {
+
+  private static final Logger LOG = LoggerFactory.getLogger(QueuePass.class);
+
+  /** The queue records' collection. */
+  public static final String COLLECTION = "dev.knotless.queue";
+
+  /** The workflow name of the check that says a pull was ejected from the queue. */
+  public static final String EJECTED = "merge-queue";
+
+  /** Reads accounts' records: the owner's and collaborators' queue records. */
+  @FunctionalInterface
+  public interface Accounts {
+    /** A client of {@code did}'s PDS. */
+    XrpcClient of(String did) throws IOException;
+  }
+
+  /** Cancels a run waiting or running in the job pool, by run id. */
+  @FunctionalInterface
+  public interface Cancels {
+    void cancel(String runId, CancelReason why);
+  }
+
+  private final String runnerDid;
+  private final XrpcClient runner;
+  private final Accounts accounts;
+  private final RepoPass.SnapshotReaders readers;
+  private final PullPass.HeadRepos heads;
+  private final StateStore state;
+  private final CheckFiler filer;
+  private final RunPlanner planner;
+  private final RepoPass.RunSink sink;
+  private final Cancels cancels;
+  private final BatchLanding landing;
+  private final Clock clock;
+  private final int batch;
+  private final int depth;
+  private final QueueRecords records;
+  private final BatchChecks checks;
+  private final Set<String> resumed = ConcurrentHashMap.newKeySet();
+  private final Map<String, List<String>> runIds = new ConcurrentHashMap<>();
+
+  /**
+   * @param runner this runner's client, logged in: it reads its own checks and, as the owner, lands
+   * @param landing pushes as this runner's account
+   */
+  public QueuePass(
+      XrpcClient runner,
+      Accounts accounts,
+      RepoPass.SnapshotReaders readers,
+      PullPass.HeadRepos heads,
+      StateStore state,
+      CheckFiler filer,
+      RunPlanner planner,
+      RepoPass.RunSink sink,
+      Cancels cancels,
+      BatchLanding landing,
+      Clock clock,
+      int batch,
+      int depth) {
+    this.runnerDid = runner.did();
+    this.runner = runner;
+    this.accounts = accounts;
+    this.readers = readers;
+    this.heads = heads;
+    this.state = state;
+    this.filer = filer;
+    this.planner = planner;
+    this.sink = sink;
+    this.cancels = cancels;
+    this.landing = landing;
+    this.clock = clock;
+    this.batch = batch;
+    this.depth = depth;
+    this.records = new QueueRecords(runnerDid, accounts);
+    this.checks = new BatchChecks(runner, filer, planner, clock);
+  }
+
+  /**
+   * Reads the repository's queue records, before the pulls step, so that the pulls queued do not
+   * run on their own. A repository this runner does not land reads none.
+   */
+  public QueueRecords.Queue read(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
+    return records.read(repo, owner, snap);
+  }
+
+  /**
+   * Works the queue of every branch with queued pulls or batches under way.
+   *
+   * @param open every open pull the pulls step found, queued ones included
+   * @param sync the repository's mirror, synced with {@code snap}
+   */
+  public void run(
+      Watched repo,
+      XrpcClient owner,
+      Snapshot snap,
+      QueueRecords.Queue queue,
+      List<PullPass.Found> open,
+      PullPass.MirrorSync sync,
+      Consumer<String> stage)
+      throws IOException {
+    if (!queue.lands()) {
+      return;
+    }
+    Map<String, PullPass.Found> byUri = new LinkedHashMap<>();
+    open.forEach(f -> byUri.put(f.pull().uri(), f));
+    RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
+    Map<String, List<Pull>> byBranch = new LinkedHashMap<>();
+    Set<String> stillEjected = new HashSet<>();
+    for (QueueRecords.Queued q : queue.entries()) {
+      PullPass.Found f = byUri.get(q.pull());
+      if (f == null || f.pull().draft()) {
+        continue; // closed, gone, or a draft: not queued
+      }
+      String head = f.at().head();
+      if (head.equals(before.ejected().get(q.pull()))) {
+        stillEjected.add(q.pull());
+        continue; // ejected at this head: back only when its head moves
+      }
+      byBranch
+          .computeIfAbsent(f.pull().base().ref(), k -> new ArrayList<>())
+          .add(new Pull(q.pull(), head));
+    }
+    for (String uri : before.ejected().keySet()) {
+      if (!stillEjected.contains(uri)) {
+        state.update(repo.stateKey(), s -> s.withoutEjected(uri));
+      }
+    }
+    Set<String> branches = new LinkedHashSet<>(byBranch.keySet());
+    branches.addAll(before.queues().keySet());
+    for (String branch : branches) {
+      stage.accept("working the merge queue of " + branch);
+      new Branch(repo, owner, snap, branch, byBranch.getOrDefault(branch, List.of()), byUri, sync)
+          .work();
+    }
+  }
+
+  /** One branch's queue in one pass. */
+  private final class Branch {
+    final Watched repo;
+    final XrpcClient owner;
+    Snapshot snap;
+    final String ref;
+    final List<Pull> queued;
+    final Map<String, PullPass.Found> open;
+    final PullPass.MirrorSync sync;
+    QueueState s;
+    final Deque<Step> steps = new ArrayDeque<>();
+    // Pulls landed in this pass: merged now, though the pass read them open.
+    final Set<String> landedHere = new HashSet<>();
+
+    Branch(
+        Watched repo,
+        XrpcClient owner,
+        Snapshot snap,
+        String ref,
+        List<Pull> queued,
+        Map<String, PullPass.Found> open,
+        PullPass.MirrorSync sync) {
+      this.repo = repo;
+      this.owner = owner;
+      this.snap = snap;
+      this.ref = ref;
+      this.queued = queued;
+      this.open = open;
+      this.sync = sync;
+      this.s =
+          state.load(repo.stateKey()).map(r -> r.queues().get(ref)).orElse(QueueState.empty(ref));
+    }
+
+    String tip() {
+      return snap.liveRefs().containsKey(ref) ? snap.liveRefs().get(ref).target() : null;
+    }
+
+    void work() throws IOException {
+      String tip = tip();
+      if (tip == null) {
+        LOG.info("{}: {} is gone; its merge queue is dropped", repo.label(), ref);
+        apply(QueuePlan.landRefused(s, "0".repeat(40)));
+        drain();
+        return;
+      }
+      if (resumed.add(repo.stateKey() + " " + ref) && !s.running().isEmpty()) {
+        Batch first = s.running().get(0);
+        if (tip.equals(first.tip())) {
+          // It landed before the stop: adopted, never pushed again; its pulls marked merged.
+          LOG.info("{}: batch {} landed before a stop; adopted", repo.label(), first.id());
+          landing.adopt(repo.id().ownerDid(), repo.id().repoKey(), first);
+        }
+        apply(QueuePlan.resume(s, tip));
+      }
+      // How the batches checking ended, in landing order.
+      for (Batch b : List.copyOf(s.running())) {
+        if (b.status() != QueueState.Status.CHECKING || !s.running().contains(b)) {
+          continue;
+        }
+        if (steps.stream().anyMatch(st -> st instanceof Check c && c.batch().id() == b.id())) {
+          continue;
+        }
+        BatchChecks.Ended e = checks.ended(repo, ref, b);
+        if (e == BatchChecks.Ended.PASSED) {
+          LOG.info("{}: batch {} on {} passed", repo.label(), b.id(), ref);
+          apply(QueuePlan.passed(s, b.id()));
+        } else if (e == BatchChecks.Ended.FAILED) {
+          LOG.info("{}: batch {} on {} failed", repo.label(), b.id(), ref);
+          apply(QueuePlan.failed(s, b.id()));
+        }
+      }
+      drain();
+      // Fill again until nothing new is due: a batch built ahead needs the tip before it.
+      for (int i = 0; i < 4 * depth + 4; i++) {
+        String now = tip();
+        if (now == null) {
+          return;
+        }
+        Outcome o = QueuePlan.fill(s, queued(), now, batch, depth);
+        if (o.steps().isEmpty()) {
+          save(o.state());
+          return;
+        }
+        apply(o);
+        drain();
+      }
+    }
+
+    /** The queued pulls not ejected in this pass. */
+    List<Pull> queued() {
+      RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
+      return queued.stream()
+          .filter(
+              p -> !landedHere.contains(p.uri()) && !p.head().equals(now.ejected().get(p.uri())))
+          .toList();
+    }
+
+    void apply(Outcome o) {
+      save(o.state());
+      steps.addAll(o.steps());
+    }
+
+    void save(QueueState next) {
+      s = next;
+      state.update(repo.stateKey(), r -> r.withQueue(next));
+    }
+
+    void drain() throws IOException {
+      while (!steps.isEmpty()) {
+        Step step = steps.poll();
+        if (step instanceof Build b) {
+          Batch now = current(b.batch(), false).orElse(null);
+          if (now != null) {
+            build(now);
+          }
+        } else if (step instanceof Check c) {
+          Batch b = current(c.batch(), false).orElse(null);
+          if (b != null) {
+            check(b);
+          }
+        } else if (step instanceof Land l) {
+          // Two batches passing in one pass each ask for the first to land: it lands once.
+          Batch b = current(l.batch(), true).orElse(null);
+          if (b != null) {
+            land(b);
+          }
+        } else if (step instanceof Eject e) {
+          eject(e);
+        } else if (step instanceof Cancel c) {
+          cancel(c.batch(), c.why());
+        }
+      }
+    }
+
+    /**
+     * The batch as the plan holds it now, if a step about it still applies: it is running and, for
+     * a landing, first and passed. A step made stale by one before it is passed over.
+     */
+    java.util.Optional<Batch> current(Batch b, boolean landing) {
+      for (int i = 0; i < s.running().size(); i++) {
+        Batch now = s.running().get(i);
+        if (now.id() == b.id()) {
+          boolean ok = !landing || (i == 0 && now.status() == QueueState.Status.PASSED);
+          return ok ? java.util.Optional.of(now) : java.util.Optional.empty();
+        }
+      }
+      return java.util.Optional.empty();
+    }
+
+    void build(Batch b) throws IOException {
+      Mirror mirror = sync.mirror();
+      List<MergeCommits.Queued> pulls = new ArrayList<>();
+      for (Pull p : b.pulls()) {
+        PullPass.Found f = open.get(p.uri());
+        if (f.headRepo() != snap && !mirror.git().has(p.head())) {
+          mirror.fetch(f.headRepo(), heads.fetcher(f.pull().head().did()), List.of(p.head()));
+        }
+        pulls.add(new MergeCommits.Queued(p.uri(), p.head(), f.pull().head().ref()));
+      }
+      MergeCommits.Stack made = MergeCommits.stack(mirror.git(), b.base(), ref, pulls);
+      if (made instanceof MergeCommits.StackConflict c) {
+        Pull p = b.pulls().get(c.index());
+        LOG.info("{}: batch {}: {} conflicts in {}", repo.label(), b.id(), p.uri(), c.files());
+        apply(QueuePlan.conflict(s, b.id(), p, c.files()));
+        return;
+      }
+      String tip = ((MergeCommits.Stacked) made).tip();
+      save(QueuePlan.built(s, b.id(), tip));
+      fileAndRun(mirror, s.running().stream().filter(x -> x.id() == b.id()).findFirst().get());
+    }
+
+    /** Files every check of the batch at its tip, then hands its runs to the job pool. */
+    void fileAndRun(Mirror mirror, Batch b) throws IOException {
+      boolean next = s.running().get(0).id() == b.id();
+      boolean trusted =
+          b.pulls().stream().allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
+      BatchChecks.Filed f = checks.file(repo, mirror, ref, b, next, trusted);
+      runIds.put(batchKey(b), f.runs().stream().map(PlannedRun::runId).toList());
+      if (f.filed() == 0) {
+        apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail
+      } else if (f.broken()) {
+        apply(QueuePlan.failed(s, b.id()));
+        return;
+      }
+      f.runs().forEach(sink::submit);
+    }
+
+    /** After a restart: a batch whose checks all passed is adopted; otherwise it runs again. */
+    void check(Batch b) throws IOException {
+      Map<String, CheckRecord> filed = checks.read(repo, ref, b);
+      if (!filed.isEmpty()
+          && filed.values().stream().allMatch(c -> c.status() == CheckStatus.SUCCESS)) {
+        LOG.info("{}: batch {} passed before a stop; its checks adopted", repo.label(), b.id());
+        apply(QueuePlan.passed(s, b.id()));
+        return;
+      }
+      LOG.info("{}: batch {} was checking at a stop; it runs again", repo.label(), b.id());
+      fileAndRun(sync.mirror(), b);
+    }
+
+    void land(Batch b) throws IOException {
+      snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+      BatchLanding.Landed landed = landing.land(snap, sync.mirror().git(), ref, b);
+      if (landed instanceof BatchLanding.Pushed) {
+        LOG.info(
+            "{}: batch {} landed on {} at {}: {}",
+            repo.label(),
+            b.id(),
+            ref,
+            b.tip().substring(0, 12),
+            b.pulls().stream().map(Pull::uri).toList());
+        runIds.remove(batchKey(b));
+        b.pulls().forEach(p -> landedHere.add(p.uri()));
+        snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+        apply(QueuePlan.landed(s, b.id()));
+        return;
+      }
+      snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+      String now = tip();
+      LOG.info(
+          "{}: batch {} not landed ({}); rebuilt on {}",
+          repo.label(),
+          b.id(),
+          ((BatchLanding.Refused) landed).why(),
+          now);
+      apply(QueuePlan.landRefused(s, now == null ? "0".repeat(40) : now));
+    }
+
+    void eject(Eject e) throws IOException {
+      PullPass.Found f = open.get(e.pull().uri());
+      String base = tip() == null ? "0".repeat(40) : tip();
+      String headRef = f == null ? ref : f.pull().head().ref();
+      RunPlanner.PullSubject subject =
+          new RunPlanner.PullSubject(
+              e.pull().uri(), headRef, e.pull().head(), ref, base, e.pull().head());
+      filer.file(
+          RunPlanner.pullKey(repo, subject, EJECTED),
+          RunPlanner.pullCheck(
+              repo, subject, EJECTED, CheckStatus.FAILURE, List.of(), e.why(), clock.instant()));
+      state.update(repo.stateKey(), r -> r.withEjected(e.pull().uri(), e.pull().head()));
+      LOG.info("{}: {} {}", repo.label(), e.pull().uri(), e.why());
+    }
+
+    void cancel(Batch b, String why) {
+      LOG.info("{}: batch {} on {} cancelled: {}", repo.label(), b.id(), ref, why);
+      for (String id : runIds.getOrDefault(batchKey(b), List.of())) {
+        cancels.cancel(id, CancelReason.BATCH_DROPPED);
+      }
+      runIds.remove(batchKey(b));
+    }
+
+    String batchKey(Batch b) {
+      return repo.stateKey() + " " + ref + " " + b.id() + " " + b.tip();
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package dev.knotless.runner.queue;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.engine.AskedLedger;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.engine.RunReports;
+import dev.knotless.runner.exec.RunListener;
+import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.pass.PassExtras;
+import dev.knotless.runner.pass.PdsAccess;
+import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pulls.AppviewPulls;
+import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.schedule.SubjectKind;
+import dev.knotless.runner.state.StateStore;
+import dev.knotless.storage.Settings;
+import dev.knotless.storage.push.Pusher;
+import java.time.Clock;
+import java.util.function.Consumer;
+
+/**
+ * Puts the pulls ({@code --pulls}) and the merge queue ({@code --queue}) into the all-in-one
+ * runner: the {@link QueuePass} a pass runs after its pulls, and a {@link RunReports} that rings a
+ * repository's door once a batch's run is filed as ended, so the pass that reads how the batch went
+ * comes at once rather than at the next sweep. Kept apart from the runner so that it stays the size
+ * it is.
+ */
+public final class QueueWiring {
+
+  private QueueWiring() {}
+
+  /**
+   * The pass's extras of a runner started with {@code o}: all of them, with {@code --pulls} the
+   * pulls step, and with {@code --queue} the queue step after it.
+   */
+  public static PassExtras extras(
+      RunnerOptions o,
+      PdsAccess access,
+      StateStore state,
+      CheckFiler filer,
+      RunPlanner planner,
+      AskedLedger asked,
+      RepoPass.RunSink sink,
+      QueuePass.Cancels cancels,
+      Clock clock) {
+    PassExtras all =
+        PassExtras.all(planner, filer, asked, o.keepChecks(), o.secrets())
+            .forRunner(access.runner().did());
+    if (!o.pulls()) {
+      return all;
+    }
+    PullPass pulls =
+        new PullPass(
+            new AppviewPulls(XrpcClient.create(o.appview())),
+            access.heads(),
+            state,
+            filer,
+            planner,
+            sink,
+            access.cache().dir(),
+            clock,
+            o.pullsOnly(),
+            access.runner().did());
+    PassExtras withPulls = all.withPulls(pulls, o.pullsOnly());
+    return o.queue()
+        ? withPulls.withQueue(pass(o, access, state, filer, planner, sink, cancels, clock))
+        : withPulls;
+  }
+
+  /** The queue step of a runner started with {@code o}, landing as the account it logs in as. */
+  public static QueuePass pass(
+      RunnerOptions o,
+      PdsAccess access,
+      StateStore state,
+      CheckFiler filer,
+      RunPlanner planner,
+      RepoPass.RunSink sink,
+      QueuePass.Cancels cancels,
+      Clock clock) {
+    var runner = access.runner();
+    BatchLanding landing =
+        new BatchLanding(
+            new Pusher(runner, access.cache(), clock, Settings.defaults().claimGrace()),
+            runner,
+            clock);
+    return new QueuePass(
+        runner,
+        did -> access.owner(access.identities().resolve(did).pds()),
+        access,
+        access.heads(),
+        state,
+        filer,
+        planner,
+        sink,
+        cancels,
+        landing,
+        clock,
+        o.batch(),
+        o.depth());
+  }
+
+  /**
+   * {@code reports}, and after a batch's run is filed as ended, {@code ring} with the state key of
+   * its repository.
+   */
+  public static RunReports ringing(RunReports reports, Consumer<String> ring) {
+    return new RunReports() {
+      @Override
+      public void started(PlannedRun run, CheckRecord running)
+          throws dev.knotless.atproto.XrpcException {
+        reports.started(run, running);
+      }
+
+      @Override
+      public RunListener listener(PlannedRun run) {
+        return reports.listener(run);
+      }
+
+      @Override
+      public void ended(PlannedRun run, CheckRecord running, RunResult result, String fault) {
+        try {
+          reports.ended(run, running, result, fault);
+        } finally {
+          if (run.request().subjectKind() == SubjectKind.BATCH) {
+            ring.accept(run.request().repo());
+          }
+        }
+      }
+
+      @Override
+      public void cancelledUnstarted(PlannedRun run, String why) {
+        reports.cancelledUnstarted(run, why);
+      }
+    };
+  }
+}
