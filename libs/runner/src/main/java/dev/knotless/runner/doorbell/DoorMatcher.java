@@ -54,6 +54,7 @@ public final class DoorMatcher {
   private volatile Watchlist watched = Watchlist.empty();
   private volatile Map<String, DoorRule> rules;
   private final List<Runnable> ownerListeners = new CopyOnWriteArrayList<>();
+  private volatile Map<RepoId, Set<RepoId>> pullHeads = Map.of();
 
   /** A matcher with the ref, rerun and repo rules and nothing watched. */
   public DoorMatcher() {
@@ -105,9 +106,43 @@ public final class DoorMatcher {
     return watched;
   }
 
-  /** The DIDs owning watched repositories now: what a source filters its subscription to. */
+  /**
+   * The DIDs owning watched repositories now, and those owning the head repositories of their open
+   * pulls: what a source filters its subscription to.
+   */
   public Set<String> owners() {
-    return watched.owners();
+    Map<RepoId, Set<RepoId>> heads = pullHeads;
+    if (heads.isEmpty()) {
+      return watched.owners();
+    }
+    Set<String> out = new LinkedHashSet<>(watched.owners());
+    heads.values().forEach(hs -> hs.forEach(h -> out.add(h.ownerDid())));
+    return out;
+  }
+
+  /**
+   * Follows the head repositories of a watched repository's open pulls ({@code heads}, those in
+   * other repositories; empty to follow none): a ref moving in one rings {@code base}'s door, so a
+   * push to a fork reruns its pull without waiting for the sweep. Listeners registered with {@link
+   * #onOwnersChanged} run if this changes {@link #owners()}.
+   */
+  public void followPullHeads(RepoId base, Set<RepoId> heads) {
+    Set<String> before;
+    Set<String> after;
+    synchronized (lock) {
+      before = owners();
+      Map<RepoId, Set<RepoId>> next = new LinkedHashMap<>(pullHeads);
+      if (heads.isEmpty()) {
+        next.remove(base);
+      } else {
+        next.put(base, Set.copyOf(heads));
+      }
+      pullHeads = Map.copyOf(next);
+      after = owners();
+    }
+    if (!before.equals(after)) {
+      ownerListeners.forEach(Runnable::run);
+    }
   }
 
   /** The collections some rule matches: what a source subscribes to. */
@@ -145,6 +180,18 @@ public final class DoorMatcher {
     }
     Watchlist now = watched;
     Set<RepoId> doors = rule.match(change, now);
+    if (change.collection().equals(REF) && !pullHeads.isEmpty()) {
+      doors = new LinkedHashSet<>(doors);
+      for (Map.Entry<RepoId, Set<RepoId>> e : pullHeads.entrySet()) {
+        for (RepoId head : e.getValue()) {
+          if (head.ownerDid().equals(change.did())
+              && change.rkey().startsWith(head.recordKeyPrefix())
+              && now.find(e.getKey()).isPresent()) {
+            doors.add(e.getKey());
+          }
+        }
+      }
+    }
     for (RepoId door : doors) {
       if (now.find(door).isEmpty()) {
         throw new IllegalStateException(

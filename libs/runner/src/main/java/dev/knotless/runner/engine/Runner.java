@@ -18,6 +18,7 @@ import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.pass.PdsAccess;
+import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
@@ -251,6 +252,9 @@ public final class Runner implements AutoCloseable {
             .withSharedSteps(new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
     AskedLedger asked = new AskedLedger();
     String runnerDid = runnerClient.did();
+    PassExtras extras =
+        dev.knotless.runner.queue.QueueWiring.extras(
+            o, access, state, filer, planner, asked, jobs::submit, jobs::cancel, clock);
     RepoPass pass =
         new RepoPass(
             access::ownerOf,
@@ -263,12 +267,15 @@ public final class Runner implements AutoCloseable {
             () ->
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
             clock,
-            dev.knotless.runner.queue.QueueWiring.extras(
-                o, access, state, filer, planner, asked, jobs::submit, jobs::cancel, clock));
+            extras);
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
     self.set(r);
+    if (extras.pulls() != null) {
+      // A push to a fork with an open pull here rings this repository's door.
+      extras.pulls().followingHeads(r.matcher::followPullHeads);
+    }
     if (o.discover()) {
       r.discoverer =
           new dev.knotless.runner.discover.Discoverer(

@@ -62,6 +62,21 @@ public final class PullPass {
   private final Path cacheDir;
   private final Clock clock;
   private final boolean pullsOnly;
+  private volatile java.util.function.BiConsumer<dev.knotless.runner.doorbell.RepoId,
+          java.util.Set<dev.knotless.runner.doorbell.RepoId>>
+      headsFollower = (base, heads) -> {};
+
+  /**
+   * Tells {@code follower}, after each pass, the head repositories of the repository's open pulls
+   * that are other repositories, so a push to one rings the base's door.
+   */
+  public PullPass followingHeads(
+      java.util.function.BiConsumer<dev.knotless.runner.doorbell.RepoId,
+              java.util.Set<dev.knotless.runner.doorbell.RepoId>>
+          follower) {
+    this.headsFollower = follower;
+    return this;
+  }
 
   /**
    * @param pullsOnly whether this runner runs the repository's pulls alone ({@code --pulls-only}):
@@ -188,6 +203,13 @@ public final class PullPass {
     // A queued pull does not run on its own: its batch is its run.
     found.keySet().removeAll(held.queued());
     List<PullAt> open = found.values().stream().map(Found::at).toList();
+    java.util.Set<dev.knotless.runner.doorbell.RepoId> followed = new java.util.LinkedHashSet<>();
+    for (Found f : found.values()) {
+      if (f.headRepo() != snap) {
+        followed.add(new dev.knotless.runner.doorbell.RepoId(f.pull().head().did(), f.pull().head().key()));
+      }
+    }
+    headsFollower.accept(repo.id(), followed);
     RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
     boolean later = pullsOnly || held.landsQueue();
     PullPlanner.Plan plan = PullPlanner.plan(open, before, firstWatch, !later);

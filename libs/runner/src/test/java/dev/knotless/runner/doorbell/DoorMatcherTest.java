@@ -121,4 +121,31 @@ class DoorMatcherTest {
   private static RecordChange change(String did, String collection, String rkey) {
     return new RecordChange(did, collection, rkey, Operation.CREATE);
   }
+
+  @Test
+  void aRefMovingInAFollowedPullHeadRingsTheBaseAndItsOwnerIsSubscribedTo() {
+    DoorMatcher matcher = new DoorMatcher();
+    matcher.watch(new WatchedRepo(APP, "app"));
+    int[] changes = {0};
+    matcher.onOwnersChanged(() -> changes[0]++);
+    RepoId fork = new RepoId("did:plc:forker", "3kfork111111a");
+    RecordChange push =
+        new RecordChange("did:plc:forker", DoorMatcher.REF, "3kfork111111a.x", Operation.UPDATE);
+    assertEquals(Set.of(), matcher.match(push), "not followed: rings nothing");
+    matcher.followPullHeads(APP, Set.of(fork));
+    assertEquals(Set.of(APP), matcher.match(push));
+    assertTrue(matcher.owners().contains("did:plc:forker"));
+    assertEquals(1, changes[0], "the subscription widens");
+    matcher.followPullHeads(APP, Set.of(fork));
+    assertEquals(1, changes[0], "the same heads change nothing");
+    assertEquals(
+        Set.of(),
+        matcher.match(
+            new RecordChange(
+                "did:plc:forker", DoorMatcher.REF, "3kother11111a.x", Operation.UPDATE)),
+        "another repository of the fork's owner rings nothing");
+    matcher.followPullHeads(APP, Set.of());
+    assertEquals(Set.of(), matcher.match(push), "the pull closed: followed no more");
+    assertEquals(2, changes[0]);
+  }
 }
