@@ -65,8 +65,19 @@ public final class XrpcClient {
 
   /** An anonymous client that reports every call to {@code observer}. */
   public static XrpcClient create(URI pds, HttpClient http, XrpcObserver observer) {
+    return create(pds, http, observer, ServiceAddresses.process());
+  }
+
+  /**
+   * An anonymous client that reaches {@code pds} only where {@code addresses} allows: every call
+   * first checks the server's address, and fails naming it when refused. The other factories use
+   * {@link ServiceAddresses#process()}.
+   */
+  public static XrpcClient create(
+      URI pds, HttpClient http, XrpcObserver observer, ServiceAddresses addresses) {
     return new XrpcClient(
-        new XrpcTransport(pds, http, Duration.ofMinutes(2), observer), Clock.systemUTC());
+        new XrpcTransport(pds, http, Duration.ofMinutes(2), observer, addresses),
+        Clock.systemUTC());
   }
 
   /** The PDS this client talks to. */

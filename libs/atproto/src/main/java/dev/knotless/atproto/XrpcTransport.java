@@ -30,13 +30,20 @@ final class XrpcTransport {
   private final HttpClient http;
   private final Duration timeout;
   private final XrpcObserver observer;
+  private final ServiceAddresses addresses;
 
-  XrpcTransport(URI service, HttpClient http, Duration timeout, XrpcObserver observer) {
+  XrpcTransport(
+      URI service,
+      HttpClient http,
+      Duration timeout,
+      XrpcObserver observer,
+      ServiceAddresses addresses) {
     String s = service.toString();
     this.service = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
     this.http = http;
     this.timeout = timeout;
     this.observer = observer;
+    this.addresses = addresses;
   }
 
   static HttpClient defaultHttpClient() {
@@ -102,6 +109,8 @@ final class XrpcTransport {
     long start = System.nanoTime();
     HttpResponse<byte[]> r;
     try {
+      // Before every request, not once: a name may answer differently from one hour to the next.
+      addresses.check(service, "the XRPC service");
       r = http.send(b.build(), BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
     } catch (IOException e) {
       observer.called(method, 0, System.nanoTime() - start);

@@ -2,6 +2,7 @@ package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.atproto.ServiceAddresses;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,8 +29,14 @@ final class Fetch {
         .build();
   }
 
-  static HttpResponse<String> get(HttpClient http, URI uri, String accept, String purpose)
+  static HttpResponse<String> get(
+      HttpClient http, ServiceAddresses addresses, URI uri, String accept, String purpose)
       throws IdentityException {
+    try {
+      addresses.check(uri, "the server asked to " + purpose);
+    } catch (ServiceAddresses.Refused e) {
+      throw new IdentityException(e.getMessage(), e);
+    }
     HttpRequest request =
         HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Accept", accept).GET().build();
     try {
