@@ -15,6 +15,9 @@ final class Fetch {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+  /** The longest a DID document or a handle's answer may take, body included. */
+  static final Duration DEADLINE = Duration.ofSeconds(30);
+
   /** The most a DID document or a handle's answer may hold: they are a few hundred bytes. */
   static final long MAX_BYTES = 1 << 20;
 
@@ -40,12 +43,14 @@ final class Fetch {
     HttpRequest request =
         HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Accept", accept).GET().build();
     try {
-      return http.send(
+      return dev.knotless.atproto.BoundedBodies.send(
+          http,
           request,
           info ->
               HttpResponse.BodySubscribers.mapping(
                   dev.knotless.atproto.BoundedBodies.ofByteArray(MAX_BYTES).apply(info),
-                  bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+                  bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)),
+          DEADLINE);
     } catch (IOException e) {
       throw new IdentityException(
           "could not reach " + uri + " to " + purpose + ": " + e.getMessage(), e);
