@@ -65,9 +65,39 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.runnerAccount.plcUrl | quote }}
 {{- end -}}
 
+{{/* Kafka: each service its own SASL user, its password only in a secretKeyRef; call with (dict "Values" .Values "service" "<key under kafka.sasl.users>"). */}}
 {{- define "knotless-run.env.kafka" -}}
+{{- $k := .Values.kafka -}}
 - name: KAFKA_BOOTSTRAP_SERVERS
-  value: {{ required "kafka.bootstrapServers is required" .Values.kafka.bootstrapServers | quote }}
+  value: {{ required "kafka.bootstrapServers is required" $k.bootstrapServers | quote }}
+{{- if ne $k.securityProtocol "PLAINTEXT" }}
+{{- if not (has $k.securityProtocol (list "SASL_PLAINTEXT" "SASL_SSL")) }}
+{{- fail "kafka.securityProtocol must be PLAINTEXT, SASL_PLAINTEXT or SASL_SSL" }}
+{{- end }}
+{{- $user := required (printf "kafka.sasl.users.%s is required" .service) (index $k.sasl.users .service) }}
+{{- $module := "org.apache.kafka.common.security.scram.ScramLoginModule" }}
+{{- if eq $k.sasl.mechanism "PLAIN" }}
+{{- $module = "org.apache.kafka.common.security.plain.PlainLoginModule" }}
+{{- else if not (has $k.sasl.mechanism (list "SCRAM-SHA-256" "SCRAM-SHA-512")) }}
+{{- fail "kafka.sasl.mechanism must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512" }}
+{{- end }}
+- name: KAFKA_SECURITY_PROTOCOL
+  value: {{ $k.securityProtocol | quote }}
+- name: KAFKA_SASL_MECHANISM
+  value: {{ $k.sasl.mechanism | quote }}
+- name: KNOTLESS_KAFKA_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ required "kafka.sasl.existingSecret is required with SASL" $k.sasl.existingSecret }}
+      key: {{ $user.usernameKey }}
+- name: KNOTLESS_KAFKA_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $k.sasl.existingSecret }}
+      key: {{ $user.passwordKey }}
+- name: KAFKA_SASL_JAAS_CONFIG
+  value: {{ printf "%s required username=\"$(KNOTLESS_KAFKA_USERNAME)\" password=\"$(KNOTLESS_KAFKA_PASSWORD)\";" $module | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* PostgreSQL: Flyway migrates over JDBC, Hibernate Reactive uses the reactive URL; credentials from the Secret. */}}
