@@ -104,10 +104,29 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "knotless-run.env.postgresql" -}}
 {{- $pg := .Values.postgresql -}}
 {{- $hostPort := printf "%s:%v/%s" (required "postgresql.host is required" $pg.host) $pg.port $pg.database -}}
+{{- $jdbcQuery := "" -}}
+{{- $reactiveQuery := "" -}}
+{{- if $pg.sslMode }}
+{{- if not (has $pg.sslMode (list "disable" "require" "verify-ca" "verify-full")) }}
+{{- fail "postgresql.sslMode must be disable, require, verify-ca or verify-full" }}
+{{- end }}
+{{- $reactiveQuery = printf "?sslmode=%s" $pg.sslMode -}}
+{{- $jdbcQuery = printf "?sslmode=%s" $pg.sslMode -}}
+{{- if $pg.caSecret.name }}
+{{- $jdbcQuery = printf "%s&sslrootcert=/etc/knotless/postgresql-ca/ca.crt" $jdbcQuery -}}
+{{- else if has $pg.sslMode (list "verify-ca" "verify-full") }}
+{{- /* No CA given: the server's certificate is checked against the JVM's trust store, as the reactive client does. */}}
+{{- $jdbcQuery = printf "%s&sslfactory=org.postgresql.ssl.DefaultJavaSSLFactory" $jdbcQuery -}}
+{{- end }}
+{{- end }}
 - name: QUARKUS_DATASOURCE_JDBC_URL
-  value: {{ printf "jdbc:postgresql://%s" $hostPort | quote }}
+  value: {{ printf "jdbc:postgresql://%s%s" $hostPort $jdbcQuery | quote }}
 - name: QUARKUS_DATASOURCE_REACTIVE_URL
-  value: {{ printf "postgresql://%s" $hostPort | quote }}
+  value: {{ printf "postgresql://%s%s" $hostPort $reactiveQuery | quote }}
+{{- if and $pg.sslMode $pg.caSecret.name }}
+- name: QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS
+  value: /etc/knotless/postgresql-ca/ca.crt
+{{- end }}
 - name: QUARKUS_DATASOURCE_USERNAME
   valueFrom:
     secretKeyRef:
@@ -123,4 +142,19 @@ app.kubernetes.io/component: {{ .component }}
 {{/* The Lease the scheduler replicas elect their leader on, in the release namespace. */}}
 {{- define "knotless-run.schedulerLease" -}}
 {{- .Values.scheduler.leaseName | default (include "knotless-run.componentName" (dict "root" . "component" "scheduler")) -}}
+{{- end -}}
+
+{{/* The PostgreSQL CA, when postgresql.caSecret names one: a volume and its mount, each a YAML list item or empty. */}}
+{{- define "knotless-run.postgresql.caVolume" -}}
+{{- $pg := .Values.postgresql -}}
+{{- if and $pg.sslMode $pg.caSecret.name -}}
+{{ printf "- name: postgresql-ca\n  secret:\n    secretName: %s\n    items:\n      - key: %s\n        path: ca.crt" $pg.caSecret.name $pg.caSecret.key }}
+{{- end -}}
+{{- end -}}
+
+{{- define "knotless-run.postgresql.caMount" -}}
+{{- $pg := .Values.postgresql -}}
+{{- if and $pg.sslMode $pg.caSecret.name -}}
+{{ "- name: postgresql-ca\n  mountPath: /etc/knotless/postgresql-ca\n  readOnly: true" }}
+{{- end -}}
 {{- end -}}

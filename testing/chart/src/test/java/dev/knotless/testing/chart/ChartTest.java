@@ -216,6 +216,40 @@ class ChartTest {
   }
 
   @Test
+  void postgresqlOverTlsChecksTheServerAgainstTheGivenCa() {
+    for (String workload : List.of("ci-knotless-run-reconciler", "ci-knotless-run-scheduler")) {
+      var pod = allFeatures.podSpecs().get(workload);
+      var c = pod.getContainers().get(0);
+      assertEquals(
+          "jdbc:postgresql://postgresql:5432/knotless_run?sslmode=verify-full"
+              + "&sslrootcert=/etc/knotless/postgresql-ca/ca.crt",
+          env(c, "QUARKUS_DATASOURCE_JDBC_URL").getValue(),
+          workload);
+      assertEquals(
+          "postgresql://postgresql:5432/knotless_run?sslmode=verify-full",
+          env(c, "QUARKUS_DATASOURCE_REACTIVE_URL").getValue());
+      assertEquals(
+          "/etc/knotless/postgresql-ca/ca.crt",
+          env(c, "QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS").getValue());
+      assertTrue(
+          pod.getVolumes().stream()
+              .anyMatch(
+                  v ->
+                      v.getSecret() != null
+                          && v.getSecret().getSecretName().equals("postgresql-ca")),
+          workload);
+      assertTrue(
+          c.getVolumeMounts().stream()
+              .anyMatch(m -> m.getMountPath().equals("/etc/knotless/postgresql-ca")),
+          workload);
+    }
+    var plain = defaults.podSpecs().get("ci-knotless-run-reconciler").getContainers().get(0);
+    assertEquals(
+        "jdbc:postgresql://postgresql:5432/knotless_run",
+        env(plain, "QUARKUS_DATASOURCE_JDBC_URL").getValue());
+  }
+
+  @Test
   void theIngesterNeverSeesTheRunnersPassword() {
     var ingester = defaults.podSpecs().get("ci-knotless-run-ingester").getContainers().get(0);
     assertTrue(ingester.getEnv().stream().noneMatch(v -> v.getName().equals("KNOTLESS_PASSWORD")));
