@@ -16,6 +16,6 @@ if [ ! -f services/reconciler/target/quarkus-app/quarkus-run.jar ] ||
   ./mvnw -B -q -DskipTests install -pl testing/distributed -am
 fi
 testing/pds/install.sh >/dev/null
-exec java -XX:+UseSerialGC -Dknotless.repo.root="$root" \
+exec java -XX:+UseSerialGC -Dknotless.repo.root="$root" -Dknotless.allow-local-services=true \
   -cp "testing/distributed/target/classes:$(cat testing/distributed/target/classpath.txt)" \
   dev.knotless.testing.distributed.LocalDistributedMain "$@"

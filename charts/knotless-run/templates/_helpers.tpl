@@ -65,19 +65,68 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.runnerAccount.plcUrl | quote }}
 {{- end -}}
 
+{{/* Kafka: each service its own SASL user, its password only in a secretKeyRef; call with (dict "Values" .Values "service" "<key under kafka.sasl.users>"). */}}
 {{- define "knotless-run.env.kafka" -}}
+{{- $k := .Values.kafka -}}
 - name: KAFKA_BOOTSTRAP_SERVERS
-  value: {{ required "kafka.bootstrapServers is required" .Values.kafka.bootstrapServers | quote }}
+  value: {{ required "kafka.bootstrapServers is required" $k.bootstrapServers | quote }}
+{{- if ne $k.securityProtocol "PLAINTEXT" }}
+{{- if not (has $k.securityProtocol (list "SASL_PLAINTEXT" "SASL_SSL")) }}
+{{- fail "kafka.securityProtocol must be PLAINTEXT, SASL_PLAINTEXT or SASL_SSL" }}
+{{- end }}
+{{- $user := required (printf "kafka.sasl.users.%s is required" .service) (index $k.sasl.users .service) }}
+{{- $module := "org.apache.kafka.common.security.scram.ScramLoginModule" }}
+{{- if eq $k.sasl.mechanism "PLAIN" }}
+{{- $module = "org.apache.kafka.common.security.plain.PlainLoginModule" }}
+{{- else if not (has $k.sasl.mechanism (list "SCRAM-SHA-256" "SCRAM-SHA-512")) }}
+{{- fail "kafka.sasl.mechanism must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512" }}
+{{- end }}
+- name: KAFKA_SECURITY_PROTOCOL
+  value: {{ $k.securityProtocol | quote }}
+- name: KAFKA_SASL_MECHANISM
+  value: {{ $k.sasl.mechanism | quote }}
+- name: KNOTLESS_KAFKA_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ required "kafka.sasl.existingSecret is required with SASL" $k.sasl.existingSecret }}
+      key: {{ $user.usernameKey }}
+- name: KNOTLESS_KAFKA_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $k.sasl.existingSecret }}
+      key: {{ $user.passwordKey }}
+- name: KAFKA_SASL_JAAS_CONFIG
+  value: {{ printf "%s required username=\"$(KNOTLESS_KAFKA_USERNAME)\" password=\"$(KNOTLESS_KAFKA_PASSWORD)\";" $module | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* PostgreSQL: Flyway migrates over JDBC, Hibernate Reactive uses the reactive URL; credentials from the Secret. */}}
 {{- define "knotless-run.env.postgresql" -}}
 {{- $pg := .Values.postgresql -}}
 {{- $hostPort := printf "%s:%v/%s" (required "postgresql.host is required" $pg.host) $pg.port $pg.database -}}
+{{- $jdbcQuery := "" -}}
+{{- $reactiveQuery := "" -}}
+{{- if $pg.sslMode }}
+{{- if not (has $pg.sslMode (list "disable" "require" "verify-ca" "verify-full")) }}
+{{- fail "postgresql.sslMode must be disable, require, verify-ca or verify-full" }}
+{{- end }}
+{{- $reactiveQuery = printf "?sslmode=%s" $pg.sslMode -}}
+{{- $jdbcQuery = printf "?sslmode=%s" $pg.sslMode -}}
+{{- if $pg.caSecret.name }}
+{{- $jdbcQuery = printf "%s&sslrootcert=/etc/knotless/postgresql-ca/ca.crt" $jdbcQuery -}}
+{{- else if has $pg.sslMode (list "verify-ca" "verify-full") }}
+{{- /* No CA given: the server's certificate is checked against the JVM's trust store, as the reactive client does. */}}
+{{- $jdbcQuery = printf "%s&sslfactory=org.postgresql.ssl.DefaultJavaSSLFactory" $jdbcQuery -}}
+{{- end }}
+{{- end }}
 - name: QUARKUS_DATASOURCE_JDBC_URL
-  value: {{ printf "jdbc:postgresql://%s" $hostPort | quote }}
+  value: {{ printf "jdbc:postgresql://%s%s" $hostPort $jdbcQuery | quote }}
 - name: QUARKUS_DATASOURCE_REACTIVE_URL
-  value: {{ printf "postgresql://%s" $hostPort | quote }}
+  value: {{ printf "postgresql://%s%s" $hostPort $reactiveQuery | quote }}
+{{- if and $pg.sslMode $pg.caSecret.name }}
+- name: QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS
+  value: /etc/knotless/postgresql-ca/ca.crt
+{{- end }}
 - name: QUARKUS_DATASOURCE_USERNAME
   valueFrom:
     secretKeyRef:
@@ -93,4 +142,19 @@ app.kubernetes.io/component: {{ .component }}
 {{/* The Lease the scheduler replicas elect their leader on, in the release namespace. */}}
 {{- define "knotless-run.schedulerLease" -}}
 {{- .Values.scheduler.leaseName | default (include "knotless-run.componentName" (dict "root" . "component" "scheduler")) -}}
+{{- end -}}
+
+{{/* The PostgreSQL CA, when postgresql.caSecret names one: a volume and its mount, each a YAML list item or empty. */}}
+{{- define "knotless-run.postgresql.caVolume" -}}
+{{- $pg := .Values.postgresql -}}
+{{- if and $pg.sslMode $pg.caSecret.name -}}
+{{ printf "- name: postgresql-ca\n  secret:\n    secretName: %s\n    items:\n      - key: %s\n        path: ca.crt" $pg.caSecret.name $pg.caSecret.key }}
+{{- end -}}
+{{- end -}}
+
+{{- define "knotless-run.postgresql.caMount" -}}
+{{- $pg := .Values.postgresql -}}
+{{- if and $pg.sslMode $pg.caSecret.name -}}
+{{ "- name: postgresql-ca\n  mountPath: /etc/knotless/postgresql-ca\n  readOnly: true" }}
+{{- end -}}
 {{- end -}}

@@ -198,6 +198,7 @@ public final class DistributedBench {
     double requests0 = sum(reconcilers, PDS_REQUESTS);
     Properties p = new Properties();
     p.put("bootstrap.servers", stage.shape().broker().bootstrapServers());
+    p.putAll(stage.shape().broker().clientSettings("admin"));
     p.put("linger.ms", "5");
     String value = DoorbellMessage.encode(Doorbell.SWEEP);
     long t0 = System.nanoTime();

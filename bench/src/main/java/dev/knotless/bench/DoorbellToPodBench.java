@@ -57,6 +57,7 @@ public final class DoorbellToPodBench {
       String key = new RepoId(owner.account.did(), owner.key()).toString();
       Properties p = new Properties();
       p.put("bootstrap.servers", shape.broker().bootstrapServers());
+      p.putAll(shape.broker().clientSettings("admin"));
       try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
         ring(producer, key);
         waitFor(() -> reconciler.metric("knotless_run_passes_total") >= 1, "the baseline pass");

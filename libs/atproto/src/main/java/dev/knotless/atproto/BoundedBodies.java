@@ -26,6 +26,49 @@ public final class BoundedBodies {
     }
   }
 
+  /** Why a reply was given up: it did not end, headers and body, within its deadline. */
+  public static final class TooSlow extends java.net.http.HttpTimeoutException {
+    TooSlow(java.time.Duration deadline) {
+      super(
+          "the reply did not end within "
+              + deadline.toSeconds()
+              + " s (headers and body together), the most this client waits; given up");
+    }
+  }
+
+  /**
+   * Sends {@code request} and waits at most {@code deadline} for the whole reply, its body
+   * included: a per-request timeout only covers the wait for the headers, so a server trickling a
+   * byte a second would otherwise hold the caller for as long as it likes. Past the deadline the
+   * exchange is cancelled and {@link TooSlow} thrown.
+   */
+  public static <T> HttpResponse<T> send(
+      java.net.http.HttpClient http,
+      java.net.http.HttpRequest request,
+      HttpResponse.BodyHandler<T> handler,
+      java.time.Duration deadline)
+      throws IOException, InterruptedException {
+    java.util.concurrent.CompletableFuture<HttpResponse<T>> f = http.sendAsync(request, handler);
+    try {
+      return f.get(deadline.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      f.cancel(true);
+      throw new TooSlow(deadline);
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      throw e;
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IOException(String.valueOf(cause), cause);
+    }
+  }
+
   /**
    * A handler reading the whole body as bytes, failing with {@link TooLarge} past {@code limit}.
    */

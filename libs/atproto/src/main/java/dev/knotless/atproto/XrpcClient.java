@@ -33,6 +33,12 @@ public final class XrpcClient {
 
   private static final Duration REFRESH_AHEAD = Duration.ofMinutes(1);
 
+  /**
+   * The longest one call waits for its whole reply, headers and body: 64 MiB (the most a reply
+   * holds) at about 100 KiB/s. A server trickling its answer is given up at this point.
+   */
+  public static final Duration DEADLINE = Duration.ofMinutes(10);
+
   private final XrpcTransport transport;
   private final Clock clock;
   private final Object sessionLock = new Object();
@@ -65,8 +71,32 @@ public final class XrpcClient {
 
   /** An anonymous client that reports every call to {@code observer}. */
   public static XrpcClient create(URI pds, HttpClient http, XrpcObserver observer) {
+    return create(pds, http, observer, ServiceAddresses.process());
+  }
+
+  /**
+   * An anonymous client that reaches {@code pds} only where {@code addresses} allows: every call
+   * first checks the server's address, and fails naming it when refused. The other factories use
+   * {@link ServiceAddresses#process()}.
+   */
+  public static XrpcClient create(
+      URI pds, HttpClient http, XrpcObserver observer, ServiceAddresses addresses) {
+    return create(pds, http, observer, addresses, DEADLINE);
+  }
+
+  /**
+   * As {@link #create(URI, HttpClient, XrpcObserver, ServiceAddresses)}, with every reply, its body
+   * included, given up after {@code deadline} rather than {@link #DEADLINE}.
+   */
+  public static XrpcClient create(
+      URI pds,
+      HttpClient http,
+      XrpcObserver observer,
+      ServiceAddresses addresses,
+      Duration deadline) {
     return new XrpcClient(
-        new XrpcTransport(pds, http, Duration.ofMinutes(2), observer), Clock.systemUTC());
+        new XrpcTransport(pds, http, Duration.ofMinutes(2), observer, addresses, deadline),
+        Clock.systemUTC());
   }
 
   /** The PDS this client talks to. */
@@ -319,8 +349,17 @@ public final class XrpcClient {
 
   /** Downloads a blob that a record of {@code did} references. */
   public byte[] getBlob(String did, String cid) throws XrpcException {
+    return getBlob(did, cid, BoundedBodies.XRPC_REPLY_BYTES);
+  }
+
+  /**
+   * Downloads a blob, reading at most {@code maxBytes} of it (the size its reference gives): a
+   * server that answers with more fails the call at that point, saying so.
+   */
+  public byte[] getBlob(String did, String cid, long maxBytes) throws XrpcException {
     String m = "com.atproto.sync.getBlob";
-    return authed(m, t -> transport.get(m, Map.of("did", did, "cid", cid), t)).body();
+    long limit = Math.min(maxBytes, BoundedBodies.XRPC_REPLY_BYTES);
+    return authed(m, t -> transport.get(m, Map.of("did", did, "cid", cid), t, limit)).body();
   }
 
   /** What the server says of itself, its blob limit included. */

@@ -30,13 +30,23 @@ final class XrpcTransport {
   private final HttpClient http;
   private final Duration timeout;
   private final XrpcObserver observer;
+  private final ServiceAddresses addresses;
+  private final Duration deadline;
 
-  XrpcTransport(URI service, HttpClient http, Duration timeout, XrpcObserver observer) {
+  XrpcTransport(
+      URI service,
+      HttpClient http,
+      Duration timeout,
+      XrpcObserver observer,
+      ServiceAddresses addresses,
+      Duration deadline) {
     String s = service.toString();
     this.service = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
     this.http = http;
     this.timeout = timeout;
     this.observer = observer;
+    this.addresses = addresses;
+    this.deadline = deadline;
   }
 
   static HttpClient defaultHttpClient() {
@@ -54,8 +64,14 @@ final class XrpcTransport {
   /** A GET with query parameters; the body as bytes. */
   HttpResponse<byte[]> get(String method, Map<String, String> params, String token)
       throws XrpcException {
+    return get(method, params, token, BoundedBodies.XRPC_REPLY_BYTES);
+  }
+
+  /** As {@link #get(String, Map, String)}, reading at most {@code limit} bytes of the body. */
+  HttpResponse<byte[]> get(String method, Map<String, String> params, String token, long limit)
+      throws XrpcException {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri(method, params)).GET();
-    return send(method, b, token);
+    return send(method, b, token, limit);
   }
 
   /** A POST with a body of the given content type. */
@@ -65,7 +81,7 @@ final class XrpcTransport {
         HttpRequest.newBuilder(uri(method, Map.of()))
             .header("Content-Type", contentType)
             .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-    return send(method, b, token);
+    return send(method, b, token, BoundedBodies.XRPC_REPLY_BYTES);
   }
 
   static JsonNode json(String method, HttpResponse<byte[]> r) throws XrpcException {
@@ -93,7 +109,7 @@ final class XrpcTransport {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
-  private HttpResponse<byte[]> send(String method, HttpRequest.Builder b, String token)
+  private HttpResponse<byte[]> send(String method, HttpRequest.Builder b, String token, long limit)
       throws XrpcException {
     b.timeout(timeout);
     if (token != null) {
@@ -102,7 +118,9 @@ final class XrpcTransport {
     long start = System.nanoTime();
     HttpResponse<byte[]> r;
     try {
-      r = http.send(b.build(), BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
+      // Before every request, not once: a name may answer differently from one hour to the next.
+      addresses.check(service, "the XRPC service");
+      r = BoundedBodies.send(http, b.build(), BoundedBodies.ofByteArray(limit), deadline);
     } catch (IOException e) {
       observer.called(method, 0, System.nanoTime() - start);
       throw XrpcException.noStatus(method, e);

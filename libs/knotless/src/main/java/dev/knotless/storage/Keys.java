@@ -1,6 +1,7 @@
 package dev.knotless.storage;
 
 import dev.knotless.atproto.Hashes;
+import dev.knotless.atproto.Printable;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
@@ -57,12 +58,15 @@ public final class Keys {
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException("a repository name must not be empty");
     }
+    // The name is quoted with escapes: it may come from a hostile PDS or appview, and a newline or
+    // a terminal escape in it must not reach a log line as it is.
     if (name.getBytes(StandardCharsets.UTF_8).length > 100) {
-      throw new IllegalArgumentException("repository name is longer than 100 bytes: " + name);
+      throw new IllegalArgumentException(
+          "repository name is longer than 100 bytes: " + Printable.quote(name));
     }
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
-          "repository name may hold only letters, digits and . _ ~ -: " + name);
+          "repository name may hold only letters, digits and . _ ~ -: " + Printable.quote(name));
     }
     if (name.equals(".") || name.equals("..")) {
       throw new IllegalArgumentException("repository name must not be . or ..: " + name);

@@ -10,7 +10,13 @@ public final class RecordFormatException extends IOException {
   private final String uri;
 
   public RecordFormatException(String uri, String problem) {
-    super(uri + ": " + problem);
+    // A hostile PDS chooses the URI's record key: escaped, so it cannot break the line it is on.
+    super(
+        (dev.knotless.atproto.Printable.hasUnprintable(uri)
+                ? dev.knotless.atproto.Printable.escape(uri)
+                : uri)
+            + ": "
+            + problem);
     this.uri = uri;
   }
 

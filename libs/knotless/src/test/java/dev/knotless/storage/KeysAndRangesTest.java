@@ -104,4 +104,17 @@ class KeysAndRangesTest {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void aNameThatIsNoNameIsQuotedWithEscapesInItsError() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Keys.validateName("evil\nname\u001b"));
+    assertEquals(
+        "repository name may hold only letters, digits and . _ ~ -: \"evil\\nname\\u001b\"",
+        e.getMessage());
+    IllegalArgumentException longer =
+        assertThrows(IllegalArgumentException.class, () -> Keys.validateName("a".repeat(5000)));
+    assertTrue(longer.getMessage().length() < 300, longer.getMessage());
+    assertTrue(longer.getMessage().endsWith("(5000 characters)"), longer.getMessage());
+  }
 }

@@ -242,7 +242,13 @@ public final class PdsInstance implements AutoCloseable {
    */
   public Map<String, String> environment() {
     return Map.of(
-        "KNOTLESS_PLC_URL", plcUrl.toString(), "KNOTLESS_HANDLE_RESOLVER", pdsUrl.toString());
+        "KNOTLESS_PLC_URL",
+        plcUrl.toString(),
+        "KNOTLESS_HANDLE_RESOLVER",
+        pdsUrl.toString(),
+        // The test PDS and its PLC directory answer on 127.0.0.1 over plain http.
+        "KNOTLESS_ALLOW_LOCAL_SERVICES",
+        "true");
   }
 
   /**

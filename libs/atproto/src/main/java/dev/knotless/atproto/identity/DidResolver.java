@@ -1,5 +1,6 @@
 package dev.knotless.atproto.identity;
 
+import dev.knotless.atproto.ServiceAddresses;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -17,16 +18,35 @@ public final class DidResolver {
 
   private final URI plc;
   private final HttpClient http;
+  private final ServiceAddresses addresses;
 
+  /** A resolver reaching the servers {@link ServiceAddresses#process()} allows. */
   public DidResolver(URI plc, HttpClient http) {
-    this.plc = plc;
-    this.http = http;
+    this(plc, http, ServiceAddresses.process());
   }
 
-  /** A resolver configured from the environment ({@code KNOTLESS_PLC_URL}). */
+  /** A resolver reaching only the servers {@code addresses} allows. */
+  public DidResolver(URI plc, HttpClient http, ServiceAddresses addresses) {
+    this.plc = plc;
+    this.http = http;
+    this.addresses = addresses;
+  }
+
+  /**
+   * A resolver configured from the environment ({@code KNOTLESS_PLC_URL}, {@value
+   * ServiceAddresses#ALLOW_LOCAL}).
+   */
   public static DidResolver fromEnvironment(Map<String, String> env, HttpClient http) {
     String plc = env.getOrDefault("KNOTLESS_PLC_URL", "");
-    return new DidResolver(URI.create(plc.isBlank() ? DEFAULT_PLC : plc.trim()), http);
+    return new DidResolver(
+        URI.create(plc.isBlank() ? DEFAULT_PLC : plc.trim()),
+        http,
+        ServiceAddresses.fromEnvironment(env));
+  }
+
+  /** The servers this resolver, and the PDSes its documents name, may be reached at. */
+  public ServiceAddresses addresses() {
+    return addresses;
   }
 
   /** The PLC directory asked for did:plc documents. */
@@ -47,7 +67,7 @@ public final class DidResolver {
             ? Fetch.under(plc, "/" + did)
             : URI.create("https://" + Identifiers.webHost(did) + "/.well-known/did.json");
     String purpose = "read the DID document of " + did;
-    HttpResponse<String> response = Fetch.get(http, uri, "application/json", purpose);
+    HttpResponse<String> response = Fetch.get(http, addresses, uri, "application/json", purpose);
     if (response.statusCode() == 404 || response.statusCode() == 410) {
       throw new IdentityException(
           did + " is not registered (" + uri + " answered " + response.statusCode() + ")");

@@ -2,6 +2,7 @@ package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.atproto.ServiceAddresses;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +14,9 @@ import java.time.Duration;
 final class Fetch {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  /** The longest a DID document or a handle's answer may take, body included. */
+  static final Duration DEADLINE = Duration.ofSeconds(30);
 
   /** The most a DID document or a handle's answer may hold: they are a few hundred bytes. */
   static final long MAX_BYTES = 1 << 20;
@@ -28,17 +32,25 @@ final class Fetch {
         .build();
   }
 
-  static HttpResponse<String> get(HttpClient http, URI uri, String accept, String purpose)
+  static HttpResponse<String> get(
+      HttpClient http, ServiceAddresses addresses, URI uri, String accept, String purpose)
       throws IdentityException {
+    try {
+      addresses.check(uri, "the server asked to " + purpose);
+    } catch (ServiceAddresses.Refused e) {
+      throw new IdentityException(e.getMessage(), e);
+    }
     HttpRequest request =
         HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Accept", accept).GET().build();
     try {
-      return http.send(
+      return dev.knotless.atproto.BoundedBodies.send(
+          http,
           request,
           info ->
               HttpResponse.BodySubscribers.mapping(
                   dev.knotless.atproto.BoundedBodies.ofByteArray(MAX_BYTES).apply(info),
-                  bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+                  bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)),
+          DEADLINE);
     } catch (IOException e) {
       throw new IdentityException(
           "could not reach " + uri + " to " + purpose + ": " + e.getMessage(), e);

@@ -1,6 +1,7 @@
 package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.atproto.ServiceAddresses;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -38,21 +39,34 @@ public final class HandleResolver {
   private final URI override;
   private final HttpClient http;
   private final TxtLookup dns;
+  private final ServiceAddresses addresses;
 
   /**
    * @param override the server to ask for every handle, or null for DNS and HTTPS
    */
   public HandleResolver(URI override, HttpClient http, TxtLookup dns) {
+    this(override, http, dns, ServiceAddresses.process());
+  }
+
+  /**
+   * @param override the server to ask for every handle, or null for DNS and HTTPS
+   * @param addresses the servers that may be asked
+   */
+  public HandleResolver(URI override, HttpClient http, TxtLookup dns, ServiceAddresses addresses) {
     this.override = override;
     this.http = http;
     this.dns = dns;
+    this.addresses = addresses;
   }
 
   /** A resolver configured from the environment ({@code KNOTLESS_HANDLE_RESOLVER}). */
   public static HandleResolver fromEnvironment(Map<String, String> env, HttpClient http) {
     String url = env.getOrDefault("KNOTLESS_HANDLE_RESOLVER", "").trim();
     return new HandleResolver(
-        url.isEmpty() ? null : URI.create(url), http, HandleResolver::jndiTxt);
+        url.isEmpty() ? null : URI.create(url),
+        http,
+        HandleResolver::jndiTxt,
+        ServiceAddresses.fromEnvironment(env));
   }
 
   /**
@@ -81,7 +95,7 @@ public final class HandleResolver {
     }
     URI wellKnown = URI.create("https://" + h + "/.well-known/atproto-did");
     HttpResponse<String> response =
-        Fetch.get(http, wellKnown, "text/plain", "resolve the handle " + h);
+        Fetch.get(http, addresses, wellKnown, "text/plain", "resolve the handle " + h);
     if (response.statusCode() != 200) {
       throw new IdentityException(
           "handle "
@@ -101,7 +115,7 @@ public final class HandleResolver {
             "/xrpc/com.atproto.identity.resolveHandle?handle="
                 + URLEncoder.encode(h, StandardCharsets.UTF_8));
     String purpose = "resolve the handle " + h;
-    HttpResponse<String> response = Fetch.get(http, uri, "application/json", purpose);
+    HttpResponse<String> response = Fetch.get(http, addresses, uri, "application/json", purpose);
     JsonNode body = Fetch.json(response, purpose);
     if (response.statusCode() != 200) {
       throw new IdentityException(

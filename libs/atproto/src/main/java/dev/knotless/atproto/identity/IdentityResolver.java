@@ -2,6 +2,7 @@ package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.ServiceAddresses;
 import dev.knotless.atproto.cache.CacheFile;
 import dev.knotless.atproto.cache.LocalCache;
 import java.net.URI;
@@ -88,6 +89,12 @@ public final class IdentityResolver {
     boolean byDid = Identifiers.looksLikeDid(key);
     String did = byDid ? key : handles.resolve(key);
     DidDocument doc = dids.resolve(did);
+    try {
+      // Refused here, naming the DID, rather than at the first call to the PDS.
+      dids.addresses().check(doc.pds(), "the PDS the DID document of " + did + " names");
+    } catch (ServiceAddresses.Refused e) {
+      throw new IdentityException(e.getMessage(), e);
+    }
     String handle = null;
     if (!byDid) {
       // The handle already points at this DID; the document must claim it back.

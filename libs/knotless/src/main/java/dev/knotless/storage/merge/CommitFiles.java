@@ -50,6 +50,8 @@ public final class CommitFiles {
       long size = Long.parseLong(meta[3]);
       if (size > WorkflowSet.MAX_FILE_BYTES) {
         tooBig.put(path, size);
+      } else if (WorkflowSet.isWorkflowPath(path) && WorkflowSet.fileNameProblem(path) != null) {
+        read.put(path, new byte[0]); // an error by its name alone: not read
       } else if (WorkflowSet.isWorkflowPath(path)) {
         read.put(path, git.run(null, "cat-file", "blob", meta[2]));
       }

@@ -36,6 +36,12 @@ public final class PackStore {
   public static final String MIME = "application/x-git-packed-objects";
 
   /**
+   * The largest pack a reader downloads, 1 GiB: a pack is held whole in memory, and a record may
+   * claim any size.
+   */
+  public static final long MAX_PACK_BYTES = 1L << 30;
+
+  /**
    * The longest a part waits for a rate limit to reset before it is uploaded again. A limit that
    * resets later (the reference PDS's uploadBlob limit is 1000 a day) fails the upload, with the
    * reset time in the {@link XrpcException}.
@@ -178,6 +184,7 @@ public final class PackStore {
    * Fails if the length differs from the record's {@code size}.
    */
   public byte[] read(String did, PackRecord pack) throws IOException {
+    checkSize(pack);
     byte[] bytes;
     if (pack.inline()) {
       bytes = pack.data();
@@ -190,7 +197,8 @@ public final class PackStore {
                 () -> {
                   slots.acquireUninterruptibly();
                   try {
-                    return client.getBlob(did, part.cid());
+                    // No more than the part's reference says: a PDS sending more is cut there.
+                    return client.getBlob(did, part.cid(), part.size());
                   } catch (IOException e) {
                     throw new UncheckedIOException(e);
                   } finally {
@@ -215,5 +223,44 @@ public final class PackStore {
               + pack.size());
     }
     return bytes;
+  }
+
+  /**
+   * Refuses, before a byte is downloaded, a pack whose record says it is over {@link
+   * #MAX_PACK_BYTES}, or whose parts' sizes do not add up to its size: a hostile PDS cannot make a
+   * reader download gigabytes, or hold more than it said, to find out.
+   */
+  static void checkSize(PackRecord pack) throws IOException {
+    if (pack.size() < 0 || pack.size() > MAX_PACK_BYTES) {
+      throw new IOException(
+          "pack "
+              + pack.rkey()
+              + " says it is "
+              + pack.size()
+              + " bytes, over the "
+              + MAX_PACK_BYTES
+              + " bytes a pack may be; not downloaded");
+    }
+    if (pack.inline()) {
+      return;
+    }
+    long sum = 0;
+    for (BlobRef part : pack.parts()) {
+      if (part.size() < 0 || part.size() > MAX_PACK_BYTES) {
+        throw new IOException(
+            "pack " + pack.rkey() + " has a part of " + part.size() + " bytes; not downloaded");
+      }
+      sum += part.size();
+    }
+    if (sum != pack.size()) {
+      throw new IOException(
+          "pack "
+              + pack.rkey()
+              + "'s parts add up to "
+              + sum
+              + " bytes, but its record says "
+              + pack.size()
+              + "; not downloaded");
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.knotless.runner.workflow;
 
+import dev.knotless.atproto.Printable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,8 +46,21 @@ public record WorkflowSet(List<Workflow> workflows, List<WorkflowError> errors) 
    */
   public static WorkflowSet load(Map<String, byte[]> files, Map<String, Long> tooBig) {
     Map<String, List<Object>> byName = new LinkedHashMap<>();
+    java.util.Set<String> all = new java.util.TreeSet<>(tooBig.keySet());
+    all.addAll(files.keySet());
+    for (String path : all) {
+      String problem = isWorkflowPath(path) ? fileNameProblem(path) : null;
+      if (problem != null) {
+        // Filed under an escaped stand-in name, without the file being read or parsed.
+        String name = Printable.escape(stem(path));
+        name = name.length() > MAX_NAME_CHARS ? name.substring(0, MAX_NAME_CHARS - 1) + "…" : name;
+        byName
+            .computeIfAbsent(name, k -> new ArrayList<>())
+            .add(new WorkflowError(name, List.of(Printable.escape(path)), "", problem));
+      }
+    }
     for (Map.Entry<String, Long> e : new TreeMap<>(tooBig).entrySet()) {
-      if (!isWorkflowPath(e.getKey())) {
+      if (!isWorkflowPath(e.getKey()) || fileNameProblem(e.getKey()) != null) {
         continue;
       }
       String file = e.getKey().substring(e.getKey().lastIndexOf('/') + 1);
@@ -66,7 +80,7 @@ public record WorkflowSet(List<Workflow> workflows, List<WorkflowError> errors) 
     }
     for (Map.Entry<String, byte[]> e : new TreeMap<>(files).entrySet()) {
       String path = e.getKey();
-      if (!isWorkflowPath(path)) {
+      if (!isWorkflowPath(path) || fileNameProblem(path) != null) {
         continue;
       }
       Object parsed;
@@ -104,6 +118,36 @@ public record WorkflowSet(List<Workflow> workflows, List<WorkflowError> errors) 
       }
     }
     return new WorkflowSet(workflows, errors);
+  }
+
+  /** The most characters of a workflow file's name before its extension, as of a name. */
+  static final int MAX_NAME_CHARS = WorkflowParser.MAX_NAME_CHARS;
+
+  /**
+   * Why a workflow file's name cannot be used, or null. Its stem is the workflow's name when the
+   * file gives none, and reaches check keys, log lines and {@code KNOTLESS_RUN_WORKFLOW}: so no
+   * control, format or line-separator character (a newline, an escape, a bidi override), and at
+   * most {@value #MAX_NAME_CHARS} characters.
+   */
+  public static String fileNameProblem(String path) {
+    String stem = stem(path);
+    if (Printable.hasUnprintable(path)) {
+      return "the file's name holds a control or invisible character; rename it";
+    }
+    if (stem.length() > MAX_NAME_CHARS) {
+      return "the file's name is "
+          + stem.length()
+          + " characters before its extension, more than "
+          + MAX_NAME_CHARS
+          + "; rename it";
+    }
+    return null;
+  }
+
+  private static String stem(String path) {
+    String file = path.substring(path.lastIndexOf('/') + 1);
+    int dot = file.lastIndexOf('.');
+    return dot > 0 ? file.substring(0, dot) : file;
   }
 
   /** True if {@code path} names a workflow file. */

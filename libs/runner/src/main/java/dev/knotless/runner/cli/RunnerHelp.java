@@ -80,6 +80,8 @@ final class RunnerHelp {
         KNOTLESS_PLC_URL        DID PLC directory (default https://plc.directory)
         KNOTLESS_HANDLE_RESOLVER  resolve handles by asking this server's
                                 com.atproto.identity.resolveHandle (local *.test handles)
+        KNOTLESS_ALLOW_LOCAL_SERVICES=true  also reach PDSes, directories and the
+                                appview on loopback, over http (tests only)
         KNOTLESS_CACHE_DIR      the cache: mirrors, keys, identities (default
                                 $XDG_CACHE_HOME/knotless, else ~/.cache/knotless)
         KNOTLESS_APPVIEW        the appview: where --pulls lists open pulls

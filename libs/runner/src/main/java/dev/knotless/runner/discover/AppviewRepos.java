@@ -1,12 +1,17 @@
 package dev.knotless.runner.discover;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.atproto.Printable;
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.identity.Identifiers;
+import dev.knotless.storage.Keys;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The appview's list of repositories whose record names a runner ({@code
@@ -23,7 +28,12 @@ public final class AppviewRepos {
 
   private static final int PAGE = 100;
 
+  private static final Logger LOG = LoggerFactory.getLogger(AppviewRepos.class);
+  private static final int MAX_WARNED = 1000;
+
   private final XrpcClient appview;
+  // Entries already warned of: a lying appview is logged once per entry, not every sweep.
+  private final java.util.Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public AppviewRepos(XrpcClient appview) {
     this.appview = appview;
@@ -55,8 +65,14 @@ public final class AppviewRepos {
       for (JsonNode r : repos) {
         String did = r.path("did").asText("");
         String name = r.path("name").asText("");
-        if (did.startsWith("did:") && !name.isEmpty() && name.indexOf('/') < 0) {
-          out.add(new Listed(did, name));
+        try {
+          // Checked here, before the name reaches a label, a path or a log line.
+          out.add(new Listed(Identifiers.did(did), Keys.validateName(name)));
+        } catch (IllegalArgumentException e) {
+          String entry = Printable.escape(did) + "/" + Printable.escape(name);
+          if (warned.size() < MAX_WARNED && warned.add(entry)) {
+            LOG.warn("the appview listed {}, which is no repository: {}", entry, e.getMessage());
+          }
         }
       }
       String next = page.path("cursor").asText(null);

@@ -174,7 +174,10 @@ public final class Discoverer {
     try {
       consider(label, "written on the event stream");
     } catch (IOException | RuntimeException e) {
-      LOG.debug("{}: written on the event stream, cannot be read: {}", label, e.getMessage());
+      LOG.debug(
+          "{}: written on the event stream, cannot be read: {}",
+          dev.knotless.atproto.Printable.escape(label),
+          e.getMessage());
     }
   }
 
@@ -192,7 +195,13 @@ public final class Discoverer {
   }
 
   private void consider(String label, String how) throws IOException {
-    Watched w = reader.read(label);
+    Watched w;
+    try {
+      w = reader.read(label);
+    } catch (IllegalArgumentException e) {
+      // A name or DID that is no name: an error of this one repository, not of the sweep.
+      throw new IOException(e.getMessage(), e);
+    }
     if (watcher.watching(w.id())) {
       return;
     }
@@ -231,7 +240,11 @@ public final class Discoverer {
       RecordPage page = owner.listRecords(id.ownerDid(), REPO, 100, cursor, false);
       for (Record r : page.records()) {
         if (id.repoKey().equals(r.value().path("key").asText())) {
-          return Optional.of(r.rkey());
+          try {
+            return Optional.of(dev.knotless.storage.Keys.validateName(r.rkey()));
+          } catch (IllegalArgumentException e) {
+            throw new IOException("its repository record is keyed by no name: " + e.getMessage());
+          }
         }
       }
       if (page.records().size() < 100 || page.cursor() == null) {

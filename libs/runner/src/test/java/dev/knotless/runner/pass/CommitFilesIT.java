@@ -44,4 +44,44 @@ class CommitFilesIT {
             + " bytes, over the 1 MiB a workflow file may hold, so it was not read",
         e.message());
   }
+
+  @Test
+  void workflowFilesWhoseNamesHoldControlCharactersOrRunLongAreErrorsNamingThemEscaped(
+      @TempDir Path tmp) throws Exception {
+    Path src = tmp.resolve("src");
+    Path workflows = Files.createDirectories(src.resolve(".knotless/workflows"));
+    GitFixture.git(src, "init", "--quiet", "--initial-branch=main");
+    String step = "on: {push: {}}\nsteps:\n  - name: a\n    run: echo a\n";
+    Files.writeString(workflows.resolve("ci.yml"), step);
+    Files.writeString(workflows.resolve("two\nlines.yml"), step);
+    Files.writeString(workflows.resolve("\u001b[31mred.yml"), step);
+    String longName = "l".repeat(150);
+    Files.writeString(workflows.resolve(longName + ".yml"), step);
+    GitFixture.git(src, "add", "-A");
+    GitFixture.git(
+        src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "names");
+    String commit = GitFixture.git(src, "rev-parse", "HEAD").strip();
+
+    WorkflowSet set = CommitFiles.workflowSet(Git.at(src.resolve(".git")), commit);
+
+    assertEquals(List.of("ci"), set.workflows().stream().map(w -> w.name()).toList());
+    assertEquals(
+        ".knotless/workflows/two\\nlines.yml: the file's name holds a control or invisible"
+            + " character; rename it",
+        set.error("two\\nlines").orElseThrow().message());
+    assertEquals(
+        ".knotless/workflows/\\u001b[31mred.yml: the file's name holds a control or invisible"
+            + " character; rename it",
+        set.error("\\u001b[31mred").orElseThrow().message());
+    WorkflowError tooLong =
+        set.errors().stream().filter(e -> e.name().startsWith("lll")).findFirst().orElseThrow();
+    assertEquals(
+        "the file's name is 150 characters before its extension, more than 100; rename it",
+        tooLong.problem());
+    for (WorkflowError e : set.errors()) {
+      assertEquals(-1, e.message().indexOf('\n'), e.message());
+      assertEquals(-1, e.message().indexOf('\u001b'), e.message());
+      assertEquals(-1, e.name().indexOf('\n'), e.name());
+    }
+  }
 }

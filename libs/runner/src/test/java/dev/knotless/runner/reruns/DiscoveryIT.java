@@ -134,6 +134,35 @@ class DiscoveryIT {
     }
   }
 
+  @Test
+  void namesAHostileAppviewListsThatAreNoRepositoryNamesArePassedOverAndTheSweepsGoOn(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
+        Stage s = new Stage(pds, tmp, false)) {
+      String runner = s.runnerAccount.did();
+      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      s.repo.namingRunners(() -> List.of(runner));
+      String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
+      s.push("main");
+      String owner = s.owner.did();
+      // Each would have thrown out of the sweep, ending every later one.
+      appview.alsoList(owner, "evil\nname");
+      appview.alsoList(owner, "..");
+      appview.alsoList(owner, "x".repeat(300));
+      appview.alsoList(owner, "\u001b[31mred");
+      Runner r = start(s);
+      try {
+        assertEquals(CheckStatus.SUCCESS, s.awaitEnded(MAIN, sha, "w").status());
+        int now = appview.queries();
+        Stage.await("two more sweeps", () -> appview.queries() >= now + 2);
+        assertEquals(
+            List.of(owner + "/" + s.key()), new JsonStateStore(s.state()).runner().discovered());
+      } finally {
+        r.stop();
+      }
+    }
+  }
+
   private static Runner start(Stage s) throws Exception {
     return start(s, "2");
   }

@@ -186,6 +186,70 @@ class ChartTest {
   }
 
   @Test
+  void withSaslEachServiceAuthenticatesToKafkaAsItselfWithItsPasswordFromTheSecret() {
+    Map<String, String> users =
+        Map.of(
+            "ci-knotless-run-ingester", "ingester",
+            "ci-knotless-run-reconciler", "reconciler",
+            "ci-knotless-run-scheduler", "scheduler",
+            "ci-knotless-run-check-writer", "check-writer");
+    users.forEach(
+        (workload, user) -> {
+          var c = allFeatures.podSpecs().get(workload).getContainers().get(0);
+          assertEquals("SASL_SSL", env(c, "KAFKA_SECURITY_PROTOCOL").getValue(), workload);
+          assertEquals("SCRAM-SHA-512", env(c, "KAFKA_SASL_MECHANISM").getValue(), workload);
+          var password = env(c, "KNOTLESS_KAFKA_PASSWORD").getValueFrom().getSecretKeyRef();
+          assertEquals("kafka-users", password.getName(), workload);
+          assertEquals(user + "-password", password.getKey(), workload);
+          assertEquals(
+              user + "-username",
+              env(c, "KNOTLESS_KAFKA_USERNAME").getValueFrom().getSecretKeyRef().getKey());
+          assertEquals(
+              "org.apache.kafka.common.security.scram.ScramLoginModule required"
+                  + " username=\"$(KNOTLESS_KAFKA_USERNAME)\""
+                  + " password=\"$(KNOTLESS_KAFKA_PASSWORD)\";",
+              env(c, "KAFKA_SASL_JAAS_CONFIG").getValue(),
+              workload);
+        });
+    var plain = defaults.podSpecs().get("ci-knotless-run-ingester").getContainers().get(0);
+    assertTrue(plain.getEnv().stream().noneMatch(v -> v.getName().startsWith("KAFKA_SASL")));
+  }
+
+  @Test
+  void postgresqlOverTlsChecksTheServerAgainstTheGivenCa() {
+    for (String workload : List.of("ci-knotless-run-reconciler", "ci-knotless-run-scheduler")) {
+      var pod = allFeatures.podSpecs().get(workload);
+      var c = pod.getContainers().get(0);
+      assertEquals(
+          "jdbc:postgresql://postgresql:5432/knotless_run?sslmode=verify-full"
+              + "&sslrootcert=/etc/knotless/postgresql-ca/ca.crt",
+          env(c, "QUARKUS_DATASOURCE_JDBC_URL").getValue(),
+          workload);
+      assertEquals(
+          "postgresql://postgresql:5432/knotless_run?sslmode=verify-full",
+          env(c, "QUARKUS_DATASOURCE_REACTIVE_URL").getValue());
+      assertEquals(
+          "/etc/knotless/postgresql-ca/ca.crt",
+          env(c, "QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS").getValue());
+      assertTrue(
+          pod.getVolumes().stream()
+              .anyMatch(
+                  v ->
+                      v.getSecret() != null
+                          && v.getSecret().getSecretName().equals("postgresql-ca")),
+          workload);
+      assertTrue(
+          c.getVolumeMounts().stream()
+              .anyMatch(m -> m.getMountPath().equals("/etc/knotless/postgresql-ca")),
+          workload);
+    }
+    var plain = defaults.podSpecs().get("ci-knotless-run-reconciler").getContainers().get(0);
+    assertEquals(
+        "jdbc:postgresql://postgresql:5432/knotless_run",
+        env(plain, "QUARKUS_DATASOURCE_JDBC_URL").getValue());
+  }
+
+  @Test
   void theIngesterNeverSeesTheRunnersPassword() {
     var ingester = defaults.podSpecs().get("ci-knotless-run-ingester").getContainers().get(0);
     assertTrue(ingester.getEnv().stream().noneMatch(v -> v.getName().equals("KNOTLESS_PASSWORD")));

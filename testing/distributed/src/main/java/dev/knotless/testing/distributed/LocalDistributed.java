@@ -58,7 +58,8 @@ public final class LocalDistributed implements AutoCloseable {
     KafkaBroker broker = null;
     EmbeddedPg pg = null;
     try {
-      broker = KafkaBroker.start();
+      // As a deploy runs it: every service authenticates as itself and writes only its topics.
+      broker = KafkaBroker.startAuthenticated();
       pg = EmbeddedPg.start();
       PdsInstance pds = PdsInstance.start(PdsOptions.defaults());
       return new LocalDistributed(root, dir, broker, pg, pds, pds.createAccount("runner"));
@@ -247,6 +248,15 @@ public final class LocalDistributed implements AutoCloseable {
       Map<String, String> env,
       boolean dockerRuns)
       throws IOException {
+    if (broker.authenticated()) {
+      // The mechanism is a setting; the JAAS line holds the service's password: environment only.
+      Map<String, String> auth = broker.clientSettings(service);
+      settings = new java.util.LinkedHashMap<>(settings);
+      settings.put("kafka.security.protocol", auth.get("security.protocol"));
+      settings.put("kafka.sasl.mechanism", auth.get("sasl.mechanism"));
+      env = new HashMap<>(env);
+      env.put("KAFKA_SASL_JAAS_CONFIG", auth.get("sasl.jaas.config"));
+    }
     if (!images) {
       return ServiceProcess.start(root, service, label, settings, env, dir.resolve("logs"));
     }

@@ -64,6 +64,8 @@ public final class ServiceProcess implements AutoCloseable {
     this.settings = new LinkedHashMap<>(settings);
     this.settings.put("quarkus.http.host", "127.0.0.1");
     this.settings.put("quarkus.http.port", Integer.toString(port));
+    // The test PDS, PLC directory and appview answer on 127.0.0.1 over plain http.
+    this.settings.put("knotless.allow-local-services", "true");
     this.env = Map.copyOf(env);
     this.log = log;
   }

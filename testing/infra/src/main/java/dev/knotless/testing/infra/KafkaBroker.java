@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -45,12 +46,91 @@ public final class KafkaBroker implements AutoCloseable {
   private final Path log;
   private Process process;
   private long lastReadyMillis;
+  private final Map<String, String> users;
+  private final String acls;
 
-  private KafkaBroker(Path workDir, int port, int controllerPort) {
+  private KafkaBroker(
+      Path workDir, int port, int controllerPort, Map<String, String> users, String acls) {
     this.workDir = workDir;
     this.port = port;
     this.controllerPort = controllerPort;
     this.log = workDir.resolve("broker.log");
+    this.users = users;
+    this.acls = acls;
+  }
+
+  /**
+   * The services' users and what each may do, as {@link #startAuthenticated} grants it: the
+   * ingester and the reconciler ring doorbells, the reconciler reads them, the reconciler and the
+   * scheduler write run events, the check-writer reads them and writes the dead letters.
+   */
+  public static final String SERVICE_ACLS =
+      "ingester:write:knotless.doorbells;"
+          + "reconciler:read:knotless.doorbells;"
+          + "reconciler:write:knotless.doorbells;"
+          + "reconciler:write:knotless.run-events;"
+          + "scheduler:write:knotless.run-events;"
+          + "check-writer:read:knotless.run-events;"
+          + "check-writer:write:knotless.run-events.dead";
+
+  /** The services {@link #SERVICE_ACLS} names, each a SASL user of its own. */
+  public static final List<String> SERVICES =
+      List.of("ingester", "reconciler", "scheduler", "check-writer");
+
+  /**
+   * Starts a broker that takes only SASL PLAIN clients, with an {@code admin} super user and one
+   * user per service granted {@link #SERVICE_ACLS}; fresh random passwords, held in memory and
+   * passed to the broker in its environment only.
+   */
+  public static KafkaBroker startAuthenticated() throws IOException {
+    Map<String, String> users = new java.util.LinkedHashMap<>();
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    users.put("admin", password(random));
+    for (String s : SERVICES) {
+      users.put(s, password(random));
+    }
+    Path workDir = Files.createTempDirectory("knotless-kafka");
+    KafkaBroker broker =
+        new KafkaBroker(workDir, freePort(), freePort(), Map.copyOf(users), SERVICE_ACLS);
+    broker.launch();
+    return broker;
+  }
+
+  private static String password(java.security.SecureRandom random) {
+    byte[] b = new byte[18];
+    random.nextBytes(b);
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+  }
+
+  /** Whether clients must authenticate. */
+  public boolean authenticated() {
+    return users != null;
+  }
+
+  /**
+   * The client settings of {@code user} ({@code security.protocol}, {@code sasl.mechanism}, {@code
+   * sasl.jaas.config}); empty for a broker without authentication. The JAAS line holds the
+   * password: pass it in an environment, never an argument.
+   */
+  public Map<String, String> clientSettings(String user) {
+    if (users == null) {
+      return Map.of();
+    }
+    String pw = users.get(user);
+    if (pw == null) {
+      throw new IllegalArgumentException("no Kafka user " + user);
+    }
+    return Map.of(
+        "security.protocol",
+        "SASL_PLAINTEXT",
+        "sasl.mechanism",
+        "PLAIN",
+        "sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+            + user
+            + "\" password=\""
+            + pw
+            + "\";");
   }
 
   /**
@@ -61,7 +141,7 @@ public final class KafkaBroker implements AutoCloseable {
    */
   public static KafkaBroker start() throws IOException {
     Path workDir = Files.createTempDirectory("knotless-kafka");
-    KafkaBroker broker = new KafkaBroker(workDir, freePort(), freePort());
+    KafkaBroker broker = new KafkaBroker(workDir, freePort(), freePort(), null, "");
     broker.launch();
     return broker;
   }
@@ -132,6 +212,7 @@ public final class KafkaBroker implements AutoCloseable {
         List.of(
             java,
             "-Xmx512m",
+            "-Dknotless.kafka.acls=" + acls,
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
             "-cp",
@@ -140,7 +221,13 @@ public final class KafkaBroker implements AutoCloseable {
             String.valueOf(port),
             String.valueOf(controllerPort),
             workDir.resolve("data").toString());
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    if (users != null) {
+      StringBuilder u = new StringBuilder("admin=").append(users.get("admin"));
+      users.forEach((k, v) -> u.append(k.equals("admin") ? "" : "," + k + "=" + v));
+      pb.environment().put("KNOTLESS_KAFKA_USERS", u.toString());
+    }
+    Process p = pb.start();
     process = p;
     CompletableFuture<Void> ready = new CompletableFuture<>();
     Thread pump = new Thread(() -> pump(p, ready), "kafka-broker-" + p.pid() + "-log");

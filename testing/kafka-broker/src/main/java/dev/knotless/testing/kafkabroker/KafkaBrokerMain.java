@@ -21,6 +21,11 @@ import org.apache.kafka.common.utils.Time;
  * is, so a restart on the same ports and directory keeps topics and committed offsets. Stops on
  * SIGTERM or when its stdin closes (its parent died), shutting the server down cleanly either way;
  * {@code -Dknotless.kafka.watch-stdin=false} makes it ignore stdin, for a start in the background.
+ *
+ * <p>With {@code KNOTLESS_KAFKA_USERS=admin=<password>,<user>=<password>,...} in its environment
+ * both listeners take only SASL PLAIN clients, the first user is the broker's own and the only
+ * super user, and {@code -Dknotless.kafka.acls} (see {@link Sasl#grant}) says what each other user
+ * may do; everything else is denied.
  */
 public final class KafkaBrokerMain {
   private KafkaBrokerMain() {}
@@ -63,9 +68,18 @@ public final class KafkaBrokerMain {
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("auto.create.topics.enable", "true");
 
+    String users = System.getenv("KNOTLESS_KAFKA_USERS");
+    boolean sasl = users != null && !users.isBlank();
+    if (sasl) {
+      Sasl.configure(p, port, controllerPort);
+    }
     Path cfg = logDir.resolveSibling(logDir.getFileName() + ".properties");
     try (var w = Files.newBufferedWriter(cfg)) {
       p.store(w, "knotless-run test broker");
+    }
+    // The passwords go in after the file is written: they stay in this process's memory only.
+    if (sasl) {
+      Sasl.users(p, users);
     }
     // A restart must present the cluster id the log dir was formatted with, so it is kept beside it.
     Path idFile = logDir.resolveSibling(logDir.getFileName() + ".cluster-id");
@@ -95,6 +109,9 @@ public final class KafkaBrokerMain {
                 },
                 "kafka-shutdown"));
     server.startup();
+    if (sasl) {
+      Sasl.grant(port, users, System.getProperty("knotless.kafka.acls", ""));
+    }
     System.out.printf(
         "KAFKA_READY 127.0.0.1:%d in %d ms%n", port, (System.nanoTime() - t0) / 1_000_000);
     System.out.flush();

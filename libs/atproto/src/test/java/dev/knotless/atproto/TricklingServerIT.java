@@ -1,0 +1,99 @@
+package dev.knotless.atproto;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A server on 127.0.0.1 that answers at once and then trickles its body a byte every 100 ms,
+ * forever, and one that sends a blob longer than its reference says.
+ */
+class TricklingServerIT {
+
+  private HttpServer server;
+  private final CountDownLatch hungUp = new CountDownLatch(1);
+
+  @BeforeEach
+  void start() throws Exception {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/xrpc/com.atproto.repo.getRecord",
+        exchange -> {
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, 0);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write('{');
+            out.flush();
+            while (true) {
+              Thread.sleep(100);
+              out.write(' ');
+              out.flush();
+            }
+          } catch (java.io.IOException | InterruptedException clientLeft) {
+            hungUp.countDown();
+          }
+        });
+    server.createContext(
+        "/xrpc/com.atproto.sync.getBlob",
+        exchange -> {
+          exchange.sendResponseHeaders(200, 100_000);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(new byte[100_000]);
+          } catch (java.io.IOException clientLeft) {
+            // what the test wants
+          }
+        });
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private URI url() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  @Test
+  void aReplyTricklingInSlowlyIsGivenUpAtItsDeadlineSayingSo() throws Exception {
+    XrpcClient client =
+        XrpcClient.create(
+            url(),
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+            XrpcObserver.NONE,
+            ServiceAddresses.allowingLoopback(),
+            Duration.ofSeconds(2));
+    long start = System.nanoTime();
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> client.getRecord("did:plc:abc", "dev.knotless.repo", "self"));
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    assertTrue(
+        e.getMessage().contains("did not end within 2 s (headers and body together)"),
+        e.getMessage());
+    assertTrue(millis >= 2000 && millis < 6000, millis + " ms");
+    assertTrue(hungUp.await(10, TimeUnit.SECONDS), "the client kept the connection reading");
+  }
+
+  @Test
+  void aBlobLongerThanItsReferenceSaysIsCutAtThatSize() {
+    XrpcClient client = XrpcClient.create(url());
+    XrpcException e =
+        assertThrows(XrpcException.class, () -> client.getBlob("did:plc:abc", "bafy", 1000));
+    assertTrue(e.getMessage().contains("over 1000 bytes"), e.getMessage());
+  }
+}
