@@ -175,8 +175,8 @@ public final class Discoverer {
    * ingester) is not the one that reads repositories: rings the doors of watched repositories by
    * name, as the default rule does, and for a record written of one not watched hands {@code
    * unwatched} a door keyed {@code <owner did>/<name>}, to ring on the topic, which a reconciler
-   * with discovery takes to {@link #lookFor}. A name that cannot be a door's key (it holds a dot) is
-   * left to the next sweep.
+   * with discovery takes to {@link #lookFor}. A name that cannot be a door's key (it holds a dot)
+   * is left to the next sweep.
    */
   public static dev.knotless.runner.doorbell.DoorRule ringUnwatched(
       java.util.function.Consumer<RepoId> unwatched) {
@@ -210,8 +210,8 @@ public final class Discoverer {
   /**
    * Looks, soon and off the caller's thread, for the owner's repository a doorbell for {@code id}
    * names, by key or by name, and watches it if its record names the runner: how the distributed
-   * shape's reconciler hears of one the ingester saw written on the event stream. Past 64 waiting, a
-   * flood's are dropped (the next sweep still finds what they named).
+   * shape's reconciler hears of one the ingester saw written on the event stream. Past 64 waiting,
+   * a flood's are dropped (the next sweep still finds what they named).
    */
   public void lookFor(RepoId id) {
     frames.execute(() -> look(id));

@@ -249,7 +249,14 @@ public final class RepoPass {
       // After the refs: a base that moved in this pass is synced, and its pulls run on it.
       extras
           .pulls()
-          .run(repo, pulls, snap, watch != Watch.KNOWN, pausedNow, () -> mirror.view().mirror, stage);
+          .run(
+              repo,
+              pulls,
+              snap,
+              watch != Watch.KNOWN,
+              pausedNow,
+              () -> mirror.view().mirror,
+              stage);
     }
     return prune(repo, view);
   }

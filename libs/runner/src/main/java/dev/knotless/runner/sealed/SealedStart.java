@@ -44,9 +44,9 @@ public final class SealedStart {
   }
 
   /**
-   * As the all-in-one's start, for a process given the key file and the appview by its own
-   * settings (the distributed shape's scheduler, or a reconciler that runs steps): makes the key
-   * file if missing, publishes its newest key and opens owners' secrets with it.
+   * As the all-in-one's start, for a process given the key file and the appview by its own settings
+   * (the distributed shape's scheduler, or a reconciler that runs steps): makes the key file if
+   * missing, publishes its newest key and opens owners' secrets with it.
    *
    * @param keyFile the key file; the distributed shape mounts it from a Kubernetes Secret
    * @param appview the appview sealed secrets are listed from; null opens none

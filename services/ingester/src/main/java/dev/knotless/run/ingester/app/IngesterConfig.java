@@ -37,8 +37,8 @@ public interface IngesterConfig {
   Duration watchRefresh();
 
   /**
-   * With the reconcilers' discovery on: a repository record written on the event stream for one
-   * not watched rings a door keyed {@code <owner did>/<name>}, for a reconciler to look at.
+   * With the reconcilers' discovery on: a repository record written on the event stream for one not
+   * watched rings a door keyed {@code <owner did>/<name>}, for a reconciler to look at.
    */
   @WithDefault("false")
   boolean discover();

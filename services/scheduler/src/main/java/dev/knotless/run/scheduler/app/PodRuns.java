@@ -132,8 +132,7 @@ public class PodRuns {
             SealedStart.begin(
                 config.secretsKey().get(), config.appview().orElse(null), access.runner(), clock);
       } catch (IOException e) {
-        throw new IllegalStateException(
-            "knotless.scheduler.secrets-key: " + e.getMessage(), e);
+        throw new IllegalStateException("knotless.scheduler.secrets-key: " + e.getMessage(), e);
       }
     } else {
       LOG.info("no knotless.scheduler.secrets-key: owners' sealed secrets are not opened");
