@@ -94,3 +94,19 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "knotless-run.schedulerLease" -}}
 {{- .Values.scheduler.leaseName | default (include "knotless-run.componentName" (dict "root" . "component" "scheduler")) -}}
 {{- end -}}
+
+{{/* The ConfigMap of watched repositories. */}}
+{{- define "knotless-run.repositoriesName" -}}
+{{ include "knotless-run.fullname" . }}-repositories
+{{- end }}
+
+{{/* The watched repositories, one "<handle or did>/<name>" a line, each checked. */}}
+{{- define "knotless-run.repositoriesList" -}}
+# <handle or did>/<name>, one a line (values: repositories)
+{{- range .Values.repositories }}
+{{- if not (regexMatch "^[^/=[:space:]]+/[^/=[:space:]]+$" .) }}
+{{- fail (printf "repositories: expected <handle or did>/<name>, got %q" .) }}
+{{- end }}
+{{ . }}
+{{- end }}
+{{- end }}

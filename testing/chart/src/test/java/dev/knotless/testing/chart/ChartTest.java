@@ -191,31 +191,6 @@ class ChartTest {
     assertTrue(ingester.getEnv().stream().noneMatch(v -> v.getName().equals("KNOTLESS_PASSWORD")));
   }
 
-  @Test
-  void theIngesterIsToldWhichRepositoriesToWatch() {
-    var ingester = allFeatures.podSpecs().get("ci-knotless-run-ingester").getContainers().get(0);
-    assertTrue(
-        ingester.getEnv().stream()
-            .anyMatch(
-                v ->
-                    v.getName().equals("KNOTLESS_INGESTER_REPOS")
-                        && v.getValue().equals("did:plc:abc123/3jzfcijpj2z2a=site")),
-        ingester.getEnv().toString());
-  }
-
-  @Test
-  void theReconcilerIsToldWhichRepositoriesToRead() {
-    var reconciler =
-        allFeatures.podSpecs().get("ci-knotless-run-reconciler").getContainers().get(0);
-    assertTrue(
-        reconciler.getEnv().stream()
-            .anyMatch(
-                v ->
-                    v.getName().equals("KNOTLESS_RECONCILER_REPOS")
-                        && v.getValue().equals("alice.example.com/site")),
-        reconciler.getEnv().toString());
-  }
-
   @ParameterizedTest
   @MethodSource("renders")
   void everyContainerHasLimitsAndRunsAsNonRootWithNoCapabilities(RenderedChart chart) {
