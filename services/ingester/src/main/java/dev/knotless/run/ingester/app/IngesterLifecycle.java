@@ -36,6 +36,7 @@ public class IngesterLifecycle {
   private final DoorMatcher matcher;
   private final WatchedRows rows;
   private final boolean fixed;
+  private final boolean discover;
   private final Duration refresh;
   private volatile DoorClock.Cancellable next;
   private volatile DoorClock.Cancellable nextRead;
@@ -57,6 +58,7 @@ public class IngesterLifecycle {
     this.matcher = matcher;
     this.rows = rows;
     this.fixed = SourceWiring.fixed(config);
+    this.discover = config.discover();
     this.refresh = config.watchRefresh();
     if (sweep.isZero() || sweep.isNegative()) {
       throw new IllegalArgumentException(
@@ -66,9 +68,12 @@ public class IngesterLifecycle {
 
   void start(@Observes StartupEvent event) {
     LOG.infof("Ingester follows %s; sweep every %s", source.getClass().getSimpleName(), sweep);
-    if (fixed) {
+    if (fixed || discover) {
+      // With discovery, a repository record written by anyone must be heard from the start, so
+      // one created before anything is watched is found by its frame.
       connect();
-    } else {
+    }
+    if (!fixed) {
       readWatched();
     }
     scheduleSweep();
@@ -140,7 +145,7 @@ public class IngesterLifecycle {
 
   /** True while there is nothing to watch yet, so the source has not connected. */
   public boolean waiting() {
-    return !fixed && matcher.watched().size() == 0;
+    return !fixed && !discover && matcher.watched().size() == 0;
   }
 
   void stop(@Observes ShutdownEvent event) {
