@@ -81,7 +81,11 @@ class RepositoriesChartTest {
             () ->
                 RenderedChart.render(
                     List.of(), Map.of("repositories[0]", "did:plc:abc/3jzfcijpj2z2a=site")));
-    assertTrue(bad.getMessage().contains("expected <handle or did>/<name>"), bad.getMessage());
+    // The values schema refuses it first, naming the entry.
+    assertTrue(
+        bad.getMessage().contains("repositories/0")
+            && bad.getMessage().contains("did:plc:abc/3jzfcijpj2z2a=site"),
+        bad.getMessage());
     RuntimeException blind =
         assertThrows(
             RuntimeException.class, () -> RenderedChart.render(List.of(), Map.of("discover", true)));
@@ -91,13 +95,13 @@ class RepositoriesChartTest {
   @Test
   void theRunnersKeyIsMountedReadOnlyByReferenceOnlyIntoTheServiceThatPlansRunsWithSteps() {
     // With the scheduler on, the scheduler alone.
-    assertKeyOnlyIn(all, "scheduler", "KNOTLESS_SCHEDULER_SECRETS_KEY");
+    assertKeyOnlyIn(all, "scheduler", "KNOTLESS_SCHEDULER_SECRETS_KEY_FILE");
     // Without it, the reconcilers run the steps and hold it.
     RenderedChart alone =
         RenderedChart.render(
             List.of(),
             Map.of("runnerKey.existingSecret", "runner-key", "appview", "https://a.example"));
-    assertKeyOnlyIn(alone, "reconciler", "KNOTLESS_RECONCILER_SECRETS_KEY");
+    assertKeyOnlyIn(alone, "reconciler", "KNOTLESS_RECONCILER_SECRETS_KEY_FILE");
     // Unset, no service gets one.
     RenderedChart.render()
         .podSpecs()

@@ -216,7 +216,7 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.scheduler.cache-dir", dir.resolve("scheduler-" + n + "/cache").toString());
     s.put("knotless.scheduler.work", dir.resolve("scheduler-" + n + "/work").toString());
     if (secretsKey != null) {
-      s.put("knotless.scheduler.secrets-key", secretsKey.toString());
+      s.put("knotless.scheduler.secrets-key-file", secretsKey.toString());
     }
     if (appview != null) {
       s.put("knotless.scheduler.appview", appview.toString());
@@ -249,7 +249,7 @@ public final class LocalDistributed implements AutoCloseable {
       s.put("knotless.reconciler.discover", Boolean.toString(discover));
     }
     if (secretsKey != null && !queueOnly) {
-      s.put("knotless.reconciler.secrets-key", secretsKey.toString());
+      s.put("knotless.reconciler.secrets-key-file", secretsKey.toString());
     }
     s.put("knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
     s.put("knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));

@@ -114,10 +114,10 @@ public class PassWiring {
     }
 
     SealedStart sealed = SealedStart.none();
-    if (config.secretsKey().isPresent()) {
+    if (config.secretsKeyFile().isPresent()) {
       sealed =
           SealedStart.begin(
-              config.secretsKey().get(), config.appview().orElse(null), runnerClient, clock);
+              config.secretsKeyFile().get(), config.appview().orElse(null), runnerClient, clock);
       SealedStart republish = sealed;
       // A key a rotation put first in the mounted Secret is published within a sweep.
       sweeps.scheduleWithFixedDelay(

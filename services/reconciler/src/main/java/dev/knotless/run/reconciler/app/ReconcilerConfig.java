@@ -56,7 +56,7 @@ public interface ReconcilerConfig {
    * the {@code dev.knotless.runnerKey} record and opened for owners' sealed secrets. Set it only
    * where runs are planned with their steps (worker mode {@code run}); unset opens none.
    */
-  Optional<java.nio.file.Path> secretsKey();
+  Optional<java.nio.file.Path> secretsKeyFile();
 
   /** Where DIDs are resolved ({@code KNOTLESS_PLC_URL}); unset uses the environment's. */
   Optional<String> plcUrl();

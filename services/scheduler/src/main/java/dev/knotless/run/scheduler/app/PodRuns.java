@@ -126,16 +126,16 @@ public class PodRuns {
     }
     String runnerDid = access.runner().did();
     LOG.infof("scheduling runs for %s", runnerDid);
-    if (config.secretsKey().isPresent()) {
+    if (config.secretsKeyFile().isPresent()) {
       try {
         sealed =
             SealedStart.begin(
-                config.secretsKey().get(), config.appview().orElse(null), access.runner(), clock);
+                config.secretsKeyFile().get(), config.appview().orElse(null), access.runner(), clock);
       } catch (IOException e) {
-        throw new IllegalStateException("knotless.scheduler.secrets-key: " + e.getMessage(), e);
+        throw new IllegalStateException("knotless.scheduler.secrets-key-file: " + e.getMessage(), e);
       }
     } else {
-      LOG.info("no knotless.scheduler.secrets-key: owners' sealed secrets are not opened");
+      LOG.info("no knotless.scheduler.secrets-key-file: owners' sealed secrets are not opened");
     }
     executor =
         new PodExecutor(

@@ -106,7 +106,7 @@ public interface SchedulerConfig {
    * the {@code dev.knotless.runnerKey} record at start and opened for owners' sealed secrets; unset
    * opens none.
    */
-  Optional<Path> secretsKey();
+  Optional<Path> secretsKeyFile();
 
   /** The appview owners' sealed secrets are listed from ({@code KNOTLESS_APPVIEW}). */
   Optional<java.net.URI> appview();
