@@ -12,11 +12,11 @@ import java.util.Map;
 
 /**
  * {@code knotless-run secrets-key (init | show | rotate | retire) [--secrets-key <file> | --state
- * <file>]}: makes the key file if there is none (for a runner that cannot make its own, such as
- * the distributed shape's, which mounts it from a Kubernetes Secret), lists the runner's keys, puts
- * a new one first (the runner publishes it within a sweep
- * and still opens what was sealed to the old ones), or, once owners have sealed their secrets
- * again, keeps only the newest. Prints did:keys, never a private key. Stateless.
+ * <file>]}: makes the key file if there is none (for a runner that cannot make its own, such as the
+ * distributed shape's, which mounts it from a Kubernetes Secret), lists the runner's keys, puts a
+ * new one first (the runner publishes it within a sweep and still opens what was sealed to the old
+ * ones), or, once owners have sealed their secrets again, keeps only the newest. Prints did:keys,
+ * never a private key. Stateless.
  */
 public final class KeyCommand {
 

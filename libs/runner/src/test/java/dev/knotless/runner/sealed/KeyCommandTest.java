@@ -47,8 +47,7 @@ class KeyCommandTest {
     assertTrue(made.startsWith("did:key:zDn") && made.contains("published"), made);
     assertEquals(
         "rw-------",
-        java.nio.file.attribute.PosixFilePermissions.toString(
-            Files.getPosixFilePermissions(file)));
+        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     String bytes = Files.readString(file);
     assertEquals(0, run("init", "--secrets-key", file.toString()));
     assertEquals(made, out());

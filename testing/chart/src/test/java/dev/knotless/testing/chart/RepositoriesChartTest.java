@@ -35,7 +35,8 @@ class RepositoriesChartTest {
     PodSpec reconciler = ChartTest.pod(all, "reconciler");
     Container c = reconciler.getContainers().get(0);
     assertEquals(
-        "/etc/knotless/repositories/repos.txt", env(c, "KNOTLESS_RECONCILER_REPOS_FILE").getValue());
+        "/etc/knotless/repositories/repos.txt",
+        env(c, "KNOTLESS_RECONCILER_REPOS_FILE").getValue());
     assertTrue(
         c.getVolumeMounts().stream()
             .anyMatch(
@@ -88,7 +89,8 @@ class RepositoriesChartTest {
         bad.getMessage());
     RuntimeException blind =
         assertThrows(
-            RuntimeException.class, () -> RenderedChart.render(List.of(), Map.of("discover", true)));
+            RuntimeException.class,
+            () -> RenderedChart.render(List.of(), Map.of("discover", true)));
     assertTrue(blind.getMessage().contains("discover needs appview"), blind.getMessage());
   }
 
@@ -133,11 +135,16 @@ class RepositoriesChartTest {
     assertEquals("/etc/knotless/runner-key/secrets-key.json", env(c, envName).getValue());
     assertTrue(
         c.getVolumeMounts().stream()
-            .anyMatch(m -> m.getName().equals("runner-key") && Boolean.TRUE.equals(m.getReadOnly())));
+            .anyMatch(
+                m -> m.getName().equals("runner-key") && Boolean.TRUE.equals(m.getReadOnly())));
     // The key is a file, never a value in the pod spec.
-    assertTrue(c.getEnv().stream().allMatch(e -> e.getValueFrom() == null
-        || e.getValueFrom().getSecretKeyRef() == null
-        || !"runner-key".equals(e.getValueFrom().getSecretKeyRef().getName())));
+    assertTrue(
+        c.getEnv().stream()
+            .allMatch(
+                e ->
+                    e.getValueFrom() == null
+                        || e.getValueFrom().getSecretKeyRef() == null
+                        || !"runner-key".equals(e.getValueFrom().getSecretKeyRef().getName())));
   }
 
   private static String checksum(RenderedChart chart) {

@@ -152,7 +152,9 @@ class HostedRunnerIT {
     CheckRecord check =
         CheckRecord.fromJson(
             Checks.awaitOne(
-                    shape, Duration.ofSeconds(120), c -> c.status().ended() && c.commit().equals(sha))
+                    shape,
+                    Duration.ofSeconds(120),
+                    c -> c.status().ended() && c.commit().equals(sha))
                 .value());
     System.out.printf(
         "[HostedRunnerIT] first push of a repository created after start to its check: %d ms%n",

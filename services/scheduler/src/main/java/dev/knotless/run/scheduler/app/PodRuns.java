@@ -130,9 +130,13 @@ public class PodRuns {
       try {
         sealed =
             SealedStart.begin(
-                config.secretsKeyFile().get(), config.appview().orElse(null), access.runner(), clock);
+                config.secretsKeyFile().get(),
+                config.appview().orElse(null),
+                access.runner(),
+                clock);
       } catch (IOException e) {
-        throw new IllegalStateException("knotless.scheduler.secrets-key-file: " + e.getMessage(), e);
+        throw new IllegalStateException(
+            "knotless.scheduler.secrets-key-file: " + e.getMessage(), e);
       }
     } else {
       LOG.info("no knotless.scheduler.secrets-key-file: owners' sealed secrets are not opened");
