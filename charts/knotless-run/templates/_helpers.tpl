@@ -158,3 +158,19 @@ app.kubernetes.io/component: {{ .component }}
 {{ "- name: postgresql-ca\n  mountPath: /etc/knotless/postgresql-ca\n  readOnly: true" }}
 {{- end -}}
 {{- end -}}
+
+{{/* The ConfigMap of watched repositories. */}}
+{{- define "knotless-run.repositoriesName" -}}
+{{ include "knotless-run.fullname" . }}-repositories
+{{- end }}
+
+{{/* The watched repositories, one "<handle or did>/<name>" a line, each checked. */}}
+{{- define "knotless-run.repositoriesList" -}}
+# <handle or did>/<name>, one a line (values: repositories)
+{{- range .Values.repositories }}
+{{- if not (regexMatch "^[^/=[:space:]]+/[^/=[:space:]]+$" .) }}
+{{- fail (printf "repositories: expected <handle or did>/<name>, got %q" .) }}
+{{- end }}
+{{ . }}
+{{- end }}
+{{- end }}

@@ -2,7 +2,7 @@
 One service: its Deployment, ServiceAccount, metrics Service and disruption budget.
 Called with a dict: root (the top context), component (name), spec (its values block),
 env (rendered env entries), automountToken (bool: only the scheduler uses the API),
-volumes and volumeMounts (rendered extras, beside /tmp).
+volumes and volumeMounts (rendered extras, beside /tmp), annotations (extra pod annotations).
 */}}
 {{- define "knotless-run.workload" -}}
 {{- $root := .root -}}
@@ -49,7 +49,8 @@ spec:
         {{- with $root.Values.podLabels }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
-      {{- with $root.Values.podAnnotations }}
+      {{- $annotations := merge (dict) ($root.Values.podAnnotations | default dict) (.annotations | default dict) }}
+      {{- with $annotations }}
       annotations:
         {{- toYaml . | nindent 8 }}
       {{- end }}

@@ -22,7 +22,8 @@ public final class KnotlessCli {
           new ChecksCommand(),
           new RerunCommand(),
           new MergeCommand(),
-          new SecretCommand());
+          new SecretCommand(),
+          new CreateCommand());
 
   private KnotlessCli() {}
 

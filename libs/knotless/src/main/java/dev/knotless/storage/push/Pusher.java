@@ -242,12 +242,7 @@ public final class Pusher {
    * refs, so a push that fails before then leaves no empty repository behind.
    */
   private RepoRecord withRunners(RepoRecord r) throws IOException {
-    List<String> runners = newRepoRunners.get();
-    if (!runners.isEmpty()) {
-      var list = r.raw().putArray("runners");
-      runners.forEach(list::add);
-    }
-    return r;
+    return r.namingRunners(newRepoRunners.get());
   }
 
   private RepoRecord newRepo(Snapshot snap, List<RefDecision> accepted) {

@@ -28,6 +28,21 @@ public record RepoRecord(String name, String key, String defaultBranch, ObjectNo
     return new RepoRecord(name, key, defaultBranch, n);
   }
 
+  /**
+   * This new record naming {@code runners} (DIDs) in {@code runners}, the accounts whose checks
+   * readers trust and which run its workflows; none leaves the field out. How both a first push and
+   * {@code knotless create} name a new repository's runners.
+   */
+  public RepoRecord namingRunners(java.util.List<String> runners) {
+    if (runners.isEmpty()) {
+      return this;
+    }
+    ObjectNode n = raw.deepCopy();
+    var list = n.putArray("runners");
+    runners.forEach(list::add);
+    return new RepoRecord(name, key, defaultBranch, n);
+  }
+
   /** Parses the record at {@code uri} named {@code name}; fails naming the URI and the field. */
   public static RepoRecord parse(String uri, String name, JsonNode value)
       throws RecordFormatException {

@@ -28,6 +28,36 @@ public final class DefaultRunner {
     return () -> choose(env);
   }
 
+  /**
+   * The runners {@code knotless create} names: {@code named} if the owner named any ({@code
+   * --runner}), none with {@code none} ({@code --no-runner}), and otherwise what a first push would
+   * name ({@link #fromEnvironment}).
+   *
+   * @throws IOException when a named runner is not a DID, or both were asked
+   */
+  public static List<String> forCreate(Map<String, String> env, List<String> named, boolean none)
+      throws IOException {
+    if (none && !named.isEmpty()) {
+      throw new IOException("--runner and --no-runner ask for opposite things; give one");
+    }
+    if (none) {
+      return List.of();
+    }
+    if (!named.isEmpty()) {
+      List<String> out = new ArrayList<>();
+      for (String d : named) {
+        if (!d.startsWith("did:")) {
+          throw new IOException("--runner " + d + ": expected a runner's DID");
+        }
+        if (!out.contains(d)) {
+          out.add(d);
+        }
+      }
+      return out;
+    }
+    return choose(env);
+  }
+
   static List<String> choose(Map<String, String> env) throws IOException {
     if ("1".equals(env.get("KNOTLESS_NO_RUNNER"))) {
       return List.of();

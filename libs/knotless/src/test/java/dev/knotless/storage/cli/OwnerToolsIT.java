@@ -82,6 +82,54 @@ class OwnerToolsIT {
   }
 
   @Test
+  void createMakesAnEmptyRepositoryNamingTheRunnersAskedForAndRefusesOneThatExists(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("maker");
+    Account runner = pds.createAccount("runc");
+    Account other = pds.createAccount("rund");
+    Map<String, String> env = env(pds, owner, tmp);
+
+    Ran two =
+        knotless(
+            env,
+            "create",
+            owner.handle() + "/two",
+            "--runner",
+            runner.did(),
+            "--runner",
+            other.handle());
+    assertEquals(0, two.exit(), two.err());
+    assertTrue(two.out().contains("created knotless://" + owner.handle() + "/two"), two.out());
+    JsonNode made = readRecord(pds, owner, "two");
+    assertEquals(List.of(runner.did(), other.did()), runnersOf(made));
+    assertEquals("main", made.path("defaultBranch").asText());
+    assertTrue(Tid.isValid(made.path("key").asText()), made.toString());
+
+    // Without --runner, what a first push names: here KNOTLESS_RUNNER's.
+    Map<String, String> withDefault = new HashMap<>(env);
+    withDefault.put("KNOTLESS_RUNNER", runner.did());
+    Ran dflt = knotless(withDefault, "create", owner.handle() + "/dflt");
+    assertEquals(0, dflt.exit(), dflt.err());
+    assertEquals(List.of(runner.did()), runnersOf(readRecord(pds, owner, "dflt")));
+
+    Ran none = knotless(withDefault, "create", owner.handle() + "/none", "--no-runner");
+    assertEquals(0, none.exit(), none.err());
+    assertTrue(none.out().contains("names no runner"), none.out());
+    assertFalse(readRecord(pds, owner, "none").has("runners"));
+
+    // One already there is left as it is.
+    Ran again = knotless(env, "create", owner.handle() + "/two", "--no-runner");
+    assertEquals(1, again.exit(), again.out());
+    assertTrue(again.err().contains("already exists"), again.err());
+    assertEquals(made, readRecord(pds, owner, "two"));
+
+    Ran both =
+        knotless(env, "create", owner.handle() + "/x", "--no-runner", "--runner", other.did());
+    assertEquals(1, both.exit(), both.out());
+    assertTrue(both.err().contains("--runner and --no-runner"), both.err());
+  }
+
+  @Test
   void addRemoveAndListEditOnlyTheRunnersAndKeepFieldsTheyDoNotKnow(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     Account owner = pds.createAccount("tools");

@@ -9,7 +9,7 @@ final class RunnerHelp {
   static final String TEXT =
       """
       usage: knotless-run [flags] <handle or did>/<name>...
-             knotless-run secrets-key (show | rotate | retire) [--secrets-key <file> | --state <file>]
+             knotless-run secrets-key (init | show | rotate | retire) [--secrets-key <file> | --state <file>]
 
       Watches knotless repositories and runs their .knotless/workflows when a ref
       moves, filing each run as a dev.knotless.check record in its own account.

@@ -170,6 +170,35 @@ public final class Discoverer {
     };
   }
 
+  /**
+   * The distributed shape's rule for repository records, where the process that sees frames (the
+   * ingester) is not the one that reads repositories: rings the doors of watched repositories by
+   * name, as the default rule does, and for a record written of one not watched hands {@code
+   * unwatched} a door keyed {@code <owner did>/<name>}, to ring on the topic, which a reconciler
+   * with discovery takes to {@link #lookFor}. A name that cannot be a door's key (it holds a dot)
+   * is left to the next sweep.
+   */
+  public static dev.knotless.runner.doorbell.DoorRule ringUnwatched(
+      java.util.function.Consumer<RepoId> unwatched) {
+    return (change, watched) -> {
+      java.util.Set<RepoId> doors = new java.util.LinkedHashSet<>();
+      for (dev.knotless.runner.doorbell.WatchedRepo r : watched.ofOwner(change.did())) {
+        if (r.name().equals(change.rkey())) {
+          doors.add(r.id());
+        }
+      }
+      if (doors.isEmpty()
+          && change.operation() != dev.knotless.runner.doorbell.RecordChange.Operation.DELETE) {
+        try {
+          unwatched.accept(new RepoId(change.did(), change.rkey()));
+        } catch (IllegalArgumentException e) {
+          LOG.debug("{}/{}: not a door's key; left to the next sweep", change.did(), change.rkey());
+        }
+      }
+      return doors;
+    };
+  }
+
   private synchronized void frame(String label) {
     try {
       consider(label, "written on the event stream");
@@ -178,6 +207,27 @@ public final class Discoverer {
           "{}: written on the event stream, cannot be read: {}",
           dev.knotless.atproto.Printable.escape(label),
           e.getMessage());
+    }
+  }
+
+  /**
+   * Looks, soon and off the caller's thread, for the owner's repository a doorbell for {@code id}
+   * names, by key or by name, and watches it if its record names the runner: how the distributed
+   * shape's reconciler hears of one the ingester saw written on the event stream. Past 64 waiting,
+   * a flood's are dropped (the next sweep still finds what they named).
+   */
+  public void lookFor(RepoId id) {
+    frames.execute(() -> look(id));
+  }
+
+  private synchronized void look(RepoId id) {
+    try {
+      Optional<String> name = nameOf(id, true);
+      if (name.isPresent()) {
+        consider(id.ownerDid() + "/" + name.get(), "rung for");
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("{}: rung for, cannot be read: {}", id, e.getMessage());
     }
   }
 
@@ -234,12 +284,18 @@ public final class Discoverer {
 
   /** The name of the owner's repository with this key, from the records in their account. */
   private Optional<String> nameOf(RepoId id) throws IOException {
+    return nameOf(id, false);
+  }
+
+  /** As above; {@code lookingByName} also takes a record whose name is {@code id}'s key. */
+  private Optional<String> nameOf(RepoId id, boolean lookingByName) throws IOException {
     XrpcClient owner = owners.apply(identities.resolve(id.ownerDid()).pds());
     String cursor = null;
     while (true) {
       RecordPage page = owner.listRecords(id.ownerDid(), REPO, 100, cursor, false);
       for (Record r : page.records()) {
-        if (id.repoKey().equals(r.value().path("key").asText())) {
+        if (id.repoKey().equals(r.value().path("key").asText())
+            || (lookingByName && id.repoKey().equals(r.rkey()))) {
           try {
             return Optional.of(dev.knotless.storage.Keys.validateName(r.rkey()));
           } catch (IllegalArgumentException e) {

@@ -11,10 +11,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code knotless-run secrets-key (show | rotate | retire) [--secrets-key <file> | --state
- * <file>]}: lists the runner's keys, puts a new one first (the runner publishes it within a sweep
- * and still opens what was sealed to the old ones), or, once owners have sealed their secrets
- * again, keeps only the newest. Prints did:keys, never a private key. Stateless.
+ * {@code knotless-run secrets-key (init | show | rotate | retire) [--secrets-key <file> | --state
+ * <file>]}: makes the key file if there is none (for a runner that cannot make its own, such as the
+ * distributed shape's, which mounts it from a Kubernetes Secret), lists the runner's keys, puts a
+ * new one first (the runner publishes it within a sweep and still opens what was sealed to the old
+ * ones), or, once owners have sealed their secrets again, keeps only the newest. Prints did:keys,
+ * never a private key. Stateless.
  */
 public final class KeyCommand {
 
@@ -27,7 +29,7 @@ public final class KeyCommand {
   public static int run(
       List<String> args, Map<String, String> env, Clock clock, PrintStream out, PrintStream err) {
     if (args.isEmpty()) {
-      err.println("knotless-run secrets-key: expected show, rotate or retire");
+      err.println("knotless-run secrets-key: expected init, show, rotate or retire");
       return 2;
     }
     Path file = null;
@@ -55,6 +57,7 @@ public final class KeyCommand {
     try {
       RunnerKeys keys =
           switch (args.get(0)) {
+            case "init" -> RunnerKeyFile.loadOrCreate(file, clock.instant());
             case "show" -> RunnerKeyFile.read(file);
             case "rotate" -> RunnerKeyFile.rotate(file, clock.instant());
             case "retire" -> RunnerKeyFile.retire(file);

@@ -36,20 +36,41 @@ public final class SealedStart {
       LOG.info("no --secrets-key: secrets owners sealed to this runner are not opened");
       return new SealedStart(null, null);
     }
-    RunnerKeyPublisher publisher = new RunnerKeyPublisher(runner, o.secretsKey(), clock);
     try {
-      publisher.publish();
+      return begin(o.secretsKey(), o.appview(), runner, clock);
     } catch (IOException e) {
       throw new IOException("--secrets-key: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * As the all-in-one's start, for a process given the key file and the appview by its own settings
+   * (the distributed shape's scheduler, or a reconciler that runs steps): makes the key file if
+   * missing, publishes its newest key and opens owners' secrets with it.
+   *
+   * @param keyFile the key file; the distributed shape mounts it from a Kubernetes Secret
+   * @param appview the appview sealed secrets are listed from; null opens none
+   * @throws IOException when the key file cannot be read or made, or the record cannot be written
+   */
+  public static SealedStart begin(
+      java.nio.file.Path keyFile, java.net.URI appview, XrpcClient runner, Clock clock)
+      throws IOException {
+    RunnerKeyPublisher publisher = new RunnerKeyPublisher(runner, keyFile, clock);
+    publisher.publish();
+    if (appview == null) {
+      LOG.info("no appview: secrets owners sealed to this runner are not opened");
+    }
     OwnerSecrets owner =
-        o.appview() == null
+        appview == null
             ? null
             : new OwnerSecrets(
-                new AppviewSecrets(XrpcClient.create(o.appview()), runner),
-                o.secretsKey(),
-                runner.did());
+                new AppviewSecrets(XrpcClient.create(appview), runner), keyFile, runner.did());
     return new SealedStart(publisher, owner);
+  }
+
+  /** A start without a key file: owners' sealed secrets are not opened. */
+  public static SealedStart none() {
+    return new SealedStart(null, null);
   }
 
   /** The owners' secrets for the planner, or null without a key file or an appview. */

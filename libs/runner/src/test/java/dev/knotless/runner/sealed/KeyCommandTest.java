@@ -39,6 +39,22 @@ class KeyCommandTest {
   }
 
   @Test
+  void initMakesTheKeyFileReadableByItsOwnerAloneOnceAndThenLeavesIt(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("secrets-key.json");
+    assertEquals(0, run("init", "--secrets-key", file.toString()));
+    String made = out();
+    assertTrue(made.startsWith("did:key:zDn") && made.contains("published"), made);
+    assertEquals(
+        "rw-------",
+        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    String bytes = Files.readString(file);
+    assertEquals(0, run("init", "--secrets-key", file.toString()));
+    assertEquals(made, out());
+    assertEquals(bytes, Files.readString(file));
+  }
+
+  @Test
   void rotateAndRetireWorkOnTheFileBesideTheStateAndPrintOnlyPublicKeys(@TempDir Path dir)
       throws Exception {
     Path state = dir.resolve("state.json");

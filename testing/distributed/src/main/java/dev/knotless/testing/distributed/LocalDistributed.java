@@ -35,6 +35,9 @@ public final class LocalDistributed implements AutoCloseable {
   private String executor = "docker";
   private boolean images;
   private boolean queueOnly;
+  private java.net.URI appview;
+  private boolean discover;
+  private Path secretsKey;
 
   private LocalDistributed(
       Path root, Path dir, KafkaBroker broker, EmbeddedPg pg, PdsInstance pds, Account runner) {
@@ -109,20 +112,43 @@ public final class LocalDistributed implements AutoCloseable {
     return startIngester(Map.of());
   }
 
-  /** The ingester, with {@code extra} settings (its sweep, say) over the harness's own. */
+  /**
+   * The ingester, with {@code extra} settings (its sweep, say) over the harness's own. It lists
+   * nothing itself: it follows the repositories the reconcilers keep in PostgreSQL.
+   */
   public ServiceProcess startIngester(Map<String, String> extra) throws IOException {
-    List<String> entries = new ArrayList<>();
-    for (Watch w : watches()) {
-      entries.add(w.did() + "/" + w.key() + "=" + w.name());
-    }
-    Path file = dir.resolve("ingester-repos.txt");
-    Files.write(file, entries);
     Map<String, String> s = kafka();
     s.put("knotless.ingester.source", "firehose");
     s.put("knotless.ingester.firehose", pds.pdsUrl().toString());
-    s.put("knotless.ingester.repos-file", file.toString());
+    s.put("knotless.ingester.watch-refresh", "1s");
+    s.put("knotless.ingester.discover", Boolean.toString(discover));
+    s.put("quarkus.datasource.username", "postgres");
+    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
     s.putAll(extra);
-    return add(launch("ingester", "ingester", s, Map.of(), false));
+    return add(
+        launch(
+            "ingester", "ingester", s, Map.of("QUARKUS_DATASOURCE_PASSWORD", "postgres"), false));
+  }
+
+  /**
+   * Has services started from now on ask {@code appview} for owners' sealed secrets and, with
+   * {@code discover}, for the repositories that name the runner (listRepos), as the chart's {@code
+   * appview} and {@code discover} values do.
+   */
+  public LocalDistributed withAppview(java.net.URI appview, boolean discover) {
+    this.appview = appview;
+    this.discover = discover;
+    return this;
+  }
+
+  /**
+   * Has the services that plan runs with their steps (reconcilers that run them, or schedulers)
+   * started from now on hold the runner's key in {@code file}, as the chart mounts it from a
+   * Secret: they publish it and open what owners sealed to it.
+   */
+  public LocalDistributed withSecretsKey(Path file) {
+    this.secretsKey = file;
+    return this;
   }
 
   /**
@@ -190,6 +216,12 @@ public final class LocalDistributed implements AutoCloseable {
     writable(dir.resolve("scheduler-" + n));
     s.put("knotless.scheduler.cache-dir", dir.resolve("scheduler-" + n + "/cache").toString());
     s.put("knotless.scheduler.work", dir.resolve("scheduler-" + n + "/work").toString());
+    if (secretsKey != null) {
+      s.put("knotless.scheduler.secrets-key-file", secretsKey.toString());
+    }
+    if (appview != null) {
+      s.put("knotless.scheduler.appview", appview.toString());
+    }
     s.putAll(extra);
     Map<String, String> env = runnerEnv();
     env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
@@ -200,16 +232,26 @@ public final class LocalDistributed implements AutoCloseable {
   /** One more reconciler replica, watching the repositories made so far. */
   public ServiceProcess startReconciler() throws IOException {
     int n = ++reconcilers;
-    List<String> labels = new ArrayList<>();
+    // The one list, in the one format, as the chart's ConfigMap holds it.
+    List<String> labels = new ArrayList<>(List.of("# <handle or did>/<name>, one a line"));
     for (Watch w : watches()) {
       labels.add(w.did() + "/" + w.name());
     }
+    Path list = dir.resolve("repos.txt");
+    Files.write(list, labels);
     Map<String, String> s = kafka();
     s.put("quarkus.datasource.username", "postgres");
     s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
     s.put("quarkus.datasource.reactive.url", pg.reactiveUrl());
     s.put("knotless.reconciler.pds", pds.pdsUrl().toString());
-    s.put("knotless.reconciler.repos", String.join(",", labels));
+    s.put("knotless.reconciler.repos-file", list.toString());
+    if (appview != null) {
+      s.put("knotless.reconciler.appview", appview.toString());
+      s.put("knotless.reconciler.discover", Boolean.toString(discover));
+    }
+    if (secretsKey != null && !queueOnly) {
+      s.put("knotless.reconciler.secrets-key-file", secretsKey.toString());
+    }
     s.put("knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
     s.put("knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
     writable(dir.resolve("reconciler-" + n));

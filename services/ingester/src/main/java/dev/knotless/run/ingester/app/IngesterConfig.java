@@ -22,11 +22,26 @@ public interface IngesterConfig {
   /** The PDS whose subscribeRepos to follow (http(s):// or ws(s)://); required for firehose. */
   Optional<URI> firehose();
 
-  /** Watched repositories, comma-separated, each {@code <owner did>/<repo key>=<name>}. */
+  /**
+   * A fixed list of watched repositories, comma-separated, each {@code <owner did>/<repo
+   * key>=<name>}, for running the ingester alone (its own tests). Unset, the ingester takes the
+   * watched repositories from PostgreSQL, where the reconcilers keep them: the chart never sets it.
+   */
   Optional<List<String>> repos();
 
-  /** A file of watched repositories, one entry a line, {@code #} comments; adds to repos. */
+  /** As {@link #repos}, from a file, one entry a line, {@code #} comments; adds to repos. */
   Optional<Path> reposFile();
+
+  /** How often the watched repositories are read again from PostgreSQL. */
+  @WithDefault("10s")
+  Duration watchRefresh();
+
+  /**
+   * With the reconcilers' discovery on: a repository record written on the event stream for one not
+   * watched rings a door keyed {@code <owner did>/<name>}, for a reconciler to look at.
+   */
+  @WithDefault("false")
+  boolean discover();
 
   /** How often every watched repository is rung regardless of frames. */
   @WithDefault("600s")

@@ -1,8 +1,10 @@
 package dev.knotless.run.ingester.app;
 
 import dev.knotless.run.ingester.domain.WatchedRepos;
+import dev.knotless.runner.discover.Discoverer;
 import dev.knotless.runner.doorbell.DoorClock;
 import dev.knotless.runner.doorbell.DoorMatcher;
+import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.DoorbellSink;
 import dev.knotless.runner.doorbell.FirehoseSource;
 import dev.knotless.runner.doorbell.JetstreamSource;
@@ -12,6 +14,7 @@ import dev.knotless.runner.doorbell.WebSocketSource;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Provider;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,7 +49,17 @@ public class SourceWiring {
 
   @Produces
   @Singleton
-  DoorMatcher matcher(IngesterConfig config) {
+  DoorMatcher matcher(IngesterConfig config, Provider<DoorbellSink> sink) {
+    DoorMatcher matcher = new DoorMatcher();
+    if (config.discover()) {
+      matcher.addRule(
+          DoorMatcher.REPO,
+          Discoverer.ringUnwatched(id -> sink.get().ring(id, Doorbell.frame(DoorMatcher.REPO))));
+    }
+    if (!fixed(config)) {
+      // The list comes from PostgreSQL (IngesterLifecycle), where the reconcilers keep it.
+      return matcher;
+    }
     List<WatchedRepo> repos = watched(config);
     if (repos.isEmpty()) {
       // An empty watch list would also leave Jetstream unfiltered: every account's records.
@@ -54,10 +67,14 @@ public class SourceWiring {
           "knotless.ingester.repos or knotless.ingester.repos-file must name at least one"
               + " repository (<owner did>/<repo key>=<name>)");
     }
-    DoorMatcher matcher = new DoorMatcher();
     repos.forEach(matcher::watch);
     LOG.infof("Watching %d repositories of %d owners", repos.size(), matcher.owners().size());
     return matcher;
+  }
+
+  /** True if the settings fix the list, rather than PostgreSQL holding it. */
+  static boolean fixed(IngesterConfig config) {
+    return config.repos().isPresent() || config.reposFile().isPresent();
   }
 
   @Produces

@@ -2,8 +2,13 @@ package dev.knotless.run.reconciler.app;
 
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.run.events.PdsMetrics;
+import dev.knotless.run.reconciler.adapter.db.WatchedTable;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
+import dev.knotless.runner.discover.AppviewRepos;
+import dev.knotless.runner.discover.Discoverer;
+import dev.knotless.runner.discover.RepoList;
+import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.engine.AskedLedger;
 import dev.knotless.runner.pass.PassExtras;
@@ -13,18 +18,25 @@ import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.sealed.SealedStart;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.StorageCache;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.io.IOException;
+import java.net.URI;
+import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -38,12 +50,25 @@ public class PassWiring {
   private static final Logger LOG = Logger.getLogger(PassWiring.class);
 
   /** The pass and the repositories it passes, by the key doorbells name them with. */
-  public record WiredPass(RepoPass pass, Map<RepoId, Watched> watched) {}
+  public record WiredPass(RepoPass pass, Watching watching) {}
+
+  private final ScheduledExecutorService sweeps =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "discovery-sweep");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile Discoverer discoverer;
 
   @Produces
   @Singleton
   WiredPass wiredPass(
-      ReconcilerConfig config, StateStore state, RunWorker worker, MeterRegistry registry)
+      ReconcilerConfig config,
+      StateStore state,
+      RunWorker worker,
+      WatchedTable table,
+      MeterRegistry registry)
       throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
     config.identifier().ifPresent(v -> env.put("KNOTLESS_IDENTIFIER", v));
@@ -57,16 +82,49 @@ public class PassWiring {
     worker.useRunner(runnerClient.did());
     StorageCache cache = access.cache();
 
-    Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
-    for (String label : config.repos().orElse(List.of())) {
+    Watching watching =
+        new Watching(table, access::read, id -> worker.ring(id, Doorbell.connect("found")));
+    List<String> labels = listed(config);
+    if (labels.isEmpty() && !config.discover()) {
+      LOG.warn(
+          "no repositories are listed (knotless.reconciler.repos-file) and discovery is off:"
+              + " nothing is watched until some are");
+    }
+    List<RepoId> listed = new ArrayList<>();
+    for (String label : labels) {
       try {
         Watched w = access.read(label);
         LOG.infof("%s: watching %s", label, w.stateKey());
-        watched.put(w.id(), w);
+        watching.listed(w);
+        listed.add(w.id());
       } catch (IOException | IllegalArgumentException e) {
         // One unreadable repository must not stop the others; it is read again at the next start.
         LOG.errorf("%s: cannot be watched until the next start: %s", label, e.getMessage());
+      } catch (SQLException e) {
+        throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
       }
+    }
+    try {
+      int gone = table.keepListed(listed);
+      if (gone > 0) {
+        LOG.infof("%d repositories taken off the list are no longer watched", gone);
+      }
+    } catch (SQLException e) {
+      throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
+    }
+
+    SealedStart sealed = SealedStart.none();
+    if (config.secretsKeyFile().isPresent()) {
+      sealed =
+          SealedStart.begin(
+              config.secretsKeyFile().get(), config.appview().orElse(null), runnerClient, clock);
+      SealedStart republish = sealed;
+      // A key a rotation put first in the mounted Secret is published within a sweep.
+      sweeps.scheduleWithFixedDelay(
+          republish::republish,
+          config.sweep().toSeconds(),
+          config.sweep().toSeconds(),
+          TimeUnit.SECONDS);
     }
 
     CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
@@ -78,7 +136,8 @@ public class PassWiring {
                 config.runTimeout().orElse(null),
                 dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
                     config.worker().executor(), env)),
-            new WriteBack(runnerClient, cache, clock))
+                new WriteBack(runnerClient, cache, clock),
+                sealed.owner())
             .withSharedSteps(
                 new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
     RepoPass pass =
@@ -103,6 +162,57 @@ public class PassWiring {
                     config.keepChecks(),
                     config.secretsFile().orElse(null))
                 .forRunner(runnerClient.did()));
-    return new WiredPass(pass, Map.copyOf(watched));
+    if (config.discover()) {
+      URI appview =
+          config
+              .appview()
+              .orElseThrow(
+                  () ->
+                      new IOException(
+                          "knotless.reconciler.discover needs knotless.reconciler.appview, where"
+                              + " listRepos is asked"));
+      discoverer =
+          new Discoverer(
+              new AppviewRepos(XrpcClient.create(appview)),
+              access::read,
+              access::owner,
+              access.identities(),
+              state,
+              runnerClient.did(),
+              watching);
+      watching.discoverWith(discoverer);
+      pass.discovering(watching::found, runnerClient.did());
+      // What was found before is watched before the appview is asked, which may be down.
+      Discoverer d = discoverer;
+      sweeps.execute(d::fromState);
+      sweeps.scheduleWithFixedDelay(d::sweep, 0, config.sweep().toSeconds(), TimeUnit.SECONDS);
+    }
+    return new WiredPass(pass, watching);
+  }
+
+  /** The listed repositories: the list file (the chart's ConfigMap) and the {@code repos} key. */
+  static List<String> listed(ReconcilerConfig config) throws IOException {
+    List<String> labels = new ArrayList<>();
+    for (String label : config.repos().orElse(List.of())) {
+      labels.add(RepoList.check("knotless.reconciler.repos", label.strip()));
+    }
+    if (config.reposFile().isPresent()) {
+      java.nio.file.Path file = config.reposFile().get();
+      labels =
+          RepoList.both(
+              labels,
+              RepoList.parse(
+                  file.toString(),
+                  java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8)));
+    }
+    return labels;
+  }
+
+  @PreDestroy
+  void stop() {
+    sweeps.shutdownNow();
+    if (discoverer != null) {
+      discoverer.close();
+    }
   }
 }

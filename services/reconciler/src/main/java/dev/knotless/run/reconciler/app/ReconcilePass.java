@@ -3,6 +3,7 @@ package dev.knotless.run.reconciler.app;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.PassRunner;
 import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.Watched;
 import io.quarkus.arc.DefaultBean;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,12 +31,19 @@ public class ReconcilePass implements PassRunner {
   @Override
   public void run(RepoId repo, Set<Doorbell> reasons) throws IOException {
     PassWiring.WiredPass w = wired.get();
-    Watched watched = w.watched().get(repo);
+    Watched watched = w.watching().get(repo).orElse(null);
     if (watched == null) {
       LOG.warnf("Doorbell for %s passed over: not a watched repository", repo);
       return;
     }
     LOG.debugf("Pass of %s for %s", watched.label(), reasons);
-    w.pass().run(watched, stage -> {});
+    RepoPass.Outcome outcome = w.pass().run(watched, stage -> {});
+    if (outcome == RepoPass.Outcome.DELETED) {
+      LOG.warnf("%s: the repository was deleted; no longer watching it", watched.label());
+      w.watching().leave(repo);
+    } else if (outcome == RepoPass.Outcome.LEFT) {
+      // What it was running finishes; the ingester stops ringing it once the row is gone.
+      w.watching().leave(repo);
+    }
   }
 }

@@ -31,8 +31,32 @@ public interface ReconcilerConfig {
   /** The runner account's app password (from {@code KNOTLESS_PASSWORD}); never logged. */
   Optional<String> password();
 
-  /** The watched repositories, each {@code <handle or did>/<name>}, read at the first pass. */
+  /** Watched repositories, each {@code <handle or did>/<name>}, read at the first pass. */
   Optional<List<String>> repos();
+
+  /**
+   * The list of watched repositories (the chart's ConfigMap): one {@code <handle or did>/<name>} a
+   * line, {@code #} comments; adds to {@link #repos}. Read at the first pass.
+   */
+  Optional<java.nio.file.Path> reposFile();
+
+  /**
+   * Watches, besides those listed, every repository whose record names the runner, as the
+   * all-in-one's {@code --discover}: asked of {@link #appview} at the first pass and every {@link
+   * #sweep}.
+   */
+  @WithDefault("false")
+  boolean discover();
+
+  /** The appview ({@code KNOTLESS_APPVIEW}): listRepos for discovery, owners' sealed secrets. */
+  Optional<URI> appview();
+
+  /**
+   * The runner's key file ({@code --secrets-key}), mounted from a Kubernetes Secret: published as
+   * the {@code dev.knotless.runnerKey} record and opened for owners' sealed secrets. Set it only
+   * where runs are planned with their steps (worker mode {@code run}); unset opens none.
+   */
+  Optional<java.nio.file.Path> secretsKeyFile();
 
   /** Where DIDs are resolved ({@code KNOTLESS_PLC_URL}); unset uses the environment's. */
   Optional<String> plcUrl();

@@ -255,6 +255,14 @@ public class RunWorker implements RepoPass.RunSink {
     }
   }
 
+  /** Rings {@code repo}'s door through the topic, so the reconciler Kafka gives it passes it. */
+  public void ring(dev.knotless.runner.doorbell.RepoId repo, Doorbell bell) {
+    doorbells.send(
+        Message.of(DoorbellMessage.encode(bell))
+            .addMetadata(
+                OutgoingKafkaRecordMetadata.<String>builder().withKey(repo.toString()).build()));
+  }
+
   void stop(@Observes ShutdownEvent ev) {
     Jobs j = jobs;
     if (j == null) {

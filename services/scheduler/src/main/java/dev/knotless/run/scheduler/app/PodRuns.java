@@ -16,6 +16,7 @@ import dev.knotless.runner.pass.SharedStepFiles;
 import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.UsageLedger;
+import dev.knotless.runner.sealed.SealedStart;
 import dev.knotless.runtime.pods.Fabric8PodApi;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
@@ -73,6 +74,7 @@ public class PodRuns {
   private volatile Jobs jobs;
   private volatile PodExecutor executor;
   private volatile OrderPlanner planner;
+  private volatile SealedStart sealed = SealedStart.none();
   private ScheduledExecutorService loops;
 
   @Inject
@@ -125,6 +127,21 @@ public class PodRuns {
     }
     String runnerDid = access.runner().did();
     LOG.infof("scheduling runs for %s", runnerDid);
+    if (config.secretsKeyFile().isPresent()) {
+      try {
+        sealed =
+            SealedStart.begin(
+                config.secretsKeyFile().get(),
+                config.appview().orElse(null),
+                access.runner(),
+                clock);
+      } catch (IOException e) {
+        throw new IllegalStateException(
+            "knotless.scheduler.secrets-key-file: " + e.getMessage(), e);
+      }
+    } else {
+      LOG.info("no knotless.scheduler.secrets-key-file: owners' sealed secrets are not opened");
+    }
     executor =
         new PodExecutor(
             new Fabric8PodApi(
@@ -155,7 +172,9 @@ public class PodRuns {
                     config.secretsFile().orElse(null),
                     config.stepTimeout(),
                     config.runTimeout().orElse(null),
-                    Map.of()))
+                        Map.of()),
+                    null,
+                    sealed.owner())
                 .withSharedSteps(new SharedStepFiles(access.heads(), access.cache().dir())),
             access.cache().dir(),
             clock);
@@ -280,6 +299,8 @@ public class PodRuns {
 
   private void sweep() {
     executor.removeLeftovers();
+    // A key a rotation put first in the mounted Secret is published within a sweep.
+    sealed.republish();
     try {
       Map<String, Integer> counts = new HashMap<>();
       for (PodApi.Listed pod : executor.pods()) {

@@ -101,6 +101,16 @@ public interface SchedulerConfig {
   /** The secrets file ({@code --secrets}), read as each run that lists secrets starts. */
   Optional<Path> secretsFile();
 
+  /**
+   * The runner's key file ({@code --secrets-key}), mounted from a Kubernetes Secret: published as
+   * the {@code dev.knotless.runnerKey} record at start and opened for owners' sealed secrets; unset
+   * opens none.
+   */
+  Optional<Path> secretsKeyFile();
+
+  /** The appview owners' sealed secrets are listed from ({@code KNOTLESS_APPVIEW}). */
+  Optional<java.net.URI> appview();
+
   /** The longest a step may run. */
   @WithDefault("1800s")
   Duration stepTimeout();

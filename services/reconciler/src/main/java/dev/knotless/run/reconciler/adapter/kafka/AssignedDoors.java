@@ -64,7 +64,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
         () -> {
           try {
             int rung = 0;
-            for (RepoId repo : wired.get().watched().keySet()) {
+            for (RepoId repo : wired.get().watching().ids()) {
               if (mine.contains(partitionOf(repo.toString(), partitions))) {
                 doors.get().open(repo);
                 doors.get().ring(repo, Doorbell.connect("kafka"));
