@@ -65,8 +65,10 @@ class PgCheckLedgerIT {
   @Test
   void aCheckKeepsItsEventsOnceAndItsLogInOrderThenForgetsThemWhenDone() throws Exception {
     ledger.withCheck("k-log", k -> start(k));
-    assertTrue(ledger.withCheck("k-log", k -> k.addEvent("{\"type\":\"started\"}")));
-    assertFalse(ledger.withCheck("k-log", k -> k.addEvent("{\"type\":\"started\"}")));
+    boolean first = ledger.withCheck("k-log", k -> k.addEvent("{\"type\":\"started\"}"));
+    boolean again = ledger.withCheck("k-log", k -> k.addEvent("{\"type\":\"started\"}"));
+    assertTrue(first, "a new event is kept");
+    assertFalse(again, "the same event again is not");
     ledger.withCheck("k-log", k -> append(k, 0, "one\n"));
     ledger.withCheck("k-log", k -> append(k, 4, "two\n"));
     assertThrows(
