@@ -46,13 +46,21 @@ import org.jboss.logging.MDC;
 public class CheckWriter {
   private static final Logger LOG = Logger.getLogger(CheckWriter.class);
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
+  private static final int DB_ATTEMPTS = 120;
 
   /** One check in this replica's memory; guarded by its own monitor. */
   private static final class Live {
     CheckProgress progress;
     OutputFeed feed;
     Instant nextRound = Instant.EPOCH;
+    // What of the kept check this reflects: another replica may have moved it on meanwhile.
+    long keptLog;
+    int keptEvents;
+    Instant touched = Instant.now();
   }
+
+  /** A check no event touched for this long is let go of memory (its partition may have moved). */
+  private static final Duration IDLE = Duration.ofMinutes(2);
 
   private final PdsSession session;
   private final PgCheckLedger ledger;
@@ -97,20 +105,44 @@ public class CheckWriter {
     String key = event.checkKey();
     MDC.put("check", key);
     try {
-      Optional<String> refused = ledger.withCheck(key, kept -> apply(kept, event));
+      Optional<String> refused = patiently(key, event);
       if (refused.isPresent()) {
         LOG.warnf("%s event refused: %s", type(event), refused.get());
       }
       return refused;
-    } catch (SQLException e) {
-      live.remove(key);
-      throw new IOException("check " + key + " could not be kept: " + e.getMessage(), e);
     } catch (IOException | RuntimeException e) {
       // The transaction rolled back: what memory holds of the check may be ahead of it.
       live.remove(key);
       throw e;
     } finally {
       MDC.remove("check");
+    }
+  }
+
+  /**
+   * Applies the event, trying again every second for two minutes while the database is away: a
+   * PostgreSQL restart must not stop the channel. A try that failed rolled back, so the next one
+   * starts from what was committed (a PDS write it made is made again, with the same content).
+   */
+  private Optional<String> patiently(String key, RunEvent event) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return ledger.withCheck(key, kept -> apply(kept, event));
+      } catch (SQLException e) {
+        live.remove(key);
+        if (attempt >= DB_ATTEMPTS) {
+          throw new IOException("check " + key + " could not be kept: " + e.getMessage(), e);
+        }
+        if (attempt == 1) {
+          LOG.warnf("the database failed, trying again every second: %s", e.getMessage());
+        }
+        try {
+          Thread.sleep(1_000);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while the database was away", ie);
+        }
+      }
     }
   }
 
@@ -163,11 +195,14 @@ public class CheckWriter {
       return Optional.empty();
     }
     Live l = live.get(key);
-    if (l == null) {
+    if (l == null || l.keptLog != kept.logLength() || l.keptEvents != kept.events().size()) {
       l = load(kept, key);
     }
     synchronized (l) {
       applyKept(kept, l, event);
+      l.keptLog = kept.logLength();
+      l.keptEvents = kept.events().size();
+      l.touched = Instant.now();
     }
     return Optional.empty();
   }
@@ -239,17 +274,25 @@ public class CheckWriter {
     }
   }
 
-  /** Sends what each running check holds to the appview when its round is due. */
+  /**
+   * Sends what each running check holds to the appview when its round is due, and lets go of checks
+   * no event touched for two minutes.
+   */
   @Scheduled(
       every = "${knotless.check-writer.tick:1s}",
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
   void rounds() {
-    if (appview.isEmpty() || session.current().isEmpty()) {
-      return;
-    }
+    boolean send = appview.isPresent() && session.current().isPresent();
     for (Map.Entry<String, Live> entry : live.entrySet()) {
       Live l = entry.getValue();
       synchronized (l) {
+        if (Instant.now().isAfter(l.touched.plus(IDLE))) {
+          live.remove(entry.getKey(), l);
+          continue;
+        }
+        if (!send) {
+          continue;
+        }
         if (l.feed == null || l.progress == null || l.progress.status().ended()) {
           continue;
         }
@@ -301,6 +344,8 @@ public class CheckWriter {
         hold.sent(hold.held().size());
       }
     }
+    l.keptLog = kept.logLength();
+    l.keptEvents = kept.events().size();
     live.put(key, l);
     return l;
   }
