@@ -33,10 +33,14 @@ metadata:
     {{- include "knotless-run.componentLabels" $ctx | nindent 4 }}
 spec:
   replicas: {{ .spec.replicas }}
-  {{- if and (eq .component "check-writer") .spec.state.existingClaim }}
-  # A ReadWriteOnce claim mounts on one pod at a time.
+  {{- if eq .component "check-writer" }}
+  # The new pod starts before an old one stops; a stopping pod finishes the event in hand and
+  # gives its partitions up, and the running checks it wrote are in PostgreSQL for the next owner.
   strategy:
-    type: Recreate
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 0
   {{- end }}
   selector:
     matchLabels:

@@ -15,14 +15,17 @@ import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.events.Topics;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.testing.CountingProxy;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +34,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -38,29 +42,35 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 @WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @WithTestResource(value = RunnerAccountResource.class, scope = TestResourceScope.GLOBAL)
 @QuarkusTest
 class CheckWriterIT {
   private static final Duration DEADLINE = Duration.ofSeconds(60);
   private static final String OWNER = "did:plc:ownerofthisrepo000000000";
   private static final String REPO = "3kcheckwriter1";
+  private static final String PUT_RECORD = "com.atproto.repo.putRecord";
 
   @Inject CheckWriter writer;
 
   @ConfigProperty(name = "kafka.bootstrap.servers")
   String bootstrap;
 
-  @ConfigProperty(name = "knotless.check-writer.state-dir")
-  Path stateDir;
+  @Inject DataSource db;
 
   @Test
-  void aPublishedRunIsFiledQueuedThenRunningThenSuccessWithItsWholeLog() throws Exception {
-    Run run = new Run("ci");
+  void aQueuedRunIsFiledRunningThenSuccessWithItsWholeLogInThreeWrites() throws Exception {
+    Run run = queued("ci");
     byte[] log = log();
+    CountingProxy pds = RunnerAccountResource.proxy();
+    pds.reset();
     publish(run.filed());
-    assertEquals("queued", awaitStatus(run, "queued").path("status").asText());
+    await().atMost(DEADLINE).until(() -> keptLogLength(run) == 0);
+    // The pass filed the check queued already; writing it queued again would be a seventh request.
+    assertEquals(0, pds.requests(PUT_RECORD), "filed writes nothing: " + pds.byMethod());
     publish(run.started());
     awaitStatus(run, "running");
+    assertEquals(1, pds.requests(PUT_RECORD), "running is one write: " + pds.byMethod());
     List<RunEvent> rest = new ArrayList<>();
     rest.add(run.stepStarted("build"));
     rest.addAll(run.output(log, 0, log.length, 777));
@@ -76,11 +86,109 @@ class CheckWriterIT {
     assertEquals("build", check.path("steps").get(0).path("name").asText());
     assertEquals("success", check.path("steps").get(0).path("status").asText());
     assertPiecesAreTheLogInOrder(run, log);
+    assertEquals(2, pds.requests(PUT_RECORD), "the end is one write: " + pds.byMethod());
+    assertEquals(1, pds.requests("com.atproto.repo.uploadBlob"), "one log blob: " + pds.byMethod());
+  }
+
+  @Test
+  void forgedEventsForRunsNeverQueuedAreNotFiledAndGoToTheDeadLettersWithTheReason()
+      throws Exception {
+    Run forged = new Run("forged");
+    List<RunEvent> success = new ArrayList<>();
+    success.add(forged.filed());
+    success.add(forged.started());
+    success.add(forged.ended(0));
+    Run real = queued("real");
+    RunEvent.Filed otherCommit =
+        new RunEvent.Filed(
+            real.key,
+            Instant.now(),
+            OWNER,
+            REPO,
+            "refs/heads/main",
+            null,
+            "f".repeat(40),
+            null,
+            "real",
+            null);
+    RunEvent.Filed otherWorkflow =
+        new RunEvent.Filed(
+            real.key,
+            Instant.now(),
+            OWNER,
+            REPO,
+            "refs/heads/main",
+            null,
+            real.commit,
+            null,
+            "deploy",
+            null);
+    Run lone = new Run("lone-success");
+    success.add(otherCommit);
+    success.add(otherWorkflow);
+    success.add(lone.ended(0));
+    publish(success);
+
+    java.util.Map<String, List<String>> dead =
+        deadLetters(java.util.Map.of(forged.key, 3, real.key, 2, lone.key, 1));
+    assertEquals(
+        List.of(
+            "no run with check key " + forged.key + " was queued",
+            "no run with check key " + forged.key + " was queued and filed",
+            "no run with check key " + forged.key + " was queued and filed"),
+        dead.get(forged.key));
+    assertEquals(
+        List.of(
+            "the queued run "
+                + real.key
+                + " checks commit "
+                + real.commit
+                + ", not "
+                + "f".repeat(40),
+            "the queued run " + real.key + " runs workflow real, not deploy"),
+        dead.get(real.key));
+    assertEquals(
+        List.of("no run with check key " + lone.key + " was queued and filed"), dead.get(lone.key));
+    XrpcClient client = XrpcClient.create(RunnerAccountResource.pds().pdsUrl());
+    String did = RunnerAccountResource.runner().did();
+    for (String key : List.of(forged.key, real.key, lone.key)) {
+      assertTrue(client.findRecord(did, "dev.knotless.check", key).isEmpty(), key + " was filed");
+    }
+  }
+
+  /** The reasons of the dead letters with each key, once {@code want} of each have arrived. */
+  private java.util.Map<String, List<String>> deadLetters(java.util.Map<String, Integer> want)
+      throws Exception {
+    Properties c = new Properties();
+    c.put("bootstrap.servers", bootstrap);
+    c.put("group.id", "dead-letter-reader-" + UUID.randomUUID());
+    c.put("auto.offset.reset", "earliest");
+    java.util.Map<String, List<String>> dead = new java.util.HashMap<>();
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    try (var consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+            c,
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      consumer.subscribe(List.of(Topics.RUN_EVENTS_DEAD));
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      while (System.nanoTime() < deadline
+          && !want.entrySet().stream()
+              .allMatch(e -> dead.getOrDefault(e.getKey(), List.of()).size() >= e.getValue())) {
+        for (var r : consumer.poll(Duration.ofMillis(500))) {
+          if (want.containsKey(r.key())) {
+            dead.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                .add(json.readTree(r.value()).path("reason").asText());
+          }
+        }
+      }
+    }
+    return dead;
   }
 
   @Test
   void aConsumerRestartingMidRunWithReplayedEventsNeitherLosesNorRepeatsALine() throws Exception {
-    Run run = new Run("restart");
+    Run run = queued("restart");
     byte[] log = log();
     int half = log.length / 2 + 3;
     List<RunEvent> first = new ArrayList<>();
@@ -89,8 +197,7 @@ class CheckWriterIT {
     first.add(run.stepStarted("build"));
     first.addAll(run.output(log, 0, half, 500));
     publish(first);
-    Path onDisk = stateDir.resolve(run.key + ".log");
-    await().atMost(DEADLINE).until(() -> Files.exists(onDisk) && Files.size(onDisk) == half);
+    await().atMost(DEADLINE).until(() -> keptLogLength(run) == half);
     int lastLineEnd = lastLineEnd(log, half);
     await().atMost(DEADLINE).until(() -> sentUpTo(run) >= lastLineEnd);
 
@@ -114,7 +221,7 @@ class CheckWriterIT {
 
   @Test
   void outputHeldWhileTheAppviewFailsGoesInTheNextRoundInOrder() throws Exception {
-    Run run = new Run("appview-out");
+    Run run = queued("appview-out");
     byte[] log = log();
     int part = lastLineEnd(log, 3000);
     List<RunEvent> first = new ArrayList<>();
@@ -151,7 +258,7 @@ class CheckWriterIT {
               "{\"v\":\"2.0\",\"type\":\"ended\",\"checkKey\":\"" + v2Key + "\"}"));
       producer.flush();
     }
-    Run run = new Run("after-dead-letters");
+    Run run = queued("after-dead-letters");
     byte[] log = "one line\n".getBytes(StandardCharsets.UTF_8);
     List<RunEvent> all = new ArrayList<>();
     all.add(run.filed());
@@ -191,9 +298,9 @@ class CheckWriterIT {
 
   @Test
   void metricsShowLagAndPdsRequestsAndReadinessShowsKafkaAndThePds() throws Exception {
-    Run run = new Run("metrics");
-    publish(run.filed());
-    awaitStatus(run, "queued");
+    Run run = queued("metrics");
+    publish(List.of(run.filed(), run.started()));
+    awaitStatus(run, "running");
     String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
     assertTrue(metrics.contains("knotless_run_check_writer_lag_seconds_count"), metrics);
     assertTrue(
@@ -208,6 +315,37 @@ class CheckWriterIT {
     String ready = given().get("/q/health/ready").then().statusCode(200).extract().asString();
     assertTrue(ready.contains("run-events"), ready);
     assertTrue(ready.contains("\"pds\""), ready);
+  }
+
+  /** Queues a run as a reconciler does, so the check-writer knows it. */
+  private Run queued(String workflow) throws Exception {
+    Run run = new Run(workflow);
+    try (Connection c = db.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "insert into run_queue (id, check_key, repo, owner_did, run_class, state,"
+                    + " workflow, commit_id, created_seq, created_at) values"
+                    + " (nextval('run_queue_seq'), ?, ?, ?, 'MAIN', 'WAITING', ?, ?,"
+                    + " nextval('run_queue_order'), now())")) {
+      s.setString(1, run.key);
+      s.setString(2, OWNER + "/" + REPO);
+      s.setString(3, OWNER);
+      s.setString(4, workflow);
+      s.setString(5, run.commit);
+      s.executeUpdate();
+    }
+    return run;
+  }
+
+  private long keptLogLength(Run run) throws Exception {
+    try (Connection c = db.getConnection();
+        PreparedStatement s =
+            c.prepareStatement("select log_length from check_run where check_key = ?")) {
+      s.setString(1, run.key);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next() ? r.getLong(1) : -1;
+      }
+    }
   }
 
   private void assertPiecesAreTheLogInOrder(Run run, byte[] log) {

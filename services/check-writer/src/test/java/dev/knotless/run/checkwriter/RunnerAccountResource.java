@@ -1,6 +1,7 @@
 package dev.knotless.run.checkwriter;
 
 import dev.knotless.testing.Account;
+import dev.knotless.testing.CountingProxy;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.PdsOptions;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -10,7 +11,7 @@ import java.util.Map;
 
 /**
  * Starts the real reference PDS with a runner account, and the appview test server, and points the
- * check-writer at both.
+ * check-writer at both; the PDS through a {@link CountingProxy} that counts its requests.
  */
 public final class RunnerAccountResource implements QuarkusTestResourceLifecycleManager {
   /** The appview's service DID the runner asks its PDS for tokens for. */
@@ -19,6 +20,7 @@ public final class RunnerAccountResource implements QuarkusTestResourceLifecycle
   private static volatile PdsInstance pds;
   private static volatile Account runner;
   private static volatile AppviewTestServer appview;
+  private static volatile CountingProxy proxy;
 
   /** The PDS started. */
   public static PdsInstance pds() {
@@ -30,6 +32,11 @@ public final class RunnerAccountResource implements QuarkusTestResourceLifecycle
     return runner;
   }
 
+  /** What the check-writer asks of the PDS: it reaches the PDS through this proxy. */
+  public static CountingProxy proxy() {
+    return proxy;
+  }
+
   /** The appview test server. */
   public static AppviewTestServer appview() {
     return appview;
@@ -39,13 +46,14 @@ public final class RunnerAccountResource implements QuarkusTestResourceLifecycle
   public Map<String, String> start() {
     pds = PdsInstance.start(PdsOptions.defaults());
     runner = pds.createAccount("runner");
+    proxy = CountingProxy.start(pds.pdsUrl());
     try {
       appview = AppviewTestServer.start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return Map.of(
-        "knotless.check-writer.pds", pds.pdsUrl().toString(),
+        "knotless.check-writer.pds", proxy.url().toString(),
         "knotless.check-writer.identifier", runner.handle(),
         "knotless.check-writer.password", runner.password(),
         "knotless.check-writer.appview", appview.url().toString(),
@@ -56,6 +64,9 @@ public final class RunnerAccountResource implements QuarkusTestResourceLifecycle
   public void stop() {
     if (appview != null) {
       appview.close();
+    }
+    if (proxy != null) {
+      proxy.close();
     }
     if (pds != null) {
       pds.close();

@@ -85,7 +85,7 @@ class ChartTest {
   }
 
   @Test
-  void theReconcilersWorkerAndTheCheckWritersStateHaveTheirOwnVolumes() {
+  void theReconcilersWorkerHasItsOwnVolume() {
     var reconciler = defaults.podSpecs().get("ci-knotless-run-reconciler");
     var container = reconciler.getContainers().get(0);
     assertTrue(
@@ -104,29 +104,39 @@ class ChartTest {
     assertTrue(
         reconciler.getVolumes().stream()
             .anyMatch(v -> v.getName().equals("work") && v.getEmptyDir() != null));
+  }
 
+  @Test
+  void checkWritersRunTwoRollingWithTheirStateInPostgresAndABudgetKeepingOneUp() {
     var writer = defaults.podSpecs().get("ci-knotless-run-check-writer");
     assertTrue(
+        writer.getVolumes().stream().noneMatch(v -> v.getPersistentVolumeClaim() != null),
+        "no claim: running checks are in PostgreSQL");
+    assertTrue(
         writer.getContainers().get(0).getEnv().stream()
-            .anyMatch(
-                e ->
-                    e.getName().equals("KNOTLESS_CHECK_WRITER_STATE_DIR")
-                        && "/var/lib/knotless/check-writer".equals(e.getValue())));
-    assertTrue(
-        writer.getVolumes().stream()
-            .anyMatch(v -> v.getName().equals("state") && v.getEmptyDir() != null));
-
-    var claimed =
-        RenderedChart.render(List.of(), Map.of("checkWriter.state.existingClaim", "cw-state"))
-            .podSpecs()
-            .get("ci-knotless-run-check-writer");
-    assertTrue(
-        claimed.getVolumes().stream()
-            .anyMatch(
-                v ->
-                    v.getName().equals("state")
-                        && v.getPersistentVolumeClaim() != null
-                        && v.getPersistentVolumeClaim().getClaimName().equals("cw-state")));
+            .anyMatch(e -> e.getName().equals("QUARKUS_DATASOURCE_JDBC_URL")),
+        "the check-writer reaches PostgreSQL");
+    var deployment =
+        defaults.ofKind("Deployment").stream()
+            .map(d -> (io.fabric8.kubernetes.api.model.apps.Deployment) d.typed())
+            .filter(d -> d.getMetadata().getName().equals("ci-knotless-run-check-writer"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(2, deployment.getSpec().getReplicas());
+    assertEquals("RollingUpdate", deployment.getSpec().getStrategy().getType());
+    assertEquals(
+        0, deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal());
+    var budget =
+        defaults.ofKind("PodDisruptionBudget").stream()
+            .map(d -> (io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget) d.typed())
+            .filter(b -> b.getMetadata().getName().equals("ci-knotless-run-check-writer"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(1, budget.getSpec().getMaxUnavailable().getIntVal());
+    assertEquals(
+        deployment.getSpec().getSelector().getMatchLabels(),
+        budget.getSpec().getSelector().getMatchLabels(),
+        "the budget counts the check-writer's pods");
   }
 
   @Test

@@ -32,6 +32,7 @@ public final class LocalDistributed implements AutoCloseable {
   private final List<ServiceProcess> services = new ArrayList<>();
   private int reconcilers;
   private int schedulers;
+  private int checkWriters;
   private String executor = "docker";
   private boolean images;
   private boolean queueOnly;
@@ -274,13 +275,29 @@ public final class LocalDistributed implements AutoCloseable {
     return add(launch("reconciler", "reconciler-" + n, s, env, executor.equals("docker")));
   }
 
+  /**
+   * One more check-writer replica, filing in the runner's account through {@code pds} (the PDS
+   * itself when null); replicas share the run-events partitions and keep running checks in
+   * PostgreSQL.
+   */
+  public ServiceProcess startCheckWriter(java.net.URI pdsUrl) throws IOException {
+    int n = ++checkWriters;
+    Map<String, String> s = kafka();
+    s.put("knotless.check-writer.pds", (pdsUrl == null ? pds.pdsUrl() : pdsUrl).toString());
+    s.put("quarkus.datasource.username", "postgres");
+    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
+    // A replica that dies gives its partitions up within ten seconds rather than the default 45.
+    s.put("mp.messaging.incoming.run-events.session.timeout.ms", "10000");
+    s.put("mp.messaging.incoming.run-events.heartbeat.interval.ms", "1000");
+    Map<String, String> env = runnerEnv();
+    env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
+    return add(
+        launch("check-writer", n == 1 ? "check-writer" : "check-writer-" + n, s, env, false));
+  }
+
   /** The check-writer, filing in the runner's account. */
   public ServiceProcess startCheckWriter() throws IOException {
-    Map<String, String> s = kafka();
-    s.put("knotless.check-writer.pds", pds.pdsUrl().toString());
-    writable(dir.resolve("check-writer"));
-    s.put("knotless.check-writer.state-dir", dir.resolve("check-writer").toString());
-    return add(launch("check-writer", "check-writer", s, runnerEnv(), false));
+    return startCheckWriter(null);
   }
 
   private ServiceProcess launch(

@@ -2,60 +2,77 @@ package dev.knotless.run.checkwriter.app;
 
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.run.checkwriter.adapter.appview.AppviewSender;
-import dev.knotless.run.checkwriter.adapter.files.CheckFiles;
+import dev.knotless.run.checkwriter.domain.Admission;
 import dev.knotless.run.checkwriter.domain.CheckProgress;
 import dev.knotless.run.checkwriter.domain.LogTail;
 import dev.knotless.run.events.RunEvent;
+import dev.knotless.run.events.RunEventJson;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.liveoutput.HoldBuffer;
 import dev.knotless.runner.liveoutput.OutputFeed;
 import dev.knotless.runner.liveoutput.Pieces;
 import dev.knotless.runner.liveoutput.Send;
+import dev.knotless.runner.state.pg.PgCheckLedger;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
 import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
 
 /**
- * Applies run events to checks: files the record as the run is filed, starts and ends, keeps the
- * log on disk by byte offset, and streams whole lines to the appview through {@link OutputFeed}.
- * Every event is on disk before {@link #handle} returns, so the Kafka offset committed after it
- * never covers state that a restart would miss.
+ * Applies run events to checks. Each running check's state and log are kept in PostgreSQL ({@link
+ * PgCheckLedger}), shared by every replica, and each event is applied in one transaction under the
+ * check's lock: the PDS write an event causes happens inside it, and the transaction commits before
+ * {@link #handle} returns, so the Kafka offset committed after it never covers state a replica that
+ * takes the partition over would miss. Applying an event twice changes nothing (output by its byte
+ * offset, other events by their JSON), so a redelivery after a rebalance or a crash neither loses
+ * nor repeats a line. The check is filed running at {@code started} and with its end, steps and log
+ * at {@code ended}; the queued record is the pass's, so {@code filed} writes nothing to the PDS.
+ * Whole lines stream to the appview through {@link OutputFeed}.
  */
 @ApplicationScoped
 public class CheckWriter {
   private static final Logger LOG = Logger.getLogger(CheckWriter.class);
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
+  private static final int DB_ATTEMPTS = 120;
 
-  /** One check in memory; guarded by its own monitor. */
+  /** One check in this replica's memory; guarded by its own monitor. */
   private static final class Live {
     CheckProgress progress;
     OutputFeed feed;
     Instant nextRound = Instant.EPOCH;
+    // What of the kept check this reflects: another replica may have moved it on meanwhile.
+    long keptLog;
+    int keptEvents;
+    Instant touched = Instant.now();
   }
 
+  /** A check no event touched for this long is let go of memory (its partition may have moved). */
+  private static final Duration IDLE = Duration.ofMinutes(2);
+
   private final PdsSession session;
-  private final CheckFiles files;
+  private final PgCheckLedger ledger;
   private final Optional<AppviewSender> appview;
   private final MeterRegistry registry;
   private final Timer lag;
   private final Map<String, Live> live = new ConcurrentHashMap<>();
 
-  public CheckWriter(CheckWriterConfig config, PdsSession session, MeterRegistry registry)
-      throws IOException {
+  public CheckWriter(
+      CheckWriterConfig config, PdsSession session, DataSource db, MeterRegistry registry) {
     this.session = session;
-    this.files = new CheckFiles(config.stateDir());
+    this.ledger = new PgCheckLedger(db);
     this.appview =
         config
             .appview()
@@ -77,73 +94,154 @@ public class CheckWriter {
             .register(registry);
   }
 
-  /** Applies one event; returns once what it changed is on disk and, if due, filed. */
-  public void handle(RunEvent event) throws IOException {
+  /**
+   * Applies one event; returns once what it changed is committed and, if due, filed.
+   *
+   * @return why the event was refused (it names no run the queue issued), or empty when it was
+   *     applied or was one already applied
+   * @throws IOException the PDS or the database failed; nothing of the event was kept
+   */
+  public Optional<String> handle(RunEvent event) throws IOException {
     String key = event.checkKey();
     MDC.put("check", key);
     try {
-      if (event instanceof RunEvent.Filed f && files.newRun(f)) {
-        // Events of one check come in order, so all of the earlier run's are behind us.
-        LOG.infof("the check is filed again for a new run; what was kept of the last goes");
-        live.remove(key);
-        files.forget(key);
+      Optional<String> refused = patiently(key, event);
+      if (refused.isPresent()) {
+        LOG.warnf("%s event refused: %s", type(event), refused.get());
       }
-      if (files.done(key)) {
-        LOG.debugf("event %s of a check already ended, passed over", type(event));
-        return;
-      }
-      Live l = live.computeIfAbsent(key, this::load);
-      synchronized (l) {
-        apply(l, event);
-      }
+      return refused;
+    } catch (IOException | RuntimeException e) {
+      // The transaction rolled back: what memory holds of the check may be ahead of it.
+      live.remove(key);
+      throw e;
     } finally {
       MDC.remove("check");
     }
   }
 
-  /** Forgets what is in memory, as a restart does; the next event reloads each check from disk. */
+  /**
+   * Applies the event, trying again every second for two minutes while the database is away: a
+   * PostgreSQL restart must not stop the channel. A try that failed rolled back, so the next one
+   * starts from what was committed (a PDS write it made is made again, with the same content).
+   */
+  private Optional<String> patiently(String key, RunEvent event) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return ledger.withCheck(key, kept -> apply(kept, event));
+      } catch (SQLException e) {
+        live.remove(key);
+        if (attempt >= DB_ATTEMPTS) {
+          throw new IOException("check " + key + " could not be kept: " + e.getMessage(), e);
+        }
+        if (attempt == 1) {
+          LOG.warnf("the database failed, trying again every second: %s", e.getMessage());
+        }
+        try {
+          Thread.sleep(1_000);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while the database was away", ie);
+        }
+      }
+    }
+  }
+
+  /** Forgets what is in memory, as a restart does; the next event reloads each check. */
   public void dropMemory() {
     live.clear();
   }
 
-  private void apply(Live l, RunEvent event) throws IOException {
-    String key = event.checkKey();
-    if (l.progress == null && !(event instanceof RunEvent.Filed)) {
-      LOG.warnf("%s event of a check never filed, passed over", type(event));
-      return;
+  /** Forgets checks ended, and runs issued, more than 30 days ago. */
+  @Scheduled(every = "1h", delay = 1, concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+  void prune() {
+    try {
+      int n = ledger.prune(Duration.ofDays(30));
+      if (n > 0) {
+        LOG.infof("%d rows of checks ended and runs issued over 30 days ago went", n);
+      }
+    } catch (SQLException e) {
+      LOG.warnf("old checks could not be pruned: %s", e.getMessage());
     }
+  }
+
+  private Optional<String> apply(PgCheckLedger.Kept kept, RunEvent event)
+      throws IOException, SQLException {
+    String key = event.checkKey();
+    if (event instanceof RunEvent.Filed f) {
+      String json = RunEventJson.encode(f);
+      if (kept.filed().filter(json::equals).isPresent()) {
+        LOG.debugf("filed event seen before, passed over");
+        return Optional.empty();
+      }
+      Optional<String> refused = Admission.refusal(f, kept.issued());
+      if (refused.isPresent()) {
+        return refused;
+      }
+      if (kept.filed().isPresent()) {
+        // Events of one check come in order, so all of the earlier run's are behind us.
+        LOG.infof("the check is filed again for a new run; what was kept of the last goes");
+      }
+      kept.start(json);
+      live.remove(key);
+      Live l = load(kept, key);
+      l.progress = CheckProgress.filed(f);
+      return Optional.empty();
+    }
+    if (kept.filed().isEmpty()) {
+      return Optional.of(Admission.unfiled(event));
+    }
+    if (kept.done()) {
+      LOG.debugf("event %s of a check already ended, passed over", type(event));
+      return Optional.empty();
+    }
+    Live l = live.get(key);
+    if (l == null || l.keptLog != kept.logLength() || l.keptEvents != kept.events().size()) {
+      l = load(kept, key);
+    }
+    synchronized (l) {
+      applyKept(kept, l, event);
+      l.keptLog = kept.logLength();
+      l.keptEvents = kept.events().size();
+      l.touched = Instant.now();
+    }
+    return Optional.empty();
+  }
+
+  private void applyKept(PgCheckLedger.Kept kept, Live l, RunEvent event)
+      throws IOException, SQLException {
     if (event instanceof RunEvent.Output o) {
-      LogTail tail = files.addOutput(key, o.offset(), o.data());
+      LogTail tail = LogTail.of(kept.logLength(), o.offset(), o.data().length);
       if (tail.gap() > 0) {
         registry.counter("knotless.run.check_writer.output.gaps").increment();
         LOG.warnf("output at %d left %d bytes unseen; passed over", o.offset(), tail.gap());
-      } else if (tail.extendsLog() && l.feed != null) {
-        l.feed.feed(o.offset(), o.data());
+      } else if (tail.extendsLog()) {
+        byte[] data = o.data();
+        kept.appendLog(
+            o.offset() + tail.from(), Arrays.copyOfRange(data, tail.from(), data.length));
+        if (l.feed != null) {
+          l.feed.feed(o.offset(), o.data());
+        }
       }
       return;
     }
-    if (!files.addEvent(event)) {
+    if (!kept.addEvent(RunEventJson.encode(event))) {
       LOG.debugf("%s event seen before, passed over", type(event));
-      return;
-    }
-    if (event instanceof RunEvent.Filed f) {
-      l.progress = CheckProgress.filed(f);
-      file(key, l.progress.record(null), event);
       return;
     }
     l.progress = l.progress.apply(event);
     if (event instanceof RunEvent.Started) {
-      file(key, l.progress.record(null), event);
+      file(event.checkKey(), l.progress.record(null), event);
     } else if (event instanceof RunEvent.Ended e) {
-      end(l, e);
+      end(kept, l, e);
     } else if (l.feed != null) {
       l.feed.progressChanged();
     }
   }
 
-  private void end(Live l, RunEvent.Ended e) throws IOException {
+  private void end(PgCheckLedger.Kept kept, Live l, RunEvent.Ended e)
+      throws IOException, SQLException {
     String key = e.checkKey();
-    byte[] log = files.log(key);
+    byte[] log = kept.log();
     if (log.length != e.logLength()) {
       LOG.warnf("ended with %d of the %d log bytes the run wrote", log.length, e.logLength());
     }
@@ -153,7 +251,7 @@ public class CheckWriter {
     CheckFiler filer = session.filer();
     BlobRef blob = filer.uploadLog(log);
     file(key, l.progress.record(blob), e);
-    files.markDone(l.progress.filed());
+    kept.markDone();
     live.remove(key);
   }
 
@@ -176,17 +274,25 @@ public class CheckWriter {
     }
   }
 
-  /** Sends what each running check holds to the appview when its round is due. */
+  /**
+   * Sends what each running check holds to the appview when its round is due, and lets go of checks
+   * no event touched for two minutes.
+   */
   @Scheduled(
       every = "${knotless.check-writer.tick:1s}",
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
   void rounds() {
-    if (appview.isEmpty() || session.current().isEmpty()) {
-      return;
-    }
+    boolean send = appview.isPresent() && session.current().isPresent();
     for (Map.Entry<String, Live> entry : live.entrySet()) {
       Live l = entry.getValue();
       synchronized (l) {
+        if (Instant.now().isAfter(l.touched.plus(IDLE))) {
+          live.remove(entry.getKey(), l);
+          continue;
+        }
+        if (!send) {
+          continue;
+        }
         if (l.feed == null || l.progress == null || l.progress.status().ended()) {
           continue;
         }
@@ -217,27 +323,30 @@ public class CheckWriter {
     return "at://" + session.current().orElseThrow().runnerDid() + "/dev.knotless.check/" + key;
   }
 
-  private Live load(String key) {
+  /** The check as kept, into this replica's memory, with a feed that sends no line twice. */
+  private Live load(PgCheckLedger.Kept kept, String key) throws SQLException {
     Live l = new Live();
-    try {
-      for (RunEvent e : files.events(key)) {
-        l.progress = e instanceof RunEvent.Filed f ? CheckProgress.filed(f) : l.progress.apply(e);
-      }
-      if (appview.isPresent()) {
-        // Events carry masked bytes already, so the feed's own mask has nothing left to do.
-        HoldBuffer hold = new HoldBuffer();
-        l.feed = new OutputFeed(UnaryOperator.identity(), Pieces.MAX_PIECE_BYTES, hold);
-        if (files.logLength(key) > 0) {
-          // After a restart the whole lines on disk count as sent, so the appview sees no line
-          // twice; the unended last one stays in the feed and goes once it ends. What a failed
-          // round held before the restart is not sent: the log blob keeps it.
-          l.feed.feed(0, files.log(key));
-          hold.sent(hold.held().size());
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("check " + key + " could not be read from disk", e);
+    for (String json : kept.filed().stream().toList()) {
+      l.progress = CheckProgress.filed((RunEvent.Filed) RunEventJson.decode(json));
     }
+    for (String json : kept.events()) {
+      l.progress = l.progress.apply(RunEventJson.decode(json));
+    }
+    if (appview.isPresent()) {
+      // Events carry masked bytes already, so the feed's own mask has nothing left to do.
+      HoldBuffer hold = new HoldBuffer();
+      l.feed = new OutputFeed(UnaryOperator.identity(), Pieces.MAX_PIECE_BYTES, hold);
+      if (kept.logLength() > 0) {
+        // Taken over from another replica or a restart: the whole lines kept count as sent, so the
+        // appview sees no line twice; the unended last one stays in the feed and goes once it
+        // ends. What a failed round held elsewhere is not sent: the log blob keeps it.
+        l.feed.feed(0, kept.log());
+        hold.sent(hold.held().size());
+      }
+    }
+    l.keptLog = kept.logLength();
+    l.keptEvents = kept.events().size();
+    live.put(key, l);
     return l;
   }
 

@@ -3,7 +3,6 @@ package dev.knotless.run.checkwriter.app;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -27,10 +26,6 @@ public interface CheckWriterConfig {
    * Unset sends none.
    */
   Optional<String> appviewDid();
-
-  /** Where each running check's log and events are kept until it is filed as ended. */
-  @WithDefault("/var/lib/knotless/check-writer")
-  Path stateDir();
 
   /** How often the live-output rounds are looked at; each check goes every 1 or 5 s. */
   @WithDefault("1s")

@@ -135,6 +135,7 @@ public class RunWorker implements RepoPass.RunSink {
     if (run.order() == null) {
       LOG.warnf(
           "%s: %s cannot be run by the scheduler: ended as an error", run.label(), run.rkey());
+      await(() -> queue.issue(row));
       publish(EventReports.filed(run));
       publish(
           new RunEvent.Ended(

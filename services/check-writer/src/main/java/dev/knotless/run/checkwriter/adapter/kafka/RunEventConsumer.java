@@ -12,6 +12,7 @@ import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.util.Optional;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -19,10 +20,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Hands each run event on the topic to the {@link CheckWriter}, one at a time, in order. The offset
- * is committed only after the writer returns, so an event whose state is not yet on disk or filed
+ * is committed only after the writer returns, so an event whose state is not yet committed or filed
  * is read again after a restart; a failure stops the channel (and readiness) rather than skip it.
- * An event that cannot be read goes to {@link Topics#RUN_EVENTS_DEAD} with the reason, and the
- * consumer moves on.
+ * An event that cannot be read, or that names no run the queue issued, goes to {@link
+ * Topics#RUN_EVENTS_DEAD} with the reason, and the consumer moves on.
  */
 @ApplicationScoped
 public class RunEventConsumer {
@@ -48,23 +49,30 @@ public class RunEventConsumer {
     try {
       event = RunEventJson.decode(record.value() == null ? "" : record.value());
     } catch (IllegalArgumentException e) {
-      // A malformed event cannot become valid by reading it again: it goes to the dead-letter
-      // topic with the reason, and the consumer moves on.
-      LOG.warnf(
-          "run event with key %s sent to %s: %s",
-          record.key(), Topics.RUN_EVENTS_DEAD, e.getMessage());
-      registry.counter("knotless.run.check_writer.events", "type", "invalid").increment();
-      dead.send(
-          Message.of(RunEventJson.deadLetter(record.key(), record.value(), e.getMessage()))
-              .addMetadata(
-                  OutgoingKafkaRecordMetadata.<String>builder()
-                      .withKey(record.key() == null ? "" : record.key())
-                      .build()));
+      // A malformed event cannot become valid by reading it again.
+      deadLetter(record, "invalid", e.getMessage());
+      return;
+    }
+    Optional<String> refused = writer.handle(event);
+    if (refused.isPresent()) {
+      // An event for a run the queue never issued is not filed, and reading it again changes
+      // nothing: it goes aside with the reason.
+      deadLetter(record, "refused", refused.get());
       return;
     }
     registry
         .counter("knotless.run.check_writer.events", "type", event.getClass().getSimpleName())
         .increment();
-    writer.handle(event);
+  }
+
+  private void deadLetter(Record<String, String> record, String type, String reason) {
+    LOG.warnf("run event with key %s sent to %s: %s", record.key(), Topics.RUN_EVENTS_DEAD, reason);
+    registry.counter("knotless.run.check_writer.events", "type", type).increment();
+    dead.send(
+        Message.of(RunEventJson.deadLetter(record.key(), record.value(), reason))
+            .addMetadata(
+                OutgoingKafkaRecordMetadata.<String>builder()
+                    .withKey(record.key() == null ? "" : record.key())
+                    .build()));
   }
 }

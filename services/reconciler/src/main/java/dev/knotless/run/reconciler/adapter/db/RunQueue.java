@@ -100,6 +100,30 @@ public class RunQueue {
                 .map(n -> n > 0));
   }
 
+  /**
+   * Issues a run that takes no queue row (one ended as it is filed), so the check-writer files its
+   * events; a run that takes a row is issued by the row's insert (migration V5's trigger).
+   */
+  public Uni<Boolean> issue(QueuedRun run) {
+    return Panache.withTransaction(
+        () ->
+            Panache.getSession()
+                .chain(
+                    s ->
+                        s.createNativeQuery(
+                                "insert into run_issued (check_key, repo, commit_id, workflow)"
+                                    + " values (:key, :repo, :commit, :workflow)"
+                                    + " on conflict (check_key) do update set repo = excluded.repo,"
+                                    + " commit_id = excluded.commit_id,"
+                                    + " workflow = excluded.workflow, issued_at = now()")
+                            .setParameter("key", run.checkKey)
+                            .setParameter("repo", run.repo)
+                            .setParameter("commit", run.commitId)
+                            .setParameter("workflow", run.workflow)
+                            .executeUpdate())
+                .map(n -> n > 0));
+  }
+
   /** Says {@code worker} is alive for every run it holds; returns how many it holds. */
   public Uni<Integer> heartbeat(String worker) {
     return Panache.withTransaction(
