@@ -17,8 +17,8 @@ import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.Executor;
-import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.PassExtras;
+import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
@@ -85,6 +85,7 @@ public final class Runner implements AutoCloseable {
         ? d.cacheFigures()
         : java.util.Optional.empty();
   }
+
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
   private dev.knotless.runner.sealed.SealedStart sealed;
@@ -241,15 +242,16 @@ public final class Runner implements AutoCloseable {
             minutes::write);
     RunPlanner planner =
         new RunPlanner(
-            new RunPlanner.Settings(
-                o.secrets(),
-                o.stepTimeout(),
-                o.runTimeout(),
-                ExecutorChoice.hostEnvironment(o.executor(), env),
-                o.trust()),
+                new RunPlanner.Settings(
+                    o.secrets(),
+                    o.stepTimeout(),
+                    o.runTimeout(),
+                    ExecutorChoice.hostEnvironment(o.executor(), env),
+                    o.trust()),
                 new WriteBack(runnerClient, cache, clock),
                 sealed.owner())
-            .withSharedSteps(new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
+            .withSharedSteps(
+                new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
     AskedLedger asked = new AskedLedger();
     String runnerDid = runnerClient.did();
     PassExtras extras =

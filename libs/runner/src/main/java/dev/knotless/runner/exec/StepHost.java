@@ -49,9 +49,9 @@ public interface StepHost extends AutoCloseable {
   Map<String, String> stepEnvironment(Map<String, String> runEnv);
 
   /**
-   * Ends what the last step left running, for a step given secrets in a workflow with shared
-   * steps; the count of processes ended. By default nothing: the shell executor already kills a
-   * step's leftovers when it ends ({@link Step#ended}).
+   * Ends what the last step left running, for a step given secrets in a workflow with shared steps;
+   * the count of processes ended. By default nothing: the shell executor already kills a step's
+   * leftovers when it ends ({@link Step#ended}).
    */
   default int endLeftovers() throws IOException {
     return 0;

@@ -16,7 +16,6 @@ import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowError;
 import dev.knotless.runner.workflow.WorkflowSet;
-import dev.knotless.storage.merge.CommitFiles;
 import dev.knotless.storage.mirror.Mirror;
 import java.io.IOException;
 import java.time.Instant;

@@ -8,7 +8,6 @@ import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.SubjectKind;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowSet;
-import dev.knotless.storage.merge.CommitFiles;
 import dev.knotless.storage.mirror.Mirror;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -142,7 +142,11 @@ public final class SharedStepFiles {
         mirror.fetch(snap, repos.fetcher(locked.did()), List.of(locked.commit()));
       } catch (IOException e) {
         throw new IllegalArgumentException(
-            "uses " + u + ", but its locked commit " + locked.commit() + " cannot be fetched: "
+            "uses "
+                + u
+                + ", but its locked commit "
+                + locked.commit()
+                + " cannot be fetched: "
                 + e.getMessage(),
             e);
       }
@@ -152,8 +156,14 @@ public final class SharedStepFiles {
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
-                        "uses " + u + ", but there is no " + u.path() + " at "
-                            + u.repo() + "'s locked commit " + locked.commit()));
+                        "uses "
+                            + u
+                            + ", but there is no "
+                            + u.path()
+                            + " at "
+                            + u.repo()
+                            + "'s locked commit "
+                            + locked.commit()));
     return StepFile.parse(u.toString(), u.path(), content);
   }
 

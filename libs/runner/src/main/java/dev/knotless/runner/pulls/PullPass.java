@@ -62,8 +62,8 @@ public final class PullPass {
   private final Path cacheDir;
   private final Clock clock;
   private final boolean pullsOnly;
-  private volatile java.util.function.BiConsumer<dev.knotless.runner.doorbell.RepoId,
-          java.util.Set<dev.knotless.runner.doorbell.RepoId>>
+  private volatile java.util.function.BiConsumer<
+          dev.knotless.runner.doorbell.RepoId, java.util.Set<dev.knotless.runner.doorbell.RepoId>>
       headsFollower = (base, heads) -> {};
 
   /**
@@ -71,7 +71,8 @@ public final class PullPass {
    * that are other repositories, so a push to one rings the base's door.
    */
   public PullPass followingHeads(
-      java.util.function.BiConsumer<dev.knotless.runner.doorbell.RepoId,
+      java.util.function.BiConsumer<
+              dev.knotless.runner.doorbell.RepoId,
               java.util.Set<dev.knotless.runner.doorbell.RepoId>>
           follower) {
     this.headsFollower = follower;
@@ -206,7 +207,8 @@ public final class PullPass {
     java.util.Set<dev.knotless.runner.doorbell.RepoId> followed = new java.util.LinkedHashSet<>();
     for (Found f : found.values()) {
       if (f.headRepo() != snap) {
-        followed.add(new dev.knotless.runner.doorbell.RepoId(f.pull().head().did(), f.pull().head().key()));
+        followed.add(
+            new dev.knotless.runner.doorbell.RepoId(f.pull().head().did(), f.pull().head().key()));
       }
     }
     headsFollower.accept(repo.id(), followed);

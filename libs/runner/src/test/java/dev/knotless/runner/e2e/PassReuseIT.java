@@ -31,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A push to the default branch taking a trusted pull's pass at the same tree, on the real PDS and
- * daemon: the workflow that may be reused is filed success without running, and each exception
- * runs again.
+ * daemon: the workflow that may be reused is filed success without running, and each exception runs
+ * again.
  */
 @WithPds
 class PassReuseIT {

@@ -24,10 +24,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Set;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -299,7 +299,8 @@ class PullsIT {
       XrpcClient asRunner = XrpcClient.create(pds.pdsUrl());
       asRunner.login(runner.account.handle(), runner.account.password());
       Instant now = Instant.now();
-      String openOld = seedPull(runner, asRunner, repo, open, head, base, now.minus(Duration.ofDays(2)));
+      String openOld =
+          seedPull(runner, asRunner, repo, open, head, base, now.minus(Duration.ofDays(2)));
       String closedOld =
           seedPull(runner, asRunner, repo, closed, head, base, now.minus(Duration.ofDays(2)));
       String closedRecent =
@@ -348,8 +349,7 @@ class PullsIT {
             null,
             List.of(),
             null);
-    asRunner.putRecord(
-        runner.account.did(), CheckRecord.COLLECTION, rkey, r.toJson(), Swap.none());
+    asRunner.putRecord(runner.account.did(), CheckRecord.COLLECTION, rkey, r.toJson(), Swap.none());
     return rkey;
   }
 }

@@ -138,7 +138,8 @@ class SharedStepsIT {
 
       CheckRecord missing = runner.awaitEnded(repo, "refs/heads/main", commit, "missing");
       assertEquals(CheckStatus.ERROR, missing.status());
-      assertTrue(missing.note().contains("there is no .knotless/steps/nothere.yml"), missing.note());
+      assertTrue(
+          missing.note().contains("there is no .knotless/steps/nothere.yml"), missing.note());
       CheckRecord unlocked = runner.awaitEnded(repo, "refs/heads/main", commit, "unlocked");
       assertEquals(CheckStatus.ERROR, unlocked.status());
       assertTrue(
@@ -203,7 +204,8 @@ class SharedStepsIT {
       String plain = new PullAuthor(repo).open(repo, "main", repo, "plain");
       assertEquals(
           CheckStatus.SUCCESS, runner.awaitPullEnded(repo, plain, plainHead, base, "ci").status());
-      assertTrue(runner.pullChecks(repo, kit).isEmpty(), "the pull bringing a stranger's steps ran");
+      assertTrue(
+          runner.pullChecks(repo, kit).isEmpty(), "the pull bringing a stranger's steps ran");
 
       Map<String, String> env = new HashMap<>(pds.environment());
       env.put("KNOTLESS_IDENTIFIER", repo.account.handle());

@@ -1,9 +1,9 @@
 package dev.knotless.allinone.app;
 
 import dev.knotless.runner.engine.Runner;
+import dev.knotless.runner.exec.cache.CacheFigures;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.WaitReason;
-import dev.knotless.runner.exec.cache.CacheFigures;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,21 +43,41 @@ public class RunnerMetrics {
 
   /** Exports what the caches did as {@code knotless.run.cache.*} counters. */
   void watchCaches(Supplier<CacheFigures.Snapshot> figures) {
-    counter("knotless.run.cache.hits", "Cache paths opened over a base holding files", figures,
+    counter(
+        "knotless.run.cache.hits",
+        "Cache paths opened over a base holding files",
+        figures,
         CacheFigures.Snapshot::hits);
-    counter("knotless.run.cache.misses", "Cache paths opened over an empty base, or read apart",
-        figures, CacheFigures.Snapshot::misses);
-    counter("knotless.run.cache.promotions", "Upper layers made a base's next generation",
-        figures, CacheFigures.Snapshot::promotions);
-    counter("knotless.run.cache.promoted.bytes", "Bytes of files promotions moved into bases",
-        figures, CacheFigures.Snapshot::bytesPromoted);
-    counter("knotless.run.cache.not.promoted",
+    counter(
+        "knotless.run.cache.misses",
+        "Cache paths opened over an empty base, or read apart",
+        figures,
+        CacheFigures.Snapshot::misses);
+    counter(
+        "knotless.run.cache.promotions",
+        "Upper layers made a base's next generation",
+        figures,
+        CacheFigures.Snapshot::promotions);
+    counter(
+        "knotless.run.cache.promoted.bytes",
+        "Bytes of files promotions moved into bases",
+        figures,
+        CacheFigures.Snapshot::bytesPromoted);
+    counter(
+        "knotless.run.cache.not.promoted",
         "Passing runs' layers not made current (a newer base, over --cache-max, an error)",
-        figures, CacheFigures.Snapshot::notPromoted);
-    counter("knotless.run.cache.shed.bases", "Bases removed below the disk floor", figures,
+        figures,
+        CacheFigures.Snapshot::notPromoted);
+    counter(
+        "knotless.run.cache.shed.bases",
+        "Bases removed below the disk floor",
+        figures,
         CacheFigures.Snapshot::basesShed);
-    counter("knotless.run.cache.shed.bytes", "Bytes the bases shed at the disk floor took",
-        figures, CacheFigures.Snapshot::bytesShed);
+    counter(
+        "knotless.run.cache.shed.bytes",
+        "Bytes the bases shed at the disk floor took",
+        figures,
+        CacheFigures.Snapshot::bytesShed);
     FunctionCounter.builder(
             "knotless.run.cache.floor.wait.seconds",
             figures,

@@ -130,12 +130,12 @@ public class PassWiring {
     CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
     RunPlanner planner =
         new RunPlanner(
-            new RunPlanner.Settings(
-                config.secretsFile().orElse(null),
-                config.stepTimeout(),
-                config.runTimeout().orElse(null),
-                dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
-                    config.worker().executor(), env)),
+                new RunPlanner.Settings(
+                    config.secretsFile().orElse(null),
+                    config.stepTimeout(),
+                    config.runTimeout().orElse(null),
+                    dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
+                        config.worker().executor(), env)),
                 new WriteBack(runnerClient, cache, clock),
                 sealed.owner())
             .withSharedSteps(

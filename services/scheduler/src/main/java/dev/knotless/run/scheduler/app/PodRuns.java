@@ -168,10 +168,10 @@ public class PodRuns {
         new OrderPlanner(
             access,
             new RunPlanner(
-                new RunPlanner.Settings(
-                    config.secretsFile().orElse(null),
-                    config.stepTimeout(),
-                    config.runTimeout().orElse(null),
+                    new RunPlanner.Settings(
+                        config.secretsFile().orElse(null),
+                        config.stepTimeout(),
+                        config.runTimeout().orElse(null),
                         Map.of()),
                     null,
                     sealed.owner())
