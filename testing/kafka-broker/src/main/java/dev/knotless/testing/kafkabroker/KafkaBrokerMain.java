@@ -81,7 +81,8 @@ public final class KafkaBrokerMain {
     if (sasl) {
       Sasl.users(p, users);
     }
-    // A restart must present the cluster id the log dir was formatted with, so it is kept beside it.
+    // A restart must present the cluster id the log dir was formatted with, so it is kept beside
+    // it.
     Path idFile = logDir.resolveSibling(logDir.getFileName() + ".cluster-id");
     if (!Files.exists(idFile)) {
       Files.writeString(idFile, Uuid.randomUuid().toString());
@@ -90,9 +91,7 @@ public final class KafkaBrokerMain {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int rc =
         StorageTool.execute(
-            new String[] {
-              "format", "-t", clusterId, "-c", cfg.toString(), "--ignore-formatted"
-            },
+            new String[] {"format", "-t", clusterId, "-c", cfg.toString(), "--ignore-formatted"},
             new PrintStream(out, true, StandardCharsets.UTF_8));
     System.out.println("format rc=" + rc + ": " + out.toString(StandardCharsets.UTF_8).trim());
     if (rc != 0) {

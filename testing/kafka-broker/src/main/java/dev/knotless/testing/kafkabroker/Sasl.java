@@ -26,7 +26,9 @@ final class Sasl {
         "listeners",
         "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
     p.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + port);
-    p.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+    p.put(
+        "listener.security.protocol.map",
+        "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
     p.put("inter.broker.listener.name", "SASL_PLAINTEXT");
     p.put("sasl.enabled.mechanisms", "PLAIN");
     p.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
@@ -99,14 +101,14 @@ final class Sasl {
       for (AclOperation op : ops) {
         bindings.add(
             new AclBinding(
-                topic,
-                new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW)));
+                topic, new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW)));
       }
       if (f[1].equals("read")) {
         bindings.add(
             new AclBinding(
                 new ResourcePattern(ResourceType.GROUP, "*", PatternType.LITERAL),
-                new AccessControlEntry(principal, "*", AclOperation.READ, AclPermissionType.ALLOW)));
+                new AccessControlEntry(
+                    principal, "*", AclOperation.READ, AclPermissionType.ALLOW)));
       }
     }
     try (Admin a = Admin.create(c)) {
