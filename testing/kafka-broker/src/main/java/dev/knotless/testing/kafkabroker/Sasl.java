@@ -111,9 +111,31 @@ final class Sasl {
                     principal, "*", AclOperation.READ, AclPermissionType.ALLOW)));
       }
     }
+    java.util.Set<String> topics = new java.util.TreeSet<>();
+    for (AclBinding b : bindings) {
+      if (b.pattern().resourceType() == ResourceType.TOPIC) {
+        topics.add(b.pattern().name());
+      }
+    }
     try (Admin a = Admin.create(c)) {
       a.createAcls(bindings).all().get();
+      // Made now, as an operator makes them: a reader without Describe on a topic not yet made is
+      // told it is not authorized, and looks again only at its next metadata refresh (5 min).
+      for (String t : topics) {
+        try {
+          a.createTopics(
+                  List.of(
+                      new org.apache.kafka.clients.admin.NewTopic(
+                          t, java.util.Optional.empty(), java.util.Optional.empty())))
+              .all()
+              .get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+            throw e;
+          }
+        }
+      }
     }
-    System.out.println("granted " + bindings.size() + " ACLs");
+    System.out.println("granted " + bindings.size() + " ACLs, made topics " + topics);
   }
 }
