@@ -1,17 +1,10 @@
 package dev.knotless.testing.distributed;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.knotless.atproto.Record;
 import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -86,41 +79,14 @@ class FailuresIT {
   }
 
   private static String pushAndAwaitRunning(String what) throws Exception {
-    owner.commit(Map.of("what", what));
-    String sha = owner.push("main");
-    Checks.await(
-        Duration.ofSeconds(90),
-        "the run of " + sha + " filed as running",
-        () -> {
-          for (Record r : Checks.all(shape)) {
-            CheckRecord c = CheckRecord.fromJson(r.value());
-            if (c.commit().equals(sha) && c.status() == CheckStatus.RUNNING) {
-              return true;
-            }
-          }
-          return false;
-        });
-    return sha;
+    return CountingRuns.pushAndAwaitRunning(shape, owner, what);
   }
 
   private static CheckRecord awaitEnded(String sha) throws Exception {
-    Record r =
-        Checks.awaitOne(
-            shape, Duration.ofSeconds(180), c -> c.commit().equals(sha) && c.status().ended());
-    return CheckRecord.fromJson(r.value());
+    return CountingRuns.awaitEnded(shape, sha);
   }
 
   private static void assertWholeLog(CheckRecord check) throws Exception {
-    assertEquals(CheckStatus.SUCCESS, check.status(), check.toString());
-    List<String> want = new ArrayList<>();
-    want.add("==> count");
-    for (int i = 1; i <= LINES; i++) {
-      want.add("line " + i + " of the run");
-    }
-    List<String> got = List.of(Checks.log(shape, check).split("\n"));
-    // The run's container is named first, once: the worker runs steps under docker.
-    assertTrue(
-        got.get(0).matches("container [0-9a-f]{12} from knotless-test/busybox:1"), got.get(0));
-    assertEquals(want, got.subList(1, got.size()));
+    CountingRuns.assertWholeLog(shape, check, LINES);
   }
 }
