@@ -72,7 +72,7 @@ class PullsIT {
     runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
     Path secrets = runner.dir.resolve("secrets.json");
     Files.createDirectories(runner.dir);
-    Files.writeString(secrets, "{\"" + repo.label() + "\": {\"TOKEN\": [\"" + TOKEN + "\"]}}");
+    Files.writeString(secrets, "{\"" + repo.label() + "\": {\"TOKEN\": \"" + TOKEN + "\"}}");
     return List.of("--executor", "docker", "--pulls", "--secrets", secrets.toString());
   }
 
