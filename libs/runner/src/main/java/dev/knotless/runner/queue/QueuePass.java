@@ -63,6 +63,9 @@ public final class QueuePass {
   /** The queue records' collection. */
   public static final String COLLECTION = "dev.knotless.queue";
 
+  /** How a batch's runs name their subject: this, then the branch's full ref. */
+  static final String BATCH_SUBJECT = "queue ";
+
   /** The workflow name of the check that says a pull was ejected from the queue. */
   public static final String EJECTED = "merge-queue";
 
@@ -157,6 +160,7 @@ public final class QueuePass {
       PullPass.MirrorSync sync,
       Consumer<String> stage)
       throws IOException {
+    forgetDroppedBatches(repo);
     if (!queue.lands()) {
       return;
     }
@@ -190,6 +194,32 @@ public final class QueuePass {
       stage.accept("working the merge queue of " + branch);
       new Branch(repo, owner, snap, branch, byBranch.getOrDefault(branch, List.of()), byUri, sync)
           .work();
+    }
+  }
+
+  /**
+   * A stop records the batch runs it dropped as it does a push's or a pull's, under the subject
+   * {@code queue <branch>}. Nothing runs those again by that record: the queue's own state resumes
+   * its batches ({@link QueuePlan#resume}), so the records are dropped here rather than kept
+   * forever.
+   */
+  private void forgetDroppedBatches(Watched repo) {
+    RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
+    Set<String> subjects = new HashSet<>();
+    now.dropped().stream()
+        .map(d -> d.subject())
+        .filter(sub -> sub.startsWith(BATCH_SUBJECT))
+        .forEach(subjects::add);
+    if (!subjects.isEmpty()) {
+      state.update(
+          repo.stateKey(),
+          r -> {
+            RepoState out = r;
+            for (String sub : subjects) {
+              out = out.withoutDropped(sub);
+            }
+            return out;
+          });
     }
   }
 
@@ -369,7 +399,8 @@ public final class QueuePass {
       boolean next = s.running().get(0).id() == b.id();
       boolean trusted =
           b.pulls().stream().allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
-      BatchChecks.Filed f = checks.file(repo, mirror, ref, b, next, trusted);
+      String defaultRef = "refs/heads/" + snap.repo().defaultBranchName().orElse("main");
+      BatchChecks.Filed f = checks.file(repo, mirror, ref, defaultRef, b, next, trusted);
       runIds.put(batchKey(b), f.runs().stream().map(PlannedRun::runId).toList());
       if (f.filed() == 0) {
         apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail

@@ -46,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class QueueIT {
 
   private static final String MAIN = "refs/heads/main";
+  private static final String MAIN_BATCH = "queue " + MAIN;
 
   @BeforeAll
   static void daemon() {
@@ -63,6 +64,11 @@ class QueueIT {
     String base;
 
     Setup(PdsInstance pds, Path tmp, String step) throws Exception {
+      this(pds, tmp, step, "{pull: {base: [refs/heads/main]}}");
+    }
+
+    /** With the workflow {@code ci} triggered by {@code on}, a flow mapping. */
+    Setup(PdsInstance pds, Path tmp, String step, String on) throws Exception {
       this.pds = pds;
       appview = HarnessAppview.start(pds.pdsUrl());
       repo = new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
@@ -71,7 +77,9 @@ class QueueIT {
               "README.md",
               "hello\n",
               ".knotless/workflows/ci.yml",
-              "on: {pull: {base: [refs/heads/main]}}\n"
+              "on: "
+                  + on
+                  + "\n"
                   + "image: knotless-test/busybox:1\n"
                   + "steps: [{name: build, run: '"
                   + step
@@ -235,6 +243,14 @@ class QueueIT {
           });
     }
 
+    /** The subjects of the runs the runner's state says a stop dropped. */
+    List<String> droppedSubjects() throws Exception {
+      return new dev.knotless.runner.state.JsonStateStore(runner.state())
+          .load(repo.account.did() + "/" + repo.key())
+          .map(s -> s.dropped().stream().map(d -> d.subject()).distinct().toList())
+          .orElse(List.of());
+    }
+
     /** Git in the runner's mirror of the repository, where the batches were made. */
     String mirror(String... args) throws Exception {
       return dev.knotless.storage.mirror.Mirror.open(
@@ -378,6 +394,45 @@ class QueueIT {
   }
 
   @Test
+  void theLandingPushOfATrustedBatchTakesItsPassAndRunsNothing(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    try (Setup q =
+        new Setup(pds, tmp, "echo ran", "{push: {}, pull: {base: [refs/heads/main]}}")) {
+      q.open(2, Set.of());
+      q.queueAll();
+      q.start();
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      String main = tip(pds, q.repo, "main");
+      CheckRecord batch =
+          q.batchChecks().values().stream()
+              .filter(c -> c.commit().equals(main))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(CheckStatus.SUCCESS, batch.status());
+      CheckRecord push =
+          q.runner.awaitCheck(q.repo, MAIN, main, "ci", c -> c.status().ended());
+      assertEquals(CheckStatus.SUCCESS, push.status(), String.valueOf(push));
+      assertTrue(
+          push.note() != null && push.note().startsWith("took the pass of "),
+          "the landing push took the batch's pass: " + push.note());
+      assertTrue(
+          push.note().contains("merge-queue batch 1 of refs/heads/main"), push.note());
+      String log = new String(q.runner.log(push), java.nio.charset.StandardCharsets.UTF_8);
+      assertTrue(log.contains("its result is taken and nothing is run again"), log);
+      assertEquals(batch.steps(), push.steps(), "the batch's steps, not a run of its own");
+    }
+  }
+
+  @Test
   void aBatchThatPassedBeforeAStopLandsOnceAtTheNextStartAndOneThatLandedIsAdopted(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (Setup q = new Setup(pds, tmp, "true")) {
@@ -456,12 +511,22 @@ class QueueIT {
     // The build passes only once the clock is past a moment the test sets: the first run is
     // still going when the runner stops, and the run after the start passes.
     long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
-    try (Setup q =
-        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+    String wait = "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done";
+    try (Setup q = new Setup(pds, tmp, wait)) {
+      // A second workflow, and one job: one of the batch's runs waits, and the stop drops it.
+      q.repo.commit(
+          Map.of(
+              ".knotless/workflows/lint.yml",
+              "on: {pull: {base: [refs/heads/main]}}\n"
+                  + "image: knotless-test/busybox:1\n"
+                  + "steps: [{name: lint, run: '"
+                  + wait
+                  + "'}]\n"));
+      q.repo.push("main");
       q.open(2, Set.of());
       long before = q.generation();
       q.queueAll();
-      q.start("--stop-wait", "0");
+      q.start("--stop-wait", "0", "--jobs", "1");
       RunnerHarness.await(
           "the batch to be running",
           () -> {
@@ -480,6 +545,8 @@ class QueueIT {
       // Cancelled, or error when the stop came as its container was starting: cut off, either way.
       assertTrue(cut.status().ended() && cut.status() != CheckStatus.SUCCESS, String.valueOf(cut));
       assertEquals(before, q.generation(), "nothing landed");
+      assertEquals(
+          List.of(MAIN_BATCH), q.droppedSubjects(), "the stop dropped the batch's waiting run");
       while (java.time.Instant.now().getEpochSecond() <= until) {
         Thread.sleep(200);
       }
@@ -495,13 +562,15 @@ class QueueIT {
           });
       q.awaitIdle();
       Map<String, CheckRecord> batches = q.batchChecks();
-      assertEquals(1, batches.size(), "the same batch, at the same tip and base: " + batches);
-      CheckRecord again = batches.values().iterator().next();
-      assertEquals(CheckStatus.SUCCESS, again.status());
-      assertEquals(cut.commit(), again.commit());
-      assertEquals(again.commit(), tip(pds, q.repo, "main"));
+      assertEquals(2, batches.size(), "the same batch, at the same tip and base: " + batches);
+      for (CheckRecord again : batches.values()) {
+        assertEquals(CheckStatus.SUCCESS, again.status());
+        assertEquals(cut.commit(), again.commit());
+      }
+      assertEquals(cut.commit(), tip(pds, q.repo, "main"));
       assertEquals(before + 1, q.generation(), "landed once");
       assertEquals(2, q.mergedRecords(), "each pull marked merged once");
+      assertEquals(List.of(), q.droppedSubjects(), "the batch's dropped run is not kept");
     }
   }
 }
