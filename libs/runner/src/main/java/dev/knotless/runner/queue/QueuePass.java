@@ -21,6 +21,7 @@ import dev.knotless.runner.queue.QueuePlan.Step;
 import dev.knotless.runner.queue.QueueState.Batch;
 import dev.knotless.runner.queue.QueueState.Pull;
 import dev.knotless.runner.schedule.CancelReason;
+import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
@@ -98,12 +99,14 @@ public final class QueuePass {
   private final int depth;
   private final QueueRecords records;
   private final BatchChecks checks;
+  private final PreFlightGate preflights;
   private final Set<String> resumed = ConcurrentHashMap.newKeySet();
   private final Map<String, List<String>> runIds = new ConcurrentHashMap<>();
 
   /**
    * @param runner this runner's client, logged in: it reads its own checks and, as the owner, lands
    * @param landing pushes as this runner's account
+   * @param pulls runs a queued pull's pre-flights on it, as a pull's run
    */
   public QueuePass(
       XrpcClient runner,
@@ -116,6 +119,7 @@ public final class QueuePass {
       RepoPass.RunSink sink,
       Cancels cancels,
       BatchLanding landing,
+      PullPass pulls,
       Clock clock,
       int batch,
       int depth) {
@@ -135,6 +139,7 @@ public final class QueuePass {
     this.depth = depth;
     this.records = new QueueRecords(runnerDid, accounts);
     this.checks = new BatchChecks(runner, filer, planner, clock);
+    this.preflights = new PreFlightGate(runner, accounts, heads, pulls);
   }
 
   /**
@@ -158,6 +163,7 @@ public final class QueuePass {
       QueueRecords.Queue queue,
       List<PullPass.Found> open,
       PullPass.MirrorSync sync,
+      PausedOwners paused,
       Consumer<String> stage)
       throws IOException {
     forgetDroppedBatches(repo);
@@ -179,9 +185,17 @@ public final class QueuePass {
         stillEjected.add(q.pull());
         continue; // ejected at this head: back only when its head moves
       }
-      byBranch
-          .computeIfAbsent(f.pull().base().ref(), k -> new ArrayList<>())
-          .add(new Pull(q.pull(), head));
+      Pull pull = new Pull(q.pull(), head);
+      String ref = f.pull().base().ref();
+      QueueState branch = before.queues().getOrDefault(ref, QueueState.empty(ref));
+      // Once in a batch at this head it stays; before that, its pre-flights must pass.
+      if (!holds(branch, pull)) {
+        stage.accept("reading the pre-flights of " + q.pull());
+        if (!preflights.ready(repo, snap, sync.mirror(), f, paused)) {
+          continue;
+        }
+      }
+      byBranch.computeIfAbsent(ref, k -> new ArrayList<>()).add(pull);
     }
     for (String uri : before.ejected().keySet()) {
       if (!stillEjected.contains(uri)) {
@@ -195,6 +209,11 @@ public final class QueuePass {
       new Branch(repo, owner, snap, branch, byBranch.getOrDefault(branch, List.of()), byUri, sync)
           .work();
     }
+  }
+
+  /** Whether the pull, at this head, is in a batch under way or waiting in a bisection. */
+  private static boolean holds(QueueState s, Pull p) {
+    return s.pending().contains(p) || s.running().stream().anyMatch(b -> b.pulls().contains(p));
   }
 
   /**

@@ -62,6 +62,8 @@ class QueueIT {
     final List<String> pulls = new ArrayList<>();
     final Map<String, String> heads = new LinkedHashMap<>();
     String base;
+    /** The runner's state in PostgreSQL, for a runner started with --state-db; else its file. */
+    dev.knotless.runner.state.StateStore db;
 
     Setup(PdsInstance pds, Path tmp, String step) throws Exception {
       this(pds, tmp, step, "{pull: {base: [refs/heads/main]}}");
@@ -109,6 +111,11 @@ class QueueIT {
       // main moves past where the branches start: each pull is stacked as a merge commit.
       base = repo.commit(Map.of("docs.md", "docs\n"));
       repo.push("main");
+    }
+
+    /** The store the runner keeps its state in. */
+    dev.knotless.runner.state.StateStore store() {
+      return db != null ? db : new dev.knotless.runner.state.JsonStateStore(runner.state());
     }
 
     /** Queues every pull, in order, in one write of the owner's. */
@@ -208,7 +215,7 @@ class QueueIT {
               List.of(),
               0,
               1);
-      new dev.knotless.runner.state.JsonStateStore(runner.state())
+      store()
           .update(repo.account.did() + "/" + repo.key(), st -> st.withQueue(q));
       return tip;
     }
@@ -232,7 +239,7 @@ class QueueIT {
           "the queue of main to be idle",
           () -> {
             try {
-              return new dev.knotless.runner.state.JsonStateStore(runner.state())
+              return store()
                   .load(key)
                   .map(s -> s.queues().get(MAIN))
                   .map(m -> m.running().isEmpty() && m.pending().isEmpty())
@@ -245,7 +252,7 @@ class QueueIT {
 
     /** The subjects of the runs the runner's state says a stop dropped. */
     List<String> droppedSubjects() throws Exception {
-      return new dev.knotless.runner.state.JsonStateStore(runner.state())
+      return store()
           .load(repo.account.did() + "/" + repo.key())
           .map(s -> s.dropped().stream().map(d -> d.subject()).distinct().toList())
           .orElse(List.of());
@@ -394,6 +401,76 @@ class QueueIT {
   }
 
   @Test
+  void queuedPullsPassTheirPreFlightsOnTheirOwnFirstAndOneWhosePreFlightFailsNeverJoinsABatch(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (Setup q = new Setup(pds, tmp, "true")) {
+      q.repo.commit(
+          Map.of(
+              ".knotless/workflows/pre.yml",
+              "queue: first\n"
+                  + "on: {pull: {base: [refs/heads/main]}}\n"
+                  + "image: knotless-test/busybox:1\n"
+                  + "steps: [{name: quick, run: 'test ! -e broken.txt'}]\n"));
+      q.repo.push("main");
+      q.open(3, Set.of(2));
+      String failing = q.pulls.get(1);
+      q.queueAll();
+      q.start();
+      RunnerHarness.await(
+          "the first and third pulls merged, the second's pre-flight failed",
+          () -> {
+            try {
+              return q.merged().size() == 2
+                  && q.runner.pullChecks(q.repo, failing).values().stream()
+                      .anyMatch(c -> c.workflow().equals("pre") && c.status().ended());
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      assertEquals(Set.of(q.pulls.get(0), q.pulls.get(2)), q.merged());
+      Map<String, CheckRecord> batches = q.batchChecks();
+      assertFalse(batches.isEmpty());
+      String failingHead = q.heads.get(failing);
+      for (CheckRecord b : batches.values()) {
+        assertFalse(
+            q.mirror("rev-list", b.commit()).contains(failingHead),
+            "never in a batch: " + b.commit());
+      }
+      for (String uri : List.of(q.pulls.get(0), q.pulls.get(2))) {
+        List<CheckRecord> own = List.copyOf(q.runner.pullChecks(q.repo, uri).values());
+        assertEquals(
+            List.of("pre"),
+            own.stream().map(CheckRecord::workflow).toList(),
+            "only its pre-flight ran on the pull alone");
+        CheckRecord pre = own.get(0);
+        assertEquals(CheckStatus.SUCCESS, pre.status());
+        assertEquals(q.heads.get(uri), pre.commit(), "at the pull's head");
+        CheckRecord batch =
+            batches.values().stream()
+                .filter(b -> b.workflow().equals("ci") && holds(q, b, q.heads.get(uri)))
+                .min(java.util.Comparator.comparing(CheckRecord::createdAt))
+                .orElseThrow();
+        assertFalse(
+            batch.createdAt().isBefore(pre.endedAt()),
+            "its batch was made after its pre-flight passed");
+      }
+      List<CheckRecord> own = List.copyOf(q.runner.pullChecks(q.repo, failing).values());
+      assertEquals(List.of("pre"), own.stream().map(CheckRecord::workflow).toList());
+      assertEquals(CheckStatus.FAILURE, own.get(0).status());
+    }
+  }
+
+  /** Whether the batch checked at {@code b} holds the commit {@code head}. */
+  private static boolean holds(Setup q, CheckRecord b, String head) {
+    try {
+      return q.mirror("rev-list", b.commit()).contains(head);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
   void theLandingPushOfATrustedBatchTakesItsPassAndRunsNothing(PdsInstance pds, @TempDir Path tmp)
       throws Exception {
     try (Setup q =
@@ -502,6 +579,64 @@ class QueueIT {
           q.batchChecks().values().stream()
               .filter(c -> c.status() != CheckStatus.SUCCESS)
               .toList());
+    }
+  }
+
+  @Test
+  void withItsStateInPostgresARunnerKeepsABatchCutOffByAStopAndLandsItOnceAfterAStart(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
+    try (dev.knotless.testing.infra.EmbeddedPg pg = dev.knotless.testing.infra.EmbeddedPg.start();
+        Setup q =
+            new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+      q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_USER, "postgres");
+      q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_PASSWORD, "postgres");
+      q.db =
+          dev.knotless.runner.state.pg.PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
+      String key = q.repo.account.did() + "/" + q.repo.key();
+      q.open(2, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      q.start("--state-db", pg.jdbcUrl(), "--stop-wait", "0");
+      RunnerHarness.await(
+          "the batch to be running",
+          () -> {
+            try {
+              return q.batchChecks().values().stream()
+                  .anyMatch(c -> c.status() == CheckStatus.RUNNING);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.runner.started().get(0).stop();
+      assertTrue(java.time.Instant.now().getEpochSecond() < until, "stopped before it passed");
+      assertFalse(java.nio.file.Files.exists(q.runner.state()), "no state file was written");
+      String cut = q.batchChecks().values().iterator().next().commit();
+      dev.knotless.runner.queue.QueueState kept =
+          q.db.load(key).orElseThrow().queues().get(MAIN);
+      assertEquals(1, kept.running().size(), String.valueOf(kept));
+      assertEquals(cut, kept.running().get(0).tip(), "the database holds the batch at its tip");
+      assertEquals(
+          dev.knotless.runner.queue.QueueState.Status.CHECKING, kept.running().get(0).status());
+      assertEquals(q.pulls, kept.running().get(0).pulls().stream().map(p -> p.uri()).toList());
+      while (java.time.Instant.now().getEpochSecond() <= until) {
+        Thread.sleep(200);
+      }
+      q.start("--state-db", pg.jdbcUrl());
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      assertEquals(cut, tip(pds, q.repo, "main"), "the kept batch landed");
+      assertEquals(before + 1, q.generation(), "landed once");
+      assertEquals(2, q.mergedRecords(), "each pull marked merged once");
+      assertEquals(1, q.db.load(key).orElseThrow().queues().get(MAIN).lastId(), "no new batch");
     }
   }
 

@@ -1,0 +1,168 @@
+package dev.knotless.runner.queue;
+
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.merge.CommitFiles;
+import dev.knotless.storage.merge.MergeCommits;
+import dev.knotless.storage.merge.PullReader;
+import dev.knotless.storage.mirror.Mirror;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A queued pull's pre-flights ({@code queue: first} workflows; {@link PreFlights}), before it goes
+ * into a batch: reads their checks at the pull's head from this runner and the runners the
+ * repository names, and runs on the pull itself, as a pull's run, those that have none started or
+ * passed. The pre-flights are those of the commit the pull's own run checks (its head merged with
+ * the base tip). Thread-safe.
+ */
+final class PreFlightGate {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PreFlightGate.class);
+
+  private final String runnerDid;
+  private final XrpcClient runner;
+  private final QueuePass.Accounts accounts;
+  private final PullPass.HeadRepos heads;
+  private final PullPass pulls;
+
+  PreFlightGate(
+      XrpcClient runner, QueuePass.Accounts accounts, PullPass.HeadRepos heads, PullPass pulls) {
+    this.runnerDid = runner.did();
+    this.runner = runner;
+    this.accounts = accounts;
+    this.heads = heads;
+    this.pulls = pulls;
+  }
+
+  /**
+   * Whether the pull may go into a batch now; if not, runs what of its pre-flights is due here.
+   *
+   * @param paused the owners whose runs are paused, as the pass read them
+   */
+  boolean ready(
+      Watched repo, Snapshot snap, Mirror mirror, PullPass.Found f, PausedOwners paused)
+      throws IOException {
+    String head = f.at().head();
+    String baseRef = f.pull().base().ref();
+    if (f.headRepo() != snap && !mirror.git().has(head)) {
+      mirror.fetch(f.headRepo(), heads.fetcher(f.pull().head().did()), List.of(head));
+    }
+    MergeCommits.Merged merged =
+        MergeCommits.merge(
+            mirror.git(), head, f.at().base(), f.pull().head().ref(), baseRef, f.pull().uri());
+    if (!(merged instanceof MergeCommits.Checked checked)) {
+      return true; // stacking finds the conflict and ejects the pull, naming the files
+    }
+    List<String> preflights = new ArrayList<>();
+    Set<String> runsHere = new LinkedHashSet<>();
+    for (Workflow w : CommitFiles.workflowSet(mirror.git(), checked.commit()).workflows()) {
+      if (w.preflight() && w.runsOnPullInto(baseRef)) {
+        preflights.add(w.name());
+        if (w.runsOnRunner(runnerDid)) {
+          runsHere.add(w.name());
+        }
+      }
+    }
+    if (preflights.isEmpty()) {
+      return true;
+    }
+    PreFlights.Verdict v = PreFlights.judge(preflights, runsHere, newest(repo, snap, f));
+    if (v instanceof PreFlights.Ready) {
+      return true;
+    }
+    if (v instanceof PreFlights.Failed failed) {
+      LOG.debug(
+          "{}: {} stays out of the merge queue: its pre-flight {} is {} at {}",
+          repo.label(),
+          f.pull().uri(),
+          failed.workflow(),
+          failed.status().wire(),
+          head.substring(0, 12));
+      return false;
+    }
+    List<String> toRun = ((PreFlights.Waiting) v).toRun();
+    if (!toRun.isEmpty()) {
+      LOG.info(
+          "{}: {} is queued; its pre-flights {} run on it at {} before it goes into a batch",
+          repo.label(),
+          f.pull().uri(),
+          toRun,
+          head.substring(0, 12));
+      pulls.runOnly(repo, mirror, snap, f, new LinkedHashSet<>(toRun), paused);
+    }
+    return false;
+  }
+
+  /**
+   * The newest check of each workflow at the pull's head, whatever its base, among this runner's
+   * and those of the runners the repository names: by {@code createdAt}, then by the runner's DID.
+   */
+  private Map<String, CheckStatus> newest(Watched repo, Snapshot snap, PullPass.Found f)
+      throws IOException {
+    Set<String> dids = new LinkedHashSet<>();
+    dids.add(runnerDid);
+    snap.repo().raw().path("runners").forEach(n -> dids.add(n.asText()));
+    String prefix =
+        CheckKeys.pullPrefix(repo.id().ownerDid(), repo.id().repoKey(), f.pull().uri())
+            + f.at().head()
+            + ".";
+    Map<String, CheckRecord> best = new LinkedHashMap<>();
+    Map<String, String> bestBy = new LinkedHashMap<>();
+    for (String did : dids) {
+      List<Record> records;
+      try {
+        records =
+            PullReader.scan(
+                did.equals(runnerDid) ? runner : accounts.of(did),
+                did,
+                CheckRecord.COLLECTION,
+                prefix);
+      } catch (IOException e) {
+        // Another runner's PDS down: its checks do not count in this pass.
+        if (did.equals(runnerDid)) {
+          throw e;
+        }
+        LOG.warn("{}: checks of runner {} not read: {}", repo.label(), did, e.getMessage());
+        continue;
+      }
+      for (Record r : records) {
+        CheckRecord c;
+        try {
+          c = CheckRecord.fromJson(r.value());
+        } catch (IllegalArgumentException e) {
+          continue; // not a check this version reads: it counts as none
+        }
+        CheckRecord was = best.get(c.workflow());
+        int order =
+            was == null
+                ? 1
+                : c.createdAt().compareTo(was.createdAt()) != 0
+                    ? c.createdAt().compareTo(was.createdAt())
+                    : did.compareTo(bestBy.get(c.workflow()));
+        if (order > 0) {
+          best.put(c.workflow(), c);
+          bestBy.put(c.workflow(), did);
+        }
+      }
+    }
+    Map<String, CheckStatus> out = new LinkedHashMap<>();
+    best.forEach((w, c) -> out.put(w, c.status()));
+    return out;
+  }
+}
