@@ -258,6 +258,7 @@ public final class PullPass {
    * untrusted.
    *
    * @param workflows the workflows to run, by name; at least one
+   * @param each what to make of each run before it is filed and handed on
    */
   public void runOnly(
       Watched repo,
@@ -265,7 +266,8 @@ public final class PullPass {
       Snapshot snap,
       Found f,
       java.util.Set<String> workflows,
-      PausedOwners paused)
+      PausedOwners paused,
+      java.util.function.UnaryOperator<dev.knotless.runner.engine.PlannedRun> each)
       throws IOException {
     if (workflows.isEmpty()) {
       throw new IllegalArgumentException("no workflows to run on " + f.pull().uri());
@@ -283,7 +285,8 @@ public final class PullPass {
         defaultRef,
         dids(snap.repo().raw().path("collaborators")),
         paused,
-        clock.instant());
+        clock.instant(),
+        each);
   }
 
   /** The watched repository's mirror, synced once in a pass. */

@@ -5,6 +5,7 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pulls.PullPass;
 import dev.knotless.runner.schedule.PausedOwners;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,9 +106,83 @@ final class PreFlightGate {
           f.pull().uri(),
           toRun,
           head.substring(0, 12));
-      pulls.runOnly(repo, mirror, snap, f, new LinkedHashSet<>(toRun), paused);
+      List<String> others = others(snap);
+      pulls.runOnly(
+          repo,
+          mirror,
+          snap,
+          f,
+          new LinkedHashSet<>(toRun),
+          paused,
+          run -> others.isEmpty() ? run : withdrawnIfElsewhere(run, others));
     }
     return false;
+  }
+
+  /** The runners the repository names, this one left out. */
+  private List<String> others(Snapshot snap) {
+    List<String> out = new ArrayList<>();
+    snap.repo()
+        .raw()
+        .path("runners")
+        .forEach(
+            n -> {
+              if (!n.asText().equals(runnerDid) && !out.contains(n.asText())) {
+                out.add(n.asText());
+              }
+            });
+    return out;
+  }
+
+  /**
+   * The pre-flight's run, made not to run (its check deleted) if, once it has its job, one of
+   * {@code others} has started or passed the same check: the same pull, head, base and workflow.
+   */
+  PlannedRun withdrawnIfElsewhere(PlannedRun run, List<String> others) {
+    PlannedRun.Preparer own = run.prepare();
+    PlannedRun.Preparer prepare =
+        new PlannedRun.Preparer() {
+          @Override
+          public dev.knotless.runner.exec.RunSpec prepare() throws PlannedRun.PrepareException {
+            return own.prepare();
+          }
+
+          @Override
+          public dev.knotless.runner.exec.AfterSteps afterSteps() {
+            return own.afterSteps();
+          }
+
+          @Override
+          public Optional<String> elsewhere() {
+            return startedElsewhere(run.rkey(), others);
+          }
+        };
+    return new PlannedRun(run.label(), run.request(), run.check(), prepare, run.order(), run.keep());
+  }
+
+  private Optional<String> startedElsewhere(String rkey, List<String> others) {
+    for (String did : others) {
+      Optional<Record> r;
+      try {
+        r = accounts.of(did).findRecord(did, CheckRecord.COLLECTION, rkey);
+      } catch (IOException e) {
+        LOG.warn("pre-flight {}: runner {}'s check not read: {}", rkey, did, e.getMessage());
+        continue;
+      }
+      if (r.isEmpty()) {
+        continue;
+      }
+      CheckStatus s;
+      try {
+        s = CheckRecord.fromJson(r.get().value()).status();
+      } catch (IllegalArgumentException e) {
+        continue;
+      }
+      if (s == CheckStatus.RUNNING || s == CheckStatus.SUCCESS) {
+        return Optional.of("a pre-flight runner " + did + " has " + (s == CheckStatus.RUNNING ? "started" : "passed") + " at the same head and base");
+      }
+    }
+    return Optional.empty();
   }
 
   /**

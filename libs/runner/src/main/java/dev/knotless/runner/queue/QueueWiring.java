@@ -142,6 +142,17 @@ public final class QueueWiring {
       public void cancelledUnstarted(PlannedRun run, String why) {
         reports.cancelledUnstarted(run, why);
       }
+
+      @Override
+      public void withdrawn(PlannedRun run, String why) {
+        try {
+          reports.withdrawn(run, why);
+        } finally {
+          if (pullsToo && run.request().subjectKind() == SubjectKind.PULL) {
+            ring.accept(run.request().repo());
+          }
+        }
+      }
     };
   }
 }

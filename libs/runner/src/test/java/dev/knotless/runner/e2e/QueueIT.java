@@ -71,9 +71,23 @@ class QueueIT {
 
     /** With the workflow {@code ci} triggered by {@code on}, a flow mapping. */
     Setup(PdsInstance pds, Path tmp, String step, String on) throws Exception {
+      this(pds, tmp, step, on, List.of());
+    }
+
+    /**
+     * As above, the repository naming the owner's account (the runner landing the queue) and
+     * {@code otherRunners} in its runners; none named when that is empty.
+     */
+    Setup(PdsInstance pds, Path tmp, String step, String on, List<String> otherRunners)
+        throws Exception {
       this.pds = pds;
       appview = HarnessAppview.start(pds.pdsUrl());
       repo = new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
+      if (!otherRunners.isEmpty()) {
+        List<String> named = new ArrayList<>(List.of(repo.account.did()));
+        named.addAll(otherRunners);
+        repo.namingRunners(() -> named);
+      }
       repo.commit(
           Map.of(
               "README.md",
@@ -467,6 +481,99 @@ class QueueIT {
       return q.mirror("rev-list", b.commit()).contains(head);
     } catch (Exception e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aPreFlightAnotherNamedRunnerStartedMeanwhileIsNotRunHereAndItsCheckIsDeleted(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    dev.knotless.testing.Account other = pds.createAccount("other");
+    XrpcClient asOther = XrpcClient.create(pds.pdsUrl());
+    asOther.login(other.handle(), other.password());
+    try (Setup q =
+        new Setup(
+            pds, tmp, "true", "{pull: {base: [refs/heads/main]}}", List.of(other.did()))) {
+      q.repo.commit(
+          Map.of(
+              ".knotless/workflows/pre.yml",
+              "queue: first\n"
+                  + "on: {pull: {base: [refs/heads/main]}}\n"
+                  + "image: knotless-test/busybox:1\n"
+                  + "steps: [{name: slow, run: 'sleep 15'}]\n"));
+      q.repo.push("main");
+      q.open(2, Set.of());
+      q.queueAll();
+      // One job: one pull's pre-flight runs while the other's waits for the job.
+      q.start("--jobs", "1");
+      Map<String, String> waiting = new LinkedHashMap<>();
+      RunnerHarness.await(
+          "one pre-flight running and the other waiting",
+          () -> {
+            try {
+              boolean running = false;
+              waiting.clear();
+              for (String uri : q.pulls) {
+                for (var e : q.runner.pullChecks(q.repo, uri).entrySet()) {
+                  running |= e.getValue().status() == CheckStatus.RUNNING;
+                  if (e.getValue().status() == CheckStatus.QUEUED) {
+                    waiting.put(uri, e.getKey());
+                  }
+                }
+              }
+              return running && waiting.size() == 1;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      String withdrawn = waiting.keySet().iterator().next();
+      String rkey = waiting.get(withdrawn);
+      CheckRecord queued = q.runner.pullChecks(q.repo, withdrawn).get(rkey);
+      // The other runner the repository names starts the same pre-flight meanwhile.
+      ObjectNode v = queued.toJson();
+      v.put("status", "running");
+      v.put("createdAt", java.time.Instant.now().toString());
+      v.put("startedAt", java.time.Instant.now().toString());
+      asOther.putRecord(
+          other.did(), CheckRecord.COLLECTION, rkey, v, dev.knotless.atproto.Swap.none());
+      RunnerHarness.await(
+          "the waiting pre-flight's check deleted here",
+          () -> {
+            try {
+              return !q.runner.pullChecks(q.repo, withdrawn).containsKey(rkey);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      // The other runner's pre-flight passes: the pull joins a batch on its pass.
+      v.put("status", "success");
+      v.put("endedAt", java.time.Instant.now().toString());
+      asOther.putRecord(
+          other.did(), CheckRecord.COLLECTION, rkey, v, dev.knotless.atproto.Swap.none());
+      // A pull's run ending rings the door; the other runner's write does not, so push a pass.
+      q.repo.commit(Map.of("nudge.txt", "a pass\n"));
+      q.repo.push("main");
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      assertTrue(
+          q.runner.pullChecks(q.repo, withdrawn).values().stream()
+              .noneMatch(c -> c.workflow().equals("pre")),
+          "the withdrawn pre-flight ran nowhere here");
+      String ran = q.pulls.stream().filter(u -> !u.equals(withdrawn)).findFirst().orElseThrow();
+      assertEquals(
+          List.of(CheckStatus.SUCCESS),
+          q.runner.pullChecks(q.repo, ran).values().stream()
+              .filter(c -> c.workflow().equals("pre"))
+              .map(CheckRecord::status)
+              .toList(),
+          "the other pull's pre-flight ran here");
     }
   }
 
