@@ -179,7 +179,7 @@ final class PreFlightGate {
         continue;
       }
       if (s == CheckStatus.RUNNING || s == CheckStatus.SUCCESS) {
-        return Optional.of("a pre-flight runner " + did + " has " + (s == CheckStatus.RUNNING ? "started" : "passed") + " at the same head and base");
+        return Optional.of("runner " + did + ", which the repository names, has " + (s == CheckStatus.RUNNING ? "started" : "passed") + " it at the same head and base");
       }
     }
     return Optional.empty();

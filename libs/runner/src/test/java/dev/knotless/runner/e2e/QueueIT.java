@@ -748,6 +748,64 @@ class QueueIT {
   }
 
   @Test
+  void aRunnerProcessKilledMidBatchRunsTheBatchAgainAtTheNextStartAndLandsItOnce(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
+    try (Setup q =
+        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+      q.open(2, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      Process p =
+          StopAndStartIT.spawn(
+              q.runner, q.repo, List.of("--executor", "docker", "--pulls", "--queue"));
+      CheckRecord cut;
+      try {
+        RunnerHarness.await(
+            "the batch to be running in the runner's process",
+            () -> {
+              try {
+                return q.batchChecks().values().stream()
+                    .anyMatch(c -> c.status() == CheckStatus.RUNNING);
+              } catch (Exception e) {
+                return false;
+              }
+            });
+        p.destroyForcibly(); // SIGKILL: no stop procedure runs, the container is left
+        assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+      } finally {
+        p.destroyForcibly();
+      }
+      cut = q.batchChecks().values().iterator().next();
+      assertEquals(CheckStatus.RUNNING, cut.status(), "the kill left the batch's check running");
+      assertTrue(java.time.Instant.now().getEpochSecond() < until, "killed before it passed");
+      assertEquals(before, q.generation(), "nothing landed");
+      while (java.time.Instant.now().getEpochSecond() <= until) {
+        Thread.sleep(200);
+      }
+      q.start();
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      Map<String, CheckRecord> batches = q.batchChecks();
+      assertEquals(1, batches.size(), "the same batch, at the same tip and base: " + batches);
+      CheckRecord again = batches.values().iterator().next();
+      assertEquals(CheckStatus.SUCCESS, again.status(), String.valueOf(again));
+      assertEquals(cut.commit(), again.commit());
+      assertEquals(cut.commit(), tip(pds, q.repo, "main"));
+      assertEquals(before + 1, q.generation(), "landed once");
+      assertEquals(2, q.mergedRecords(), "each pull marked merged once");
+    }
+  }
+
+  @Test
   void aBatchCutOffByAStopRunsAgainAtTheNextStartAndLandsOnce(PdsInstance pds, @TempDir Path tmp)
       throws Exception {
     // The build passes only once the clock is past a moment the test sets: the first run is
