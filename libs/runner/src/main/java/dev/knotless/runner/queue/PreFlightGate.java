@@ -42,6 +42,14 @@ final class PreFlightGate {
   private final QueuePass.Accounts accounts;
   private final PullPass.HeadRepos heads;
   private final PullPass pulls;
+  // The last pulls' pre-flights, by head, base, branch and pull; the oldest go first.
+  private final Map<String, Named> seen =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Named> eldest) {
+          return size() > 512;
+        }
+      };
 
   PreFlightGate(
       XrpcClient runner, QueuePass.Accounts accounts, PullPass.HeadRepos heads, PullPass pulls) {
@@ -65,25 +73,12 @@ final class PreFlightGate {
     if (f.headRepo() != snap && !mirror.git().has(head)) {
       mirror.fetch(f.headRepo(), heads.fetcher(f.pull().head().did()), List.of(head));
     }
-    MergeCommits.Merged merged =
-        MergeCommits.merge(
-            mirror.git(), head, f.at().base(), f.pull().head().ref(), baseRef, f.pull().uri());
-    if (!(merged instanceof MergeCommits.Checked checked)) {
-      return true; // stacking finds the conflict and ejects the pull, naming the files
+    Named named = named(mirror, f);
+    if (named.preflights().isEmpty()) {
+      return true; // none, or a conflict, which stacking finds and ejects the pull for
     }
-    List<String> preflights = new ArrayList<>();
-    Set<String> runsHere = new LinkedHashSet<>();
-    for (Workflow w : CommitFiles.workflowSet(mirror.git(), checked.commit()).workflows()) {
-      if (w.preflight() && w.runsOnPullInto(baseRef)) {
-        preflights.add(w.name());
-        if (w.runsOnRunner(runnerDid)) {
-          runsHere.add(w.name());
-        }
-      }
-    }
-    if (preflights.isEmpty()) {
-      return true;
-    }
+    List<String> preflights = named.preflights();
+    Set<String> runsHere = named.runsHere();
     PreFlights.Verdict v = PreFlights.judge(preflights, runsHere, newest(repo, snap, f));
     if (v instanceof PreFlights.Ready) {
       return true;
@@ -117,6 +112,45 @@ final class PreFlightGate {
           run -> others.isEmpty() ? run : withdrawnIfElsewhere(run, others));
     }
     return false;
+  }
+
+  /** A pull's pre-flights at its head and base, and those this runner runs. */
+  private record Named(List<String> preflights, Set<String> runsHere) {}
+
+  /**
+   * The pre-flights of the commit the pull's run checks. Kept for the last heads and bases seen,
+   * since a pass reads every queued pull and most stand where they stood at the pass before.
+   */
+  private Named named(Mirror mirror, PullPass.Found f) throws IOException {
+    String head = f.at().head();
+    String baseRef = f.pull().base().ref();
+    String key = head + " " + f.at().base() + " " + baseRef + " " + f.pull().uri();
+    synchronized (seen) {
+      Named was = seen.get(key);
+      if (was != null) {
+        return was;
+      }
+    }
+    MergeCommits.Merged merged =
+        MergeCommits.merge(
+            mirror.git(), head, f.at().base(), f.pull().head().ref(), baseRef, f.pull().uri());
+    List<String> preflights = new ArrayList<>();
+    Set<String> runsHere = new LinkedHashSet<>();
+    if (merged instanceof MergeCommits.Checked checked) {
+      for (Workflow w : CommitFiles.workflowSet(mirror.git(), checked.commit()).workflows()) {
+        if (w.preflight() && w.runsOnPullInto(baseRef)) {
+          preflights.add(w.name());
+          if (w.runsOnRunner(runnerDid)) {
+            runsHere.add(w.name());
+          }
+        }
+      }
+    }
+    Named out = new Named(List.copyOf(preflights), Set.copyOf(runsHere));
+    synchronized (seen) {
+      seen.put(key, out);
+    }
+    return out;
   }
 
   /** The runners the repository names, this one left out. */

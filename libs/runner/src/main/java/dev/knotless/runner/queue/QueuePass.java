@@ -99,7 +99,7 @@ public final class QueuePass {
   private final int depth;
   private final QueueRecords records;
   private final BatchChecks checks;
-  private final PreFlightGate preflights;
+  private final QueuedPulls queuedPulls;
   private final Set<String> resumed = ConcurrentHashMap.newKeySet();
   private final Map<String, List<String>> runIds = new ConcurrentHashMap<>();
 
@@ -139,7 +139,8 @@ public final class QueuePass {
     this.depth = depth;
     this.records = new QueueRecords(runnerDid, accounts);
     this.checks = new BatchChecks(runner, filer, planner, clock);
-    this.preflights = new PreFlightGate(runner, accounts, heads, pulls);
+    this.queuedPulls =
+        new QueuedPulls(state, new PreFlightGate(runner, accounts, heads, pulls));
   }
 
   /**
@@ -166,79 +167,21 @@ public final class QueuePass {
       PausedOwners paused,
       Consumer<String> stage)
       throws IOException {
-    forgetDroppedBatches(repo);
+    QueuedPulls.forgetDroppedBatches(state, repo);
     if (!queue.lands()) {
       return;
     }
     Map<String, PullPass.Found> byUri = new LinkedHashMap<>();
     open.forEach(f -> byUri.put(f.pull().uri(), f));
-    RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
-    Map<String, List<Pull>> byBranch = new LinkedHashMap<>();
-    Set<String> stillEjected = new HashSet<>();
-    for (QueueRecords.Queued q : queue.entries()) {
-      PullPass.Found f = byUri.get(q.pull());
-      if (f == null || f.pull().draft()) {
-        continue; // closed, gone, or a draft: not queued
-      }
-      String head = f.at().head();
-      if (head.equals(before.ejected().get(q.pull()))) {
-        stillEjected.add(q.pull());
-        continue; // ejected at this head: back only when its head moves
-      }
-      Pull pull = new Pull(q.pull(), head);
-      String ref = f.pull().base().ref();
-      QueueState branch = before.queues().getOrDefault(ref, QueueState.empty(ref));
-      // Once in a batch at this head it stays; before that, its pre-flights must pass.
-      if (!holds(branch, pull)) {
-        stage.accept("reading the pre-flights of " + q.pull());
-        if (!preflights.ready(repo, snap, sync.mirror(), f, paused)) {
-          continue;
-        }
-      }
-      byBranch.computeIfAbsent(ref, k -> new ArrayList<>()).add(pull);
-    }
-    for (String uri : before.ejected().keySet()) {
-      if (!stillEjected.contains(uri)) {
-        state.update(repo.stateKey(), s -> s.withoutEjected(uri));
-      }
-    }
+    Map<String, List<Pull>> byBranch =
+        queuedPulls.byBranch(repo, snap, queue, byUri, sync, paused, stage);
     Set<String> branches = new LinkedHashSet<>(byBranch.keySet());
-    branches.addAll(before.queues().keySet());
+    branches.addAll(
+        state.load(repo.stateKey()).orElse(RepoState.empty()).queues().keySet());
     for (String branch : branches) {
       stage.accept("working the merge queue of " + branch);
       new Branch(repo, owner, snap, branch, byBranch.getOrDefault(branch, List.of()), byUri, sync)
           .work();
-    }
-  }
-
-  /** Whether the pull, at this head, is in a batch under way or waiting in a bisection. */
-  private static boolean holds(QueueState s, Pull p) {
-    return s.pending().contains(p) || s.running().stream().anyMatch(b -> b.pulls().contains(p));
-  }
-
-  /**
-   * A stop records the batch runs it dropped as it does a push's or a pull's, under the subject
-   * {@code queue <branch>}. Nothing runs those again by that record: the queue's own state resumes
-   * its batches ({@link QueuePlan#resume}), so the records are dropped here rather than kept
-   * forever.
-   */
-  private void forgetDroppedBatches(Watched repo) {
-    RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
-    Set<String> subjects = new HashSet<>();
-    now.dropped().stream()
-        .map(d -> d.subject())
-        .filter(sub -> sub.startsWith(BATCH_SUBJECT))
-        .forEach(subjects::add);
-    if (!subjects.isEmpty()) {
-      state.update(
-          repo.stateKey(),
-          r -> {
-            RepoState out = r;
-            for (String sub : subjects) {
-              out = out.withoutDropped(sub);
-            }
-            return out;
-          });
     }
   }
 

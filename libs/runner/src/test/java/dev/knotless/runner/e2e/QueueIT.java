@@ -80,12 +80,34 @@ class QueueIT {
      */
     Setup(PdsInstance pds, Path tmp, String step, String on, List<String> otherRunners)
         throws Exception {
+      this(
+          pds,
+          tmp,
+          step,
+          on,
+          owner -> {
+            if (otherRunners.isEmpty()) {
+              return List.of();
+            }
+            List<String> named = new ArrayList<>(List.of(owner));
+            named.addAll(otherRunners);
+            return named;
+          });
+    }
+
+    /** As above, the repository naming {@code runners.apply(owner's DID)} in its runners. */
+    Setup(
+        PdsInstance pds,
+        Path tmp,
+        String step,
+        String on,
+        java.util.function.Function<String, List<String>> runners)
+        throws Exception {
       this.pds = pds;
       appview = HarnessAppview.start(pds.pdsUrl());
       repo = new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
-      if (!otherRunners.isEmpty()) {
-        List<String> named = new ArrayList<>(List.of(repo.account.did()));
-        named.addAll(otherRunners);
+      List<String> named = runners.apply(repo.account.did());
+      if (!named.isEmpty()) {
         repo.namingRunners(() -> named);
       }
       repo.commit(
@@ -574,6 +596,57 @@ class QueueIT {
               .map(CheckRecord::status)
               .toList(),
           "the other pull's pre-flight ran here");
+    }
+  }
+
+  @Test
+  void aNamedRunnerThatIsNotTheOwnersLandsNothingWithoutAGatewayAndRunsQueuedPullsAsAnyPull(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    dev.knotless.testing.Account account = pds.createAccount("named");
+    try (Setup q =
+            new Setup(
+                pds,
+                tmp,
+                "true",
+                "{pull: {base: [refs/heads/main]}}",
+                owner -> List.of(account.did()));
+        RunnerHarness named = new RunnerHarness(pds, tmp.resolve("named"), account)) {
+      named.extraEnv.put("KNOTLESS_APPVIEW", q.appview.url().toString());
+      named.start(List.of("--executor", "docker", "--pulls", "--queue"), q.repo.label());
+      named.awaitWatched(q.repo);
+      q.open(1, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      String uri = q.pulls.get(0);
+      RunnerHarness.await(
+          "the queued pull to run as any pull",
+          () -> {
+            try {
+              return named.pullChecks(q.repo, uri).values().stream()
+                  .anyMatch(c -> c.workflow().equals("ci") && c.status() == CheckStatus.SUCCESS);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      CheckRecord ci =
+          named.pullChecks(q.repo, uri).values().stream()
+              .filter(c -> c.workflow().equals("ci"))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(q.heads.get(uri), ci.commit(), "run at the pull's head, not in a batch");
+      String prefix = CheckKeys.queuePrefix(q.repo.account.did(), q.repo.key(), MAIN);
+      assertTrue(
+          named.checks(q.repo).keySet().stream().noneMatch(k -> k.startsWith(prefix)),
+          "no batch was made");
+      assertEquals(before, q.generation(), "nothing landed");
+      assertEquals(Set.of(), q.merged());
+      assertTrue(
+          named.state().toFile().exists()
+              && new dev.knotless.runner.state.JsonStateStore(named.state())
+                  .load(q.repo.account.did() + "/" + q.repo.key())
+                  .map(st -> st.queues().isEmpty())
+                  .orElse(false),
+          "no queue is kept");
     }
   }
 
