@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Whether a queued pull may go into a merge-queue batch: each of its pre-flights (the workflows that
- * say {@code queue: first}) must have passed at its head. A pre-flight with no check there, or a
- * cancelled one, is run by this runner on the pull itself, as a pull's run, when it runs that
+ * Whether a queued pull may go into a merge-queue batch: each of its pre-flights (the workflows
+ * that say {@code queue: first}) must have passed at its head. A pre-flight with no check there, or
+ * a cancelled one, is run by this runner on the pull itself, as a pull's run, when it runs that
  * workflow; one that another runner the repository names has started or passed is not. A failed
  * pre-flight keeps the pull out of batches until its head moves or its pre-flight is run again and
  * passes. Pure; stateless and thread-safe.

@@ -6,8 +6,8 @@ import java.util.List;
  * Which runner lands a repository's merge queue (docs/merge.md, "Who lands it"): a runner started
  * with {@code --queue} lands it when its own account writes to the repository (the owner's, or a
  * collaborator's), or when the repository names it among its runners and names no runner whose
- * account writes to it. Only the owner's account writes straight to the repository; any other
- * lands through the repository's gateway, which writes the push into the owner's account naming the
+ * account writes to it. Only the owner's account writes straight to the repository; any other lands
+ * through the repository's gateway, which writes the push into the owner's account naming the
  * runner as its pusher. Pure; stateless and thread-safe.
  */
 public final class QueueLander {

@@ -28,8 +28,7 @@ class QueueLanderTest {
   void aNamedRunnerLandsThroughTheGatewayOnlyWhenNoNamedRunnerWrites() {
     assertEquals(
         Role.THROUGH_GATEWAY, QueueLander.of(NAMED, OWNER, List.of(COLLAB), List.of(NAMED)));
-    assertEquals(
-        Role.NOT_HERE, QueueLander.of(NAMED, OWNER, List.of(), List.of(NAMED, OWNER)));
+    assertEquals(Role.NOT_HERE, QueueLander.of(NAMED, OWNER, List.of(), List.of(NAMED, OWNER)));
     assertEquals(
         Role.NOT_HERE, QueueLander.of(NAMED, OWNER, List.of(COLLAB), List.of(COLLAB, NAMED)));
   }

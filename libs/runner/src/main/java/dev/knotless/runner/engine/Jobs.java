@@ -202,15 +202,17 @@ public final class Jobs implements AutoCloseable {
     try {
       withdrawn = p.prepare().elsewhere().orElse(null);
     } catch (RuntimeException e) {
-      LOG.warn("{}: {}: whether it ran elsewhere is not known: {}", p.label(), p.rkey(), e.getMessage());
+      LOG.warn(
+          "{}: {}: whether it ran elsewhere is not known: {}", p.label(), p.rkey(), e.getMessage());
     }
     try {
       // A run withdrawn runs nothing: the bookkeeping below frees its job as for one that ended.
       if (withdrawn == null) {
-      reports.started(p, check);
-      RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
-      LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
-      result = executor.run(spec, r.cancellation(), reports.listener(p), p.prepare().afterSteps());
+        reports.started(p, check);
+        RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
+        LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
+        result =
+            executor.run(spec, r.cancellation(), reports.listener(p), p.prepare().afterSteps());
       }
     } catch (PlannedRun.PrepareException | XrpcException | RuntimeException e) {
       fault = e.getMessage();

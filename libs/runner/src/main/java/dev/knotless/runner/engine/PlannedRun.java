@@ -80,8 +80,8 @@ public record PlannedRun(
     }
 
     /**
-     * Asked once the run has its job, before its check is filed as running: why it is not to run
-     * at all, since another runner has started or passed the same check meanwhile (a merge-queue
+     * Asked once the run has its job, before its check is filed as running: why it is not to run at
+     * all, since another runner has started or passed the same check meanwhile (a merge-queue
      * pre-flight), or empty to run it. Empty by default.
      */
     default java.util.Optional<String> elsewhere() {

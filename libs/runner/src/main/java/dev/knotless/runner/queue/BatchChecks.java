@@ -74,8 +74,8 @@ final class BatchChecks {
    * Files every check of the batch at its tip: a workflow that does not load as error (and then
    * nothing else), each workflow that runs on a pull into {@code ref} on this runner as queued.
    *
-   * @param defaultRef the repository's default branch as a full ref: a trusted batch's passing
-   *     runs into it are kept for the push that lands it
+   * @param defaultRef the repository's default branch as a full ref: a trusted batch's passing runs
+   *     into it are kept for the push that lands it
    * @param next whether it lands next (class Main), rather than built ahead (Later)
    * @param trusted whether every pull in it is trusted
    */
@@ -140,7 +140,8 @@ final class BatchChecks {
               note,
               now);
       // A trusted batch's pass is kept as a trusted pull's is: the push that lands it takes it.
-      if (PassReuse.whyNotKept(w, trusted ? PullTrust.TRUSTED : PullTrust.UNTRUSTED, ref, defaultRef)
+      if (PassReuse.whyNotKept(
+              w, trusted ? PullTrust.TRUSTED : PullTrust.UNTRUSTED, ref, defaultRef)
           .isEmpty()) {
         if (tree == null) {
           tree = mirror.git().revParse(b.tip() + "^{tree}");
@@ -148,7 +149,10 @@ final class BatchChecks {
         run =
             run.keptAs(
                 new PassedRun(
-                    tree, w.name(), filer.uri(run.rkey()), "merge-queue batch " + b.id() + " of " + ref));
+                    tree,
+                    w.name(),
+                    filer.uri(run.rkey()),
+                    "merge-queue batch " + b.id() + " of " + ref));
       }
       filer.file(run.rkey(), run.check());
       runs.add(run);

@@ -65,8 +65,7 @@ final class PreFlightGate {
    *
    * @param paused the owners whose runs are paused, as the pass read them
    */
-  boolean ready(
-      Watched repo, Snapshot snap, Mirror mirror, PullPass.Found f, PausedOwners paused)
+  boolean ready(Watched repo, Snapshot snap, Mirror mirror, PullPass.Found f, PausedOwners paused)
       throws IOException {
     String head = f.at().head();
     String baseRef = f.pull().base().ref();
@@ -191,7 +190,8 @@ final class PreFlightGate {
             return startedElsewhere(run.rkey(), others);
           }
         };
-    return new PlannedRun(run.label(), run.request(), run.check(), prepare, run.order(), run.keep());
+    return new PlannedRun(
+        run.label(), run.request(), run.check(), prepare, run.order(), run.keep());
   }
 
   private Optional<String> startedElsewhere(String rkey, List<String> others) {
@@ -213,7 +213,12 @@ final class PreFlightGate {
         continue;
       }
       if (s == CheckStatus.RUNNING || s == CheckStatus.SUCCESS) {
-        return Optional.of("runner " + did + ", which the repository names, has " + (s == CheckStatus.RUNNING ? "started" : "passed") + " it at the same head and base");
+        return Optional.of(
+            "runner "
+                + did
+                + ", which the repository names, has "
+                + (s == CheckStatus.RUNNING ? "started" : "passed")
+                + " it at the same head and base");
       }
     }
     return Optional.empty();

@@ -139,8 +139,7 @@ public final class QueuePass {
     this.depth = depth;
     this.records = new QueueRecords(runnerDid, accounts);
     this.checks = new BatchChecks(runner, filer, planner, clock);
-    this.queuedPulls =
-        new QueuedPulls(state, new PreFlightGate(runner, accounts, heads, pulls));
+    this.queuedPulls = new QueuedPulls(state, new PreFlightGate(runner, accounts, heads, pulls));
   }
 
   /**
@@ -176,8 +175,7 @@ public final class QueuePass {
     Map<String, List<Pull>> byBranch =
         queuedPulls.byBranch(repo, snap, queue, byUri, sync, paused, stage);
     Set<String> branches = new LinkedHashSet<>(byBranch.keySet());
-    branches.addAll(
-        state.load(repo.stateKey()).orElse(RepoState.empty()).queues().keySet());
+    branches.addAll(state.load(repo.stateKey()).orElse(RepoState.empty()).queues().keySet());
     for (String branch : branches) {
       stage.accept("working the merge queue of " + branch);
       new Branch(repo, owner, snap, branch, byBranch.getOrDefault(branch, List.of()), byUri, sync)

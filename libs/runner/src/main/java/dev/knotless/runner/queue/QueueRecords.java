@@ -60,7 +60,8 @@ public final class QueueRecords {
     String ownerDid = repo.id().ownerDid();
     List<String> collaborators = texts(snap.repo().raw().path("collaborators"));
     QueueLander.Role role =
-        QueueLander.of(runnerDid, ownerDid, collaborators, texts(snap.repo().raw().path("runners")));
+        QueueLander.of(
+            runnerDid, ownerDid, collaborators, texts(snap.repo().raw().path("runners")));
     if (role == QueueLander.Role.THROUGH_GATEWAY && toldGateway.add(repo.stateKey())) {
       // The spec's landing for a runner that is not the owner's goes through the gateway, which
       // this version has no client for: rather than hold pulls it cannot land, it lets them run.

@@ -62,6 +62,7 @@ class QueueIT {
     final List<String> pulls = new ArrayList<>();
     final Map<String, String> heads = new LinkedHashMap<>();
     String base;
+
     /** The runner's state in PostgreSQL, for a runner started with --state-db; else its file. */
     dev.knotless.runner.state.StateStore db;
 
@@ -75,8 +76,8 @@ class QueueIT {
     }
 
     /**
-     * As above, the repository naming the owner's account (the runner landing the queue) and
-     * {@code otherRunners} in its runners; none named when that is empty.
+     * As above, the repository naming the owner's account (the runner landing the queue) and {@code
+     * otherRunners} in its runners; none named when that is empty.
      */
     Setup(PdsInstance pds, Path tmp, String step, String on, List<String> otherRunners)
         throws Exception {
@@ -251,8 +252,7 @@ class QueueIT {
               List.of(),
               0,
               1);
-      store()
-          .update(repo.account.did() + "/" + repo.key(), st -> st.withQueue(q));
+      store().update(repo.account.did() + "/" + repo.key(), st -> st.withQueue(q));
       return tip;
     }
 
@@ -513,8 +513,7 @@ class QueueIT {
     XrpcClient asOther = XrpcClient.create(pds.pdsUrl());
     asOther.login(other.handle(), other.password());
     try (Setup q =
-        new Setup(
-            pds, tmp, "true", "{pull: {base: [refs/heads/main]}}", List.of(other.did()))) {
+        new Setup(pds, tmp, "true", "{pull: {base: [refs/heads/main]}}", List.of(other.did()))) {
       q.repo.commit(
           Map.of(
               ".knotless/workflows/pre.yml",
@@ -653,8 +652,7 @@ class QueueIT {
   @Test
   void theLandingPushOfATrustedBatchTakesItsPassAndRunsNothing(PdsInstance pds, @TempDir Path tmp)
       throws Exception {
-    try (Setup q =
-        new Setup(pds, tmp, "echo ran", "{push: {}, pull: {base: [refs/heads/main]}}")) {
+    try (Setup q = new Setup(pds, tmp, "echo ran", "{push: {}, pull: {base: [refs/heads/main]}}")) {
       q.open(2, Set.of());
       q.queueAll();
       q.start();
@@ -675,14 +673,12 @@ class QueueIT {
               .findFirst()
               .orElseThrow();
       assertEquals(CheckStatus.SUCCESS, batch.status());
-      CheckRecord push =
-          q.runner.awaitCheck(q.repo, MAIN, main, "ci", c -> c.status().ended());
+      CheckRecord push = q.runner.awaitCheck(q.repo, MAIN, main, "ci", c -> c.status().ended());
       assertEquals(CheckStatus.SUCCESS, push.status(), String.valueOf(push));
       assertTrue(
           push.note() != null && push.note().startsWith("took the pass of "),
           "the landing push took the batch's pass: " + push.note());
-      assertTrue(
-          push.note().contains("merge-queue batch 1 of refs/heads/main"), push.note());
+      assertTrue(push.note().contains("merge-queue batch 1 of refs/heads/main"), push.note());
       String log = new String(q.runner.log(push), java.nio.charset.StandardCharsets.UTF_8);
       assertTrue(log.contains("its result is taken and nothing is run again"), log);
       assertEquals(batch.steps(), push.steps(), "the batch's steps, not a run of its own");
@@ -771,8 +767,7 @@ class QueueIT {
             new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
       q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_USER, "postgres");
       q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_PASSWORD, "postgres");
-      q.db =
-          dev.knotless.runner.state.pg.PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
+      q.db = dev.knotless.runner.state.pg.PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
       String key = q.repo.account.did() + "/" + q.repo.key();
       q.open(2, Set.of());
       long before = q.generation();
@@ -792,8 +787,7 @@ class QueueIT {
       assertTrue(java.time.Instant.now().getEpochSecond() < until, "stopped before it passed");
       assertFalse(java.nio.file.Files.exists(q.runner.state()), "no state file was written");
       String cut = q.batchChecks().values().iterator().next().commit();
-      dev.knotless.runner.queue.QueueState kept =
-          q.db.load(key).orElseThrow().queues().get(MAIN);
+      dev.knotless.runner.queue.QueueState kept = q.db.load(key).orElseThrow().queues().get(MAIN);
       assertEquals(1, kept.running().size(), String.valueOf(kept));
       assertEquals(cut, kept.running().get(0).tip(), "the database holds the batch at its tip");
       assertEquals(

@@ -3,9 +3,9 @@ package dev.knotless.runner.state.pg;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.runner.queue.QueueState;
 import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.PassedRun;
-import dev.knotless.runner.queue.QueueState;
 import dev.knotless.runner.state.PullMark;
 import dev.knotless.runner.state.QueueCodec;
 import dev.knotless.runner.state.RepoState;
@@ -262,8 +262,7 @@ final class RepoStateRows {
     insertDays(c, "repo_used", repo, s.used());
     insertDays(c, "repo_used_private", repo, s.usedPrivate());
     try (PreparedStatement p =
-        c.prepareStatement(
-            "insert into repo_queue (repo, ref, state) values (?, ?, ?::jsonb)")) {
+        c.prepareStatement("insert into repo_queue (repo, ref, state) values (?, ?, ?::jsonb)")) {
       for (var e : s.queues().entrySet()) {
         p.setString(1, repo);
         p.setString(2, e.getKey());
