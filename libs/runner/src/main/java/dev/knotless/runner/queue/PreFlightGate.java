@@ -277,7 +277,16 @@ final class PreFlightGate {
       }
     }
     Map<String, CheckStatus> out = new LinkedHashMap<>();
-    best.forEach((w, c) -> out.put(w, c.status()));
+    // A check a start's sweep ended (its runner was killed mid-run) is no verdict, as a
+    // cancelled one is not: the pre-flight is run again.
+    best.forEach(
+        (w, c) ->
+            out.put(
+                w,
+                c.status() == CheckStatus.ERROR
+                        && dev.knotless.runner.checks.CheckFiler.STALE_NOTE.equals(c.note())
+                    ? CheckStatus.CANCELLED
+                    : c.status()));
     return out;
   }
 }
