@@ -9,12 +9,42 @@ import java.util.List;
 
 /**
  * One branch's merge queue in the state file's {@code queue} field: the batches running with their
- * pulls, heads, base, tip and status, the half of a bisection waiting, and the last batch id.
- * Thread-safe.
+ * pulls, heads, base, tip and status, the half of a bisection waiting, and the last batch id. The
+ * PostgreSQL store keeps the same JSON per branch ({@link #toJson}, {@link #fromJson}), so both
+ * stores resume a queue alike. Thread-safe.
  */
-final class QueueCodec {
+public final class QueueCodec {
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   private QueueCodec() {}
+
+  /** The queue as a JSON object, as the state file holds it under its branch. */
+  public static String toJson(QueueState q) {
+    ObjectNode o = JSON.createObjectNode();
+    write(o, q);
+    return o.toString();
+  }
+
+  /**
+   * Reads what {@link #toJson} wrote.
+   *
+   * @throws IllegalArgumentException naming what is not as written, or if it is not JSON
+   */
+  public static QueueState fromJson(String baseRef, String json) {
+    JsonNode o;
+    try {
+      o = JSON.readTree(json);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "the queue of " + baseRef + " is not JSON: " + e.getOriginalMessage(), e);
+    }
+    if (o == null || !o.isObject()) {
+      throw new IllegalArgumentException("the queue of " + baseRef + " is not a JSON object");
+    }
+    return read(baseRef, o);
+  }
 
   static void write(ObjectNode o, QueueState q) {
     ArrayNode running = o.putArray("running");

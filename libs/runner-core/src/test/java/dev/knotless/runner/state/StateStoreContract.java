@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.knotless.runner.queue.QueueState;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +45,24 @@ public abstract class StateStoreContract {
         .withDropped(new DroppedRun("refs/heads/main", "c12", "", List.of("ci", "deploy")))
         .withWanted("refs/heads/main", new WantedRun("suite", Map.of("SCENARIO", "all")))
         .withUsage(LocalDate.of(2026, 11, 28), 60_000, false, LocalDate.of(2026, 11, 29))
-        .withUsage(LocalDate.of(2026, 11, 29), 5_000, true, LocalDate.of(2026, 11, 29));
+        .withUsage(LocalDate.of(2026, 11, 29), 5_000, true, LocalDate.of(2026, 11, 29))
+        .withQueue(queue())
+        .withEjected("at://did:plc:bob/dev.knotless.pull/3k9", "h9");
+  }
+
+  /** A merge queue with a batch checking, one built ahead, and a bisection's half waiting. */
+  protected static QueueState queue() {
+    QueueState.Pull a = new QueueState.Pull("at://did:plc:bob/dev.knotless.pull/3k3", "h3");
+    QueueState.Pull b = new QueueState.Pull("at://did:plc:bob/dev.knotless.pull/3k4", "h4");
+    QueueState.Pull c = new QueueState.Pull("at://did:plc:bob/dev.knotless.pull/3k5", "h5");
+    return new QueueState(
+        "refs/heads/main",
+        List.of(
+            new QueueState.Batch(7, List.of(a), 5, "base1", "tip1", QueueState.Status.CHECKING),
+            new QueueState.Batch(8, List.of(b), 0, null, null, QueueState.Status.BUILDING)),
+        List.of(c),
+        5,
+        8);
   }
 
   @Test

@@ -99,6 +99,16 @@ public final class FiledChecks implements RunReports {
   }
 
   @Override
+  public void withdrawn(PlannedRun p, String why) {
+    try {
+      filer.delete(List.of(p.rkey()));
+      LOG.info("{}: {} not run and its check deleted: {}", p.label(), p.rkey(), why);
+    } catch (XrpcException e) {
+      LOG.error("{}: could not delete the check {}: {}", p.label(), p.rkey(), e.getMessage());
+    }
+  }
+
+  @Override
   public void cancelledUnstarted(PlannedRun p, String why) {
     try {
       List<StepResult> steps = new ArrayList<>();

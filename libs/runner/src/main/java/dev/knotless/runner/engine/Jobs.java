@@ -198,11 +198,22 @@ public final class Jobs implements AutoCloseable {
     CheckRecord check = Checks.started(p.check(), r.startedAt());
     RunResult result = null;
     String fault = null;
+    String withdrawn = null;
     try {
-      reports.started(p, check);
-      RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
-      LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
-      result = executor.run(spec, r.cancellation(), reports.listener(p), p.prepare().afterSteps());
+      withdrawn = p.prepare().elsewhere().orElse(null);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "{}: {}: whether it ran elsewhere is not known: {}", p.label(), p.rkey(), e.getMessage());
+    }
+    try {
+      // A run withdrawn runs nothing: the bookkeeping below frees its job as for one that ended.
+      if (withdrawn == null) {
+        reports.started(p, check);
+        RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
+        LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
+        result =
+            executor.run(spec, r.cancellation(), reports.listener(p), p.prepare().afterSteps());
+      }
     } catch (PlannedRun.PrepareException | XrpcException | RuntimeException e) {
       fault = e.getMessage();
       LOG.warn("{}: run {} could not start: {}", p.label(), p.rkey(), fault);
@@ -224,7 +235,11 @@ public final class Jobs implements AutoCloseable {
     }
     pump(); // the job is free before the log and check are written
     try {
-      reports.ended(p, check, result, fault);
+      if (withdrawn != null) {
+        reports.withdrawn(p, withdrawn);
+      } else {
+        reports.ended(p, check, result, fault);
+      }
     } finally {
       List<Decision> next = new ArrayList<>();
       synchronized (this) {

@@ -78,6 +78,15 @@ public record PlannedRun(
     default AfterSteps afterSteps() {
       return AfterSteps.NONE;
     }
+
+    /**
+     * Asked once the run has its job, before its check is filed as running: why it is not to run at
+     * all, since another runner has started or passed the same check meanwhile (a merge-queue
+     * pre-flight), or empty to run it. Empty by default.
+     */
+    default java.util.Optional<String> elsewhere() {
+      return java.util.Optional.empty();
+    }
   }
 
   /** A run that cannot start, with what to put in its check. */

@@ -38,4 +38,13 @@ public interface RunReports {
 
   /** A waiting run was cancelled before it started, for {@code why}. */
   void cancelledUnstarted(PlannedRun run, String why);
+
+  /**
+   * The run had its job but is not run, because another runner started or passed the same check
+   * meanwhile ({@link PlannedRun.Preparer#elsewhere}): its check is to go. Called after its job is
+   * free again, in place of {@link #ended}. By default it is filed as cancelled, for {@code why}.
+   */
+  default void withdrawn(PlannedRun run, String why) {
+    cancelledUnstarted(run, why);
+  }
 }

@@ -236,7 +236,8 @@ public final class Runner implements AutoCloseable {
             dev.knotless.runner.queue.QueueWiring.ringing(
                 new FiledChecks(
                     filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed))),
-                key -> ringing(self.get(), key)),
+                key -> ringing(self.get(), key),
+                o.queue()),
             clock,
             ended -> RunRecords.usage(state, ended),
             minutes::write);

@@ -264,7 +264,7 @@ public final class RepoPass {
                   queued == null ? dev.knotless.runner.pulls.PullPass.Held.NONE : queued.held(),
                   stage);
       if (queued != null) {
-        queue.run(repo, owner, snap, queued, open, () -> mirror.view().mirror, stage);
+        queue.run(repo, owner, snap, queued, open, () -> mirror.view().mirror, pausedNow, stage);
       }
     }
     return prune(repo, view);

@@ -96,6 +96,21 @@ final class PullChecks {
       PausedOwners paused,
       Instant now)
       throws IOException {
+    file(repo, mirror, p, due, defaultRef, collaborators, paused, now, r -> r);
+  }
+
+  /** As above, each run made {@code each(run)} before it is filed and handed on. */
+  void file(
+      Watched repo,
+      Mirror mirror,
+      PullRecord p,
+      Due due,
+      String defaultRef,
+      List<String> collaborators,
+      PausedOwners paused,
+      Instant now,
+      java.util.function.UnaryOperator<PlannedRun> each)
+      throws IOException {
     String head = due.pull().head();
     String base = due.pull().base();
     String baseRef = p.base().ref();
@@ -201,6 +216,7 @@ final class PullChecks {
           }
           run = run.keptAs(new PassedRun(tree, w.name(), filer.uri(run.rkey()), p.uri()));
         }
+        run = each.apply(run);
         filer.file(run.rkey(), run.check());
         runs.add(run);
       }

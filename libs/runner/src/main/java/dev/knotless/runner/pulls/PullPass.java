@@ -251,6 +251,44 @@ public final class PullPass {
     return all;
   }
 
+  /**
+   * Runs some workflows of an open pull, as a pull's run at its head and base tip, without marking
+   * the pull as run there: the merge queue's pre-flights of a queued pull, which the pulls step
+   * holds back. Queuing is the owner's or a collaborator's ask, so an untrusted pull runs them too,
+   * untrusted.
+   *
+   * @param workflows the workflows to run, by name; at least one
+   * @param each what to make of each run before it is filed and handed on
+   */
+  public void runOnly(
+      Watched repo,
+      Mirror mirror,
+      Snapshot snap,
+      Found f,
+      java.util.Set<String> workflows,
+      PausedOwners paused,
+      java.util.function.UnaryOperator<dev.knotless.runner.engine.PlannedRun> each)
+      throws IOException {
+    if (workflows.isEmpty()) {
+      throw new IllegalArgumentException("no workflows to run on " + f.pull().uri());
+    }
+    PullRecord p = f.pull();
+    if (f.headRepo() != snap && !mirror.git().has(f.at().head())) {
+      mirror.fetch(f.headRepo(), heads.fetcher(p.head().did()), List.of(f.at().head()));
+    }
+    String defaultRef = "refs/heads/" + snap.repo().defaultBranchName().orElse("main");
+    checks.file(
+        repo,
+        mirror,
+        p,
+        new Due(f.at(), PullPlanner.Why.ASKED, workflows),
+        defaultRef,
+        dids(snap.repo().raw().path("collaborators")),
+        paused,
+        clock.instant(),
+        each);
+  }
+
   /** The watched repository's mirror, synced once in a pass. */
   @FunctionalInterface
   public interface MirrorSync {

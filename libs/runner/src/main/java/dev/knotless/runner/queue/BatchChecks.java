@@ -9,9 +9,12 @@ import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.pull.PassReuse;
+import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.queue.QueueState.Batch;
 import dev.knotless.runner.queue.QueueState.Pull;
 import dev.knotless.runner.reconcile.RunClasses;
+import dev.knotless.runner.state.PassedRun;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowError;
 import dev.knotless.runner.workflow.WorkflowSet;
@@ -71,10 +74,19 @@ final class BatchChecks {
    * Files every check of the batch at its tip: a workflow that does not load as error (and then
    * nothing else), each workflow that runs on a pull into {@code ref} on this runner as queued.
    *
+   * @param defaultRef the repository's default branch as a full ref: a trusted batch's passing runs
+   *     into it are kept for the push that lands it
    * @param next whether it lands next (class Main), rather than built ahead (Later)
    * @param trusted whether every pull in it is trusted
    */
-  Filed file(Watched repo, Mirror mirror, String ref, Batch b, boolean next, boolean trusted)
+  Filed file(
+      Watched repo,
+      Mirror mirror,
+      String ref,
+      String defaultRef,
+      Batch b,
+      boolean next,
+      boolean trusted)
       throws IOException {
     WorkflowSet set = CommitFiles.workflowSet(mirror.git(), b.tip());
     Instant now = clock.instant();
@@ -109,6 +121,7 @@ final class BatchChecks {
       filed++;
     }
     List<PlannedRun> runs = new ArrayList<>();
+    String tree = null;
     // A workflow that does not load fails the batch: nothing else is filed or run.
     for (Workflow w : set.errors().isEmpty() ? set.workflows() : List.<Workflow>of()) {
       if (!w.runsOnPullInto(ref) || !w.runsOnRunner(runnerDid)) {
@@ -126,6 +139,21 @@ final class BatchChecks {
               trusted,
               note,
               now);
+      // A trusted batch's pass is kept as a trusted pull's is: the push that lands it takes it.
+      if (PassReuse.whyNotKept(
+              w, trusted ? PullTrust.TRUSTED : PullTrust.UNTRUSTED, ref, defaultRef)
+          .isEmpty()) {
+        if (tree == null) {
+          tree = mirror.git().revParse(b.tip() + "^{tree}");
+        }
+        run =
+            run.keptAs(
+                new PassedRun(
+                    tree,
+                    w.name(),
+                    filer.uri(run.rkey()),
+                    "merge-queue batch " + b.id() + " of " + ref));
+      }
       filer.file(run.rkey(), run.check());
       runs.add(run);
       filed++;

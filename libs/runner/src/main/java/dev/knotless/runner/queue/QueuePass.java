@@ -21,6 +21,7 @@ import dev.knotless.runner.queue.QueuePlan.Step;
 import dev.knotless.runner.queue.QueueState.Batch;
 import dev.knotless.runner.queue.QueueState.Pull;
 import dev.knotless.runner.schedule.CancelReason;
+import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
@@ -63,6 +64,9 @@ public final class QueuePass {
   /** The queue records' collection. */
   public static final String COLLECTION = "dev.knotless.queue";
 
+  /** How a batch's runs name their subject: this, then the branch's full ref. */
+  static final String BATCH_SUBJECT = "queue ";
+
   /** The workflow name of the check that says a pull was ejected from the queue. */
   public static final String EJECTED = "merge-queue";
 
@@ -95,12 +99,14 @@ public final class QueuePass {
   private final int depth;
   private final QueueRecords records;
   private final BatchChecks checks;
+  private final QueuedPulls queuedPulls;
   private final Set<String> resumed = ConcurrentHashMap.newKeySet();
   private final Map<String, List<String>> runIds = new ConcurrentHashMap<>();
 
   /**
    * @param runner this runner's client, logged in: it reads its own checks and, as the owner, lands
    * @param landing pushes as this runner's account
+   * @param pulls runs a queued pull's pre-flights on it, as a pull's run
    */
   public QueuePass(
       XrpcClient runner,
@@ -113,6 +119,7 @@ public final class QueuePass {
       RepoPass.RunSink sink,
       Cancels cancels,
       BatchLanding landing,
+      PullPass pulls,
       Clock clock,
       int batch,
       int depth) {
@@ -132,6 +139,7 @@ public final class QueuePass {
     this.depth = depth;
     this.records = new QueueRecords(runnerDid, accounts);
     this.checks = new BatchChecks(runner, filer, planner, clock);
+    this.queuedPulls = new QueuedPulls(state, new PreFlightGate(runner, accounts, heads, pulls));
   }
 
   /**
@@ -155,37 +163,19 @@ public final class QueuePass {
       QueueRecords.Queue queue,
       List<PullPass.Found> open,
       PullPass.MirrorSync sync,
+      PausedOwners paused,
       Consumer<String> stage)
       throws IOException {
+    QueuedPulls.forgetDroppedBatches(state, repo);
     if (!queue.lands()) {
       return;
     }
     Map<String, PullPass.Found> byUri = new LinkedHashMap<>();
     open.forEach(f -> byUri.put(f.pull().uri(), f));
-    RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
-    Map<String, List<Pull>> byBranch = new LinkedHashMap<>();
-    Set<String> stillEjected = new HashSet<>();
-    for (QueueRecords.Queued q : queue.entries()) {
-      PullPass.Found f = byUri.get(q.pull());
-      if (f == null || f.pull().draft()) {
-        continue; // closed, gone, or a draft: not queued
-      }
-      String head = f.at().head();
-      if (head.equals(before.ejected().get(q.pull()))) {
-        stillEjected.add(q.pull());
-        continue; // ejected at this head: back only when its head moves
-      }
-      byBranch
-          .computeIfAbsent(f.pull().base().ref(), k -> new ArrayList<>())
-          .add(new Pull(q.pull(), head));
-    }
-    for (String uri : before.ejected().keySet()) {
-      if (!stillEjected.contains(uri)) {
-        state.update(repo.stateKey(), s -> s.withoutEjected(uri));
-      }
-    }
+    Map<String, List<Pull>> byBranch =
+        queuedPulls.byBranch(repo, snap, queue, byUri, sync, paused, stage);
     Set<String> branches = new LinkedHashSet<>(byBranch.keySet());
-    branches.addAll(before.queues().keySet());
+    branches.addAll(state.load(repo.stateKey()).orElse(RepoState.empty()).queues().keySet());
     for (String branch : branches) {
       stage.accept("working the merge queue of " + branch);
       new Branch(repo, owner, snap, branch, byBranch.getOrDefault(branch, List.of()), byUri, sync)
@@ -369,7 +359,8 @@ public final class QueuePass {
       boolean next = s.running().get(0).id() == b.id();
       boolean trusted =
           b.pulls().stream().allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
-      BatchChecks.Filed f = checks.file(repo, mirror, ref, b, next, trusted);
+      String defaultRef = "refs/heads/" + snap.repo().defaultBranchName().orElse("main");
+      BatchChecks.Filed f = checks.file(repo, mirror, ref, defaultRef, b, next, trusted);
       runIds.put(batchKey(b), f.runs().stream().map(PlannedRun::runId).toList());
       if (f.filed() == 0) {
         apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail

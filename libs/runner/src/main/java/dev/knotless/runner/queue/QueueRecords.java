@@ -28,6 +28,7 @@ public final class QueueRecords {
 
   private final String runnerDid;
   private final QueuePass.Accounts accounts;
+  private final Set<String> toldGateway = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   QueueRecords(String runnerDid, QueuePass.Accounts accounts) {
     this.runnerDid = runnerDid;
@@ -57,18 +58,26 @@ public final class QueueRecords {
    */
   public Queue read(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
     String ownerDid = repo.id().ownerDid();
-    if (!runnerDid.equals(ownerDid)) {
-      if (names(snap.repo().raw().path("runners"), runnerDid)) {
-        LOG.debug(
-            "{}: its queue is not landed here: this runner's account does not write to it, and a"
-                + " runner that does not lands only through the gateway, which is not built",
-            repo.label());
-      }
+    List<String> collaborators = texts(snap.repo().raw().path("collaborators"));
+    QueueLander.Role role =
+        QueueLander.of(
+            runnerDid, ownerDid, collaborators, texts(snap.repo().raw().path("runners")));
+    if (role == QueueLander.Role.THROUGH_GATEWAY && toldGateway.add(repo.stateKey())) {
+      // The spec's landing for a runner that is not the owner's goes through the gateway, which
+      // this version has no client for: rather than hold pulls it cannot land, it lets them run.
+      LOG.info(
+          "{}: this runner lands its merge queue only through the repository's gateway, since"
+              + " its account is not the owner's; this version cannot push through a gateway, so"
+              + " the queue is not landed here and queued pulls run as any pull. A runner logged"
+              + " in as the owner, started with --queue, lands it",
+          repo.label());
+    }
+    if (role != QueueLander.Role.OWNER) {
       return new Queue(false, List.of());
     }
     List<String> writers = new ArrayList<>();
     writers.add(ownerDid);
-    snap.repo().raw().path("collaborators").forEach(n -> writers.add(n.asText()));
+    writers.addAll(collaborators);
     String prefix = repo.id().repoKey() + ".";
     Map<String, Queued> byPull = new LinkedHashMap<>();
     List<Queued> all = new ArrayList<>();
@@ -100,12 +109,9 @@ public final class QueueRecords {
     return new Queue(true, List.copyOf(byPull.values()));
   }
 
-  private static boolean names(JsonNode runners, String did) {
-    for (JsonNode n : runners) {
-      if (did.equals(n.asText())) {
-        return true;
-      }
-    }
-    return false;
+  private static List<String> texts(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
   }
 }

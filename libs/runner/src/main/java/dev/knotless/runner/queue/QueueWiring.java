@@ -67,11 +67,14 @@ public final class QueueWiring {
             access.runner().did());
     PassExtras withPulls = all.withPulls(pulls, o.pullsOnly());
     return o.queue()
-        ? withPulls.withQueue(pass(o, access, state, filer, planner, sink, cancels, clock))
+        ? withPulls.withQueue(pass(o, access, state, filer, planner, sink, cancels, pulls, clock))
         : withPulls;
   }
 
-  /** The queue step of a runner started with {@code o}, landing as the account it logs in as. */
+  /**
+   * The queue step of a runner started with {@code o}, landing as the account it logs in as, and
+   * running queued pulls' pre-flights through {@code pulls}.
+   */
   public static QueuePass pass(
       RunnerOptions o,
       PdsAccess access,
@@ -80,6 +83,7 @@ public final class QueueWiring {
       RunPlanner planner,
       RepoPass.RunSink sink,
       QueuePass.Cancels cancels,
+      PullPass pulls,
       Clock clock) {
     var runner = access.runner();
     BatchLanding landing =
@@ -98,6 +102,7 @@ public final class QueueWiring {
         sink,
         cancels,
         landing,
+        pulls,
         clock,
         o.batch(),
         o.depth());
@@ -105,9 +110,10 @@ public final class QueueWiring {
 
   /**
    * {@code reports}, and after a batch's run is filed as ended, {@code ring} with the state key of
-   * its repository.
+   * its repository; with {@code pullsToo} (a runner landing queues) after a pull's run as well,
+   * since a queued pull's pre-flight ending may let it into a batch.
    */
-  public static RunReports ringing(RunReports reports, Consumer<String> ring) {
+  public static RunReports ringing(RunReports reports, Consumer<String> ring, boolean pullsToo) {
     return new RunReports() {
       @Override
       public void started(PlannedRun run, CheckRecord running)
@@ -125,7 +131,8 @@ public final class QueueWiring {
         try {
           reports.ended(run, running, result, fault);
         } finally {
-          if (run.request().subjectKind() == SubjectKind.BATCH) {
+          SubjectKind kind = run.request().subjectKind();
+          if (kind == SubjectKind.BATCH || (pullsToo && kind == SubjectKind.PULL)) {
             ring.accept(run.request().repo());
           }
         }
@@ -134,6 +141,17 @@ public final class QueueWiring {
       @Override
       public void cancelledUnstarted(PlannedRun run, String why) {
         reports.cancelledUnstarted(run, why);
+      }
+
+      @Override
+      public void withdrawn(PlannedRun run, String why) {
+        try {
+          reports.withdrawn(run, why);
+        } finally {
+          if (pullsToo && run.request().subjectKind() == SubjectKind.PULL) {
+            ring.accept(run.request().repo());
+          }
+        }
       }
     };
   }

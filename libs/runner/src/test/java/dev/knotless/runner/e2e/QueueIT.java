@@ -46,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class QueueIT {
 
   private static final String MAIN = "refs/heads/main";
+  private static final String MAIN_BATCH = "queue " + MAIN;
 
   @BeforeAll
   static void daemon() {
@@ -62,16 +63,62 @@ class QueueIT {
     final Map<String, String> heads = new LinkedHashMap<>();
     String base;
 
+    /** The runner's state in PostgreSQL, for a runner started with --state-db; else its file. */
+    dev.knotless.runner.state.StateStore db;
+
     Setup(PdsInstance pds, Path tmp, String step) throws Exception {
+      this(pds, tmp, step, "{pull: {base: [refs/heads/main]}}");
+    }
+
+    /** With the workflow {@code ci} triggered by {@code on}, a flow mapping. */
+    Setup(PdsInstance pds, Path tmp, String step, String on) throws Exception {
+      this(pds, tmp, step, on, List.of());
+    }
+
+    /**
+     * As above, the repository naming the owner's account (the runner landing the queue) and {@code
+     * otherRunners} in its runners; none named when that is empty.
+     */
+    Setup(PdsInstance pds, Path tmp, String step, String on, List<String> otherRunners)
+        throws Exception {
+      this(
+          pds,
+          tmp,
+          step,
+          on,
+          owner -> {
+            if (otherRunners.isEmpty()) {
+              return List.of();
+            }
+            List<String> named = new ArrayList<>(List.of(owner));
+            named.addAll(otherRunners);
+            return named;
+          });
+    }
+
+    /** As above, the repository naming {@code runners.apply(owner's DID)} in its runners. */
+    Setup(
+        PdsInstance pds,
+        Path tmp,
+        String step,
+        String on,
+        java.util.function.Function<String, List<String>> runners)
+        throws Exception {
       this.pds = pds;
       appview = HarnessAppview.start(pds.pdsUrl());
       repo = new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
+      List<String> named = runners.apply(repo.account.did());
+      if (!named.isEmpty()) {
+        repo.namingRunners(() -> named);
+      }
       repo.commit(
           Map.of(
               "README.md",
               "hello\n",
               ".knotless/workflows/ci.yml",
-              "on: {pull: {base: [refs/heads/main]}}\n"
+              "on: "
+                  + on
+                  + "\n"
                   + "image: knotless-test/busybox:1\n"
                   + "steps: [{name: build, run: '"
                   + step
@@ -101,6 +148,11 @@ class QueueIT {
       // main moves past where the branches start: each pull is stacked as a merge commit.
       base = repo.commit(Map.of("docs.md", "docs\n"));
       repo.push("main");
+    }
+
+    /** The store the runner keeps its state in. */
+    dev.knotless.runner.state.StateStore store() {
+      return db != null ? db : new dev.knotless.runner.state.JsonStateStore(runner.state());
     }
 
     /** Queues every pull, in order, in one write of the owner's. */
@@ -200,8 +252,7 @@ class QueueIT {
               List.of(),
               0,
               1);
-      new dev.knotless.runner.state.JsonStateStore(runner.state())
-          .update(repo.account.did() + "/" + repo.key(), st -> st.withQueue(q));
+      store().update(repo.account.did() + "/" + repo.key(), st -> st.withQueue(q));
       return tip;
     }
 
@@ -224,7 +275,7 @@ class QueueIT {
           "the queue of main to be idle",
           () -> {
             try {
-              return new dev.knotless.runner.state.JsonStateStore(runner.state())
+              return store()
                   .load(key)
                   .map(s -> s.queues().get(MAIN))
                   .map(m -> m.running().isEmpty() && m.pending().isEmpty())
@@ -233,6 +284,14 @@ class QueueIT {
               return false;
             }
           });
+    }
+
+    /** The subjects of the runs the runner's state says a stop dropped. */
+    List<String> droppedSubjects() throws Exception {
+      return store()
+          .load(repo.account.did() + "/" + repo.key())
+          .map(s -> s.dropped().stream().map(d -> d.subject()).distinct().toList())
+          .orElse(List.of());
     }
 
     /** Git in the runner's mirror of the repository, where the batches were made. */
@@ -378,6 +437,255 @@ class QueueIT {
   }
 
   @Test
+  void queuedPullsPassTheirPreFlightsOnTheirOwnFirstAndOneWhosePreFlightFailsNeverJoinsABatch(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (Setup q = new Setup(pds, tmp, "true")) {
+      q.repo.commit(
+          Map.of(
+              ".knotless/workflows/pre.yml",
+              "queue: first\n"
+                  + "on: {pull: {base: [refs/heads/main]}}\n"
+                  + "image: knotless-test/busybox:1\n"
+                  + "steps: [{name: quick, run: 'test ! -e broken.txt'}]\n"));
+      q.repo.push("main");
+      q.open(3, Set.of(2));
+      String failing = q.pulls.get(1);
+      q.queueAll();
+      q.start();
+      RunnerHarness.await(
+          "the first and third pulls merged, the second's pre-flight failed",
+          () -> {
+            try {
+              return q.merged().size() == 2
+                  && q.runner.pullChecks(q.repo, failing).values().stream()
+                      .anyMatch(c -> c.workflow().equals("pre") && c.status().ended());
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      assertEquals(Set.of(q.pulls.get(0), q.pulls.get(2)), q.merged());
+      Map<String, CheckRecord> batches = q.batchChecks();
+      assertFalse(batches.isEmpty());
+      String failingHead = q.heads.get(failing);
+      for (CheckRecord b : batches.values()) {
+        assertFalse(
+            q.mirror("rev-list", b.commit()).contains(failingHead),
+            "never in a batch: " + b.commit());
+      }
+      for (String uri : List.of(q.pulls.get(0), q.pulls.get(2))) {
+        List<CheckRecord> own = List.copyOf(q.runner.pullChecks(q.repo, uri).values());
+        assertEquals(
+            List.of("pre"),
+            own.stream().map(CheckRecord::workflow).toList(),
+            "only its pre-flight ran on the pull alone");
+        CheckRecord pre = own.get(0);
+        assertEquals(CheckStatus.SUCCESS, pre.status());
+        assertEquals(q.heads.get(uri), pre.commit(), "at the pull's head");
+        CheckRecord batch =
+            batches.values().stream()
+                .filter(b -> b.workflow().equals("ci") && holds(q, b, q.heads.get(uri)))
+                .min(java.util.Comparator.comparing(CheckRecord::createdAt))
+                .orElseThrow();
+        assertFalse(
+            batch.createdAt().isBefore(pre.endedAt()),
+            "its batch was made after its pre-flight passed");
+      }
+      List<CheckRecord> own = List.copyOf(q.runner.pullChecks(q.repo, failing).values());
+      assertEquals(List.of("pre"), own.stream().map(CheckRecord::workflow).toList());
+      assertEquals(CheckStatus.FAILURE, own.get(0).status());
+    }
+  }
+
+  /** Whether the batch checked at {@code b} holds the commit {@code head}. */
+  private static boolean holds(Setup q, CheckRecord b, String head) {
+    try {
+      return q.mirror("rev-list", b.commit()).contains(head);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aPreFlightAnotherNamedRunnerStartedMeanwhileIsNotRunHereAndItsCheckIsDeleted(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    dev.knotless.testing.Account other = pds.createAccount("other");
+    XrpcClient asOther = XrpcClient.create(pds.pdsUrl());
+    asOther.login(other.handle(), other.password());
+    try (Setup q =
+        new Setup(pds, tmp, "true", "{pull: {base: [refs/heads/main]}}", List.of(other.did()))) {
+      q.repo.commit(
+          Map.of(
+              ".knotless/workflows/pre.yml",
+              "queue: first\n"
+                  + "on: {pull: {base: [refs/heads/main]}}\n"
+                  + "image: knotless-test/busybox:1\n"
+                  + "steps: [{name: slow, run: 'sleep 15'}]\n"));
+      q.repo.push("main");
+      q.open(2, Set.of());
+      q.queueAll();
+      // One job: one pull's pre-flight runs while the other's waits for the job.
+      q.start("--jobs", "1");
+      Map<String, String> waiting = new LinkedHashMap<>();
+      RunnerHarness.await(
+          "one pre-flight running and the other waiting",
+          () -> {
+            try {
+              boolean running = false;
+              waiting.clear();
+              for (String uri : q.pulls) {
+                for (var e : q.runner.pullChecks(q.repo, uri).entrySet()) {
+                  running |= e.getValue().status() == CheckStatus.RUNNING;
+                  if (e.getValue().status() == CheckStatus.QUEUED) {
+                    waiting.put(uri, e.getKey());
+                  }
+                }
+              }
+              return running && waiting.size() == 1;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      String withdrawn = waiting.keySet().iterator().next();
+      String rkey = waiting.get(withdrawn);
+      CheckRecord queued = q.runner.pullChecks(q.repo, withdrawn).get(rkey);
+      // The other runner the repository names starts the same pre-flight meanwhile.
+      ObjectNode v = queued.toJson();
+      v.put("status", "running");
+      v.put("createdAt", java.time.Instant.now().toString());
+      v.put("startedAt", java.time.Instant.now().toString());
+      asOther.putRecord(
+          other.did(), CheckRecord.COLLECTION, rkey, v, dev.knotless.atproto.Swap.none());
+      RunnerHarness.await(
+          "the waiting pre-flight's check deleted here",
+          () -> {
+            try {
+              return !q.runner.pullChecks(q.repo, withdrawn).containsKey(rkey);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      // The other runner's pre-flight passes: the pull joins a batch on its pass.
+      v.put("status", "success");
+      v.put("endedAt", java.time.Instant.now().toString());
+      asOther.putRecord(
+          other.did(), CheckRecord.COLLECTION, rkey, v, dev.knotless.atproto.Swap.none());
+      // A pull's run ending rings the door; the other runner's write does not, so push a pass.
+      q.repo.commit(Map.of("nudge.txt", "a pass\n"));
+      q.repo.push("main");
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      assertTrue(
+          q.runner.pullChecks(q.repo, withdrawn).values().stream()
+              .noneMatch(c -> c.workflow().equals("pre")),
+          "the withdrawn pre-flight ran nowhere here");
+      String ran = q.pulls.stream().filter(u -> !u.equals(withdrawn)).findFirst().orElseThrow();
+      assertEquals(
+          List.of(CheckStatus.SUCCESS),
+          q.runner.pullChecks(q.repo, ran).values().stream()
+              .filter(c -> c.workflow().equals("pre"))
+              .map(CheckRecord::status)
+              .toList(),
+          "the other pull's pre-flight ran here");
+    }
+  }
+
+  @Test
+  void aNamedRunnerThatIsNotTheOwnersLandsNothingWithoutAGatewayAndRunsQueuedPullsAsAnyPull(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    dev.knotless.testing.Account account = pds.createAccount("named");
+    try (Setup q =
+            new Setup(
+                pds,
+                tmp,
+                "true",
+                "{pull: {base: [refs/heads/main]}}",
+                owner -> List.of(account.did()));
+        RunnerHarness named = new RunnerHarness(pds, tmp.resolve("named"), account)) {
+      named.extraEnv.put("KNOTLESS_APPVIEW", q.appview.url().toString());
+      named.start(List.of("--executor", "docker", "--pulls", "--queue"), q.repo.label());
+      named.awaitWatched(q.repo);
+      q.open(1, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      String uri = q.pulls.get(0);
+      RunnerHarness.await(
+          "the queued pull to run as any pull",
+          () -> {
+            try {
+              return named.pullChecks(q.repo, uri).values().stream()
+                  .anyMatch(c -> c.workflow().equals("ci") && c.status() == CheckStatus.SUCCESS);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      CheckRecord ci =
+          named.pullChecks(q.repo, uri).values().stream()
+              .filter(c -> c.workflow().equals("ci"))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(q.heads.get(uri), ci.commit(), "run at the pull's head, not in a batch");
+      String prefix = CheckKeys.queuePrefix(q.repo.account.did(), q.repo.key(), MAIN);
+      assertTrue(
+          named.checks(q.repo).keySet().stream().noneMatch(k -> k.startsWith(prefix)),
+          "no batch was made");
+      assertEquals(before, q.generation(), "nothing landed");
+      assertEquals(Set.of(), q.merged());
+      assertTrue(
+          named.state().toFile().exists()
+              && new dev.knotless.runner.state.JsonStateStore(named.state())
+                  .load(q.repo.account.did() + "/" + q.repo.key())
+                  .map(st -> st.queues().isEmpty())
+                  .orElse(false),
+          "no queue is kept");
+    }
+  }
+
+  @Test
+  void theLandingPushOfATrustedBatchTakesItsPassAndRunsNothing(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    try (Setup q = new Setup(pds, tmp, "echo ran", "{push: {}, pull: {base: [refs/heads/main]}}")) {
+      q.open(2, Set.of());
+      q.queueAll();
+      q.start();
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      String main = tip(pds, q.repo, "main");
+      CheckRecord batch =
+          q.batchChecks().values().stream()
+              .filter(c -> c.commit().equals(main))
+              .findFirst()
+              .orElseThrow();
+      assertEquals(CheckStatus.SUCCESS, batch.status());
+      CheckRecord push = q.runner.awaitCheck(q.repo, MAIN, main, "ci", c -> c.status().ended());
+      assertEquals(CheckStatus.SUCCESS, push.status(), String.valueOf(push));
+      assertTrue(
+          push.note() != null && push.note().startsWith("took the pass of "),
+          "the landing push took the batch's pass: " + push.note());
+      assertTrue(push.note().contains("merge-queue batch 1 of refs/heads/main"), push.note());
+      String log = new String(q.runner.log(push), java.nio.charset.StandardCharsets.UTF_8);
+      assertTrue(log.contains("its result is taken and nothing is run again"), log);
+      assertEquals(batch.steps(), push.steps(), "the batch's steps, not a run of its own");
+    }
+  }
+
+  @Test
   void aBatchThatPassedBeforeAStopLandsOnceAtTheNextStartAndOneThatLandedIsAdopted(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (Setup q = new Setup(pds, tmp, "true")) {
@@ -451,17 +759,20 @@ class QueueIT {
   }
 
   @Test
-  void aBatchCutOffByAStopRunsAgainAtTheNextStartAndLandsOnce(PdsInstance pds, @TempDir Path tmp)
-      throws Exception {
-    // The build passes only once the clock is past a moment the test sets: the first run is
-    // still going when the runner stops, and the run after the start passes.
+  void withItsStateInPostgresARunnerKeepsABatchCutOffByAStopAndLandsItOnceAfterAStart(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
     long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
-    try (Setup q =
-        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+    try (dev.knotless.testing.infra.EmbeddedPg pg = dev.knotless.testing.infra.EmbeddedPg.start();
+        Setup q =
+            new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+      q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_USER, "postgres");
+      q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_PASSWORD, "postgres");
+      q.db = dev.knotless.runner.state.pg.PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
+      String key = q.repo.account.did() + "/" + q.repo.key();
       q.open(2, Set.of());
       long before = q.generation();
       q.queueAll();
-      q.start("--stop-wait", "0");
+      q.start("--state-db", pg.jdbcUrl(), "--stop-wait", "0");
       RunnerHarness.await(
           "the batch to be running",
           () -> {
@@ -473,12 +784,68 @@ class QueueIT {
             }
           });
       q.runner.started().get(0).stop();
-      assertTrue(
-          java.time.Instant.now().getEpochSecond() < until,
-          "the stop came before the build passed");
-      CheckRecord cut = q.batchChecks().values().iterator().next();
-      // Cancelled, or error when the stop came as its container was starting: cut off, either way.
-      assertTrue(cut.status().ended() && cut.status() != CheckStatus.SUCCESS, String.valueOf(cut));
+      assertTrue(java.time.Instant.now().getEpochSecond() < until, "stopped before it passed");
+      assertFalse(java.nio.file.Files.exists(q.runner.state()), "no state file was written");
+      String cut = q.batchChecks().values().iterator().next().commit();
+      dev.knotless.runner.queue.QueueState kept = q.db.load(key).orElseThrow().queues().get(MAIN);
+      assertEquals(1, kept.running().size(), String.valueOf(kept));
+      assertEquals(cut, kept.running().get(0).tip(), "the database holds the batch at its tip");
+      assertEquals(
+          dev.knotless.runner.queue.QueueState.Status.CHECKING, kept.running().get(0).status());
+      assertEquals(q.pulls, kept.running().get(0).pulls().stream().map(p -> p.uri()).toList());
+      while (java.time.Instant.now().getEpochSecond() <= until) {
+        Thread.sleep(200);
+      }
+      q.start("--state-db", pg.jdbcUrl());
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      assertEquals(cut, tip(pds, q.repo, "main"), "the kept batch landed");
+      assertEquals(before + 1, q.generation(), "landed once");
+      assertEquals(2, q.mergedRecords(), "each pull marked merged once");
+      assertEquals(1, q.db.load(key).orElseThrow().queues().get(MAIN).lastId(), "no new batch");
+    }
+  }
+
+  @Test
+  void aRunnerProcessKilledMidBatchRunsTheBatchAgainAtTheNextStartAndLandsItOnce(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
+    try (Setup q =
+        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+      q.open(2, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      Process p =
+          StopAndStartIT.spawn(
+              q.runner, q.repo, List.of("--executor", "docker", "--pulls", "--queue"));
+      CheckRecord cut;
+      try {
+        RunnerHarness.await(
+            "the batch to be running in the runner's process",
+            () -> {
+              try {
+                return q.batchChecks().values().stream()
+                    .anyMatch(c -> c.status() == CheckStatus.RUNNING);
+              } catch (Exception e) {
+                return false;
+              }
+            });
+        p.destroyForcibly(); // SIGKILL: no stop procedure runs, the container is left
+        assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+      } finally {
+        p.destroyForcibly();
+      }
+      cut = q.batchChecks().values().iterator().next();
+      assertEquals(CheckStatus.RUNNING, cut.status(), "the kill left the batch's check running");
+      assertTrue(java.time.Instant.now().getEpochSecond() < until, "killed before it passed");
       assertEquals(before, q.generation(), "nothing landed");
       while (java.time.Instant.now().getEpochSecond() <= until) {
         Thread.sleep(200);
@@ -497,11 +864,80 @@ class QueueIT {
       Map<String, CheckRecord> batches = q.batchChecks();
       assertEquals(1, batches.size(), "the same batch, at the same tip and base: " + batches);
       CheckRecord again = batches.values().iterator().next();
-      assertEquals(CheckStatus.SUCCESS, again.status());
+      assertEquals(CheckStatus.SUCCESS, again.status(), String.valueOf(again));
       assertEquals(cut.commit(), again.commit());
-      assertEquals(again.commit(), tip(pds, q.repo, "main"));
+      assertEquals(cut.commit(), tip(pds, q.repo, "main"));
       assertEquals(before + 1, q.generation(), "landed once");
       assertEquals(2, q.mergedRecords(), "each pull marked merged once");
+    }
+  }
+
+  @Test
+  void aBatchCutOffByAStopRunsAgainAtTheNextStartAndLandsOnce(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    // The build passes only once the clock is past a moment the test sets: the first run is
+    // still going when the runner stops, and the run after the start passes.
+    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
+    String wait = "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done";
+    try (Setup q = new Setup(pds, tmp, wait)) {
+      // A second workflow, and one job: one of the batch's runs waits, and the stop drops it.
+      q.repo.commit(
+          Map.of(
+              ".knotless/workflows/lint.yml",
+              "on: {pull: {base: [refs/heads/main]}}\n"
+                  + "image: knotless-test/busybox:1\n"
+                  + "steps: [{name: lint, run: '"
+                  + wait
+                  + "'}]\n"));
+      q.repo.push("main");
+      q.open(2, Set.of());
+      long before = q.generation();
+      q.queueAll();
+      q.start("--stop-wait", "0", "--jobs", "1");
+      RunnerHarness.await(
+          "the batch to be running",
+          () -> {
+            try {
+              return q.batchChecks().values().stream()
+                  .anyMatch(c -> c.status() == CheckStatus.RUNNING);
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.runner.started().get(0).stop();
+      assertTrue(
+          java.time.Instant.now().getEpochSecond() < until,
+          "the stop came before the build passed");
+      CheckRecord cut = q.batchChecks().values().iterator().next();
+      // Cancelled, or error when the stop came as its container was starting: cut off, either way.
+      assertTrue(cut.status().ended() && cut.status() != CheckStatus.SUCCESS, String.valueOf(cut));
+      assertEquals(before, q.generation(), "nothing landed");
+      assertEquals(
+          List.of(MAIN_BATCH), q.droppedSubjects(), "the stop dropped the batch's waiting run");
+      while (java.time.Instant.now().getEpochSecond() <= until) {
+        Thread.sleep(200);
+      }
+      q.start();
+      RunnerHarness.await(
+          "both pulls merged",
+          () -> {
+            try {
+              return q.merged().size() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      q.awaitIdle();
+      Map<String, CheckRecord> batches = q.batchChecks();
+      assertEquals(2, batches.size(), "the same batch, at the same tip and base: " + batches);
+      for (CheckRecord again : batches.values()) {
+        assertEquals(CheckStatus.SUCCESS, again.status());
+        assertEquals(cut.commit(), again.commit());
+      }
+      assertEquals(cut.commit(), tip(pds, q.repo, "main"));
+      assertEquals(before + 1, q.generation(), "landed once");
+      assertEquals(2, q.mergedRecords(), "each pull marked merged once");
+      assertEquals(List.of(), q.droppedSubjects(), "the batch's dropped run is not kept");
     }
   }
 }

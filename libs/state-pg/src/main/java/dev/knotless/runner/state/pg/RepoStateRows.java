@@ -3,9 +3,11 @@ package dev.knotless.runner.state.pg;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.runner.queue.QueueState;
 import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.PassedRun;
 import dev.knotless.runner.state.PullMark;
+import dev.knotless.runner.state.QueueCodec;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.WantedRun;
 import java.sql.Array;
@@ -42,7 +44,9 @@ final class RepoStateRows {
           "repo_dropped",
           "repo_wanted",
           "repo_used",
-          "repo_used_private");
+          "repo_used_private",
+          "repo_queue",
+          "repo_ejected");
 
   RepoState read(Connection c, String repo) throws SQLException {
     Map<String, Long> refs = new LinkedHashMap<>();
@@ -112,8 +116,39 @@ final class RepoStateRows {
         "select day, millis from repo_used_private where repo = ?",
         repo,
         r -> usedPrivate.put(r.getDate(1).toLocalDate(), r.getLong(2)));
+    Map<String, QueueState> queues = new LinkedHashMap<>();
+    query(
+        c,
+        "select ref, state::text from repo_queue where repo = ? order by ref",
+        repo,
+        r -> queues.put(r.getString(1), queue(r.getString(1), r.getString(2))));
+    Map<String, String> ejected = new LinkedHashMap<>();
+    query(
+        c,
+        "select pull, head from repo_ejected where repo = ? order by pull",
+        repo,
+        r -> ejected.put(r.getString(1), r.getString(2)));
     return new RepoState(
-        refs, pulls, rerun[0], asked, askedOnly, passed, dropped, wanted, used, usedPrivate);
+        refs,
+        pulls,
+        rerun[0],
+        asked,
+        askedOnly,
+        passed,
+        dropped,
+        wanted,
+        used,
+        usedPrivate,
+        queues,
+        ejected);
+  }
+
+  private static QueueState queue(String ref, String json) throws SQLException {
+    try {
+      return QueueCodec.fromJson(ref, json);
+    } catch (IllegalArgumentException e) {
+      throw new SQLException("repo_queue.state of " + ref + ": " + e.getMessage(), e);
+    }
   }
 
   /** Replaces every row of the repository with the state's; the caller holds the row lock. */
@@ -226,6 +261,26 @@ final class RepoStateRows {
     }
     insertDays(c, "repo_used", repo, s.used());
     insertDays(c, "repo_used_private", repo, s.usedPrivate());
+    try (PreparedStatement p =
+        c.prepareStatement("insert into repo_queue (repo, ref, state) values (?, ?, ?::jsonb)")) {
+      for (var e : s.queues().entrySet()) {
+        p.setString(1, repo);
+        p.setString(2, e.getKey());
+        p.setString(3, QueueCodec.toJson(e.getValue()));
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
+    try (PreparedStatement p =
+        c.prepareStatement("insert into repo_ejected (repo, pull, head) values (?, ?, ?)")) {
+      for (var e : s.ejected().entrySet()) {
+        p.setString(1, repo);
+        p.setString(2, e.getKey());
+        p.setString(3, e.getValue());
+        p.addBatch();
+      }
+      p.executeBatch();
+    }
   }
 
   private static void insertDays(
