@@ -13,7 +13,7 @@ import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.cli.CliContext;
-import dev.knotless.storage.cli.KnotlessCli;
+import dev.knotless.cli.KnotlessCli;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.merge.MergeCommits;
 import dev.knotless.storage.merge.PullReader;

@@ -15,7 +15,7 @@ import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.cli.CliContext;
-import dev.knotless.storage.cli.KnotlessCli;
+import dev.knotless.cli.KnotlessCli;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.infra.OwnerRepo;
