@@ -2,6 +2,8 @@ package dev.knotless.cli;
 
 import dev.knotless.storage.cli.CommitCommand;
 import dev.knotless.storage.cli.CompactCommand;
+import dev.knotless.storage.cli.DeleteCommand;
+import dev.knotless.storage.cli.RenameCommand;
 import dev.knotless.storage.commit.Retries;
 import dev.knotless.storage.cli.UsageException;
 import java.util.ArrayList;
@@ -10,15 +12,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code knotless repo compact} and {@code knotless repo commit}. */
+/** {@code knotless repo compact}, {@code commit}, {@code rename} and {@code delete}. */
 @Command(
     name = "repo",
     description = "Work on a repository's storage.",
-    subcommands = {RepoCli.Compact.class, RepoCli.Commit.class})
+    subcommands = {
+      RepoCli.Compact.class,
+      RepoCli.Commit.class,
+      RepoCli.Rename.class,
+      RepoCli.Delete.class
+    })
 final class RepoCli extends Owned {
   @Override
   public Integer call() {
-    throw new UsageException("name what to do: compact or commit");
+    throw new UsageException("name what to do: compact, commit, rename or delete");
   }
 
   @Command(name = "compact", description = "Fold old packs into one and prune old records (owner only).")
@@ -91,6 +98,44 @@ final class RepoCli extends Owned {
           new CommitCommand.Options(
               url, branch, message, puts, putExecs, deletes, base, retries, author),
           ctx());
+    }
+  }
+
+  @Command(
+      name = "rename",
+      description = {
+        "Rename a repository (owner only). The old name redirects to the new one, so clones,",
+        "pushes and runners that use it keep working; older former names are repointed."
+      })
+  static final class Rename extends Owned {
+    @Parameters(index = "0", paramLabel = "<url>", description = "<handle or did>/<name>")
+    String url;
+
+    @Parameters(index = "1", paramLabel = "<new name>", description = "the new name")
+    String newName;
+
+    @Override
+    public Integer call() throws Exception {
+      return RenameCommand.run(url, newName, ctx());
+    }
+  }
+
+  @Command(
+      name = "delete",
+      description = {
+        "Delete a repository from your account (owner only): its refs, claims, packs and what",
+        "you wrote about it, then its record. It cannot be undone. Run again if cut short."
+      })
+  static final class Delete extends Owned {
+    @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")
+    String url;
+
+    @Option(names = "--yes", description = "yes, delete it for good")
+    boolean yes;
+
+    @Override
+    public Integer call() throws Exception {
+      return DeleteCommand.run(url, yes, ctx());
     }
   }
 }

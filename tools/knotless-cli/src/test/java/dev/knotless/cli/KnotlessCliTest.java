@@ -64,6 +64,8 @@ class KnotlessCliTest {
                 List.of("login"),
                 List.of("repo", "compact"),
                 List.of("repo", "commit"),
+                List.of("repo", "rename"),
+                List.of("repo", "delete"),
                 List.of("create"),
                 List.of("runners"),
                 List.of("checks"),
@@ -149,6 +151,14 @@ class KnotlessCliTest {
     Ran typo = knotless("runer");
     assertEquals(2, typo.exit());
     assertTrue(typo.err().contains("runer"), typo.err());
+
+    Ran unsure = knotless("repo", "delete", "alice.test/site");
+    assertEquals(2, unsure.exit());
+    assertTrue(unsure.err().contains("--yes"), unsure.err());
+
+    Ran badName = knotless("repo", "rename", "alice.test/site", "a/b");
+    assertEquals(2, badName.exit());
+    assertTrue(badName.err().contains("the new name a/b"), badName.err());
 
     Ran badPull = knotless("queue", "https://example.com/pull/1");
     assertEquals(2, badPull.exit());
