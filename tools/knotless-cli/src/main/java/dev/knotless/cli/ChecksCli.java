@@ -9,8 +9,9 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "checks",
     description = {
-      "Show the checks of the runners the repository names, read from their own accounts.",
-      "Checks by accounts the repository does not name are never read."
+      "Show the checks of the runners the repository names.",
+      "They are read from the runners' own accounts; checks by accounts the repository",
+      "does not name are never read."
     })
 final class ChecksCli extends Owned {
   @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")

@@ -11,8 +11,9 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "create",
     description = {
-      "Make an empty repository. Its record names the runners given, none with --no-runner,",
-      "and otherwise the one the appview names, as a first push does."
+      "Make an empty repository.",
+      "Its record names the runners given, none with --no-runner, and otherwise the one",
+      "the appview names, as a first push does."
     })
 final class CreateCli extends Owned {
   @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")

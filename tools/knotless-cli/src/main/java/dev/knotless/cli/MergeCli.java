@@ -9,9 +9,10 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "merge",
     description = {
-      "Merge a pull into its base branch once the merge gate passes, pushing the very",
-      "commit the runners checked. Exit 0 merged (or, with --check, passed), 1 not merged,",
-      "2 usage, 3 not merged because checks are still running or pending."
+      "Merge a pull once the merge gate passes.",
+      "It pushes the very commit the runners checked into the base branch.",
+      "Exit 0 merged (or, with --check, passed), 1 not merged, 2 usage,",
+      "3 not merged because checks are still running or pending."
     })
 final class MergeCli extends Owned {
   @Parameters(paramLabel = "<pull>", description = "the pull, at://<did>/dev.knotless.pull/<key>")

@@ -8,9 +8,10 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "queue",
     description = {
-      "Put a pull in its base branch's merge queue: a dev.knotless.queue record in your",
-      "account (KNOTLESS_IDENTIFIER's, else the base owner's). Runners started with --queue",
-      "land it, counting only the owner's and collaborators' records (docs/merge.md)."
+      "Put a pull in its base branch's merge queue.",
+      "It writes a dev.knotless.queue record in your account (KNOTLESS_IDENTIFIER's, else",
+      "the base owner's). Runners started with --queue land it, counting only the owner's",
+      "and collaborators' records (docs/merge.md)."
     })
 final class QueueCli extends Owned {
   @Parameters(paramLabel = "<pull>", description = "the pull, at://<did>/dev.knotless.pull/<key>")
@@ -25,8 +26,8 @@ final class QueueCli extends Owned {
   @Command(
       name = "dequeue",
       description = {
-        "Take a pull out of the merge queue: deletes your dev.knotless.queue records naming it.",
-        "Exit 1 when you had not queued it."
+        "Take a pull out of the merge queue.",
+        "It deletes your dev.knotless.queue records naming it; exit 1 when there were none."
       })
   static final class Dequeue extends Owned {
     @Parameters(

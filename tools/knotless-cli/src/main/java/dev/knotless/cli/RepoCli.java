@@ -44,8 +44,10 @@ final class RepoCli extends Owned {
 
   @Command(
       name = "commit",
-      description =
-          "Commit without a checkout and push, replaying on the new tip after a lost race.")
+      description = {
+        "Commit without a checkout, and push.",
+        "After a lost race, the change is made again on the new tip."
+      })
   static final class Commit extends Owned {
     @Parameters(paramLabel = "<url>", description = "knotless://<handle or did>/<name>")
     String url;
@@ -104,8 +106,9 @@ final class RepoCli extends Owned {
   @Command(
       name = "rename",
       description = {
-        "Rename a repository (owner only). The old name redirects to the new one, so clones,",
-        "pushes and runners that use it keep working; older former names are repointed."
+        "Rename a repository (owner only).",
+        "The old name redirects to the new one, so clones, pushes and runners that use it",
+        "keep working; older former names are repointed."
       })
   static final class Rename extends Owned {
     @Parameters(index = "0", paramLabel = "<url>", description = "<handle or did>/<name>")
@@ -123,8 +126,9 @@ final class RepoCli extends Owned {
   @Command(
       name = "delete",
       description = {
-        "Delete a repository from your account (owner only): its refs, claims, packs and what",
-        "you wrote about it, then its record. It cannot be undone. Run again if cut short."
+        "Delete a repository for good (owner only).",
+        "Its refs, claims, packs and what you wrote about it go, then its record.",
+        "Run it again if it was cut short."
       })
   static final class Delete extends Owned {
     @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")

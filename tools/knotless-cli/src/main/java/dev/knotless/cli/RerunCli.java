@@ -11,7 +11,8 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "rerun",
     description = {
-      "Ask the repository's runners to run a ref or a pull again, at their next pass.",
+      "Ask the repository's runners to run a ref or a pull again.",
+      "They do at their next pass.",
       "Name one of --ref or --pull. A ref without refs/ is a branch."
     })
 final class RerunCli extends Owned {

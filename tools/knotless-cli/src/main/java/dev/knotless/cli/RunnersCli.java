@@ -9,7 +9,8 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "runners",
     description = {
-      "Show or edit the runners whose checks the repository's readers trust.",
+      "Show or edit the runners whose checks readers trust.",
+      "Readers show the checks of the runners the repository record names.",
       "An edit keeps every field of the record this version does not know."
     })
 final class RunnersCli extends Owned {

@@ -12,7 +12,8 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "secret",
     description = {
-      "Seal secrets to a runner's key and leave them at the appview (KNOTLESS_APPVIEW).",
+      "Seal secrets to a runner's key, kept at the appview.",
+      "The appview is KNOTLESS_APPVIEW.",
       "A value is read from standard input, never from an argument."
     },
     subcommands = {SecretCli.Set.class, SecretCli.Ls.class, SecretCli.Rm.class})

@@ -88,6 +88,17 @@ class KnotlessCliTest {
         assertEquals("", r.err(), argv.toString());
       }
     }
+    // The command lists show each command's first line: a whole sentence, not half of one.
+    CommandLine root =
+        KnotlessCli.commandLine(new CliContext(Map.of(), System.out, System.err, null));
+    for (List<String> words : commands) {
+      CommandLine c = root;
+      for (String w : words) {
+        c = c.getSubcommands().get(w);
+      }
+      String summary = c.getCommandSpec().usageMessage().description()[0];
+      assertTrue(summary.endsWith(".") && summary.length() <= 66, words + ": " + summary);
+    }
     Ran help = knotless("help", "runners");
     assertEquals(0, help.exit(), help.err());
     assertTrue(help.out().startsWith("Usage: knotless runners"), help.out());
