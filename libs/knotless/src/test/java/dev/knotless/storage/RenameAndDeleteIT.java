@@ -100,8 +100,7 @@ class RenameAndDeleteIT {
     String gone = run(me, ctx -> DeleteCommand.run(before, true, ctx));
     assertTrue(gone.startsWith("deleted " + before), gone);
     for (String c : List.of(Lexicons.REF, Lexicons.CLAIM, Lexicons.PACK, Lexicons.REPO)) {
-      assertEquals(
-          List.of(), anyone.listRecords(owner.did(), c, 100, null, false).records(), c);
+      assertEquals(List.of(), anyone.listRecords(owner.did(), c, 100, null, false).records(), c);
     }
     assertEquals(Map.of(), redirects(anyone, owner.did()));
     // The name is free again: a clone finds an empty repository, none of the deleted history.

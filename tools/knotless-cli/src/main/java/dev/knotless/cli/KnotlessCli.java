@@ -17,8 +17,8 @@ import picocli.CommandLine.Help;
 import picocli.CommandLine.IVersionProvider;
 
 /**
- * {@code knotless}: the owner tools' command line. Parses with picocli ({@code --flag value}, {@code
- * --flag=value}, {@code --} before arguments that start with a dash, {@code --help} on every
+ * {@code knotless}: the owner tools' command line. Parses with picocli ({@code --flag value},
+ * {@code --flag=value}, {@code --} before arguments that start with a dash, {@code --help} on every
  * command, {@code --version}) and hands typed arguments to the commands in {@code
  * dev.knotless.storage.cli}, which decide everything else. Exit codes: 0 ok, 1 failed, 2 usage
  * error, and what a command documents beyond that ({@code merge}: 3 not yet).

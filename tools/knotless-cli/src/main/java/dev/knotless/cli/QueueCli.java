@@ -30,9 +30,7 @@ final class QueueCli extends Owned {
         "It deletes your dev.knotless.queue records naming it; exit 1 when there were none."
       })
   static final class Dequeue extends Owned {
-    @Parameters(
-        paramLabel = "<pull>",
-        description = "the pull, at://<did>/dev.knotless.pull/<key>")
+    @Parameters(paramLabel = "<pull>", description = "the pull, at://<did>/dev.knotless.pull/<key>")
     String pull;
 
     @Override

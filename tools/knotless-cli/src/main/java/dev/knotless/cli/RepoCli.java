@@ -4,8 +4,8 @@ import dev.knotless.storage.cli.CommitCommand;
 import dev.knotless.storage.cli.CompactCommand;
 import dev.knotless.storage.cli.DeleteCommand;
 import dev.knotless.storage.cli.RenameCommand;
-import dev.knotless.storage.commit.Retries;
 import dev.knotless.storage.cli.UsageException;
+import dev.knotless.storage.commit.Retries;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -28,7 +28,9 @@ final class RepoCli extends Owned {
     throw new UsageException("name what to do: compact, commit, rename or delete");
   }
 
-  @Command(name = "compact", description = "Fold old packs into one and prune old records (owner only).")
+  @Command(
+      name = "compact",
+      description = "Fold old packs into one and prune old records (owner only).")
   static final class Compact extends Owned {
     @Option(names = "--due", description = "only when enough packs have piled up")
     boolean due;

@@ -31,10 +31,7 @@ final class SecretCli extends Owned {
     @Parameters(index = "1", paramLabel = "<NAME>", description = "the secret's name")
     String name;
 
-    @Option(
-        names = "--runner",
-        paramLabel = "<did>",
-        description = "the runner it is sealed to")
+    @Option(names = "--runner", paramLabel = "<did>", description = "the runner it is sealed to")
     String runner;
 
     @Option(
@@ -71,10 +68,7 @@ final class SecretCli extends Owned {
     @Parameters(index = "1", paramLabel = "<NAME>", description = "the secret's name")
     String name;
 
-    @Option(
-        names = "--runner",
-        paramLabel = "<did>",
-        description = "the runner it is sealed to")
+    @Option(names = "--runner", paramLabel = "<did>", description = "the runner it is sealed to")
     String runner;
 
     @Override

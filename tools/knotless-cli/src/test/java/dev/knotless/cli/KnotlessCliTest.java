@@ -39,7 +39,10 @@ class KnotlessCliTest {
   /** Every command's words, such as {@code [repo, commit]}, subcommands included. */
   static List<List<String>> commands() {
     List<List<String>> all = new ArrayList<>();
-    walk(KnotlessCli.commandLine(new CliContext(Map.of(), System.out, System.err, null)), List.of(), all);
+    walk(
+        KnotlessCli.commandLine(new CliContext(Map.of(), System.out, System.err, null)),
+        List.of(),
+        all);
     return all;
   }
 

@@ -63,7 +63,8 @@ class QueueIT {
   @Test
   void queueWritesOneRecordInTheWritersAccountAndDequeueDeletesIt(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
-    OwnerRepo repo = new OwnerRepo(pds.createAccount("qown"), pds.pdsUrl(), "app", tmp.resolve("o"));
+    OwnerRepo repo =
+        new OwnerRepo(pds.createAccount("qown"), pds.pdsUrl(), "app", tmp.resolve("o"));
     repo.commit(Map.of("README.md", "hello\n"));
     repo.push("main");
     repo.git("checkout", "-q", "-b", "feature");

@@ -4,9 +4,9 @@ import dev.knotless.storage.KnotlessRepos;
 import java.io.IOException;
 
 /**
- * The background compaction a push starts ({@link CompactLauncher}): {@code [--due] <url>}, run
- * on the remote helper's own classpath, so it needs none of the {@code knotless} command line.
- * Not a user's command; {@code knotless repo compact} is. Exit codes: 0 done, 1 failed, 2 usage.
+ * The background compaction a push starts ({@link CompactLauncher}): {@code [--due] <url>}, run on
+ * the remote helper's own classpath, so it needs none of the {@code knotless} command line. Not a
+ * user's command; {@code knotless repo compact} is. Exit codes: 0 done, 1 failed, 2 usage.
  */
 public final class CompactMain {
   private CompactMain() {}

@@ -30,11 +30,7 @@ public final class CreateCommand {
    * @return the exit code
    */
   public static int run(
-      String url,
-      List<String> runnersNamed,
-      boolean noRunner,
-      String defaultBranch,
-      CliContext ctx)
+      String url, List<String> runnersNamed, boolean noRunner, String defaultBranch, CliContext ctx)
       throws IOException {
     String branch = defaultBranch == null ? "main" : defaultBranch;
     KnotlessRepos repos = ctx.repos();

@@ -38,7 +38,12 @@ public final class QueueCommand {
     if (!mine.isEmpty()) {
       ctx.out()
           .println(
-              pullUri + " is already queued by " + t.writer().did() + " (" + mine.get(0).uri() + ")");
+              pullUri
+                  + " is already queued by "
+                  + t.writer().did()
+                  + " ("
+                  + mine.get(0).uri()
+                  + ")");
       return 0;
     }
     String rkey = t.pull().base().key() + "." + Tid.next();
@@ -117,8 +122,7 @@ public final class QueueCommand {
 
   /** This account's queue records of the base repository that name {@code pullUri}. */
   private static List<Record> named(Target t, String pullUri) throws IOException {
-    return PullReader.scan(
-            t.writer(), t.writer().did(), COLLECTION, t.pull().base().key() + ".")
+    return PullReader.scan(t.writer(), t.writer().did(), COLLECTION, t.pull().base().key() + ".")
         .stream()
         .filter(r -> pullUri.equals(r.value().path("pull").asText(null)))
         .toList();

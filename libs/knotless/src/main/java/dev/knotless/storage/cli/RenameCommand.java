@@ -6,8 +6,8 @@ import dev.knotless.atproto.AtUri;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.Keys;
+import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.Lexicons;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.records.RedirectRecord;
@@ -42,8 +42,7 @@ public final class RenameCommand {
     XrpcClient owner = repos.writer(from);
     Record repo = RunnersCommand.read(owner, from);
     if (owner.findRecord(from.did(), Lexicons.REPO, newName).isPresent()) {
-      throw new IOException(
-          from.renamed(newName).url() + " already exists; nothing was changed");
+      throw new IOException(from.renamed(newName).url() + " already exists; nothing was changed");
     }
     List<Write> writes = writes(from, newName, repo, redirects(owner, from.did()), ctx);
     owner.applyWrites(from.did(), writes);

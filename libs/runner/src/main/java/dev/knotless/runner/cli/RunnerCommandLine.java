@@ -102,8 +102,7 @@ public final class RunnerCommandLine {
           OptionSpec.builder(f).type(List.class).auxiliaryTypes(String.class).arity("1").build());
     }
     for (String f : SWITCHES) {
-      spec.addOption(
-          OptionSpec.builder(f).type(boolean[].class).arity("0").build());
+      spec.addOption(OptionSpec.builder(f).type(boolean[].class).arity("0").build());
     }
     spec.addPositional(
         PositionalParamSpec.builder()

@@ -160,50 +160,50 @@ public record RunnerOptions(
     for (Map.Entry<String, List<String>> flag : t.flags().entrySet()) {
       String a = flag.getKey();
       for (String value : flag.getValue()) {
-      Parser p = new Parser(value);
-      switch (a) {
-        case "--state" -> state = Path.of(p.value(a));
-        case "--state-db" -> stateDb = p.stateDb(a);
-        case "--work" -> work = Path.of(p.value(a));
-        case "--jobs" -> jobs = p.positive(a);
-        case "--pull-jobs" -> pullJobs = p.positive(a);
-        case "--owner-jobs" -> ownerJobs = p.positive(a);
-        case "--step-timeout" -> stepTimeout = Duration.ofSeconds(p.positive(a));
-        case "--run-timeout" -> runTimeout = Duration.ofSeconds(p.positive(a));
-        case "--sweep" -> sweep = Duration.ofSeconds(p.positive(a));
-        case "--stop-wait" -> stopWait = Duration.ofSeconds(p.nonNegative(a));
-        case "--pulls" -> pulls = true;
-        case "--pulls-only" -> {
-          pulls = true;
-          pullsOnly = true;
-        }
-        case "--jetstream" -> jetstream = p.uri(a);
-        case "--firehose" -> firehose = p.uri(a);
-        case "--secrets" -> secrets = Path.of(p.value(a));
-        case "--secrets-key" -> secretsKey = Path.of(p.value(a));
-        case "--discover" -> discover = true;
-        case "--queue" -> queue = true;
-        case "--batch" -> batch = p.positive(a);
-        case "--depth" -> depth = p.positive(a);
-        case "--paused" -> paused = Path.of(p.value(a));
-        case "--keep-checks" -> keepChecks = p.nonNegative(a);
-        case "--allowance" -> allowance = p.positive(a);
-        case "--private-allowance" -> privateAllowance = p.positive(a);
-        case "--unmetered" -> {
-          String did = p.value(a);
-          if (!did.startsWith("did:")) {
-            throw new UsageException("--unmetered " + did + ": expected a DID");
+        Parser p = new Parser(value);
+        switch (a) {
+          case "--state" -> state = Path.of(p.value(a));
+          case "--state-db" -> stateDb = p.stateDb(a);
+          case "--work" -> work = Path.of(p.value(a));
+          case "--jobs" -> jobs = p.positive(a);
+          case "--pull-jobs" -> pullJobs = p.positive(a);
+          case "--owner-jobs" -> ownerJobs = p.positive(a);
+          case "--step-timeout" -> stepTimeout = Duration.ofSeconds(p.positive(a));
+          case "--run-timeout" -> runTimeout = Duration.ofSeconds(p.positive(a));
+          case "--sweep" -> sweep = Duration.ofSeconds(p.positive(a));
+          case "--stop-wait" -> stopWait = Duration.ofSeconds(p.nonNegative(a));
+          case "--pulls" -> pulls = true;
+          case "--pulls-only" -> {
+            pulls = true;
+            pullsOnly = true;
           }
-          unmetered.add(did);
-        }
-        default -> {
-          if (ExecutorFlags.FLAGS.contains(a)) {
-            executorFlags.take(a, p.value(a));
-          } else {
-            throw new UsageException("unknown flag " + a + " (see --help)");
+          case "--jetstream" -> jetstream = p.uri(a);
+          case "--firehose" -> firehose = p.uri(a);
+          case "--secrets" -> secrets = Path.of(p.value(a));
+          case "--secrets-key" -> secretsKey = Path.of(p.value(a));
+          case "--discover" -> discover = true;
+          case "--queue" -> queue = true;
+          case "--batch" -> batch = p.positive(a);
+          case "--depth" -> depth = p.positive(a);
+          case "--paused" -> paused = Path.of(p.value(a));
+          case "--keep-checks" -> keepChecks = p.nonNegative(a);
+          case "--allowance" -> allowance = p.positive(a);
+          case "--private-allowance" -> privateAllowance = p.positive(a);
+          case "--unmetered" -> {
+            String did = p.value(a);
+            if (!did.startsWith("did:")) {
+              throw new UsageException("--unmetered " + did + ": expected a DID");
+            }
+            unmetered.add(did);
+          }
+          default -> {
+            if (ExecutorFlags.FLAGS.contains(a)) {
+              executorFlags.take(a, p.value(a));
+            } else {
+              throw new UsageException("unknown flag " + a + " (see --help)");
+            }
           }
         }
-      }
       }
     }
     for (String r : t.repos()) {

@@ -98,9 +98,11 @@ public final class RepoPass {
   private final Clock clock;
   private final PassExtras extras;
   private final PassTaking taking;
+
   /** The name each watched repository was last seen renamed to, so a rename is logged once. */
   private final java.util.Map<String, String> renamedTo =
       new java.util.concurrent.ConcurrentHashMap<>();
+
   private Discovered discovered = Discovered.NONE;
   private String runnerDid;
 

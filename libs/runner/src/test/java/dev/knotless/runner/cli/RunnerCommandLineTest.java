@@ -41,8 +41,17 @@ class RunnerCommandLineTest {
                 RunnerCommandLine.Run.class,
                 RunnerCommandLine.parse(
                     List.of(
-                        "--unmetered", "did:plc:a", "--jobs", "2", "--unmetered=did:plc:b",
-                        "--jobs", "5", "--pulls", "--pulls", "a.test/r", "b.test/s"),
+                        "--unmetered",
+                        "did:plc:a",
+                        "--jobs",
+                        "2",
+                        "--unmetered=did:plc:b",
+                        "--jobs",
+                        "5",
+                        "--pulls",
+                        "--pulls",
+                        "a.test/r",
+                        "b.test/s"),
                     Map.of("HOME", "/home/op", "KNOTLESS_APPVIEW", "https://appview.example")))
             .options();
     assertTrue(o.pulls());

@@ -70,8 +70,10 @@ class RenamedRepoIT {
       String text = log.toString(StandardCharsets.UTF_8);
       assertTrue(
           text.contains(
-              repo.label() + ": renamed to renamed; the old name redirects there, and it is still"
-                  + " watched by its key " + key),
+              repo.label()
+                  + ": renamed to renamed; the old name redirects there, and it is still"
+                  + " watched by its key "
+                  + key),
           text);
     } finally {
       System.setErr(stderr);
