@@ -10,6 +10,7 @@ import dev.knotless.atproto.AtUri;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.lexicon.LexiconValidator;
 import dev.knotless.storage.cli.MergeCommand;
+import dev.knotless.storage.cli.QueueCommand;
 import dev.knotless.storage.cli.RerunCommand;
 import dev.knotless.storage.pack.PackPlacement;
 import dev.knotless.storage.records.ClaimRecord;
@@ -109,6 +110,15 @@ class LexiconAgreementTest {
         "state",
         MergeCommand.mergedState(
             "at://did:plc:abc/dev.knotless.pull/3kabcdefghijk.3kabcdefghijl", Instant.parse(AT)));
+  }
+
+  @Test
+  void theQueueRecordKnotlessQueueWritesAgreesWithItsLexicon() throws Exception {
+    agrees(
+        "queue",
+        QueueCommand.record(
+            "at://did:plc:abcdefghijklmnopqrstuvwx/dev.knotless.pull/3kabcdefghijk.3kabcdefghijl",
+            Instant.parse(AT)));
   }
 
   @Test

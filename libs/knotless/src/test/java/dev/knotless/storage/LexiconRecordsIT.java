@@ -8,7 +8,7 @@ import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.lexicon.LexiconValidator;
 import dev.knotless.storage.cli.CliContext;
-import dev.knotless.storage.cli.KnotlessCli;
+import dev.knotless.storage.cli.RerunCommand;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
@@ -62,8 +62,12 @@ class LexiconRecordsIT {
     PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
     Map<String, String> env = me.env();
     int exit =
-        KnotlessCli.run(
-            List.of("rerun", url, "--ref", "main", "--workflow", "ci", "--var", "LEVEL=2"),
+        RerunCommand.run(
+            url,
+            "main",
+            null,
+            "ci",
+            List.of("LEVEL=2"),
             new CliContext(env, print, print, () -> KnotlessRepos.fromEnvironment(env)));
     assertEquals(0, exit, out.toString(StandardCharsets.UTF_8));
 

@@ -165,7 +165,8 @@ class OneLoginIT {
             .filter(
                 p -> {
                   List<String> args = List.of(p.info().arguments().orElse(new String[0]));
-                  return args.contains("compact") && args.contains(url);
+                  return args.contains(dev.knotless.storage.cli.CompactMain.class.getName())
+                      && args.contains(url);
                 })
             .toList();
     for (ProcessHandle p : running) {

@@ -12,33 +12,26 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code knotless checks <url> [--ref R]}: the checks of the runners the repository record names,
  * read from each runner's own account with one prefix scan per runner. Checks by accounts the
  * record does not name are never read, since anyone can write a check about any repository.
  */
-public final class ChecksCommand implements Command {
+public final class ChecksCommand {
   /** The check record's collection. */
   static final String COLLECTION = "dev.knotless.check";
 
-  @Override
-  public List<String> words() {
-    return List.of("checks");
-  }
+  private ChecksCommand() {}
 
-  @Override
-  public String usage() {
-    return "checks <url> [--ref <ref>]   (a branch name or a full ref such as refs/heads/main)";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of("--ref"), Set.of());
+  /**
+   * Prints {@code url}'s checks, of one ref (a branch name or a full ref) or, when {@code ref} is
+   * null, of all; returns the exit code.
+   */
+  public static int run(String url, String ref0, CliContext ctx) throws IOException {
+    String ref = fullRef(ref0);
     KnotlessRepos repos = ctx.repos();
-    RepoAddress repo = repos.locate(OwnerUrls.parse(args.one("repository URL")));
-    String ref = fullRef(args.value("--ref"));
+    RepoAddress repo = repos.locate(OwnerUrls.parse(url));
     JsonNode record = RunnersCommand.read(repos.reader(repo), repo).value();
     String key = record.path("key").asText("");
     if (key.isEmpty()) {

@@ -2,11 +2,9 @@ package dev.knotless.storage.cli;
 
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.KnotlessRepos;
-import dev.knotless.storage.KnotlessUrl;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.commit.Change;
 import dev.knotless.storage.commit.CommitBuilder;
-import dev.knotless.storage.commit.Retries;
 import dev.knotless.storage.git.Git;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,67 +12,67 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code knotless repo commit <url> --branch B -m MSG --put PATH=FILE --delete PATH}: commits
  * without a checkout and pushes, replaying on the new tip after a lost race.
  */
-public final class CommitCommand implements Command {
-  @Override
-  public List<String> words() {
-    return List.of("repo", "commit");
+public final class CommitCommand {
+  private CommitCommand() {}
+
+  /**
+   * What to commit.
+   *
+   * @param url the repository
+   * @param branch the branch to commit on
+   * @param message the commit message, or null for the default
+   * @param puts {@code <path in repo>=<local file>} to write
+   * @param putExecs the same, written executable
+   * @param deletes paths to delete
+   * @param base the commit the change is made on, or null for the branch's tip
+   * @param retries how often to replay on a new tip after a lost race
+   * @param author {@code Name <email>}, or null for git's or the handle's
+   */
+  public record Options(
+      String url,
+      String branch,
+      String message,
+      List<String> puts,
+      List<String> putExecs,
+      List<String> deletes,
+      String base,
+      int retries,
+      String author) {
+    public Options {
+      puts = List.copyOf(puts);
+      putExecs = List.copyOf(putExecs);
+      deletes = List.copyOf(deletes);
+    }
   }
 
-  @Override
-  public String usage() {
-    return "repo commit knotless://<owner>/<name> --branch <b> -m <message>"
-        + " [--put <path>=<file>] [--put-exec <path>=<file>] [--delete <path>]"
-        + " [--base <commit>] [--retries <n>] [--author 'Name <email>']";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args =
-        Args.parse(
-            argv,
-            Set.of(
-                "--branch",
-                "-m",
-                "--put",
-                "--put-exec",
-                "--delete",
-                "--base",
-                "--retries",
-                "--author"),
-            Set.of());
-    KnotlessUrl url = KnotlessUrl.parse(args.one("repository URL"));
-    String branch = args.value("--branch");
-    if (branch == null) {
+  /** Commits and pushes; returns the exit code. */
+  public static int run(Options o, CliContext ctx) throws IOException {
+    String branch = o.branch();
+    if (branch == null || branch.isBlank()) {
       throw new UsageException("--branch is required");
     }
+    if (o.retries() < 0) {
+      throw new UsageException("--retries must be 0 or more: " + o.retries());
+    }
     List<Change> changes = new ArrayList<>();
-    for (String p : args.values("--put")) {
+    for (String p : o.puts()) {
       changes.add(put(p, false));
     }
-    for (String p : args.values("--put-exec")) {
+    for (String p : o.putExecs()) {
       changes.add(put(p, true));
     }
-    for (String d : args.values("--delete")) {
+    for (String d : o.deletes()) {
       changes.add(new Change.Delete(d));
     }
-    int retries = Retries.DEFAULT_RETRIES;
-    if (args.value("--retries") != null) {
-      try {
-        retries = Integer.parseInt(args.value("--retries"));
-      } catch (NumberFormatException e) {
-        throw new UsageException("--retries must be a whole number: " + args.value("--retries"));
-      }
-    }
     KnotlessRepos repos = ctx.repos();
-    RepoAddress repo = repos.locate(url);
+    RepoAddress repo = repos.locate(OwnerUrls.parse(o.url()));
     XrpcClient writer = repos.writer(repo);
-    CommitBuilder.Author author = author(args.value("--author"), writer, repo);
+    CommitBuilder.Author author = author(o.author(), writer, repo);
     CommitBuilder builder =
         new CommitBuilder(
             repos.snapshots(writer),
@@ -86,7 +84,7 @@ public final class CommitCommand implements Command {
     CommitBuilder.Result r =
         builder.commit(
             new CommitBuilder.Request(
-                repo, branch, changes, args.value("-m"), args.value("--base"), author, retries));
+                repo, branch, changes, o.message(), o.base(), author, o.retries()));
     ctx.out().println(r.commit().map(c -> c + " " + branch).orElse("nothing to commit: no change"));
     return 0;
   }

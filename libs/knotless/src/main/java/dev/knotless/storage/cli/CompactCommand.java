@@ -1,32 +1,23 @@
 package dev.knotless.storage.cli;
 
 import dev.knotless.storage.KnotlessRepos;
-import dev.knotless.storage.KnotlessUrl;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.compact.Compactor;
 import java.io.IOException;
-import java.util.List;
-import java.util.Set;
 
 /** {@code knotless repo compact [--due] <url>}: folds old packs (owner only). */
-public final class CompactCommand implements Command {
-  @Override
-  public List<String> words() {
-    return List.of("repo", "compact");
-  }
+public final class CompactCommand {
+  private CompactCommand() {}
 
-  @Override
-  public String usage() {
-    return "repo compact [--due] knotless://<owner>/<name>";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of(), Set.of("--due"));
-    KnotlessUrl url = KnotlessUrl.parse(args.one("repository URL"));
+  /**
+   * Compacts {@code url}; with {@code due}, only when enough packs have piled up.
+   *
+   * @return the exit code
+   */
+  public static int run(String url, boolean due, CliContext ctx) throws IOException {
     KnotlessRepos repos = ctx.repos();
-    RepoAddress repo = repos.locate(url);
-    Compactor.Result r = compactor(repos, repo).compact(repo, args.flag("--due"));
+    RepoAddress repo = repos.locate(OwnerUrls.parse(url));
+    Compactor.Result r = compactor(repos, repo).compact(repo, due);
     if (r.skipped() != null) {
       ctx.out().println("nothing to compact: " + r.skipped());
     } else {

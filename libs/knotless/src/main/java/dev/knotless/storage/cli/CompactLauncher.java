@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * says: detached in the background (the default), inline, or not at all. The push counted the packs
  * beside its first write ({@link PushResult#packs()}), so a push below the threshold starts nothing
  * and costs no round trip. A push whose count is missing (the listing failed) starts {@code
- * knotless repo compact --due}, which counts again. A failure here never fails the push that
- * landed.
+ * knotless repo compact --due} ({@link CompactMain}), which counts again. A failure here never
+ * fails the push that landed.
  */
 public final class CompactLauncher {
   private static final Logger LOG = LoggerFactory.getLogger(CompactLauncher.class);
@@ -47,8 +47,7 @@ public final class CompactLauncher {
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(KnotlessCli.class.getName());
-        cmd.addAll(List.of("repo", "compact"));
+        cmd.add(CompactMain.class.getName());
         if (dueOnly) {
           cmd.add("--due");
         }

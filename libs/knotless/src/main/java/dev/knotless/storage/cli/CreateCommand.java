@@ -11,7 +11,6 @@ import dev.knotless.storage.secrets.DefaultRunner;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code knotless create <url> [--runner <did or handle>]... [--no-runner] [--default-branch
@@ -20,32 +19,24 @@ import java.util.Set;
  * as a first push does ({@link DefaultRunner}). A repository of that name already there is left as
  * it is and the command fails saying so.
  */
-public final class CreateCommand implements Command {
+public final class CreateCommand {
 
-  @Override
-  public List<String> words() {
-    return List.of("create");
-  }
+  private CreateCommand() {}
 
-  @Override
-  public String usage() {
-    return "create <url> [--runner <did or handle>]... [--no-runner] [--default-branch <name>]";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of("--runner", "--default-branch"), Set.of("--no-runner"));
-    if (args.positional().size() != 1) {
-      throw new UsageException("expected one repository, <handle or did>/<name>");
-    }
-    String branch = args.value("--default-branch");
-    if (branch == null) {
-      branch = "main";
-    }
+  /**
+   * Makes {@code url} on {@code defaultBranch} (null for {@code main}), naming {@code runnersNamed}
+   * (DIDs or handles), none with {@code noRunner}, else the appview's default runner.
+   *
+   * @return the exit code
+   */
+  public static int run(
+      String url, List<String> runnersNamed, boolean noRunner, String defaultBranch, CliContext ctx)
+      throws IOException {
+    String branch = defaultBranch == null ? "main" : defaultBranch;
     KnotlessRepos repos = ctx.repos();
-    RepoAddress repo = repos.locate(OwnerUrls.parse(args.positional().get(0)));
+    RepoAddress repo = repos.locate(OwnerUrls.parse(url));
     List<String> named = new ArrayList<>();
-    for (String who : args.values("--runner")) {
+    for (String who : runnersNamed) {
       named.add(
           who.startsWith("did:")
               ? who
@@ -53,7 +44,7 @@ public final class CreateCommand implements Command {
                   .resolve(who)
                   .did());
     }
-    List<String> runners = DefaultRunner.forCreate(ctx.env(), named, args.flag("--no-runner"));
+    List<String> runners = DefaultRunner.forCreate(ctx.env(), named, noRunner);
     RepoRecord record =
         RepoRecord.create(repo.name(), branch, repos.clock().instant()).namingRunners(runners);
     try {

@@ -7,30 +7,22 @@ import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.storage.KnotlessRepos;
 import java.io.Console;
 import java.io.IOException;
-import java.util.List;
-import java.util.Set;
 
 /**
  * {@code knotless login <handle or did>}: logs in and saves the session for the helper and the
  * other commands. The password comes from {@code KNOTLESS_PASSWORD} or the terminal, never from an
  * argument.
  */
-public final class LoginCommand implements Command {
-  @Override
-  public List<String> words() {
-    return List.of("login");
-  }
+public final class LoginCommand {
+  private LoginCommand() {}
 
-  @Override
-  public String usage() {
-    return "login <handle or did>   (password from KNOTLESS_PASSWORD or the terminal)";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of(), Set.of());
-    String who =
-        args.positional().isEmpty() ? ctx.env().get("KNOTLESS_IDENTIFIER") : args.one("handle");
+  /**
+   * Logs in as {@code account}, or as {@code KNOTLESS_IDENTIFIER} when it is null.
+   *
+   * @return the exit code
+   */
+  public static int run(String account, CliContext ctx) throws IOException {
+    String who = account == null ? ctx.env().get("KNOTLESS_IDENTIFIER") : account;
     if (who == null || who.isBlank()) {
       throw new UsageException("name the account: knotless login <handle or did>");
     }

@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code knotless merge <pull> [--check | --wait | --force]}: merges a pull into its base branch
@@ -33,41 +32,41 @@ import java.util.Set;
  * open, the base moved, not the owner); 2 usage; 3 not merged because checks are still running or
  * pending (or, with {@code --check}, running or pending).
  */
-public final class MergeCommand implements Command {
+public final class MergeCommand {
 
   /** The exit code of a gate still running or pending. */
   public static final int NOT_YET = 3;
 
-  private static final Set<String> VALUED = Set.of("--every", "--timeout");
-  private static final Set<String> FLAGS = Set.of("--check", "--wait", "--force");
+  private MergeCommand() {}
 
-  @Override
-  public List<String> words() {
-    return List.of("merge");
-  }
+  /**
+   * How to merge.
+   *
+   * @param pull the pull's AT-URI
+   * @param check only read the gate
+   * @param waitForGate wait for a gate still running or pending
+   * @param force merge without reading the gate (the owner's alone)
+   * @param every how often {@code --wait} reads the gate again, seconds
+   * @param timeout how long {@code --wait} waits, seconds
+   */
+  public record Options(
+      String pull, boolean check, boolean waitForGate, boolean force, long every, long timeout) {}
 
-  @Override
-  public String usage() {
-    return "merge <pull at-uri> [--check | --force | --wait [--every <seconds>]"
-        + " [--timeout <seconds>]]";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, VALUED, FLAGS);
-    String uri = args.one("pull AT-URI");
+  /** Merges, or with {@code check} reads the gate; returns the exit code (see the class). */
+  public static int run(Options o, CliContext ctx) throws IOException {
+    String uri = o.pull();
     if (!uri.matches("at://[^/]+/dev\\.knotless\\.pull/[^/]+")) {
       throw new UsageException(
           uri + ": expected a pull's AT-URI, at://<did>/dev.knotless.pull/<key>");
     }
-    boolean check = args.flag("--check");
-    boolean force = args.flag("--force");
-    boolean wait = args.flag("--wait");
+    boolean check = o.check();
+    boolean force = o.force();
+    boolean wait = o.waitForGate();
     if ((check ? 1 : 0) + (force ? 1 : 0) + (wait ? 1 : 0) > 1) {
       throw new UsageException("--check, --force and --wait do not go together");
     }
-    Duration every = seconds(args.value("--every"), 10, "--every");
-    Duration timeout = seconds(args.value("--timeout"), 3600, "--timeout");
+    Duration every = seconds(o.every(), "--every");
+    Duration timeout = seconds(o.timeout(), "--timeout");
     KnotlessRepos repos = ctx.repos();
     PullReader reader =
         new PullReader(repos, IdentityResolver.fromEnvironment(ctx.env(), repos.cache().local()));
@@ -296,18 +295,10 @@ public final class MergeCommand implements Command {
     return s + " ".repeat(Math.max(0, w - s.length()));
   }
 
-  private static Duration seconds(String v, long dflt, String name) {
-    if (v == null) {
-      return Duration.ofSeconds(dflt);
+  private static Duration seconds(long n, String name) {
+    if (n < 0) {
+      throw new UsageException(name + " takes a whole number of seconds, 0 or more: " + n);
     }
-    try {
-      long n = Long.parseLong(v);
-      if (n < 0) {
-        throw new NumberFormatException();
-      }
-      return Duration.ofSeconds(n);
-    } catch (NumberFormatException e) {
-      throw new UsageException(name + " takes a whole number of seconds: " + v);
-    }
+    return Duration.ofSeconds(n);
   }
 }

@@ -12,14 +12,14 @@ final class OwnerUrls {
   /**
    * Parses either form.
    *
-   * @throws Command.UsageException naming what is wrong with it
+   * @throws UsageException naming what is wrong with it
    */
   static KnotlessUrl parse(String arg) {
     String url = arg.startsWith(KnotlessUrl.SCHEME) ? arg : KnotlessUrl.SCHEME + arg;
     try {
       return KnotlessUrl.parse(url);
     } catch (IllegalArgumentException e) {
-      throw new Command.UsageException(
+      throw new UsageException(
           "expected knotless://<handle or did>/<name> or <handle or did>/<name>, got "
               + arg
               + ": "

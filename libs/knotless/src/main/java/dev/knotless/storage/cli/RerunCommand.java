@@ -14,7 +14,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code knotless rerun <url> --ref R [--workflow W] [--var K=V ...]}, or {@code knotless rerun
@@ -24,26 +23,21 @@ import java.util.Set;
  * {@code refs/} is a branch. Variable names are checked by the runner, which files an error check
  * naming the bad ones; here only the {@code K=V} shape is checked.
  */
-public final class RerunCommand implements Command {
+public final class RerunCommand {
   /** The collection rerun requests are written to. */
   public static final String COLLECTION = "dev.knotless.rerun";
 
-  @Override
-  public List<String> words() {
-    return List.of("rerun");
-  }
+  private RerunCommand() {}
 
-  @Override
-  public String usage() {
-    return "rerun <url> (--ref <ref> [--var NAME=VALUE ...] | --pull <at-uri>) [--workflow <name>]";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of("--ref", "--pull", "--workflow", "--var"), Set.of());
-    String url = args.one("repository url");
-    String ref = args.value("--ref");
-    String pull = args.value("--pull");
+  /**
+   * Asks {@code url}'s runners to run {@code ref} or {@code pull} (exactly one), every workflow or
+   * {@code workflow}, with {@code vars} ({@code NAME=VALUE}, only with a ref and a workflow).
+   *
+   * @return the exit code
+   */
+  public static int run(
+      String url, String ref, String pull, String workflow, List<String> varArgs, CliContext ctx)
+      throws IOException {
     boolean hasRef = ref != null && !ref.isBlank();
     boolean hasPull = pull != null && !pull.isBlank();
     if (hasRef == hasPull) {
@@ -53,8 +47,7 @@ public final class RerunCommand implements Command {
       throw new UsageException(
           "--pull " + pull + ": expected a pull's AT-URI, at://<did>/dev.knotless.pull/<key>");
     }
-    String workflow = args.value("--workflow");
-    Map<String, String> vars = vars(args.values("--var"));
+    Map<String, String> vars = vars(varArgs);
     if (!vars.isEmpty() && (workflow == null || hasPull)) {
       throw new UsageException(
           "--var needs --workflow and --ref: variables go to a run asked for by name at a ref");

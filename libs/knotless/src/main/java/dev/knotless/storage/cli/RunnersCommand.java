@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * {@code knotless runners <url> [list | add <did> | remove <did>]}: shows or edits the accounts
@@ -23,59 +22,40 @@ import java.util.Set;
  * as read, every field this client does not know kept, guarded by the CID it was read at, and is
  * tried again from a fresh read if another write got there first.
  */
-public final class RunnersCommand implements Command {
+public final class RunnersCommand {
   /** How many times an edit is tried when the record keeps changing under it. */
   static final int ATTEMPTS = 5;
 
-  @Override
-  public List<String> words() {
-    return List.of("runners");
-  }
+  private RunnersCommand() {}
 
-  @Override
-  public String usage() {
-    return "runners <url> [list | add <did or handle> | remove <did or handle>]";
-  }
-
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of(), Set.of());
-    List<String> pos = args.positional();
-    if (pos.isEmpty() || pos.size() > 3) {
-      throw new UsageException("expected <url> [list | add <did> | remove <did>]");
-    }
-    String verb = pos.size() >= 2 ? pos.get(1) : "list";
+  /** Prints the runners {@code url}'s record names, one DID a line; returns the exit code. */
+  public static int list(String url, CliContext ctx) throws IOException {
     KnotlessRepos repos = ctx.repos();
-    RepoAddress repo = repos.locate(OwnerUrls.parse(pos.get(0)));
-    switch (verb) {
-      case "list" -> {
-        if (pos.size() != 2 && pos.size() != 1) {
-          throw new UsageException("list takes no more arguments");
-        }
-        for (String did : runners(read(repos.reader(repo), repo).value())) {
-          ctx.out().println(did);
-        }
-        return 0;
-      }
-      case "add", "remove" -> {
-        if (pos.size() != 3) {
-          throw new UsageException(verb + " needs the runner's DID or handle");
-        }
-        String did = did(pos.get(2), ctx, repos);
-        boolean add = verb.equals("add");
-        boolean changed = edit(repos.writer(repo), repo, did, add);
-        ctx.out()
-            .println(
-                changed
-                    ? (add ? "added " : "removed ") + did + (add ? " to " : " from ") + repo.url()
-                    : did
-                        + (add ? " is already one of " : " is not one of ")
-                        + repo.url()
-                        + "'s runners");
-        return 0;
-      }
-      default -> throw new UsageException("unknown action " + verb + ": list, add or remove");
+    RepoAddress repo = repos.locate(OwnerUrls.parse(url));
+    for (String did : runners(read(repos.reader(repo), repo).value())) {
+      ctx.out().println(did);
     }
+    return 0;
+  }
+
+  /**
+   * Adds ({@code add}) or removes the runner {@code who} (a DID or handle) in {@code url}'s record;
+   * returns the exit code.
+   */
+  public static int edit(String url, String who, boolean add, CliContext ctx) throws IOException {
+    KnotlessRepos repos = ctx.repos();
+    RepoAddress repo = repos.locate(OwnerUrls.parse(url));
+    String did = did(who, ctx, repos);
+    boolean changed = edit(repos.writer(repo), repo, did, add);
+    ctx.out()
+        .println(
+            changed
+                ? (add ? "added " : "removed ") + did + (add ? " to " : " from ") + repo.url()
+                : did
+                    + (add ? " is already one of " : " is not one of ")
+                    + repo.url()
+                    + "'s runners");
+    return 0;
   }
 
   /**

@@ -15,7 +15,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -25,7 +24,7 @@ import java.util.regex.Pattern;
  * (KNOTLESS_APPVIEW); lists the names left there; removes one. The value never appears in an
  * argument, the output or an error.
  */
-public final class SecretCommand implements Command {
+public final class SecretCommand {
 
   /** The appview's variable. */
   public static final String APPVIEW = "KNOTLESS_APPVIEW";
@@ -33,26 +32,27 @@ public final class SecretCommand implements Command {
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final int MAX_VALUE = 48 * 1024;
 
-  @Override
-  public List<String> words() {
-    return List.of("secret");
+  private SecretCommand() {}
+
+  /** Seals the value on standard input as {@code name}; returns the exit code. */
+  public static int set(String url, String name, String runner, List<String> refs, CliContext ctx)
+      throws IOException {
+    return run("set", url, name, runner, refs, ctx);
   }
 
-  @Override
-  public String usage() {
-    return "secret (set <url> <NAME> --runner <did> [--ref <glob> ...] (value on stdin)"
-        + " | list <url> [--runner <did>] | rm <url> <NAME> --runner <did>)";
+  /** Lists the names left for {@code url}, of one runner or, when null, of all. */
+  public static int list(String url, String runner, CliContext ctx) throws IOException {
+    return run("list", url, null, runner, List.of(), ctx);
   }
 
-  @Override
-  public int run(List<String> argv, CliContext ctx) throws IOException {
-    Args args = Args.parse(argv, Set.of("--runner", "--ref"), Set.of());
-    List<String> pos = args.positional();
-    if (pos.size() < 2) {
-      throw new UsageException("expected set, list or rm and the repository");
-    }
-    String verb = pos.get(0);
-    String runner = args.value("--runner");
+  /** Removes {@code name} sealed to {@code runner}; returns the exit code. */
+  public static int rm(String url, String name, String runner, CliContext ctx) throws IOException {
+    return run("rm", url, name, runner, List.of(), ctx);
+  }
+
+  private static int run(
+      String verb, String url, String secretName, String runner, List<String> refs, CliContext ctx)
+      throws IOException {
     if (runner != null && !runner.startsWith("did:")) {
       throw new UsageException("--runner " + runner + ": expected the runner's DID");
     }
@@ -61,16 +61,15 @@ public final class SecretCommand implements Command {
       throw new IOException(APPVIEW + " is not set: sealed secrets are left at the appview");
     }
     KnotlessRepos repos = ctx.repos();
-    RepoAddress repo = repos.locate(OwnerUrls.parse(pos.get(1)));
+    RepoAddress repo = repos.locate(OwnerUrls.parse(url));
     String key = RunnersCommand.read(repos.reader(repo), repo).value().path("key").asText("");
     XrpcClient owner = repos.writer(repo);
     AppviewSecrets appview =
         new AppviewSecrets(XrpcClient.create(URI.create(appviewUrl.strip())), owner);
     switch (verb) {
       case "set" -> {
-        String name = name(pos, 3);
+        String name = name(secretName);
         need(runner, verb);
-        List<String> refs = args.values("--ref");
         String didKey = runnerKey(runner, ctx, repos);
         String value = readValue(ctx);
         SecretSeal.Sealed sealed =
@@ -90,9 +89,6 @@ public final class SecretCommand implements Command {
         return 0;
       }
       case "list" -> {
-        if (pos.size() != 2) {
-          throw new UsageException("list takes the repository only");
-        }
         for (SealedSecret s : appview.list(repo.did(), key, runner)) {
           ctx.out()
               .println(
@@ -107,7 +103,7 @@ public final class SecretCommand implements Command {
         return 0;
       }
       case "rm" -> {
-        String name = name(pos, 3);
+        String name = name(secretName);
         need(runner, verb);
         boolean gone = appview.delete(repo.did(), key, runner, name);
         ctx.out()
@@ -121,11 +117,7 @@ public final class SecretCommand implements Command {
     }
   }
 
-  private static String name(List<String> pos, int size) {
-    if (pos.size() != size) {
-      throw new UsageException("expected the repository and the secret's name");
-    }
-    String name = pos.get(2);
+  private static String name(String name) {
     if (!NAME.matcher(name).matches() || name.startsWith("KNOTLESS_RUN_")) {
       throw new UsageException(
           name + " is not a secret's name: letters, digits and _, not starting with a digit");

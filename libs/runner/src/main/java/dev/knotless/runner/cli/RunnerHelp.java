@@ -72,7 +72,11 @@ final class RunnerHelp {
         --allowance <min>       step minutes per owner per 30 days, public repositories
         --private-allowance <min>  the same for private repositories
         --unmetered <did>       an owner no allowance applies to (repeatable)
-        --help                  this text
+        --help, -h              this text
+        --version               the version
+
+      A flag's value goes after it or after an equals sign (--jobs 2, --jobs=2);
+      -- ends the flags, so a repository after it may start with a dash.
 
       environment:
         KNOTLESS_IDENTIFIER     the runner's account (handle or DID)

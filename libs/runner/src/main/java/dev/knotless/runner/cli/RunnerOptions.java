@@ -117,12 +117,19 @@ public record RunnerOptions(
    * Parses a command line.
    *
    * @param env the environment, for the default paths
-   * @return the options, or empty when {@code --help} was asked for
+   * @return the options, or empty when {@code --help} or {@code --version} was asked for ({@link
+   *     RunnerCommandLine#parse} tells them apart)
    * @throws UsageException naming the flag or argument that is wrong
    */
   public static Optional<RunnerOptions> parse(List<String> args, Map<String, String> env)
       throws UsageException {
-    Parser p = new Parser(args);
+    RunnerCommandLine.Tokens t = RunnerCommandLine.tokens(args);
+    return t.help() || t.version() ? Optional.empty() : parse(t, env);
+  }
+
+  /** The options the flags and repositories {@code t} holds make. */
+  static Optional<RunnerOptions> parse(RunnerCommandLine.Tokens t, Map<String, String> env)
+      throws UsageException {
     List<String> repos = new ArrayList<>();
     Path state = null;
     String stateDb = null;
@@ -150,56 +157,57 @@ public record RunnerOptions(
     boolean queue = false;
     int batch = 8;
     int depth = 2;
-    while (p.more()) {
-      String a = p.next();
-      switch (a) {
-        case "--help", "-h" -> {
-          return Optional.empty();
-        }
-        case "--state" -> state = Path.of(p.value(a));
-        case "--state-db" -> stateDb = p.stateDb(a);
-        case "--work" -> work = Path.of(p.value(a));
-        case "--jobs" -> jobs = p.positive(a);
-        case "--pull-jobs" -> pullJobs = p.positive(a);
-        case "--owner-jobs" -> ownerJobs = p.positive(a);
-        case "--step-timeout" -> stepTimeout = Duration.ofSeconds(p.positive(a));
-        case "--run-timeout" -> runTimeout = Duration.ofSeconds(p.positive(a));
-        case "--sweep" -> sweep = Duration.ofSeconds(p.positive(a));
-        case "--stop-wait" -> stopWait = Duration.ofSeconds(p.nonNegative(a));
-        case "--pulls" -> pulls = true;
-        case "--pulls-only" -> {
-          pulls = true;
-          pullsOnly = true;
-        }
-        case "--jetstream" -> jetstream = p.uri(a);
-        case "--firehose" -> firehose = p.uri(a);
-        case "--secrets" -> secrets = Path.of(p.value(a));
-        case "--secrets-key" -> secretsKey = Path.of(p.value(a));
-        case "--discover" -> discover = true;
-        case "--queue" -> queue = true;
-        case "--batch" -> batch = p.positive(a);
-        case "--depth" -> depth = p.positive(a);
-        case "--paused" -> paused = Path.of(p.value(a));
-        case "--keep-checks" -> keepChecks = p.nonNegative(a);
-        case "--allowance" -> allowance = p.positive(a);
-        case "--private-allowance" -> privateAllowance = p.positive(a);
-        case "--unmetered" -> {
-          String did = p.value(a);
-          if (!did.startsWith("did:")) {
-            throw new UsageException("--unmetered " + did + ": expected a DID");
+    for (Map.Entry<String, List<String>> flag : t.flags().entrySet()) {
+      String a = flag.getKey();
+      for (String value : flag.getValue()) {
+        Parser p = new Parser(value);
+        switch (a) {
+          case "--state" -> state = Path.of(p.value(a));
+          case "--state-db" -> stateDb = p.stateDb(a);
+          case "--work" -> work = Path.of(p.value(a));
+          case "--jobs" -> jobs = p.positive(a);
+          case "--pull-jobs" -> pullJobs = p.positive(a);
+          case "--owner-jobs" -> ownerJobs = p.positive(a);
+          case "--step-timeout" -> stepTimeout = Duration.ofSeconds(p.positive(a));
+          case "--run-timeout" -> runTimeout = Duration.ofSeconds(p.positive(a));
+          case "--sweep" -> sweep = Duration.ofSeconds(p.positive(a));
+          case "--stop-wait" -> stopWait = Duration.ofSeconds(p.nonNegative(a));
+          case "--pulls" -> pulls = true;
+          case "--pulls-only" -> {
+            pulls = true;
+            pullsOnly = true;
           }
-          unmetered.add(did);
-        }
-        default -> {
-          if (ExecutorFlags.FLAGS.contains(a)) {
-            executorFlags.take(a, p.value(a));
-          } else if (a.startsWith("-")) {
-            throw new UsageException("unknown flag " + a + " (see --help)");
-          } else {
-            repos.add(checkRepo(a));
+          case "--jetstream" -> jetstream = p.uri(a);
+          case "--firehose" -> firehose = p.uri(a);
+          case "--secrets" -> secrets = Path.of(p.value(a));
+          case "--secrets-key" -> secretsKey = Path.of(p.value(a));
+          case "--discover" -> discover = true;
+          case "--queue" -> queue = true;
+          case "--batch" -> batch = p.positive(a);
+          case "--depth" -> depth = p.positive(a);
+          case "--paused" -> paused = Path.of(p.value(a));
+          case "--keep-checks" -> keepChecks = p.nonNegative(a);
+          case "--allowance" -> allowance = p.positive(a);
+          case "--private-allowance" -> privateAllowance = p.positive(a);
+          case "--unmetered" -> {
+            String did = p.value(a);
+            if (!did.startsWith("did:")) {
+              throw new UsageException("--unmetered " + did + ": expected a DID");
+            }
+            unmetered.add(did);
+          }
+          default -> {
+            if (ExecutorFlags.FLAGS.contains(a)) {
+              executorFlags.take(a, p.value(a));
+            } else {
+              throw new UsageException("unknown flag " + a + " (see --help)");
+            }
           }
         }
       }
+    }
+    for (String r : t.repos()) {
+      repos.add(checkRepo(r));
     }
     if (repos.isEmpty() && !discover) {
       throw new UsageException(
@@ -319,27 +327,16 @@ public record RunnerOptions(
     return base.resolve("knotless-run").resolve("state.json");
   }
 
+  /** One flag's value, read as the flag needs it. */
   private static final class Parser {
-    private final List<String> args;
-    private int i;
+    private final String value;
 
-    Parser(List<String> args) {
-      this.args = args;
+    Parser(String value) {
+      this.value = value;
     }
 
-    boolean more() {
-      return i < args.size();
-    }
-
-    String next() {
-      return args.get(i++);
-    }
-
-    String value(String flag) throws UsageException {
-      if (!more()) {
-        throw new UsageException(flag + " needs a value");
-      }
-      return next();
+    String value(String flag) {
+      return value;
     }
 
     int nonNegative(String flag) throws UsageException {

@@ -98,6 +98,11 @@ public final class RepoPass {
   private final Clock clock;
   private final PassExtras extras;
   private final PassTaking taking;
+
+  /** The name each watched repository was last seen renamed to, so a rename is logged once. */
+  private final java.util.Map<String, String> renamedTo =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private Discovered discovered = Discovered.NONE;
   private String runnerDid;
 
@@ -200,6 +205,14 @@ public final class RepoPass {
       }
     }
 
+    if (snap.renamedFrom() != null
+        && !snap.address().name().equals(renamedTo.put(repo.stateKey(), snap.address().name()))) {
+      LOG.info(
+          "{}: renamed to {}; the old name redirects there, and it is still watched by its key {}",
+          repo.label(),
+          snap.address().name(),
+          repo.id().repoKey());
+    }
     RepoView view = view(repo, snap);
     Optional<RepoState> known = state.load(repo.stateKey());
     Watch watch = known.isPresent() ? Watch.KNOWN : found ? Watch.FIRST_DISCOVERED : Watch.FIRST;

@@ -106,7 +106,7 @@ class AllInOneIT {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     java.io.PrintStream ps = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
     int exit =
-        dev.knotless.storage.cli.KnotlessCli.run(
+        dev.knotless.cli.KnotlessCli.run(
             List.of(argv),
             new dev.knotless.storage.cli.CliContext(
                 env, ps, ps, () -> dev.knotless.storage.KnotlessRepos.fromEnvironment(env)));

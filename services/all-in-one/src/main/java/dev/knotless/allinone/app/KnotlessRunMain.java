@@ -1,5 +1,6 @@
 package dev.knotless.allinone.app;
 
+import dev.knotless.runner.cli.RunnerCommandLine;
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.engine.Runner;
 import dev.knotless.runner.sealed.KeyCommand;
@@ -27,20 +28,42 @@ public class KnotlessRunMain implements QuarkusApplication {
     this.metrics = metrics;
   }
 
+  /**
+   * Parses the command line first: {@code --help}, {@code --version}, {@code secrets-key} and a
+   * usage error are answered here and exit, so they start nothing (no metrics port, no runner).
+   * Only a command line that runs the runner starts Quarkus.
+   */
   public static void main(String... args) {
+    if (args.length > 0 && args[0].equals(KeyCommand.WORD)) {
+      System.exit(
+          KeyCommand.run(
+              List.of(args).subList(1, args.length),
+              System.getenv(),
+              java.time.Clock.systemUTC(),
+              System.out,
+              System.err));
+    }
+    RunnerCommandLine.Invocation invocation;
+    try {
+      invocation = RunnerCommandLine.parse(List.of(args), System.getenv());
+    } catch (RunnerOptions.UsageException e) {
+      System.err.println("knotless-run: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    if (invocation instanceof RunnerCommandLine.Help) {
+      System.out.print(RunnerOptions.HELP);
+      System.exit(0);
+    } else if (invocation instanceof RunnerCommandLine.Version v) {
+      System.out.println(v.text());
+      System.exit(0);
+    }
     Quarkus.run(KnotlessRunMain.class, args);
   }
 
   @Override
   public int run(String... args) throws Exception {
-    if (args.length > 0 && args[0].equals(KeyCommand.WORD)) {
-      return KeyCommand.run(
-          List.of(args).subList(1, args.length),
-          System.getenv(),
-          java.time.Clock.systemUTC(),
-          System.out,
-          System.err);
-    }
+    // main() parsed this command line already; it parses the same again.
     Optional<RunnerOptions> parsed;
     try {
       parsed = RunnerOptions.parse(List.of(args), System.getenv());

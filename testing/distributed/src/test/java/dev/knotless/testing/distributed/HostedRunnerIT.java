@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.cli.KnotlessCli;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.cli.CliContext;
-import dev.knotless.storage.cli.KnotlessCli;
 import dev.knotless.storage.secrets.RunnerKeyRecord;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.HarnessAppview;

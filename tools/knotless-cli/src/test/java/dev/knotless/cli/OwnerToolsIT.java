@@ -1,4 +1,4 @@
-package dev.knotless.storage.cli;
+package dev.knotless.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,6 +12,7 @@ import dev.knotless.atproto.Swap;
 import dev.knotless.atproto.Tid;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.cli.CliContext;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
@@ -78,7 +79,9 @@ class OwnerToolsIT {
   }
 
   private static List<String> runnersOf(JsonNode record) {
-    return RunnersCommand.runners(record);
+    List<String> out = new java.util.ArrayList<>();
+    record.path("runners").forEach(n -> out.add(n.asText()));
+    return out;
   }
 
   @Test

@@ -1,0 +1,33 @@
+package dev.knotless.storage.cli;
+
+import dev.knotless.storage.KnotlessRepos;
+import java.io.IOException;
+
+/**
+ * The background compaction a push starts ({@link CompactLauncher}): {@code [--due] <url>}, run on
+ * the remote helper's own classpath, so it needs none of the {@code knotless} command line. Not a
+ * user's command; {@code knotless repo compact} is. Exit codes: 0 done, 1 failed, 2 usage.
+ */
+public final class CompactMain {
+  private CompactMain() {}
+
+  public static void main(String[] argv) {
+    boolean due = argv.length == 2 && argv[0].equals("--due");
+    if (argv.length != 1 && !due) {
+      System.err.println("usage: CompactMain [--due] <url>");
+      System.exit(2);
+    }
+    CliContext ctx =
+        new CliContext(
+            System.getenv(),
+            System.out,
+            System.err,
+            () -> KnotlessRepos.fromEnvironment(System.getenv()));
+    try {
+      System.exit(CompactCommand.run(argv[argv.length - 1], due, ctx));
+    } catch (IOException | IllegalArgumentException e) {
+      System.err.println("knotless: " + e.getMessage());
+      System.exit(1);
+    }
+  }
+}
