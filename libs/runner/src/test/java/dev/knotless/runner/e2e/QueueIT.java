@@ -319,7 +319,9 @@ class QueueIT {
       q.queueAll();
       q.start();
       String broken = q.pulls.get(4);
+      // Five batch runs and two landings one after another: more than one run's usual wait.
       RunnerHarness.await(
+          java.time.Duration.ofMinutes(3),
           "7 pulls merged and the fifth ejected (merged so far: %s)",
           () -> {
             try {

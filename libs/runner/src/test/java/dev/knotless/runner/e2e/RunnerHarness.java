@@ -231,11 +231,17 @@ final class RunnerHarness implements AutoCloseable {
 
   static void await(String what, BooleanSupplier done, java.util.function.Supplier<String> seen)
       throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
+    await(WAIT, what, done, seen);
+  }
+
+  /** As {@link #await(String, BooleanSupplier)}, for a scenario of many runs one after another. */
+  static void await(
+      Duration max, String what, BooleanSupplier done, java.util.function.Supplier<String> seen)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
     while (!done.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        fail(
-            "timed out after " + WAIT.toSeconds() + " s waiting for " + what.formatted(seen.get()));
+        fail("timed out after " + max.toSeconds() + " s waiting for " + what.formatted(seen.get()));
       }
       Thread.sleep(100);
     }
