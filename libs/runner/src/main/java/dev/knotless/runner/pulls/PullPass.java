@@ -98,9 +98,11 @@ public final class PullPass {
     this.heads = heads;
     this.state = state;
     this.checks =
-        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly), runnerDid);
+        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly), runnerDid)
+            .pullsOnly(pullsOnly);
     this.laterChecks =
-        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(true), runnerDid);
+        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(true), runnerDid)
+            .pullsOnly(pullsOnly);
     this.cacheDir = cacheDir;
     this.clock = clock;
     this.pullsOnly = pullsOnly;

@@ -6,6 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -45,6 +46,10 @@ public final class CacheStore {
 
   static final String MAKING = ".making";
 
+  /** The name of a base: its repository, workflow and path, each hashed. */
+  private static final java.util.regex.Pattern NAMED =
+      java.util.regex.Pattern.compile("[0-9a-f]{16}\\.[0-9a-f]{16}\\.[0-9a-f]{16}");
+
   private final Path root;
   private final long maxBytes;
   private final Map<String, Integer> current = new HashMap<>();
@@ -52,7 +57,13 @@ public final class CacheStore {
   private final Set<Path> making = new HashSet<>();
   private final Set<String> liveRuns = new HashSet<>();
   private final CacheFigures figures = new CacheFigures();
+  private final Map<String, Long> baseBytes = new HashMap<>();
+  private final KeptLayers kept;
+  private final BaseMarks marks;
   private int nextGeneration;
+
+  /** A number of things (bases, kept sets) and the bytes of their files. */
+  public record Amount(int count, long bytes) {}
 
   /**
    * @param root {@code --cache-dir}; made if missing. It may not hold a comma or a colon, which the
@@ -60,6 +71,11 @@ public final class CacheStore {
    * @param maxBytes {@code --cache-max}: a new base larger than this is not made current
    */
   public CacheStore(Path root, long maxBytes) throws IOException {
+    this(root, maxBytes, java.time.Clock.systemUTC());
+  }
+
+  /** A store whose kept layers age by {@code clock}. */
+  CacheStore(Path root, long maxBytes, java.time.Clock clock) throws IOException {
     this.root = Objects.requireNonNull(root, "cache root").toAbsolutePath().normalize();
     String s = this.root.toString();
     if (s.contains(",") || s.contains(":")) {
@@ -73,6 +89,8 @@ public final class CacheStore {
     Files.createDirectories(this.root.resolve("runs"));
     Files.createDirectories(this.root.resolve("images"));
     Files.createDirectories(empty());
+    this.kept = new KeptLayers(this.root, maxBytes, clock, figures);
+    this.marks = new BaseMarks(this.root.resolve("marks.json"));
     this.nextGeneration = (int) (System.currentTimeMillis() / 1000 % 1_000_000_000);
   }
 
@@ -109,6 +127,10 @@ public final class CacheStore {
       liveRuns.add(run);
     }
     RunCaches caches = new RunCaches(this, request, run, runDir);
+    if (request.use() == CacheUse.KEEP_ON_PASS && !request.keepAs().batch()) {
+      // A pull's new run: it moved or runs again, and what it kept before is not its pass now.
+      kept.forget(request.keepAs().subject(), request.workflow());
+    }
     try {
       Files.createDirectories(runDir);
       List<String> paths = request.containerPaths();
@@ -150,6 +172,7 @@ public final class CacheStore {
       // A new cache starts as an empty base.
       Files.createDirectories(dir);
       writeCurrent(name, gen);
+      baseBytes.put(name, 0L);
     }
     readers.merge(dir, 1, Integer::sum);
     return dir;
@@ -180,9 +203,12 @@ public final class CacheStore {
    * if {@code read} still is and it is within {@code --cache-max}; over that, an empty generation
    * is made current instead, and the next run starts afresh.
    *
+   * @param mark the mark of the base a pull makes on a {@code --pulls-only} runner ({@link
+   *     BaseMarks}), refused under a newer one; {@link CacheRequest#NO_MARK} for a push, whose base
+   *     has none
    * @return a line for the run's log saying what became of it
    */
-  String promote(String name, String path, Path read, Path upper) throws IOException {
+  String promote(String name, String path, Path read, Path upper, long mark) throws IOException {
     if (Layers.isEmpty(upper)) {
       return "cache " + path + ": nothing written, the base stays";
     }
@@ -206,11 +232,20 @@ public final class CacheStore {
           figures.notPromoted();
           return "cache " + path + ": not promoted, another run made the base meanwhile";
         }
+        if (marks.refuses(name, mark)) {
+          figures.notPromoted();
+          return "cache "
+              + path
+              + ": not promoted, the base was made at a newer tip of the default branch than"
+              + " this run merged with";
+        }
         if (size > maxBytes) {
           // Not made current, and the base is dropped: kept, it would only grow past again.
           figures.notPromoted();
           Files.createDirectory(generation(name, gen));
           writeCurrent(name, gen);
+          baseBytes.put(name, 0L);
+          marks.set(name, mark);
           return "cache "
               + path
               + ": not promoted, the new base ("
@@ -224,6 +259,8 @@ public final class CacheStore {
         // The generation is whole before the pointer names it: a crash before leaves it old.
         writeCurrent(name, gen);
         current.put(name, gen);
+        baseBytes.put(name, size);
+        marks.set(name, mark);
       }
       figures.promoted(moved);
       long ms = (System.nanoTime() - started) / 1_000_000;
@@ -289,6 +326,7 @@ public final class CacheStore {
       LOG.warn("could not sweep the caches' old bases: {}", e.toString());
     }
     sweepImageCopies();
+    kept.expire();
     deleteQuietly(root.resolve("trash"), "shed bases left half removed");
   }
 
@@ -311,6 +349,14 @@ public final class CacheStore {
 
   private void sweepBase(Path base, Set<Path> pinned) throws IOException {
     String name = base.getFileName().toString();
+    if (!NAMED.matcher(name).matches()) {
+      // Named otherwise than for its repository, workflow and path: no run will read it again.
+      Path trash = moveAsideIfUnread(base);
+      if (trash != null) {
+        deleteQuietly(trash, "a base named as before");
+      }
+      return;
+    }
     try (DirectoryStream<Path> gens = Files.newDirectoryStream(base, Files::isDirectory)) {
       for (Path gen : gens) {
         boolean remove;
@@ -349,12 +395,178 @@ public final class CacheStore {
     Files.createDirectories(trash.getParent());
     Files.move(base, trash, StandardCopyOption.ATOMIC_MOVE);
     current.remove(name);
+    baseBytes.remove(name);
     return trash;
+  }
+
+  /**
+   * The bytes of the files of the current generation of a base moved aside whole to {@code dir}.
+   */
+  static long sizeOfMovedBase(Path dir) {
+    try {
+      Path gen = dir.resolve(Files.readString(dir.resolve("current")).strip());
+      return Files.isDirectory(gen) ? Layers.sizeOf(gen) : 0;
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("could not size {}: {}", dir, e.toString());
+      return 0;
+    }
   }
 
   /** The directory of an image's own files at a container path, made by the caller if missing. */
   public Path imageFiles(String imageId, String path) {
     return root.resolve("images").resolve(CacheNames.hash(imageId) + "." + CacheNames.hash(path));
+  }
+
+  /** Keeps a passing run's layers by its check ({@link KeptLayers#keep}). */
+  List<String> keep(
+      CacheRequest.KeptAs as, String workflow, List<KeptLayers.Layer> layers, List<Path> uppers)
+      throws IOException {
+    return kept.keep(as, workflow, layers, uppers);
+  }
+
+  /**
+   * Promotes the layers a trusted pull's or batch's pass kept by {@code check}, as the push that
+   * takes that pass: each only over the base it was written over, if that is still current; the
+   * rest are dropped, and their next run warms them. Never throws.
+   *
+   * @return lines for the push's log; none when nothing was kept by {@code check}
+   */
+  public List<String> takeKept(String check) {
+    String run = "take-" + CacheNames.hash(check) + "-" + System.nanoTime();
+    synchronized (this) {
+      liveRuns.add(run);
+    }
+    List<String> lines = new ArrayList<>();
+    Path dir = root.resolve("runs").resolve(run);
+    try {
+      KeptLayers.Taken taken = kept.take(check, dir);
+      if (taken == null) {
+        return lines;
+      }
+      for (KeptLayers.Layer l : taken.meta().layers()) {
+        lines.add(promoteKept(l, taken.upper(l)));
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("the cache layers kept by {} were not taken: {}", check, e.toString());
+      lines.add("cache: the layers the pass kept were not taken: " + e.getMessage());
+    } finally {
+      deleteQuietly(dir, "taken kept layers");
+      ended(run);
+    }
+    return lines;
+  }
+
+  private String promoteKept(KeptLayers.Layer l, Path upper) {
+    Path read;
+    synchronized (this) {
+      read = generation(l.name(), l.generation());
+      if (currentOf(l.name()) != l.generation() || !Files.isDirectory(read)) {
+        figures.notPromoted();
+        return "cache "
+            + l.path()
+            + ": not promoted, the base moved on since the pass was kept: the next run warms it";
+      }
+      readers.merge(read, 1, Integer::sum);
+    }
+    try {
+      return promote(l.name(), l.path(), read, upper, CacheRequest.NO_MARK);
+    } catch (IOException | RuntimeException e) {
+      figures.notPromoted();
+      LOG.warn("cache {} kept was not promoted: {}", l.path(), e.toString());
+      return "cache " + l.path() + ": not promoted: " + e.getMessage();
+    } finally {
+      release(l.name(), read);
+    }
+  }
+
+  /** Drops the kept layers over their limits; called on each sweep, as they also age. */
+  public void expireKept() {
+    kept.expire();
+  }
+
+  /** Sheds every kept set, for the disk floor. */
+  Amount shedKept() {
+    Amount shed = kept.shedAll();
+    figures.shedKept(shed.count(), shed.bytes());
+    return shed;
+  }
+
+  /**
+   * Removes the caches of repository {@code repo} (as {@link CacheRequest#repo} names it), found
+   * deleted: its bases no run reads, its kept layers and its bases' marks.
+   *
+   * @return the bases and kept sets removed, and their bytes
+   */
+  public Amount removeRepo(String repo) {
+    String prefix = CacheNames.hash(repo) + ".";
+    List<Path> gone = new ArrayList<>();
+    try (DirectoryStream<Path> bases =
+        Files.newDirectoryStream(root.resolve("bases"), prefix + "*")) {
+      for (Path base : bases) {
+        Path trash = moveAsideIfUnread(base);
+        if (trash != null) {
+          gone.add(trash);
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("could not remove the caches of {}: {}", repo, e.toString());
+    }
+    long bytes = 0;
+    for (Path p : gone) {
+      bytes += sizeOfMovedBase(p);
+      deleteQuietly(p, "a deleted repository's base");
+    }
+    Amount keptGone = kept.removeStartingWith(prefix);
+    synchronized (this) {
+      marks.removeStartingWith(prefix);
+    }
+    return new Amount(gone.size() + keptGone.count(), bytes + keptGone.bytes());
+  }
+
+  /**
+   * The current bases and the bytes of their files, for gauges. A base not sized since the start is
+   * sized once, outside the lock; promotion sizes the rest as it goes.
+   */
+  public Amount bases() {
+    List<String> names = new ArrayList<>();
+    try (DirectoryStream<Path> bases = Files.newDirectoryStream(root.resolve("bases"))) {
+      for (Path b : bases) {
+        names.add(b.getFileName().toString());
+      }
+    } catch (IOException e) {
+      LOG.debug("could not list the caches' bases: {}", e.toString());
+    }
+    long bytes = 0;
+    for (String name : names) {
+      Long known;
+      Path gen;
+      synchronized (this) {
+        known = baseBytes.get(name);
+        gen = generation(name, currentOf(name));
+      }
+      if (known == null) {
+        try {
+          known = Files.isDirectory(gen) ? Layers.sizeOf(gen) : 0L;
+        } catch (IOException e) {
+          known = 0L;
+        }
+        synchronized (this) {
+          baseBytes.putIfAbsent(name, known);
+        }
+      }
+      bytes += known;
+    }
+    return new Amount(names.size(), bytes);
+  }
+
+  /** The kept sets and the bytes of their files, for gauges. */
+  public Amount kept() {
+    return kept.sizes();
+  }
+
+  /** The mark of base {@code name} ({@link BaseMarks}), -1 for none. */
+  synchronized long markOf(String name) {
+    return marks.of(name);
   }
 
   // Bookkeeping.
