@@ -290,6 +290,7 @@ public final class Runner implements AutoCloseable {
                 key,
                 gone.bytes());
           });
+      pass.onClosedPulls(caches::forgetKept);
     }
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));

@@ -163,6 +163,17 @@ public final class RepoPass {
   }
 
   /**
+   * Has a pull found closed unmerged tell {@code closed} its AT-URI ({@link
+   * dev.knotless.runner.pulls.PullPass#onClosed}).
+   */
+  public RepoPass onClosedPulls(Consumer<String> closed) {
+    if (extras.pulls() != null) {
+      extras.pulls().onClosed(closed);
+    }
+    return this;
+  }
+
+  /**
    * Has passes of repositories {@code discovered} says were found naming {@code runnerDid} leave
    * them once their record stops naming it, and run their default branch's tip once when first
    * watched. Call before the first pass.

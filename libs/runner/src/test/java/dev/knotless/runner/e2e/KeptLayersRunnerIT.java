@@ -22,8 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A trusted pull's cache layers reaching the base, end to end against the reference PDS and the
- * docker daemon: kept by its pass and promoted by the push that takes that pass; and, on a {@code
- * --pulls-only} runner, promoted by the pull's pass itself, so the next pull starts warm.
+ * docker daemon: kept by its pass and promoted by the push that takes that pass, forgotten when the
+ * pull closes unmerged; and, on a {@code --pulls-only} runner, promoted by the pull's pass itself,
+ * so the next pull starts warm.
  */
 @WithPds
 class KeptLayersRunnerIT {
@@ -83,6 +84,18 @@ class KeptLayersRunnerIT {
               "(?s).*cache /cache: \\d+ bytes kept for the push that lands this pass.*"),
           pullLog);
 
+      // Another pull's pass keeps its layers too, till the pull is closed without landing.
+      String other = branch(repo, "other", "c.txt");
+      String pull2 = new PullAuthor(repo).open(repo, "main", repo, "other");
+      assertEquals(
+          CheckStatus.SUCCESS, runner.awaitPullEnded(repo, pull2, other, base, "build").status());
+      Path kept = tmp.resolve("caches").resolve("kept");
+      assertEquals(2, sets(kept));
+      new PullAuthor(repo).state(repo, pull2, "closed");
+      branch(repo, "nudge", "d.txt"); // a push rings the repository's door: a pass lists pulls
+      RunnerHarness.await(
+          "the layers of the pull closed unmerged forgotten", () -> sets(kept) == 1);
+
       repo.git("merge", "-q", "--ff-only", "feature");
       repo.push("main");
       CheckRecord took = runner.awaitEnded(repo, "refs/heads/main", head, "build");
@@ -131,6 +144,15 @@ class KeptLayersRunnerIT {
       assertTrue(
           secondLog.contains("warm from " + head1),
           "the first pull's pass did not make the base: " + secondLog);
+    }
+  }
+
+  /** How many passes' layers are kept. */
+  private static int sets(Path kept) {
+    try (java.util.stream.Stream<Path> all = java.nio.file.Files.list(kept)) {
+      return (int) all.count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

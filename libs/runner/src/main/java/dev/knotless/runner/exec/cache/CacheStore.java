@@ -479,6 +479,11 @@ public final class CacheStore {
     }
   }
 
+  /** Forgets the layers the passes of {@code subject} kept: a pull closed without landing. */
+  public void forgetKept(String subject) {
+    kept.forget(subject, null);
+  }
+
   /** Drops the kept layers over their limits; called on each sweep, as they also age. */
   public void expireKept() {
     kept.expire();

@@ -185,20 +185,23 @@ final class KeptLayers {
   }
 
   /**
-   * Forgets the sets of {@code subject}'s {@code workflow}: a pull's new run starts, so it moved or
-   * is run again, and what it kept before is no longer its pass.
+   * Forgets the sets of {@code subject}'s {@code workflow} (every workflow's, if null): a pull's
+   * new run starts, so it moved or is run again, or it closed; what it kept before will not land.
    */
   void forget(String subject, String workflow) {
     List<Path> gone = new ArrayList<>();
     synchronized (this) {
       for (String key : keys()) {
         Meta m = sets.get(key);
-        if (m.subject().equals(subject) && m.workflow().equals(workflow)) {
+        if (m.subject().equals(subject) && (workflow == null || m.workflow().equals(workflow))) {
           gone.add(moveToTrashQuietly(key));
         }
       }
     }
-    removeAll(gone, "kept layers of a pull that moved");
+    if (!gone.isEmpty()) {
+      LOG.info("forgot {} sets of cache layers {} kept", gone.size(), subject);
+    }
+    removeAll(gone, "kept layers of a pull that moved or closed");
   }
 
   /**

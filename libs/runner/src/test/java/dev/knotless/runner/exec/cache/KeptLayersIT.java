@@ -171,6 +171,9 @@ class KeptLayersIT {
     run(pull("at://r/check/p1-new", "at://alice/pull/1"), "pull-1b", false, "f", "new head");
     assertEquals(
         List.of(), store.takeKept("at://r/check/p1-old"), "the moved pull's layers stayed");
+    run(pull("at://r/check/p3", "at://alice/pull/3"), "pull-3", true, "f", "closing");
+    store.forgetKept("at://alice/pull/3");
+    assertEquals(List.of(), store.takeKept("at://r/check/p3"), "a closed pull's layers stayed");
     assertEquals(1, store.kept().count(), "another pull's layers went too");
 
     CacheRequest.KeptAs b1 = new CacheRequest.KeptAs("at://r/check/b1", "queue refs/heads/main");
