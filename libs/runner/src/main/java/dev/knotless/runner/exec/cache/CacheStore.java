@@ -2,11 +2,9 @@ package dev.knotless.runner.exec.cache;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -46,10 +44,6 @@ public final class CacheStore {
 
   static final String MAKING = ".making";
 
-  /** The name of a base: its repository, workflow and path, each hashed. */
-  private static final java.util.regex.Pattern NAMED =
-      java.util.regex.Pattern.compile("[0-9a-f]{16}\\.[0-9a-f]{16}\\.[0-9a-f]{16}");
-
   private final Path root;
   private final long maxBytes;
   private final Map<String, Integer> current = new HashMap<>();
@@ -60,6 +54,7 @@ public final class CacheStore {
   private final Map<String, Long> baseBytes = new HashMap<>();
   private final KeptLayers kept;
   private final BaseMarks marks;
+  private final CacheSweeps sweeps = new CacheSweeps(this);
   private int nextGeneration;
 
   /** A number of things (bases, kept sets) and the bytes of their files. */
@@ -89,7 +84,7 @@ public final class CacheStore {
     Files.createDirectories(this.root.resolve("runs"));
     Files.createDirectories(this.root.resolve("images"));
     Files.createDirectories(empty());
-    this.kept = new KeptLayers(this.root, maxBytes, clock, figures);
+    this.kept = new KeptLayers(this, maxBytes, clock, figures);
     this.marks = new BaseMarks(this.root.resolve("marks.json"));
     this.nextGeneration = (int) (System.currentTimeMillis() / 1000 % 1_000_000_000);
   }
@@ -290,93 +285,27 @@ public final class CacheStore {
 
   /**
    * Removes what runs no longer going left: their overlays (unmounted first; one still busy is
-   * left, and the generations it reads are then kept too), half-made generations and generations
-   * neither current nor read. Called at start and on each sweep; never touches a live run's.
+   * left, and the generations it reads are then kept too), half-made generations, generations
+   * neither current nor read, and kept layers over their limits. Called at start and on each sweep;
+   * never touches a live run's.
    */
   public void removeLeftovers() {
-    Set<Path> pinned = new HashSet<>();
-    int runs = 0;
-    try (DirectoryStream<Path> all = Files.newDirectoryStream(root.resolve("runs"))) {
-      for (Path runDir : all) {
-        String run = runDir.getFileName().toString();
-        synchronized (this) {
-          if (liveRuns.contains(run)) {
-            continue;
-          }
-        }
-        if (RunCaches.removeLeftover(runDir)) {
-          runs++;
-        } else if (Files.exists(runDir.resolve("lowers"))) {
-          for (String line : Files.readAllLines(runDir.resolve("lowers"))) {
-            pinned.add(Path.of(line.strip()));
-          }
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("could not sweep the caches' leftover overlays: {}", e.toString());
-    }
-    if (runs > 0) {
-      LOG.info("removed the cache overlays of {} runs no longer going", runs);
-    }
-    try (DirectoryStream<Path> bases = Files.newDirectoryStream(root.resolve("bases"))) {
-      for (Path base : bases) {
-        sweepBase(base, pinned);
-      }
-    } catch (IOException e) {
-      LOG.warn("could not sweep the caches' old bases: {}", e.toString());
-    }
-    sweepImageCopies();
-    kept.expire();
-    deleteQuietly(root.resolve("trash"), "shed bases left half removed");
+    sweeps.removeLeftovers();
   }
 
   /**
-   * Removes copies of images' files left half-made, once an hour old (one may be in the making).
+   * Removes the caches of repository {@code repo} (as {@link CacheRequest#repo} names it), found
+   * deleted: its bases no run reads, its kept layers and its bases' marks.
+   *
+   * @return the bases and kept sets removed, and their bytes
    */
-  private void sweepImageCopies() {
-    long hourAgo = System.currentTimeMillis() - 3_600_000;
-    try (DirectoryStream<Path> all =
-        Files.newDirectoryStream(root.resolve("images"), "*" + MAKING + "-*")) {
-      for (Path p : all) {
-        if (Files.getLastModifiedTime(p).toMillis() < hourAgo) {
-          deleteQuietly(p, "a half-made copy of an image's files");
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("could not sweep the caches' image copies: {}", e.toString());
-    }
+  public Amount removeRepo(String repo) {
+    return sweeps.removeRepo(repo);
   }
 
-  private void sweepBase(Path base, Set<Path> pinned) throws IOException {
-    String name = base.getFileName().toString();
-    if (!NAMED.matcher(name).matches()) {
-      // Named otherwise than for its repository, workflow and path: no run will read it again.
-      Path trash = moveAsideIfUnread(base);
-      if (trash != null) {
-        deleteQuietly(trash, "a base named as before");
-      }
-      return;
-    }
-    try (DirectoryStream<Path> gens = Files.newDirectoryStream(base, Files::isDirectory)) {
-      for (Path gen : gens) {
-        boolean remove;
-        synchronized (this) {
-          int cur = currentOf(name);
-          remove =
-              !making.contains(gen)
-                  && !readers.containsKey(gen)
-                  && !pinned.contains(gen)
-                  && !gen.equals(generation(name, cur));
-        }
-        if (remove) {
-          deleteQuietly(
-              gen,
-              gen.getFileName().toString().endsWith(MAKING)
-                  ? "a half-made generation"
-                  : "an old generation no run reads");
-        }
-      }
-    }
+  /** The current bases and the bytes of their files, for gauges. */
+  public Amount bases() {
+    return sweeps.bases();
   }
 
   /**
@@ -399,19 +328,6 @@ public final class CacheStore {
     return trash;
   }
 
-  /**
-   * The bytes of the files of the current generation of a base moved aside whole to {@code dir}.
-   */
-  static long sizeOfMovedBase(Path dir) {
-    try {
-      Path gen = dir.resolve(Files.readString(dir.resolve("current")).strip());
-      return Files.isDirectory(gen) ? Layers.sizeOf(gen) : 0;
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("could not size {}: {}", dir, e.toString());
-      return 0;
-    }
-  }
-
   /** The directory of an image's own files at a container path, made by the caller if missing. */
   public Path imageFiles(String imageId, String path) {
     return root.resolve("images").resolve(CacheNames.hash(imageId) + "." + CacheNames.hash(path));
@@ -432,50 +348,27 @@ public final class CacheStore {
    * @return lines for the push's log; none when nothing was kept by {@code check}
    */
   public List<String> takeKept(String check) {
-    String run = "take-" + CacheNames.hash(check) + "-" + System.nanoTime();
-    synchronized (this) {
-      liveRuns.add(run);
-    }
-    List<String> lines = new ArrayList<>();
-    Path dir = root.resolve("runs").resolve(run);
-    try {
-      KeptLayers.Taken taken = kept.take(check, dir);
-      if (taken == null) {
-        return lines;
-      }
-      for (KeptLayers.Layer l : taken.meta().layers()) {
-        lines.add(promoteKept(l, taken.upper(l)));
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("the cache layers kept by {} were not taken: {}", check, e.toString());
-      lines.add("cache: the layers the pass kept were not taken: " + e.getMessage());
-    } finally {
-      deleteQuietly(dir, "taken kept layers");
-      ended(run);
-    }
-    return lines;
+    return kept.promote(check);
   }
 
-  private String promoteKept(KeptLayers.Layer l, Path upper) {
-    Path read;
-    synchronized (this) {
-      read = generation(l.name(), l.generation());
-      if (currentOf(l.name()) != l.generation() || !Files.isDirectory(read)) {
-        figures.notPromoted();
-        return "cache "
-            + l.path()
-            + ": not promoted, the base moved on since the pass was kept: the next run warms it";
-      }
-      readers.merge(read, 1, Integer::sum);
+  /**
+   * Counts one more reader of generation {@code gen} of {@code name} if it is current, for a kept
+   * layer written over it to be promoted; null, counting none, if it is not.
+   */
+  synchronized Path acquireIfCurrent(String name, int gen) {
+    Path read = generation(name, gen);
+    if (currentOf(name) != gen || !Files.isDirectory(read)) {
+      return null;
     }
-    try {
-      return promote(l.name(), l.path(), read, upper, CacheRequest.NO_MARK);
-    } catch (IOException | RuntimeException e) {
-      figures.notPromoted();
-      LOG.warn("cache {} kept was not promoted: {}", l.path(), e.toString());
-      return "cache " + l.path() + ": not promoted: " + e.getMessage();
-    } finally {
-      release(l.name(), read);
+    readers.merge(read, 1, Integer::sum);
+    return read;
+  }
+
+  synchronized void live(String run, boolean going) {
+    if (going) {
+      liveRuns.add(run);
+    } else {
+      liveRuns.remove(run);
     }
   }
 
@@ -496,74 +389,6 @@ public final class CacheStore {
     return shed;
   }
 
-  /**
-   * Removes the caches of repository {@code repo} (as {@link CacheRequest#repo} names it), found
-   * deleted: its bases no run reads, its kept layers and its bases' marks.
-   *
-   * @return the bases and kept sets removed, and their bytes
-   */
-  public Amount removeRepo(String repo) {
-    String prefix = CacheNames.hash(repo) + ".";
-    List<Path> gone = new ArrayList<>();
-    try (DirectoryStream<Path> bases =
-        Files.newDirectoryStream(root.resolve("bases"), prefix + "*")) {
-      for (Path base : bases) {
-        Path trash = moveAsideIfUnread(base);
-        if (trash != null) {
-          gone.add(trash);
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("could not remove the caches of {}: {}", repo, e.toString());
-    }
-    long bytes = 0;
-    for (Path p : gone) {
-      bytes += sizeOfMovedBase(p);
-      deleteQuietly(p, "a deleted repository's base");
-    }
-    Amount keptGone = kept.removeStartingWith(prefix);
-    synchronized (this) {
-      marks.removeStartingWith(prefix);
-    }
-    return new Amount(gone.size() + keptGone.count(), bytes + keptGone.bytes());
-  }
-
-  /**
-   * The current bases and the bytes of their files, for gauges. A base not sized since the start is
-   * sized once, outside the lock; promotion sizes the rest as it goes.
-   */
-  public Amount bases() {
-    List<String> names = new ArrayList<>();
-    try (DirectoryStream<Path> bases = Files.newDirectoryStream(root.resolve("bases"))) {
-      for (Path b : bases) {
-        names.add(b.getFileName().toString());
-      }
-    } catch (IOException e) {
-      LOG.debug("could not list the caches' bases: {}", e.toString());
-    }
-    long bytes = 0;
-    for (String name : names) {
-      Long known;
-      Path gen;
-      synchronized (this) {
-        known = baseBytes.get(name);
-        gen = generation(name, currentOf(name));
-      }
-      if (known == null) {
-        try {
-          known = Files.isDirectory(gen) ? Layers.sizeOf(gen) : 0L;
-        } catch (IOException e) {
-          known = 0L;
-        }
-        synchronized (this) {
-          baseBytes.putIfAbsent(name, known);
-        }
-      }
-      bytes += known;
-    }
-    return new Amount(names.size(), bytes);
-  }
-
   /** The kept sets and the bytes of their files, for gauges. */
   public Amount kept() {
     return kept.sizes();
@@ -574,13 +399,43 @@ public final class CacheStore {
     return marks.of(name);
   }
 
-  // Bookkeeping.
+  // Bookkeeping, shared with CacheSweeps.
 
-  private Path empty() {
+  synchronized boolean live(String run) {
+    return liveRuns.contains(run);
+  }
+
+  /** Whether generation {@code gen} of {@code name} is neither current, read, made nor pinned. */
+  synchronized boolean unused(String name, Path gen, Set<Path> pinned) {
+    return !making.contains(gen)
+        && !readers.containsKey(gen)
+        && !pinned.contains(gen)
+        && !gen.equals(generation(name, currentOf(name)));
+  }
+
+  /** The known size of base {@code name}'s current generation, or null, and where it is. */
+  synchronized Map.Entry<Long, Path> knownSize(String name) {
+    return new java.util.AbstractMap.SimpleEntry<>(
+        baseBytes.get(name), generation(name, currentOf(name)));
+  }
+
+  synchronized void sized(String name, long bytes) {
+    baseBytes.putIfAbsent(name, bytes);
+  }
+
+  KeptLayers keptLayers() {
+    return kept;
+  }
+
+  synchronized void removeMarks(String prefix) {
+    marks.removeStartingWith(prefix);
+  }
+
+  Path empty() {
     return root.resolve("empty");
   }
 
-  private Path base(String name) {
+  Path base(String name) {
     return root.resolve("bases").resolve(name);
   }
 

@@ -106,9 +106,13 @@ final class KeptLayers {
   private final long maxBytes;
   private final Clock clock;
   private final CacheFigures figures;
+  private final CacheStore store;
   private final Map<String, Meta> sets = new HashMap<>();
 
-  KeptLayers(Path root, long maxBytes, Clock clock, CacheFigures figures) throws IOException {
+  KeptLayers(CacheStore store, long maxBytes, Clock clock, CacheFigures figures)
+      throws IOException {
+    this.store = store;
+    Path root = store.root();
     this.figures = figures;
     this.dir = Files.createDirectories(root.resolve("kept"));
     this.trash = root.resolve("trash");
@@ -234,6 +238,53 @@ final class KeptLayers {
     }
     removeAll(gone, "kept layers of an earlier batch");
     return taken;
+  }
+
+  /**
+   * Takes the set kept by {@code check} and promotes each of its layers over the base it was
+   * written over, if that is still current ({@link CacheStore#takeKept}). Never throws.
+   */
+  List<String> promote(String check) {
+    String run = "take-" + CacheNames.hash(check) + "-" + System.nanoTime();
+    // Counted as a run going, so that a sweep meanwhile leaves the set where it is taken to.
+    store.live(run, true);
+    List<String> lines = new ArrayList<>();
+    Path into = store.root().resolve("runs").resolve(run);
+    try {
+      Taken taken = take(check, into);
+      if (taken == null) {
+        return lines;
+      }
+      for (Layer l : taken.meta().layers()) {
+        lines.add(promote(l, taken.upper(l)));
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("the cache layers kept by {} were not taken: {}", check, e.toString());
+      lines.add("cache: the layers the pass kept were not taken: " + e.getMessage());
+    } finally {
+      CacheStore.deleteQuietly(into, "taken kept layers");
+      store.live(run, false);
+    }
+    return lines;
+  }
+
+  private String promote(Layer l, Path upper) {
+    Path read = store.acquireIfCurrent(l.name(), l.generation());
+    if (read == null) {
+      figures.notPromoted();
+      return "cache "
+          + l.path()
+          + ": not promoted, the base moved on since the pass was kept: the next run warms it";
+    }
+    try {
+      return store.promote(l.name(), l.path(), read, upper, CacheRequest.NO_MARK);
+    } catch (IOException | RuntimeException e) {
+      figures.notPromoted();
+      LOG.warn("cache {} kept was not promoted: {}", l.path(), e.toString());
+      return "cache " + l.path() + ": not promoted: " + e.getMessage();
+    } finally {
+      store.release(l.name(), read);
+    }
   }
 
   /** Drops the sets over the limits: too old, beyond the newest 16, beyond --cache-max in all. */
