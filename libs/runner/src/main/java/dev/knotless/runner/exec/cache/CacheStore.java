@@ -27,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * runs/&lt;run&gt;/&lt;i&gt;/{upper,work,merged}                   one run's overlay of its i-th path
  * runs/&lt;run&gt;/lowers                                   the generations the run reads
  * images/&lt;h(image id)&gt;.&lt;h(path)&gt;/                     an image's own files at a path
+ * kept/&lt;h(check)&gt;/{meta,&lt;i&gt;/}                          a pass's kept layers ({@link KeptLayers})
+ * marks.json                                           marks of bases pulls made ({@link BaseMarks})
+ * trash/                                               what is being removed
  * </pre>
  *
  * Runs never wait on each other: opening takes a short lock to count a reader of the current

@@ -15,10 +15,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps {@code --disk-floor} free on the disk the caches are on (runner.md, "Room on the disk").
- * Before a run starts, {@link #hold} looks at the free space; below the floor it sheds every base
- * no run reads, and if that is not enough it waits, looking again every interval, until runs going
- * end and free their layers, or the run is cancelled. One run at a time holds here, so no other run
- * starts meanwhile. A disk whose free space cannot be read holds nothing back. Thread-safe.
+ * Before a run starts, {@link #hold} looks at the free space; below the floor it sheds every kept
+ * set of layers and every base no run reads, and if that is not enough it waits, looking again
+ * every interval, until runs going end and free their layers, or the run is cancelled. One run at a
+ * time holds here, so no other run starts meanwhile. A disk whose free space cannot be read holds
+ * nothing back. Thread-safe.
  */
 public final class DiskFloor {
 
