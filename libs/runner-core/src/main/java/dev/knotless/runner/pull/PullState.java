@@ -26,6 +26,20 @@ public record PullState(String uri, String author, String state, String createdA
    */
   public static boolean open(
       Collection<PullState> states, String ownerDid, Collection<String> collaborators) {
+    return newest(states, ownerDid, collaborators).equals("open");
+  }
+
+  /**
+   * Whether a pull was closed without being merged: its newest counting state, as {@link #open}
+   * reckons it, is {@code closed}.
+   */
+  public static boolean closedUnmerged(
+      Collection<PullState> states, String ownerDid, Collection<String> collaborators) {
+    return newest(states, ownerDid, collaborators).equals("closed");
+  }
+
+  private static String newest(
+      Collection<PullState> states, String ownerDid, Collection<String> collaborators) {
     Set<String> writers = new java.util.HashSet<>(collaborators);
     writers.add(ownerDid);
     List<PullState> counting =
@@ -36,6 +50,6 @@ public record PullState(String uri, String author, String state, String createdA
                 Comparator.comparing((PullState s) -> s.createdAt() == null ? "" : s.createdAt())
                     .thenComparing(PullState::uri))
             .toList();
-    return counting.isEmpty() || counting.get(counting.size() - 1).state().equals("open");
+    return counting.isEmpty() ? "open" : counting.get(counting.size() - 1).state();
   }
 }

@@ -193,6 +193,21 @@ public final class Jobs implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code spec}, its caches' layers kept by the run's check if it passes, when its pass is kept
+   * for a push at the same tree to take: the push then promotes them as its own run would.
+   */
+  static RunSpec keepingLayers(PlannedRun p, RunSpec spec) {
+    if (p.keep() == null) {
+      return spec;
+    }
+    return spec.withCaches(
+        spec.caches()
+            .keptAs(
+                new dev.knotless.runner.exec.cache.CacheRequest.KeptAs(
+                    p.keep().check(), p.keep().subject())));
+  }
+
   private void runJob(Running r) {
     PlannedRun p = r.run();
     CheckRecord check = Checks.started(p.check(), r.startedAt());
@@ -209,7 +224,7 @@ public final class Jobs implements AutoCloseable {
       // A run withdrawn runs nothing: the bookkeeping below frees its job as for one that ended.
       if (withdrawn == null) {
         reports.started(p, check);
-        RunSpec spec = AdmittedSpec.apply(p.prepare().prepare(), r.admission());
+        RunSpec spec = AdmittedSpec.apply(keepingLayers(p, p.prepare().prepare()), r.admission());
         LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
         result =
             executor.run(spec, r.cancellation(), reports.listener(p), p.prepare().afterSteps());

@@ -86,6 +86,13 @@ public final class Runner implements AutoCloseable {
         : java.util.Optional.empty();
   }
 
+  /** The docker executor's caches, when it keeps any: their bases' and kept layers' sizes. */
+  public java.util.Optional<dev.knotless.runner.exec.cache.CacheStore> cacheStore() {
+    return executor instanceof dev.knotless.runner.exec.docker.DockerExecutor d
+        ? java.util.Optional.ofNullable(d.cacheStore())
+        : java.util.Optional.empty();
+  }
+
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
   private dev.knotless.runner.sealed.SealedStart sealed;
@@ -271,6 +278,21 @@ public final class Runner implements AutoCloseable {
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
             clock,
             extras);
+    if (executor instanceof dev.knotless.runner.exec.docker.DockerExecutor d
+        && d.cacheStore() != null) {
+      dev.knotless.runner.exec.cache.CacheStore caches = d.cacheStore();
+      pass.withCaches(
+          caches::takeKept,
+          key -> {
+            var gone = caches.removeRepo(key);
+            LOG.info(
+                "removed {} cache bases and kept sets of the deleted repository {}, {} bytes",
+                gone.count(),
+                key,
+                gone.bytes());
+          });
+      pass.onClosedPulls(caches::forgetKept);
+    }
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,10 +32,19 @@ final class PassTaking {
 
   private final CheckFiler filer;
   private final StateStore state;
+  private volatile Function<String, List<String>> keptLayers = check -> List.of();
 
   PassTaking(CheckFiler filer, StateStore state) {
     this.filer = filer;
     this.state = state;
+  }
+
+  /**
+   * Has a push taking a pass promote the cache layers that pass kept, by its check's AT-URI, with
+   * {@code promote}, which returns lines for the push's log.
+   */
+  void promotingKeptLayers(Function<String, List<String>> promote) {
+    this.keptLayers = promote;
   }
 
   /**
@@ -80,7 +90,9 @@ final class PassTaking {
       return false;
     }
     CheckRecord took = was.get();
-    BlobRef log = filer.uploadLog(log(earlier, took, tree));
+    // The layers the pass kept become the bases' next generations, as this push's run would make.
+    List<String> caches = keptLayers.apply(earlier.check());
+    BlobRef log = filer.uploadLog(log(earlier, took, tree, caches));
     CheckRecord check =
         new CheckRecord(
             repo.repoUri(),
@@ -113,7 +125,8 @@ final class PassTaking {
     return "took the pass of " + earlier.check() + " (" + earlier.subject() + ") at the same tree";
   }
 
-  private byte[] log(PassedRun earlier, CheckRecord took, String tree) throws IOException {
+  private byte[] log(PassedRun earlier, CheckRecord took, String tree, List<String> caches)
+      throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     String head =
         "==> the tree "
@@ -129,6 +142,11 @@ final class PassTaking {
     out.write(head.getBytes(StandardCharsets.UTF_8));
     if (took.log() != null) {
       out.write(filer.blob(took.log()));
+    }
+    if (!caches.isEmpty()) {
+      out.write(
+          ("==> the caches this push takes from it\n" + String.join("\n", caches) + "\n")
+              .getBytes(StandardCharsets.UTF_8));
     }
     return out.toByteArray();
   }

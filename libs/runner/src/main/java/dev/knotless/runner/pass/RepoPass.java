@@ -103,6 +103,7 @@ public final class RepoPass {
   private final java.util.Map<String, String> renamedTo =
       new java.util.concurrent.ConcurrentHashMap<>();
 
+  private volatile Consumer<String> removeCaches = repoKey -> {};
   private Discovered discovered = Discovered.NONE;
   private String runnerDid;
 
@@ -154,6 +155,30 @@ public final class RepoPass {
   }
 
   /**
+   * Has a push taking a pull's or batch's pass promote the cache layers it kept, through {@code
+   * promote} (the docker executor's caches), which takes the pass's check and returns lines for the
+   * log; and a repository found deleted lose its caches through {@code remove}, given its state
+   * key. Call before the first pass.
+   */
+  public RepoPass withCaches(
+      java.util.function.Function<String, List<String>> promote, Consumer<String> remove) {
+    taking.promotingKeptLayers(promote);
+    this.removeCaches = remove;
+    return this;
+  }
+
+  /**
+   * Has a pull found closed unmerged tell {@code closed} its AT-URI ({@link
+   * dev.knotless.runner.pulls.PullPass#onClosed}).
+   */
+  public RepoPass onClosedPulls(Consumer<String> closed) {
+    if (extras.pulls() != null) {
+      extras.pulls().onClosed(closed);
+    }
+    return this;
+  }
+
+  /**
    * Has passes of repositories {@code discovered} says were found naming {@code runnerDid} leave
    * them once their record stops naming it, and run their default branch's tip once when first
    * watched. Call before the first pass.
@@ -197,6 +222,8 @@ public final class RepoPass {
           stage.accept("clearing the deleted repository's checks and grants");
           extras.deletion().clear(repo);
         }
+        // Its caches' bases, kept layers and marks, found by the hash of its name.
+        removeCaches.accept(repo.stateKey());
         state.update(repo.stateKey(), s -> RepoState.empty());
         return Outcome.DELETED;
       }

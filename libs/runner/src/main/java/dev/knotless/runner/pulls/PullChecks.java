@@ -51,6 +51,7 @@ final class PullChecks {
   private final java.time.Clock clock;
   private final RunClass runClass;
   private final String runnerDid;
+  private boolean pullsOnly;
 
   PullChecks(
       CheckFiler filer,
@@ -65,6 +66,38 @@ final class PullChecks {
     this.sink = sink;
     this.clock = clock;
     this.runClass = runClass;
+  }
+
+  /**
+   * These checks, on a {@code --pulls-only} runner: a trusted pull's pass that a push could reuse
+   * promotes its cache layers itself, the bases it makes marked with the default branch's
+   * generation at the tip it merged with, since no push here ever will.
+   */
+  PullChecks pullsOnly(boolean pullsOnly) {
+    this.pullsOnly = pullsOnly;
+    return this;
+  }
+
+  /**
+   * {@code run}, its caches promoted on a pass over bases marked {@code mark} ({@code
+   * --pulls-only}).
+   */
+  private static PlannedRun promoting(PlannedRun run, long mark) {
+    PlannedRun.Preparer inner = run.prepare();
+    PlannedRun.Preparer marked =
+        new PlannedRun.Preparer() {
+          @Override
+          public dev.knotless.runner.exec.RunSpec prepare() throws PlannedRun.PrepareException {
+            dev.knotless.runner.exec.RunSpec spec = inner.prepare();
+            return spec.withCaches(spec.caches().promotingMarked(mark));
+          }
+
+          @Override
+          public dev.knotless.runner.exec.AfterSteps afterSteps() {
+            return inner.afterSteps();
+          }
+        };
+    return new PlannedRun(run.label(), run.request(), run.check(), marked, run.order(), run.keep());
   }
 
   /** The note of a pull that conflicts with its base. */
@@ -215,6 +248,10 @@ final class PullChecks {
             tree = mirror.git().revParse(checked.commit() + "^{tree}");
           }
           run = run.keptAs(new PassedRun(tree, w.name(), filer.uri(run.rkey()), p.uri()));
+          if (pullsOnly) {
+            // The default branch's generation at the tip merged with: the commits it reaches.
+            run = promoting(run, Long.parseLong(mirror.git().text("rev-list", "--count", base)));
+          }
         }
         run = each.apply(run);
         filer.file(run.rkey(), run.check());

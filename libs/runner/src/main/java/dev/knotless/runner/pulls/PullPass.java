@@ -62,6 +62,7 @@ public final class PullPass {
   private final Path cacheDir;
   private final Clock clock;
   private final boolean pullsOnly;
+  private volatile Consumer<String> closed = uri -> {};
   private volatile java.util.function.BiConsumer<
           dev.knotless.runner.doorbell.RepoId, java.util.Set<dev.knotless.runner.doorbell.RepoId>>
       headsFollower = (base, heads) -> {};
@@ -98,12 +99,22 @@ public final class PullPass {
     this.heads = heads;
     this.state = state;
     this.checks =
-        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly), runnerDid);
+        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(pullsOnly), runnerDid)
+            .pullsOnly(pullsOnly);
     this.laterChecks =
-        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(true), runnerDid);
+        new PullChecks(filer, planner, sink, clock, RunClasses.forPull(true), runnerDid)
+            .pullsOnly(pullsOnly);
     this.cacheDir = cacheDir;
     this.clock = clock;
     this.pullsOnly = pullsOnly;
+  }
+
+  /**
+   * Has each pull found closed without being merged told to {@code closed}, by its AT-URI, on every
+   * pass that lists it: the caches forget the layers its passes kept.
+   */
+  public void onClosed(Consumer<String> closed) {
+    this.closed = closed;
   }
 
   /**
@@ -192,6 +203,10 @@ public final class PullPass {
         continue;
       }
       if (!PullState.open(l.states(), owner, collaborators)) {
+        if (PullState.closedUnmerged(l.states(), owner, collaborators)) {
+          // What its passes kept for a push will not be taken: the pull will not land.
+          closed.accept(p.uri());
+        }
         continue;
       }
       Found f = where(repo, snap, p, collaborators, agents);

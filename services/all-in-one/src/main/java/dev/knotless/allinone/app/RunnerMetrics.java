@@ -2,6 +2,7 @@ package dev.knotless.allinone.app;
 
 import dev.knotless.runner.engine.Runner;
 import dev.knotless.runner.exec.cache.CacheFigures;
+import dev.knotless.runner.exec.cache.CacheStore;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.WaitReason;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -14,7 +15,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * Exports the runner's queue as {@code knotless.run.runs.*} gauges, by class and reason only, and
- * what its caches did as {@code knotless.run.cache.*} counters.
+ * what its caches did as {@code knotless.run.cache.*} counters, and what they hold as gauges.
  */
 @ApplicationScoped
 public class RunnerMetrics {
@@ -39,6 +40,28 @@ public class RunnerMetrics {
         .description("Runs holding a job")
         .register(registry);
     runner.cacheFigures().ifPresent(f -> watchCaches(f::snapshot));
+    runner.cacheStore().ifPresent(c -> watchCacheSizes(c::bases, c::kept));
+  }
+
+  /**
+   * Exports the caches' current bases and kept layers, how many and their bytes, as {@code
+   * knotless.run.cache.bases*} and {@code knotless.run.cache.kept*} gauges.
+   */
+  void watchCacheSizes(Supplier<CacheStore.Amount> bases, Supplier<CacheStore.Amount> kept) {
+    Gauge.builder("knotless.run.cache.bases", bases, b -> b.get().count())
+        .description("Cache bases kept, each a repository's workflow's path")
+        .register(registry);
+    Gauge.builder("knotless.run.cache.bases.bytes", bases, b -> b.get().bytes())
+        .description("Bytes of the files in the caches' current bases")
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("knotless.run.cache.kept", kept, k -> k.get().count())
+        .description("Passes whose cache layers are kept for the push that lands them")
+        .register(registry);
+    Gauge.builder("knotless.run.cache.kept.bytes", kept, k -> k.get().bytes())
+        .description("Bytes of the files in the kept cache layers")
+        .baseUnit("bytes")
+        .register(registry);
   }
 
   /** Exports what the caches did as {@code knotless.run.cache.*} counters. */
@@ -78,6 +101,16 @@ public class RunnerMetrics {
         "Bytes the bases shed at the disk floor took",
         figures,
         CacheFigures.Snapshot::bytesShed);
+    counter(
+        "knotless.run.cache.kept.layers",
+        "Upper layers trusted pulls' and batches' passes kept for the push that lands them",
+        figures,
+        CacheFigures.Snapshot::layersKept);
+    counter(
+        "knotless.run.cache.shed.kept",
+        "Passes' kept layers removed below the disk floor",
+        figures,
+        CacheFigures.Snapshot::keptShed);
     FunctionCounter.builder(
             "knotless.run.cache.floor.wait.seconds",
             figures,

@@ -18,6 +18,8 @@ public final class CacheFigures {
   private final AtomicLong basesShed = new AtomicLong();
   private final AtomicLong bytesShed = new AtomicLong();
   private final AtomicLong floorWaitMillis = new AtomicLong();
+  private final AtomicLong layersKept = new AtomicLong();
+  private final AtomicLong keptShed = new AtomicLong();
 
   /**
    * The counts now.
@@ -31,6 +33,9 @@ public final class CacheFigures {
    * @param basesShed bases removed at the disk floor
    * @param bytesShed the bytes their files took
    * @param floorWaitMillis the time runs waited at the disk floor, in milliseconds, all together
+   * @param layersKept upper layers trusted pulls' and batches' passes kept for the push that lands
+   *     them
+   * @param keptShed kept sets shed at the disk floor (their bytes count in {@code bytesShed})
    */
   public record Snapshot(
       long hits,
@@ -40,7 +45,9 @@ public final class CacheFigures {
       long notPromoted,
       long basesShed,
       long bytesShed,
-      long floorWaitMillis) {}
+      long floorWaitMillis,
+      long layersKept,
+      long keptShed) {}
 
   /** The counts now; each is read on its own, so they may be a moment apart. */
   public Snapshot snapshot() {
@@ -52,7 +59,9 @@ public final class CacheFigures {
         notPromoted.get(),
         basesShed.get(),
         bytesShed.get(),
-        floorWaitMillis.get());
+        floorWaitMillis.get(),
+        layersKept.get(),
+        keptShed.get());
   }
 
   void opened(boolean hit) {
@@ -70,6 +79,15 @@ public final class CacheFigures {
 
   void shed(int bases, long bytes) {
     basesShed.addAndGet(bases);
+    bytesShed.addAndGet(bytes);
+  }
+
+  void kept(int layers) {
+    layersKept.addAndGet(layers);
+  }
+
+  void shedKept(int sets, long bytes) {
+    keptShed.addAndGet(sets);
     bytesShed.addAndGet(bytes);
   }
 

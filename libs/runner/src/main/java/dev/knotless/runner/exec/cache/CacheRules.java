@@ -24,8 +24,10 @@ public final class CacheRules {
   }
 
   /**
-   * The use of a pull's or a batch's run: it never promotes here (kept layers are not built yet,
-   * and no pull is trusted enough to write a base on a runner that also runs pushes).
+   * The use of a pull's or a batch's run: it never promotes by itself here, as no pull is trusted
+   * enough to write a base on a runner that also runs pushes. A trusted pass a push may take keeps
+   * its layers instead ({@link CacheRequest#keptAs}, decided where the pass is kept), and on a
+   * {@code --pulls-only} runner promotes with a mark ({@link CacheRequest#promotingMarked}).
    *
    * @param trusted whether every writer of the pull is the owner or a collaborator; false for an
    *     agent's pull, a stranger's, or when the caller does not know

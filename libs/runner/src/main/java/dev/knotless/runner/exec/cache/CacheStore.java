@@ -2,7 +2,6 @@ package dev.knotless.runner.exec.cache;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -28,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * runs/&lt;run&gt;/&lt;i&gt;/{upper,work,merged}                   one run's overlay of its i-th path
  * runs/&lt;run&gt;/lowers                                   the generations the run reads
  * images/&lt;h(image id)&gt;.&lt;h(path)&gt;/                     an image's own files at a path
+ * kept/&lt;h(check)&gt;/{meta,&lt;i&gt;/}                          a pass's kept layers ({@link KeptLayers})
+ * marks.json                                           marks of bases pulls made ({@link BaseMarks})
+ * trash/                                               what is being removed
  * </pre>
  *
  * Runs never wait on each other: opening takes a short lock to count a reader of the current
@@ -52,7 +54,14 @@ public final class CacheStore {
   private final Set<Path> making = new HashSet<>();
   private final Set<String> liveRuns = new HashSet<>();
   private final CacheFigures figures = new CacheFigures();
+  private final Map<String, Long> baseBytes = new HashMap<>();
+  private final KeptLayers kept;
+  private final BaseMarks marks;
+  private final CacheSweeps sweeps = new CacheSweeps(this);
   private int nextGeneration;
+
+  /** A number of things (bases, kept sets) and the bytes of their files. */
+  public record Amount(int count, long bytes) {}
 
   /**
    * @param root {@code --cache-dir}; made if missing. It may not hold a comma or a colon, which the
@@ -60,6 +69,11 @@ public final class CacheStore {
    * @param maxBytes {@code --cache-max}: a new base larger than this is not made current
    */
   public CacheStore(Path root, long maxBytes) throws IOException {
+    this(root, maxBytes, java.time.Clock.systemUTC());
+  }
+
+  /** A store whose kept layers age by {@code clock}. */
+  CacheStore(Path root, long maxBytes, java.time.Clock clock) throws IOException {
     this.root = Objects.requireNonNull(root, "cache root").toAbsolutePath().normalize();
     String s = this.root.toString();
     if (s.contains(",") || s.contains(":")) {
@@ -73,6 +87,8 @@ public final class CacheStore {
     Files.createDirectories(this.root.resolve("runs"));
     Files.createDirectories(this.root.resolve("images"));
     Files.createDirectories(empty());
+    this.kept = new KeptLayers(this, maxBytes, clock, figures);
+    this.marks = new BaseMarks(this.root.resolve("marks.json"));
     this.nextGeneration = (int) (System.currentTimeMillis() / 1000 % 1_000_000_000);
   }
 
@@ -109,6 +125,10 @@ public final class CacheStore {
       liveRuns.add(run);
     }
     RunCaches caches = new RunCaches(this, request, run, runDir);
+    if (request.use() == CacheUse.KEEP_ON_PASS && !request.keepAs().batch()) {
+      // A pull's new run: it moved or runs again, and what it kept before is not its pass now.
+      kept.forget(request.keepAs().subject(), request.workflow());
+    }
     try {
       Files.createDirectories(runDir);
       List<String> paths = request.containerPaths();
@@ -150,6 +170,7 @@ public final class CacheStore {
       // A new cache starts as an empty base.
       Files.createDirectories(dir);
       writeCurrent(name, gen);
+      baseBytes.put(name, 0L);
     }
     readers.merge(dir, 1, Integer::sum);
     return dir;
@@ -180,9 +201,12 @@ public final class CacheStore {
    * if {@code read} still is and it is within {@code --cache-max}; over that, an empty generation
    * is made current instead, and the next run starts afresh.
    *
+   * @param mark the mark of the base a pull makes on a {@code --pulls-only} runner ({@link
+   *     BaseMarks}), refused under a newer one; {@link CacheRequest#NO_MARK} for a push, whose base
+   *     has none
    * @return a line for the run's log saying what became of it
    */
-  String promote(String name, String path, Path read, Path upper) throws IOException {
+  String promote(String name, String path, Path read, Path upper, long mark) throws IOException {
     if (Layers.isEmpty(upper)) {
       return "cache " + path + ": nothing written, the base stays";
     }
@@ -206,11 +230,20 @@ public final class CacheStore {
           figures.notPromoted();
           return "cache " + path + ": not promoted, another run made the base meanwhile";
         }
+        if (marks.refuses(name, mark)) {
+          figures.notPromoted();
+          return "cache "
+              + path
+              + ": not promoted, the base was made at a newer tip of the default branch than"
+              + " this run merged with";
+        }
         if (size > maxBytes) {
           // Not made current, and the base is dropped: kept, it would only grow past again.
           figures.notPromoted();
           Files.createDirectory(generation(name, gen));
           writeCurrent(name, gen);
+          baseBytes.put(name, 0L);
+          marks.set(name, mark);
           return "cache "
               + path
               + ": not promoted, the new base ("
@@ -224,6 +257,8 @@ public final class CacheStore {
         // The generation is whole before the pointer names it: a crash before leaves it old.
         writeCurrent(name, gen);
         current.put(name, gen);
+        baseBytes.put(name, size);
+        marks.set(name, mark);
       }
       figures.promoted(moved);
       long ms = (System.nanoTime() - started) / 1_000_000;
@@ -253,84 +288,27 @@ public final class CacheStore {
 
   /**
    * Removes what runs no longer going left: their overlays (unmounted first; one still busy is
-   * left, and the generations it reads are then kept too), half-made generations and generations
-   * neither current nor read. Called at start and on each sweep; never touches a live run's.
+   * left, and the generations it reads are then kept too), half-made generations, generations
+   * neither current nor read, and kept layers over their limits. Called at start and on each sweep;
+   * never touches a live run's.
    */
   public void removeLeftovers() {
-    Set<Path> pinned = new HashSet<>();
-    int runs = 0;
-    try (DirectoryStream<Path> all = Files.newDirectoryStream(root.resolve("runs"))) {
-      for (Path runDir : all) {
-        String run = runDir.getFileName().toString();
-        synchronized (this) {
-          if (liveRuns.contains(run)) {
-            continue;
-          }
-        }
-        if (RunCaches.removeLeftover(runDir)) {
-          runs++;
-        } else if (Files.exists(runDir.resolve("lowers"))) {
-          for (String line : Files.readAllLines(runDir.resolve("lowers"))) {
-            pinned.add(Path.of(line.strip()));
-          }
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("could not sweep the caches' leftover overlays: {}", e.toString());
-    }
-    if (runs > 0) {
-      LOG.info("removed the cache overlays of {} runs no longer going", runs);
-    }
-    try (DirectoryStream<Path> bases = Files.newDirectoryStream(root.resolve("bases"))) {
-      for (Path base : bases) {
-        sweepBase(base, pinned);
-      }
-    } catch (IOException e) {
-      LOG.warn("could not sweep the caches' old bases: {}", e.toString());
-    }
-    sweepImageCopies();
-    deleteQuietly(root.resolve("trash"), "shed bases left half removed");
+    sweeps.removeLeftovers();
   }
 
   /**
-   * Removes copies of images' files left half-made, once an hour old (one may be in the making).
+   * Removes the caches of repository {@code repo} (as {@link CacheRequest#repo} names it), found
+   * deleted: its bases no run reads, its kept layers and its bases' marks.
+   *
+   * @return the bases and kept sets removed, and their bytes
    */
-  private void sweepImageCopies() {
-    long hourAgo = System.currentTimeMillis() - 3_600_000;
-    try (DirectoryStream<Path> all =
-        Files.newDirectoryStream(root.resolve("images"), "*" + MAKING + "-*")) {
-      for (Path p : all) {
-        if (Files.getLastModifiedTime(p).toMillis() < hourAgo) {
-          deleteQuietly(p, "a half-made copy of an image's files");
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("could not sweep the caches' image copies: {}", e.toString());
-    }
+  public Amount removeRepo(String repo) {
+    return sweeps.removeRepo(repo);
   }
 
-  private void sweepBase(Path base, Set<Path> pinned) throws IOException {
-    String name = base.getFileName().toString();
-    try (DirectoryStream<Path> gens = Files.newDirectoryStream(base, Files::isDirectory)) {
-      for (Path gen : gens) {
-        boolean remove;
-        synchronized (this) {
-          int cur = currentOf(name);
-          remove =
-              !making.contains(gen)
-                  && !readers.containsKey(gen)
-                  && !pinned.contains(gen)
-                  && !gen.equals(generation(name, cur));
-        }
-        if (remove) {
-          deleteQuietly(
-              gen,
-              gen.getFileName().toString().endsWith(MAKING)
-                  ? "a half-made generation"
-                  : "an old generation no run reads");
-        }
-      }
-    }
+  /** The current bases and the bytes of their files, for gauges. */
+  public Amount bases() {
+    return sweeps.bases();
   }
 
   /**
@@ -349,6 +327,7 @@ public final class CacheStore {
     Files.createDirectories(trash.getParent());
     Files.move(base, trash, StandardCopyOption.ATOMIC_MOVE);
     current.remove(name);
+    baseBytes.remove(name);
     return trash;
   }
 
@@ -357,13 +336,109 @@ public final class CacheStore {
     return root.resolve("images").resolve(CacheNames.hash(imageId) + "." + CacheNames.hash(path));
   }
 
-  // Bookkeeping.
+  /** Keeps a passing run's layers by its check ({@link KeptLayers#keep}). */
+  List<String> keep(
+      CacheRequest.KeptAs as, String workflow, List<KeptLayers.Layer> layers, List<Path> uppers)
+      throws IOException {
+    return kept.keep(as, workflow, layers, uppers);
+  }
 
-  private Path empty() {
+  /**
+   * Promotes the layers a trusted pull's or batch's pass kept by {@code check}, as the push that
+   * takes that pass: each only over the base it was written over, if that is still current; the
+   * rest are dropped, and their next run warms them. Never throws.
+   *
+   * @return lines for the push's log; none when nothing was kept by {@code check}
+   */
+  public List<String> takeKept(String check) {
+    return kept.promote(check);
+  }
+
+  /**
+   * Counts one more reader of generation {@code gen} of {@code name} if it is current, for a kept
+   * layer written over it to be promoted; null, counting none, if it is not.
+   */
+  synchronized Path acquireIfCurrent(String name, int gen) {
+    Path read = generation(name, gen);
+    if (currentOf(name) != gen || !Files.isDirectory(read)) {
+      return null;
+    }
+    readers.merge(read, 1, Integer::sum);
+    return read;
+  }
+
+  synchronized void live(String run, boolean going) {
+    if (going) {
+      liveRuns.add(run);
+    } else {
+      liveRuns.remove(run);
+    }
+  }
+
+  /** Forgets the layers the passes of {@code subject} kept: a pull closed without landing. */
+  public void forgetKept(String subject) {
+    kept.forget(subject, null);
+  }
+
+  /** Drops the kept layers over their limits; called on each sweep, as they also age. */
+  public void expireKept() {
+    kept.expire();
+  }
+
+  /** Sheds every kept set, for the disk floor. */
+  Amount shedKept() {
+    Amount shed = kept.shedAll();
+    figures.shedKept(shed.count(), shed.bytes());
+    return shed;
+  }
+
+  /** The kept sets and the bytes of their files, for gauges. */
+  public Amount kept() {
+    return kept.sizes();
+  }
+
+  /** The mark of base {@code name} ({@link BaseMarks}), -1 for none. */
+  synchronized long markOf(String name) {
+    return marks.of(name);
+  }
+
+  // Bookkeeping, shared with CacheSweeps.
+
+  synchronized boolean live(String run) {
+    return liveRuns.contains(run);
+  }
+
+  /** Whether generation {@code gen} of {@code name} is neither current, read, made nor pinned. */
+  synchronized boolean unused(String name, Path gen, Set<Path> pinned) {
+    return !making.contains(gen)
+        && !readers.containsKey(gen)
+        && !pinned.contains(gen)
+        && !gen.equals(generation(name, currentOf(name)));
+  }
+
+  /** The known size of base {@code name}'s current generation, or null, and where it is. */
+  synchronized Map.Entry<Long, Path> knownSize(String name) {
+    return new java.util.AbstractMap.SimpleEntry<>(
+        baseBytes.get(name), generation(name, currentOf(name)));
+  }
+
+  synchronized void sized(String name, long bytes) {
+    baseBytes.putIfAbsent(name, bytes);
+  }
+
+  KeptLayers keptLayers() {
+    return kept;
+  }
+
+  synchronized void removeMarks(String prefix) {
+    marks.removeStartingWith(prefix);
+  }
+
+  Path empty() {
     return root.resolve("empty");
   }
 
-  private Path base(String name) {
+  Path base(String name) {
     return root.resolve("bases").resolve(name);
   }
 

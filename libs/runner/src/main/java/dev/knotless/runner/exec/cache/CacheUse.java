@@ -9,6 +9,12 @@ public enum CacheUse {
   /** Reads the current bases, and a pass makes its writes the bases' next generation. */
   PROMOTE_ON_PASS,
   /**
+   * Reads the current bases, and a pass keeps its writes by its check, for the push that lands it
+   * to promote ({@link KeptLayers}): a trusted pull's or batch's run of a workflow a push may
+   * reuse.
+   */
+  KEEP_ON_PASS,
+  /**
    * Reads bases nothing writes, so always empty, and keeps nothing: an untrusted run of a workflow
    * that asks for secrets, which must not see what a run with secrets left.
    */

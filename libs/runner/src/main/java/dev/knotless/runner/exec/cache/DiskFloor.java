@@ -15,10 +15,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps {@code --disk-floor} free on the disk the caches are on (runner.md, "Room on the disk").
- * Before a run starts, {@link #hold} looks at the free space; below the floor it sheds every base
- * no run reads, and if that is not enough it waits, looking again every interval, until runs going
- * end and free their layers, or the run is cancelled. One run at a time holds here, so no other run
- * starts meanwhile. A disk whose free space cannot be read holds nothing back. Thread-safe.
+ * Before a run starts, {@link #hold} looks at the free space; below the floor it sheds every kept
+ * set of layers and every base no run reads, and if that is not enough it waits, looking again
+ * every interval, until runs going end and free their layers, or the run is cancelled. One run at a
+ * time holds here, so no other run starts meanwhile. A disk whose free space cannot be read holds
+ * nothing back. Thread-safe.
  */
 public final class DiskFloor {
 
@@ -77,11 +78,17 @@ public final class DiskFloor {
               + " MiB free where the caches are, under the floor of "
               + mib(floorBytes)
               + " MiB (--disk-floor); shed "
+              + shed.kept()
+              + " passes' kept cache layers and "
               + shed.bases()
               + " cache bases no run reads, "
               + mib(shed.bytes())
               + " MiB");
-      LOG.info("shed {} cache bases no run reads, {} bytes", shed.bases(), shed.bytes());
+      LOG.info(
+          "shed {} passes' kept cache layers and {} cache bases no run reads, {} bytes",
+          shed.kept(),
+          shed.bases(),
+          shed.bytes());
       long started = System.nanoTime();
       boolean waited = false;
       while ((free = free()) >= 0 && free < floorBytes) {
@@ -109,11 +116,15 @@ public final class DiskFloor {
     }
   }
 
-  /** What {@link #shed} removed: how many bases, and the bytes their files took. */
-  record Shed(int bases, long bytes) {}
+  /** What {@link #shed} removed: how many kept sets and bases, and the bytes their files took. */
+  record Shed(int kept, int bases, long bytes) {}
 
-  /** Removes every base no run reads or promotes, whole: their next runs start afresh. */
+  /**
+   * Removes every kept set of layers, then every base no run reads or promotes, whole: their next
+   * runs start afresh.
+   */
   Shed shed() {
+    CacheStore.Amount kept = store.shedKept();
     List<Path> gone = new ArrayList<>();
     try (DirectoryStream<Path> bases = Files.newDirectoryStream(store.root().resolve("bases"))) {
       for (Path base : bases) {
@@ -135,7 +146,7 @@ public final class DiskFloor {
       CacheStore.deleteQuietly(p, "a shed base");
     }
     store.figures().shed(gone.size(), bytes);
-    return new Shed(gone.size(), bytes);
+    return new Shed(kept.count(), gone.size(), bytes + kept.bytes());
   }
 
   private void sayShort(long free) {

@@ -129,10 +129,13 @@ public final class RunCaches {
       }
     }
     boolean promote = passed && unmounted && request.use() == CacheUse.PROMOTE_ON_PASS;
+    if (passed && unmounted && request.use() == CacheUse.KEEP_ON_PASS) {
+      lines.addAll(keep());
+    }
     for (Overlay o : overlays) {
       if (promote && o.base() != null) {
         try {
-          lines.add(store.promote(o.base(), o.path(), o.lower(), o.upper()));
+          lines.add(store.promote(o.base(), o.path(), o.lower(), o.upper(), request.mark()));
         } catch (IOException | RuntimeException e) {
           LOG.warn("cache {} of run {} was not promoted: {}", o.path(), run, e.toString());
           store.figures().notPromoted();
@@ -148,6 +151,26 @@ public final class RunCaches {
     }
     store.ended(run);
     return lines;
+  }
+
+  /** Keeps the layers of a pass by its check, for the push that lands it; lines for the log. */
+  private List<String> keep() {
+    List<KeptLayers.Layer> layers = new ArrayList<>();
+    List<Path> uppers = new ArrayList<>();
+    for (int i = 0; i < overlays.size(); i++) {
+      Overlay o = overlays.get(i);
+      if (o.base() != null) {
+        int gen = Integer.parseInt(o.lower().getFileName().toString());
+        layers.add(new KeptLayers.Layer(i, o.base(), gen, o.path()));
+        uppers.add(o.upper());
+      }
+    }
+    try {
+      return store.keep(request.keepAs(), request.workflow(), layers, uppers);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("the cache layers of run {} were not kept: {}", run, e.toString());
+      return List.of("cache: the run's layers were not kept: " + e.getMessage());
+    }
   }
 
   /** Unmounts {@code merged}, retrying a while if it is busy; false if nothing was mounted. */

@@ -332,6 +332,11 @@ public final class DockerExecutor implements Executor, AutoCloseable {
     }
   }
 
+  /** The caches, or null when this executor keeps none. */
+  public CacheStore cacheStore() {
+    return caches;
+  }
+
   /** What the caches did, when this executor keeps any. */
   public java.util.Optional<dev.knotless.runner.exec.cache.CacheFigures> cacheFigures() {
     return caches == null ? java.util.Optional.empty() : java.util.Optional.of(caches.figures());

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The disk floor on a small file system of its own (a 64 MiB tmpfs mounted as the cache directory,
- * as root), filled past the floor: unread bases are shed first, then the run waits.
+ * as root), filled past the floor: kept layers and unread bases are shed first, then the run waits.
  */
 class DiskFloorIT {
 
@@ -64,17 +64,33 @@ class DiskFloorIT {
   }
 
   @Test
-  void aShortDiskShedsTheBasesNoRunReadsAndTheRunGoesOn() throws Exception {
+  void aShortDiskShedsTheKeptLayersAndTheBasesNoRunReadsAndTheRunGoesOn() throws Exception {
     base("one", 12);
     base("two", 12);
+    RunCaches pull =
+        store.open(
+            new CacheRequest("a.test/r", "one", List.of("/cache"), CacheUse.READ)
+                .keptAs(new CacheRequest.KeptAs("at://runner/check/1", "at://alice/pull/1")),
+            "run-pull",
+            null);
+    Files.write(pull.mounts().get(0).host().resolve("built"), new byte[8 * (int) MIB]);
+    assertTrue(pull.finish(true).get(0).contains("kept for the push"));
+    assertEquals(1, store.kept().count());
     DiskFloor floor = new DiskFloor(store, 48 * MIB, Duration.ofMillis(100));
     List<String> lines = floor.hold(new RunCancellation());
     assertEquals(1, lines.size(), lines.toString());
     assertTrue(lines.get(0).startsWith("disk short: "), lines.toString());
-    assertTrue(lines.get(0).contains("shed 2 cache bases no run reads, 24 MiB"), lines.toString());
+    assertTrue(
+        lines
+            .get(0)
+            .contains("shed 1 passes' kept cache layers and 2 cache bases no run reads, 32 MiB"),
+        lines.toString());
     assertTrue(floor.hold(new RunCancellation()).isEmpty(), "the disk has room now");
+    assertEquals(new CacheStore.Amount(0, 0), store.kept());
+    assertEquals(List.of(), store.takeKept("at://runner/check/1"), "the shed layers are gone");
     assertEquals(2, store.figures().snapshot().basesShed());
-    assertEquals(24, store.figures().snapshot().bytesShed() / MIB);
+    assertEquals(1, store.figures().snapshot().keptShed());
+    assertEquals(32, store.figures().snapshot().bytesShed() / MIB);
   }
 
   @Test
@@ -101,7 +117,7 @@ class DiskFloorIT {
     assertFalse(held.isDone(), "the run went on with the disk short");
     Files.delete(other);
     List<String> lines = held.get(30, TimeUnit.SECONDS);
-    assertTrue(lines.get(0).contains("shed 0 cache bases"), "a read base is kept: " + lines);
+    assertTrue(lines.get(0).contains("and 0 cache bases"), "a read base is kept: " + lines);
     assertTrue(lines.get(1).matches("waited \\d+s for room on the disk"), lines.toString());
     assertTrue(store.figures().snapshot().floorWaitMillis() >= 1000, "the wait is counted");
     reading.finish(false);
