@@ -32,6 +32,9 @@ final class PodHost implements StepHost {
   /** The exit status the log reports for a step killed by SIGKILL, as a shell reports it. */
   static final int KILLED = 137;
 
+  /** The most file data a write-back's checkout brings back from the pod. */
+  static final long MAX_CHECKOUT_BYTES = 1L << 30;
+
   /** The largest output file copied back; larger ones are left out, as OutputFiles would. */
   static final long MAX_OUTPUT_BYTES = 64L << 20;
 
@@ -44,7 +47,13 @@ final class PodHost implements StepHost {
   private final PodExecutor.Live live;
   private final boolean adopted;
   private final PodObserver observer;
+  private final boolean copyBack;
+  private volatile String copyBackFailed;
   private int steps;
+  private long idlePid;
+  private volatile PodApi.Watching watch;
+  private volatile StepOutput reading;
+  private volatile String lostReason;
   private boolean created;
   private boolean closed;
 
@@ -61,6 +70,23 @@ final class PodHost implements StepHost {
       PodExecutor.Live live,
       boolean adopted,
       PodObserver observer) {
+    this(api, pod, spec, paths, live, adopted, observer, false);
+  }
+
+  /**
+   * As above; with {@code copyBack}, the pod's /work replaces the runner's checkout (all but its
+   * .git) before the pod is deleted, for a run whose {@code AfterSteps} reads it (a write-back).
+   */
+  PodHost(
+      PodApi api,
+      RunPod pod,
+      RunSpec spec,
+      RunPaths paths,
+      PodExecutor.Live live,
+      boolean adopted,
+      PodObserver observer,
+      boolean copyBack) {
+    this.copyBack = copyBack;
     this.api = api;
     this.pod = pod;
     this.spec = spec;
@@ -103,6 +129,10 @@ final class PodHost implements StepHost {
         observer.running(Duration.ofNanos(System.nanoTime() - made));
         copyCheckoutIn();
       }
+      if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
+        idlePid = idlePid();
+      }
+      watch = api.whenLost(pod.name(), this::lost);
     } catch (PodApi.NotRunning e) {
       throw new StartFailed(e.getMessage(), e);
     } catch (IOException e) {
@@ -114,6 +144,52 @@ final class PodHost implements StepHost {
             + " from "
             + pod.image()
             + (pod.runtimeClassName() == null ? "" : ", runtime class " + pod.runtimeClassName()));
+  }
+
+  /** The pod's idle shell, found before a step runs (or, adopted, as the lowest pid but 1). */
+  private long idlePid() throws IOException, InterruptedException, StartFailed {
+    String out =
+        PodCommands.run(api, pod.name(), Launcher.idlePidCommand(), null, 64, PodCommands.SHORT)
+            .text()
+            .strip();
+    try {
+      long pid = Long.parseLong(out);
+      if (pid > 1) {
+        return pid;
+      }
+    } catch (NumberFormatException e) {
+      // Said below.
+    }
+    throw new StartFailed("could not find the idle shell of pod " + pod.name());
+  }
+
+  /**
+   * Kills every process in the pod but its own (pid 1, the idle shell and its sleep): what a step
+   * given secrets left running. The killing exec gets no variable of the run's.
+   */
+  @Override
+  public int endLeftovers() throws IOException {
+    if (idlePid <= 1) {
+      return 0;
+    }
+    try {
+      String out =
+          PodCommands.run(
+                  api,
+                  pod.name(),
+                  Launcher.endLeftoversCommand(idlePid),
+                  null,
+                  64,
+                  PodCommands.SHORT)
+              .text()
+              .strip();
+      return Integer.parseInt(out);
+    } catch (NumberFormatException e) {
+      throw new IOException("pod " + pod.name() + " did not say what it ended", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while ending a step's leftovers", e);
+    }
   }
 
   /** The checkout, as tar through exec stdin: the pod never reaches a service for it. */
@@ -143,6 +219,16 @@ final class PodHost implements StepHost {
     }
   }
 
+  /** The API server said the pod is lost: the step being read ends now, as an error. */
+  private void lost(String why) {
+    LOG.warn("{}", why);
+    lostReason = why;
+    StepOutput o = reading;
+    if (o != null) {
+      o.lose(why);
+    }
+  }
+
   @Override
   public Map<String, String> stepEnvironment(Map<String, String> runEnv) {
     Map<String, String> env = new LinkedHashMap<>(runEnv);
@@ -168,7 +254,12 @@ final class PodHost implements StepHost {
       launcher.close();
       throw e;
     }
-    return new PodStep(index, launcher, new StepOutput(api, pod.name(), index));
+    StepOutput output = new StepOutput(api, pod.name(), index);
+    reading = output;
+    if (lostReason != null) {
+      output.lose(lostReason);
+    }
+    return new PodStep(index, launcher, output);
   }
 
   @Override
@@ -182,12 +273,34 @@ final class PodHost implements StepHost {
         return;
       }
     }
+    PodApi.Watching w = watch;
+    if (w != null) {
+      // The pod's own deletion, below, is no loss.
+      w.close();
+    }
     try {
-      copyOutputsOut();
+      if (lostReason == null) {
+        // A lost pod's exec could hang as long as the copy's limit.
+        copyOutputsOut();
+      }
     } catch (IOException e) {
       LOG.warn("could not read the outputs of pod {}: {}", pod.name(), e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (copyBack) {
+      copyBackFailed = lostReason;
+      try {
+        if (lostReason == null) {
+          copyCheckoutBack();
+        }
+      } catch (IOException e) {
+        copyBackFailed = e.getMessage();
+        LOG.warn("could not copy the checkout of pod {} back: {}", pod.name(), e.toString());
+      } catch (InterruptedException e) {
+        copyBackFailed = "interrupted while copying the checkout back";
+        Thread.currentThread().interrupt();
+      }
     }
     try {
       api.delete(pod.name());
@@ -196,6 +309,52 @@ final class PodHost implements StepHost {
     } finally {
       live.remove(pod.name());
     }
+  }
+
+  /**
+   * Why the pod's /work could not be copied back into the runner's checkout, or null if it was (or
+   * was not asked for). Read after {@link #close}.
+   */
+  String copyBackFailed() {
+    return copyBackFailed;
+  }
+
+  /**
+   * The pod's /work, as tar through exec stdout, in place of the runner's checkout (whose .git,
+   * the runner's, stays): what a write-back then reads. The archive is the pod's and so hostile:
+   * {@link Tar#extractTree} keeps every entry inside the checkout and follows no link.
+   */
+  private void copyCheckoutBack() throws IOException, InterruptedException {
+    Path checkout = paths.checkout();
+    try (var top = Files.list(checkout)) {
+      for (Path p : top.toList()) {
+        if (!p.getFileName().toString().equals(".git")) {
+          deleteTree(p);
+        }
+      }
+    }
+    int exit =
+        PodCommands.stream(
+            api,
+            pod.name(),
+            Launcher.packWorkCommand(),
+            null,
+            PodCommands.COPY,
+            out -> Tar.extractTree(out, checkout, MAX_CHECKOUT_BYTES));
+    if (exit != 0) {
+      throw new IOException("packing the pod's /work exited with " + exit);
+    }
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      try (var in = Files.list(p)) {
+        for (Path c : in.toList()) {
+          deleteTree(c);
+        }
+      }
+    }
+    Files.delete(p);
   }
 
   private void copyOutputsOut() throws IOException, InterruptedException {
