@@ -5,14 +5,9 @@ import dev.knotless.runner.exec.RunPaths;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.exec.StepHost;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.SequenceInputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -127,7 +122,11 @@ final class PodHost implements StepHost {
           throw e;
         }
         observer.running(Duration.ofNanos(System.nanoTime() - made));
-        copyCheckoutIn();
+        try {
+          PodCopies.checkoutIn(api, pod.name(), paths);
+        } catch (PodCopies.Refused e) {
+          throw new StartFailed(e.getMessage());
+        }
       }
       if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
         idlePid = idlePid();
@@ -189,33 +188,6 @@ final class PodHost implements StepHost {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while ending a step's leftovers", e);
-    }
-  }
-
-  /** The checkout, as tar through exec stdin: the pod never reaches a service for it. */
-  private void copyCheckoutIn() throws IOException, InterruptedException, StartFailed {
-    Path tar = paths.root().resolve("checkout.tar");
-    try {
-      Tar.write(paths.checkout(), tar);
-      long size = Files.size(tar);
-      byte[] head = (size + "\n").getBytes(StandardCharsets.US_ASCII);
-      PodCommands.Result r;
-      try (InputStream body = Files.newInputStream(tar)) {
-        r =
-            PodCommands.run(
-                api,
-                pod.name(),
-                Launcher.unpackCommand(),
-                new SequenceInputStream(new ByteArrayInputStream(head), body),
-                64 * 1024,
-                PodCommands.COPY);
-      }
-      if (r.exit() != 0) {
-        throw new StartFailed(
-            "the checkout could not be unpacked in pod " + pod.name() + ": " + r.text().strip());
-      }
-    } finally {
-      Files.deleteIfExists(tar);
     }
   }
 
@@ -281,7 +253,9 @@ final class PodHost implements StepHost {
     try {
       if (lostReason == null) {
         // A lost pod's exec could hang as long as the copy's limit.
-        copyOutputsOut();
+        if (steps > 0) {
+          PodCopies.outputsOut(api, pod.name(), paths.outputs(), MAX_OUTPUT_BYTES);
+        }
       }
     } catch (IOException e) {
       LOG.warn("could not read the outputs of pod {}: {}", pod.name(), e.toString());
@@ -292,7 +266,7 @@ final class PodHost implements StepHost {
       copyBackFailed = lostReason;
       try {
         if (lostReason == null) {
-          copyCheckoutBack();
+          PodCopies.checkoutBack(api, pod.name(), paths.checkout(), MAX_CHECKOUT_BYTES);
         }
       } catch (IOException e) {
         copyBackFailed = e.getMessage();
@@ -317,57 +291,6 @@ final class PodHost implements StepHost {
    */
   String copyBackFailed() {
     return copyBackFailed;
-  }
-
-  /**
-   * The pod's /work, as tar through exec stdout, in place of the runner's checkout (whose .git,
-   * the runner's, stays): what a write-back then reads. The archive is the pod's and so hostile:
-   * {@link Tar#extractTree} keeps every entry inside the checkout and follows no link.
-   */
-  private void copyCheckoutBack() throws IOException, InterruptedException {
-    Path checkout = paths.checkout();
-    try (var top = Files.list(checkout)) {
-      for (Path p : top.toList()) {
-        if (!p.getFileName().toString().equals(".git")) {
-          deleteTree(p);
-        }
-      }
-    }
-    int exit =
-        PodCommands.stream(
-            api,
-            pod.name(),
-            Launcher.packWorkCommand(),
-            null,
-            PodCommands.COPY,
-            out -> Tar.extractTree(out, checkout, MAX_CHECKOUT_BYTES));
-    if (exit != 0) {
-      throw new IOException("packing the pod's /work exited with " + exit);
-    }
-  }
-
-  private static void deleteTree(Path p) throws IOException {
-    if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      try (var in = Files.list(p)) {
-        for (Path c : in.toList()) {
-          deleteTree(c);
-        }
-      }
-    }
-    Files.delete(p);
-  }
-
-  private void copyOutputsOut() throws IOException, InterruptedException {
-    if (steps == 0) {
-      return;
-    }
-    PodCommands.stream(
-        api,
-        pod.name(),
-        Launcher.packOutputsCommand(),
-        null,
-        PodCommands.COPY,
-        out -> Tar.extractTopFiles(out, paths.outputs(), MAX_OUTPUT_BYTES));
   }
 
   /** One step, as the run loop sees it. */
