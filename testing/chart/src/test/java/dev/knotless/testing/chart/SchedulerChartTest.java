@@ -26,8 +26,8 @@ import org.junit.jupiter.api.TestInstance;
 class SchedulerChartTest {
   /**
    * Every grant, as {@code namespace apiGroup resource verb [name]}: Fabric8PodApi creates, gets,
-   * lists and watches (by label) and deletes pods and execs into them; leader election creates its Lease, then
-   * gets and updates that one. Anything beyond this list is a grant nothing uses.
+   * lists and watches (by label) and deletes pods and execs into them; leader election creates its
+   * Lease, then gets and updates that one. Anything beyond this list is a grant nothing uses.
    */
   static final Set<String> GRANTS =
       Set.of(

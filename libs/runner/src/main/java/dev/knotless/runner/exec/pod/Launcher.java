@@ -127,8 +127,8 @@ public final class Launcher {
 
   /**
    * Prints the idle shell's pid: the lowest but 1 (the pod's pause process, or the test kubelet's
-   * init) and the exec's own. The idle shell is the container's first process and never ends, so
-   * no later process has a lower pid while it lives. Builtins only.
+   * init) and the exec's own. The idle shell is the container's first process and never ends, so no
+   * later process has a lower pid while it lives. Builtins only.
    */
   static final String IDLE_PID =
       "m=; for d in /proc/[0-9]*; do p=${d#/proc/}; if [ \"$p\" = 1 ] || [ \"$p\" = $$ ]; then"
@@ -139,8 +139,8 @@ public final class Launcher {
    * Kills, with SIGKILL, every process in the pod but pid 1, the idle shell {@code $1}, the idle
    * shell's children (its sleep) and the runner's own execs (parent 0: started from outside the
    * pod's namespace, as no step's process can be), and prints how many it killed: what a step given
-   * secrets left running, which its end left to pid 1. Three rounds, so a process forking as the first runs is caught by the
-   * next. Builtins only, so the sweep starts no process of its own.
+   * secrets left running, which its end left to pid 1. Three rounds, so a process forking as the
+   * first runs is caught by the next. Builtins only, so the sweep starts no process of its own.
    */
   static final String END_LEFTOVERS =
       "idle=$1; n=0; for round in 1 2 3; do for d in /proc/[0-9]*; do p=${d#/proc/};"

@@ -11,8 +11,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
 /**
- * The copies between the runner and a run's pod, each as tar through one exec's stdin or stdout
- * (so the pod never reaches a service, and the runner never a pod's address): the checkout in, the
+ * The copies between the runner and a run's pod, each as tar through one exec's stdin or stdout (so
+ * the pod never reaches a service, and the runner never a pod's address): the checkout in, the
  * outputs out, and for a write-back the pod's /work back. What comes out of a pod is its run's and
  * so hostile; {@link Tar} reads it so that nothing lands outside where it is put. Stateless.
  */

@@ -89,7 +89,8 @@ class TarTest {
     Files.createDirectories(src.resolve("a/b"));
     Files.writeString(src.resolve("a/b/run.sh"), "echo hi\n");
     Files.setPosixFilePermissions(
-        src.resolve("a/b/run.sh"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        src.resolve("a/b/run.sh"),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.createSymbolicLink(src.resolve("passwd"), Path.of("/etc/passwd"));
     Path archive = tmp.resolve("w.tar");
     Tar.write(src, archive);

@@ -283,8 +283,7 @@ class PodExecutorIT {
   }
 
   @Test
-  void aNodeThatStopsAnsweringMidStepEndsTheRunAsAnErrorAsSoonAsTheWatchSaysSo()
-      throws Exception {
+  void aNodeThatStopsAnsweringMidStepEndsTheRunAsAnErrorAsSoonAsTheWatchSaysSo() throws Exception {
     CompletableFuture<RunResult> run =
         startAndAwaitReady(spec(step("wait", "echo ready; sleep 600"), step("next", "echo no")));
     // Its processes freeze, so the step's output follower neither ends nor fails: only the pod's
@@ -311,8 +310,7 @@ class PodExecutorIT {
             seen.put("new", Files.readString(checkout.resolve("made/new.sh")));
             seen.put("exec", String.valueOf(Files.isExecutable(checkout.resolve("made/new.sh"))));
             seen.put("link", String.valueOf(Files.isSymbolicLink(checkout.resolve("passwd"))));
-            seen.put(
-                "gitKept", String.valueOf(Files.exists(checkout.resolve(".git"))));
+            seen.put("gitKept", String.valueOf(Files.exists(checkout.resolve(".git"))));
           } catch (java.io.IOException e) {
             seen.put("error", e.toString());
           }
