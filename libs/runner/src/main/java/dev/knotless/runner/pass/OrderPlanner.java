@@ -129,13 +129,6 @@ public final class OrderPlanner {
       throw new PlannedRun.PrepareException(
           "the run's check key is " + run.rkey() + " here, " + order.checkKey() + " when queued");
     }
-    if (run.order() == null) {
-      throw new PlannedRun.PrepareException(
-          "workflow "
-              + w.name()
-              + " writes back what it changes, which a run in a pod cannot yet do: ask a runner"
-              + " that runs steps in its own process");
-    }
     return run.prepare().prepare().withRunKey(order.checkKey());
   }
 }

@@ -219,9 +219,9 @@ public final class RunPlanner {
             asked,
             rkey);
     if (runClass == RunClass.ASKED && w.asked() != null && w.asked().writesBack()) {
+      // A scheduler that plans it again from the order writes back with its own WriteBack, from
+      // the pod's checkout copied back (PodExecutor).
       prepare = writingBack(prepare, repo, ref, commit, w);
-      // What it writes back is in the checkout it ran in, which only this process holds.
-      order = null;
     }
     return new PlannedRun(repo.label(), request, queued, prepare, order);
   }

@@ -21,17 +21,23 @@ import java.util.concurrent.TimeoutException;
 /**
  * The pod executor's {@link PodApi} on the Fabric8 client, in one namespace: it turns {@link
  * RunPod} into a Pod ({@link RunPods}), and pod states into {@link PodState} for the library to
- * judge. Thread-safe, as the client is.
+ * judge. Pods are followed by a watch ({@link PodWatch}), not polled: waiting for a pod to run,
+ * hearing that one was lost, and the pods a gauge counts all come from it; {@link #list} still asks
+ * the API server, for a sweep and for adoption. Thread-safe, as the client is.
  */
-public final class Fabric8PodApi implements PodApi {
+public final class Fabric8PodApi implements PodApi, AutoCloseable {
 
-  /** How often a pending pod is looked at again while the runner waits for it. */
-  static final Duration POLL = Duration.ofMillis(100);
+  /**
+   * The longest wait for a watch event while the runner waits for a pod to run: a pull error's
+   * grace or the pending limit can pass with no event.
+   */
+  static final Duration RECHECK = Duration.ofSeconds(1);
 
   private final KubernetesClient client;
   private final String namespace;
   private final Duration pullGrace;
   private final Duration pendingLimit;
+  private final PodWatch watch;
 
   /**
    * @param client a client allowed to create, get, list, delete and exec into pods of {@code
@@ -52,6 +58,7 @@ public final class Fabric8PodApi implements PodApi {
     this.namespace = namespace;
     this.pullGrace = pullGrace;
     this.pendingLimit = pendingLimit;
+    this.watch = new PodWatch(client, namespace);
   }
 
   @Override
@@ -72,9 +79,15 @@ public final class Fabric8PodApi implements PodApi {
     long pullFailingSince = -1;
     String image = "";
     while (true) {
+      long seen;
       Pod pod;
       try {
-        pod = client.pods().inNamespace(namespace).withName(name).get();
+        seen = watch.version();
+        pod = watch.get(name);
+        if (pod == null) {
+          // Made a moment ago, the watch may not have it yet: the API server decides.
+          pod = client.pods().inNamespace(namespace).withName(name).get();
+        }
       } catch (KubernetesClientException e) {
         throw new IOException("could not read pod " + name + ": " + e.getMessage(), e);
       }
@@ -105,7 +118,8 @@ public final class Fabric8PodApi implements PodApi {
                 + (pending ? "s, the pending limit" : "s, the step limit")
                 + (state.waitingReason() == null ? "" : " (" + state.waitingReason() + ")"));
       }
-      Thread.sleep(POLL.toMillis());
+      long left = deadline - now;
+      watch.awaitChange(seen, Duration.ofNanos(Math.min(RECHECK.toNanos(), Math.max(0, left))));
     }
   }
 
@@ -167,22 +181,48 @@ public final class Fabric8PodApi implements PodApi {
           .list()
           .getItems()
           .stream()
-          .map(
-              p -> {
-                Map<String, String> a =
-                    p.getMetadata().getAnnotations() == null
-                        ? Map.of()
-                        : p.getMetadata().getAnnotations();
-                return new Listed(
-                    p.getMetadata().getName(),
-                    a.get(RunPod.RUNNER_ANNOTATION),
-                    a.get(RunPod.RUN_KEY_ANNOTATION),
-                    p.getStatus() == null ? null : p.getStatus().getPhase());
-              })
+          .map(Fabric8PodApi::listed)
           .toList();
     } catch (KubernetesClientException e) {
       throw new IOException("could not list the runner's pods: " + e.getMessage(), e);
     }
+  }
+
+  @Override
+  public List<Listed> watched(String runnerLabel) throws IOException {
+    try {
+      return watch.all().stream()
+          .filter(p -> runnerLabel.equals(labels(p).get(RunPod.RUNNER_LABEL)))
+          .map(Fabric8PodApi::listed)
+          .toList();
+    } catch (KubernetesClientException e) {
+      throw new IOException("could not watch the runner's pods: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Watching whenLost(String name, java.util.function.Consumer<String> lost) {
+    return watch.whenLost(name, lost);
+  }
+
+  /** Stops the watch. The client stays open: it is the caller's. */
+  @Override
+  public void close() {
+    watch.close();
+  }
+
+  private static Map<String, String> labels(Pod p) {
+    return p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
+  }
+
+  private static Listed listed(Pod p) {
+    Map<String, String> a =
+        p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
+    return new Listed(
+        p.getMetadata().getName(),
+        a.get(RunPod.RUNNER_ANNOTATION),
+        a.get(RunPod.RUN_KEY_ANNOTATION),
+        p.getStatus() == null ? null : p.getStatus().getPhase());
   }
 
   /** One Fabric8 exec as the library's {@link PodApi.Exec}. */

@@ -26,14 +26,15 @@ import org.junit.jupiter.api.TestInstance;
 class SchedulerChartTest {
   /**
    * Every grant, as {@code namespace apiGroup resource verb [name]}: Fabric8PodApi creates, gets,
-   * lists (by label) and deletes pods and execs into them; leader election creates its Lease, then
-   * gets and updates that one. Anything beyond this list is a grant nothing uses.
+   * lists and watches (by label) and deletes pods and execs into them; leader election creates its
+   * Lease, then gets and updates that one. Anything beyond this list is a grant nothing uses.
    */
   static final Set<String> GRANTS =
       Set.of(
           "knotless-runs core pods create",
           "knotless-runs core pods get",
           "knotless-runs core pods list",
+          "knotless-runs core pods watch",
           "knotless-runs core pods delete",
           "knotless-runs core pods/exec create",
           "knotless-runs core pods/exec get",

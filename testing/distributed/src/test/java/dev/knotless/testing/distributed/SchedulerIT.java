@@ -27,15 +27,20 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The distributed shape with the scheduler: the reconciler only queues runs, two schedulers stand
  * for the Lease on the mock API server, and the leader runs each run as a pod that the test kubelet
  * runs as a real container. The leader is killed mid-step; the standby takes over, adopts the pod,
  * and the check ends with every line once, while a leftover pod is swept and no credential of the
- * services reaches a step or the pod spec.
+ * services reaches a step or the pod spec. Then a leader dies as its run's pod goes too: the next
+ * leader ends that check as an error, as a start does, rather than run its steps a second time.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SchedulerIT {
   static final String NAMESPACE = "runs";
   static final String SANDBOX = "gvisor";
@@ -62,6 +67,7 @@ class SchedulerIT {
   private static TestKubelet kubelet;
   private static KubernetesClient client;
   private static ServiceProcess reconciler;
+  private static Path secrets;
   private static final String TOKEN = "scheduler-token-" + Long.toHexString(System.nanoTime());
 
   @BeforeAll
@@ -74,7 +80,7 @@ class SchedulerIT {
     shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler();
     owner =
         shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
-    Path secrets = dir.resolve("secrets.json");
+    secrets = dir.resolve("secrets.json");
     Files.writeString(
         secrets, "{\"" + owner.account.did() + "/app\": {\"DEPLOY_TOKEN\": \"" + SECRET + "\"}}");
     shape.startCheckWriter();
@@ -143,6 +149,7 @@ class SchedulerIT {
   }
 
   @Test
+  @Order(1)
   void theStandbyAdoptsTheLeadersPodAndTheCheckEndsWithEveryLineOnce() throws Exception {
     Checks.await(Duration.ofSeconds(90), "the baseline pass", () -> Checks.passes(reconciler) >= 1);
     List<ServiceProcess> schedulers = shape.services("scheduler-");
@@ -248,6 +255,72 @@ class SchedulerIT {
         List.of(),
         ExportedMetrics.missing(LocalDistributed.projectRoot(), running, java.util.Set.of()),
         "metrics");
+  }
+
+  @Test
+  @Order(2)
+  void aStartedRunWhosePodIsGoneWhenTheStandbyLeadsEndsAsAnErrorAndRunsNoStepAgain()
+      throws Exception {
+    shape.startScheduler(
+        api.url(),
+        TOKEN,
+        NAMESPACE,
+        SANDBOX,
+        LocalDocker.BUSYBOX,
+        Map.of("knotless.scheduler.secrets-file", secrets.toString()));
+    // The one killed by the test before does not answer, so it is never taken for the leader.
+    List<ServiceProcess> schedulers = shape.services("scheduler-");
+    Checks.await(Duration.ofSeconds(60), "a leader", () -> leader(schedulers) != null);
+    ServiceProcess leading = leader(schedulers);
+
+    owner.commit(Map.of("README.md", "hello a third time\n"));
+    String sha = owner.push("main");
+    Checks.await(
+        Duration.ofSeconds(120),
+        "the run's pod waiting in its second step",
+        () -> {
+          List<Pod> p = pods();
+          try {
+            return p.size() == 1
+                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
+                    .contains("ready");
+          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            return false;
+          }
+        });
+    String podName = pods().get(0).getMetadata().getName();
+    long podsMade = podsMade();
+
+    // The leader dies, and its run's pod with it (a node drained as the scheduler's was).
+    leading.kill();
+    client.pods().inNamespace(NAMESPACE).withName(podName).withGracePeriod(0).delete();
+
+    Record ended =
+        Checks.awaitOne(
+            shape, Duration.ofSeconds(120), c -> c.status().ended() && c.commit().equals(sha));
+    CheckRecord check = CheckRecord.fromJson(ended.value());
+    assertEquals(CheckStatus.ERROR, check.status(), String.valueOf(check));
+    assertEquals(
+        "the runner stopped before this run started or finished; knotless rerun runs it again",
+        check.note());
+    ServiceProcess now = leader(schedulers);
+    assertTrue(now != null && now != leading, "the standby leads");
+    assertEquals(podsMade, podsMade(), "the standby made a pod for the run again");
+    assertTrue(pods().isEmpty(), "a pod is left: " + pods());
+    assertEquals(
+        1,
+        Checks.all(shape).stream()
+            .filter(r -> CheckRecord.fromJson(r.value()).commit().equals(sha))
+            .count(),
+        "one check for the push");
+  }
+
+  /** How many pods were made in the runs' namespace so far, as the API server was asked. */
+  private static long podsMade() {
+    return api.requests().stream()
+        .filter(r -> r.startsWith("POST /api/v1/namespaces/" + NAMESPACE + "/pods"))
+        .filter(r -> !r.contains("/exec"))
+        .count();
   }
 
   private static int count(String text, String part) {

@@ -104,6 +104,25 @@ public final class TestKubelet implements AutoCloseable {
     }
   }
 
+  /**
+   * Cuts pod {@code namespace/name}'s node off, as a network partition would: its processes freeze
+   * where they are (the container is paused), so execs already open neither end nor print, and the
+   * API server marks the pod as the node controller does when a node stops answering, phase {@code
+   * Unknown} with reason {@code NodeLost}. Only a watch on the pod hears of it.
+   */
+  public void partitionNode(String namespace, String name) {
+    String c = containers.get(namespace + "/" + name);
+    if (c == null) {
+      throw new IllegalStateException("pod " + namespace + "/" + name + " has no container");
+    }
+    docker.pauseContainerCmd(c).exec();
+    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    pod.getStatus().setPhase("Unknown");
+    pod.getStatus().setReason("NodeLost");
+    pod.getStatus().setMessage("Node is not ready (the test kubelet's partition)");
+    client.pods().inNamespace(namespace).resource(pod).updateStatus();
+  }
+
   MockResponse exec(String namespace, String name, String query) {
     String c = containers.get(namespace + "/" + name);
     if (c == null) {
@@ -170,6 +189,12 @@ public final class TestKubelet implements AutoCloseable {
     String c = containers.remove(key);
     if (c != null) {
       try {
+        // A partitioned pod's container is paused.
+        docker.unpauseContainerCmd(c).exec();
+      } catch (RuntimeException notPaused) {
+        // Running or gone: removed below either way.
+      }
+      try {
         docker.removeContainerCmd(c).withForce(true).withRemoveVolumes(true).exec();
       } catch (NotFoundException | ConflictException gone) {
         // Removed already, or being removed.
@@ -188,6 +213,11 @@ public final class TestKubelet implements AutoCloseable {
     List<Container> mine =
         docker.listContainersCmd().withShowAll(true).withLabelFilter(Map.of(LABEL, id)).exec();
     for (Container c : mine) {
+      try {
+        docker.unpauseContainerCmd(c.getId()).exec();
+      } catch (RuntimeException notPaused) {
+        // Removed below either way.
+      }
       try {
         docker.removeContainerCmd(c.getId()).withForce(true).withRemoveVolumes(true).exec();
       } catch (NotFoundException | ConflictException gone) {

@@ -125,6 +125,30 @@ public final class Launcher {
           "[ -s \"$d/pgid\" ] && kill -9 -\"$(cat \"$d/pgid\")\"",
           "exit 0");
 
+  /**
+   * Prints the idle shell's pid: the lowest but 1 (the pod's pause process, or the test kubelet's
+   * init) and the exec's own. The idle shell is the container's first process and never ends, so no
+   * later process has a lower pid while it lives. Builtins only.
+   */
+  static final String IDLE_PID =
+      "m=; for d in /proc/[0-9]*; do p=${d#/proc/}; if [ \"$p\" = 1 ] || [ \"$p\" = $$ ]; then"
+          + " continue; fi; if [ -z \"$m\" ] || [ \"$p\" -lt \"$m\" ]; then m=$p; fi; done;"
+          + " echo \"$m\"";
+
+  /**
+   * Kills, with SIGKILL, every process in the pod but pid 1, the idle shell {@code $1}, the idle
+   * shell's children (its sleep) and the runner's own execs (parent 0: started from outside the
+   * pod's namespace, as no step's process can be), and prints how many it killed: what a step given
+   * secrets left running, which its end left to pid 1. Three rounds, so a process forking as the
+   * first runs is caught by the next. Builtins only, so the sweep starts no process of its own.
+   */
+  static final String END_LEFTOVERS =
+      "idle=$1; n=0; for round in 1 2 3; do for d in /proc/[0-9]*; do p=${d#/proc/};"
+          + " case $p in 1|$idle|$$) continue;; esac; pp=; while read -r k v; do"
+          + " if [ \"$k\" = PPid: ]; then pp=$v; break; fi; done < $d/status 2>/dev/null;"
+          + " case $pp in 0|$idle|'') continue;; esac; kill -9 $p 2>/dev/null && n=$((n+1)); done; done;"
+          + " echo $n";
+
   /** Reads a byte count on one line, then unpacks exactly that many bytes of tar into /work. */
   static final String UNPACK =
       "read -r n && mkdir -p "
@@ -135,6 +159,9 @@ public final class Launcher {
           + STEPS
           + " && head -c \"$n\" | tar -xf - -C "
           + WORK;
+
+  /** Writes the whole of /work as tar to stdout, for a run that writes back. */
+  static final String PACK_WORK = "cd " + WORK + " && tar -cf - .";
 
   /** Writes the outputs directory's top-level regular files as tar to stdout. */
   static final String PACK_OUTPUTS = "cd " + OUTPUTS + " && tar -cf - .";
@@ -172,9 +199,30 @@ public final class Launcher {
     return List.of("sh", "-c", KILL, "knotless-kill", Integer.toString(index));
   }
 
+  /** The exec that prints the idle shell's pid ({@link #IDLE_PID}). */
+  public static List<String> idlePidCommand() {
+    return List.of("sh", "-c", IDLE_PID, "knotless-idle");
+  }
+
+  /**
+   * The exec that kills what steps left running, sparing the pod's own processes around idle shell
+   * {@code idlePid}, and prints how many it killed.
+   */
+  public static List<String> endLeftoversCommand(long idlePid) {
+    if (idlePid <= 1) {
+      throw new IllegalArgumentException("not an idle shell's pid: " + idlePid);
+    }
+    return List.of("sh", "-c", END_LEFTOVERS, "knotless-leftovers", Long.toString(idlePid));
+  }
+
   /** The exec that unpacks the checkout; its stdin must be {@link #framed} tar. */
   public static List<String> unpackCommand() {
     return List.of("sh", "-c", UNPACK, "knotless-unpack");
+  }
+
+  /** The exec that packs /work as tar on its stdout. */
+  public static List<String> packWorkCommand() {
+    return List.of("sh", "-c", PACK_WORK, "knotless-pack-work");
   }
 
   /** The exec that packs the outputs directory as tar on its stdout. */

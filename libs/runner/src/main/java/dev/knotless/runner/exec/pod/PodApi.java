@@ -37,8 +37,33 @@ public interface PodApi {
   /** Deletes pod {@code name} at once (no grace); a pod already gone is not an error. */
   void delete(String name) throws IOException;
 
-  /** The pods whose {@link RunPod#RUNNER_LABEL} is {@code runnerLabel}. */
+  /** The pods whose {@link RunPod#RUNNER_LABEL} is {@code runnerLabel}, listed afresh. */
   List<Listed> list(String runnerLabel) throws IOException;
+
+  /**
+   * The same pods as the API server's watch last told them, without a request: what a gauge reads
+   * between sweeps. By default a fresh {@link #list}.
+   */
+  default List<Listed> watched(String runnerLabel) throws IOException {
+    return list(runnerLabel);
+  }
+
+  /**
+   * Has {@code lost} called once, from another thread, with why (a {@link PodState#lost} message),
+   * as soon as the API server's watch says pod {@code name} will run nothing more: deleted, ended,
+   * or on a node that stopped answering. Closing the result stops it. By default nothing is
+   * watched, and a lost pod is found only when its execs fail.
+   */
+  default Watching whenLost(String name, java.util.function.Consumer<String> lost) {
+    return () -> {};
+  }
+
+  /** A {@link #whenLost} registration; closing it never throws. */
+  @FunctionalInterface
+  interface Watching extends AutoCloseable {
+    @Override
+    void close();
+  }
 
   /**
    * A pod found by its runner label.

@@ -5,9 +5,11 @@ import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunDriver;
 import dev.knotless.runner.exec.RunListener;
+import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,18 +69,43 @@ public final class PodExecutor implements Executor {
   @Override
   public RunResult run(
       RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
+    // A run whose AfterSteps reads the checkout (a write-back) gets the pod's /work back.
+    boolean copyBack = afterSteps != AfterSteps.NONE;
+    AtomicReference<PodHost> host = new AtomicReference<>();
     return driver.run(
         spec,
         cancellation,
         listener,
-        afterSteps,
+        (checkout, result) -> {
+          PodHost h = host.get();
+          String failed = h == null ? null : h.copyBackFailed();
+          if (failed != null && result.outcome() instanceof RunOutcome.Passed) {
+            String why = "not written back: the pod's checkout could not be copied back: " + failed;
+            return new RunResult(
+                result.steps(),
+                new RunOutcome.Errored(why),
+                concat(result.log(), ("==> " + why + "\n").getBytes(StandardCharsets.UTF_8)),
+                result.outputs());
+          }
+          return afterSteps.apply(checkout, result);
+        },
         (s, paths) -> {
           RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
           String adopted = s.runKey().isEmpty() ? null : adoptable.remove(s.runKey());
-          return adopted == null
-              ? new PodHost(api, pod, s, paths, live, false, observer)
-              : new PodHost(api, pod.named(adopted), s, paths, live, true, observer);
+          PodHost h =
+              adopted == null
+                  ? new PodHost(api, pod, s, paths, live, false, observer, copyBack)
+                  : new PodHost(api, pod.named(adopted), s, paths, live, true, observer, copyBack);
+          host.set(h);
+          return h;
         });
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] all = new byte[a.length + b.length];
+    System.arraycopy(a, 0, all, 0, a.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
   }
 
   /** Has {@code observer} hear how the pods of runs started from now on start. */
@@ -95,6 +123,11 @@ public final class PodExecutor implements Executor {
     adoptable.putAll(pods);
   }
 
+  /** Whether a pod offered to {@link #adopt} waits for the run of {@code runKey}. */
+  public boolean adopting(String runKey) {
+    return adoptable.containsKey(runKey);
+  }
+
   /** Forgets a pod offered to {@link #adopt} whose run will not come (it ended meanwhile). */
   public void forgetAdoption(String runKey) {
     adoptable.remove(runKey);
@@ -108,6 +141,22 @@ public final class PodExecutor implements Executor {
   public List<PodApi.Listed> pods() throws IOException {
     List<PodApi.Listed> mine = new ArrayList<>();
     for (PodApi.Listed pod : api.list(RunPod.labelValue(runnerDid))) {
+      if (runnerDid.equals(pod.runnerDid())) {
+        mine.add(pod);
+      }
+    }
+    return mine;
+  }
+
+  /**
+   * This runner's pods as the API server's watch last told them, without a request of their own
+   * where the {@link PodApi} watches: what a gauge reads.
+   *
+   * @throws IOException when the API server cannot be reached
+   */
+  public List<PodApi.Listed> watchedPods() throws IOException {
+    List<PodApi.Listed> mine = new ArrayList<>();
+    for (PodApi.Listed pod : api.watched(RunPod.labelValue(runnerDid))) {
       if (runnerDid.equals(pod.runnerDid())) {
         mine.add(pod);
       }

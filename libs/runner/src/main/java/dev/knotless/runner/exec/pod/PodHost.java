@@ -5,14 +5,9 @@ import dev.knotless.runner.exec.RunPaths;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.exec.StepHost;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.SequenceInputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -32,6 +27,9 @@ final class PodHost implements StepHost {
   /** The exit status the log reports for a step killed by SIGKILL, as a shell reports it. */
   static final int KILLED = 137;
 
+  /** The most file data a write-back's checkout brings back from the pod. */
+  static final long MAX_CHECKOUT_BYTES = 1L << 30;
+
   /** The largest output file copied back; larger ones are left out, as OutputFiles would. */
   static final long MAX_OUTPUT_BYTES = 64L << 20;
 
@@ -44,7 +42,13 @@ final class PodHost implements StepHost {
   private final PodExecutor.Live live;
   private final boolean adopted;
   private final PodObserver observer;
+  private final boolean copyBack;
+  private volatile String copyBackFailed;
   private int steps;
+  private long idlePid;
+  private volatile PodApi.Watching watch;
+  private volatile StepOutput reading;
+  private volatile String lostReason;
   private boolean created;
   private boolean closed;
 
@@ -61,6 +65,23 @@ final class PodHost implements StepHost {
       PodExecutor.Live live,
       boolean adopted,
       PodObserver observer) {
+    this(api, pod, spec, paths, live, adopted, observer, false);
+  }
+
+  /**
+   * As above; with {@code copyBack}, the pod's /work replaces the runner's checkout (all but its
+   * .git) before the pod is deleted, for a run whose {@code AfterSteps} reads it (a write-back).
+   */
+  PodHost(
+      PodApi api,
+      RunPod pod,
+      RunSpec spec,
+      RunPaths paths,
+      PodExecutor.Live live,
+      boolean adopted,
+      PodObserver observer,
+      boolean copyBack) {
+    this.copyBack = copyBack;
     this.api = api;
     this.pod = pod;
     this.spec = spec;
@@ -101,8 +122,16 @@ final class PodHost implements StepHost {
           throw e;
         }
         observer.running(Duration.ofNanos(System.nanoTime() - made));
-        copyCheckoutIn();
+        try {
+          PodCopies.checkoutIn(api, pod.name(), paths);
+        } catch (PodCopies.Refused e) {
+          throw new StartFailed(e.getMessage());
+        }
       }
+      if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
+        idlePid = idlePid();
+      }
+      watch = api.whenLost(pod.name(), this::lost);
     } catch (PodApi.NotRunning e) {
       throw new StartFailed(e.getMessage(), e);
     } catch (IOException e) {
@@ -116,30 +145,59 @@ final class PodHost implements StepHost {
             + (pod.runtimeClassName() == null ? "" : ", runtime class " + pod.runtimeClassName()));
   }
 
-  /** The checkout, as tar through exec stdin: the pod never reaches a service for it. */
-  private void copyCheckoutIn() throws IOException, InterruptedException, StartFailed {
-    Path tar = paths.root().resolve("checkout.tar");
+  /** The pod's idle shell, found before a step runs (or, adopted, as the lowest pid but 1). */
+  private long idlePid() throws IOException, InterruptedException, StartFailed {
+    String out =
+        PodCommands.run(api, pod.name(), Launcher.idlePidCommand(), null, 64, PodCommands.SHORT)
+            .text()
+            .strip();
     try {
-      Tar.write(paths.checkout(), tar);
-      long size = Files.size(tar);
-      byte[] head = (size + "\n").getBytes(StandardCharsets.US_ASCII);
-      PodCommands.Result r;
-      try (InputStream body = Files.newInputStream(tar)) {
-        r =
-            PodCommands.run(
-                api,
-                pod.name(),
-                Launcher.unpackCommand(),
-                new SequenceInputStream(new ByteArrayInputStream(head), body),
-                64 * 1024,
-                PodCommands.COPY);
+      long pid = Long.parseLong(out);
+      if (pid > 1) {
+        return pid;
       }
-      if (r.exit() != 0) {
-        throw new StartFailed(
-            "the checkout could not be unpacked in pod " + pod.name() + ": " + r.text().strip());
-      }
-    } finally {
-      Files.deleteIfExists(tar);
+    } catch (NumberFormatException e) {
+      // Said below.
+    }
+    throw new StartFailed("could not find the idle shell of pod " + pod.name());
+  }
+
+  /**
+   * Kills every process in the pod but its own (pid 1, the idle shell and its sleep): what a step
+   * given secrets left running. The killing exec gets no variable of the run's.
+   */
+  @Override
+  public int endLeftovers() throws IOException {
+    if (idlePid <= 1) {
+      return 0;
+    }
+    try {
+      String out =
+          PodCommands.run(
+                  api,
+                  pod.name(),
+                  Launcher.endLeftoversCommand(idlePid),
+                  null,
+                  64,
+                  PodCommands.SHORT)
+              .text()
+              .strip();
+      return Integer.parseInt(out);
+    } catch (NumberFormatException e) {
+      throw new IOException("pod " + pod.name() + " did not say what it ended", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while ending a step's leftovers", e);
+    }
+  }
+
+  /** The API server said the pod is lost: the step being read ends now, as an error. */
+  private void lost(String why) {
+    LOG.warn("{}", why);
+    lostReason = why;
+    StepOutput o = reading;
+    if (o != null) {
+      o.lose(why);
     }
   }
 
@@ -168,7 +226,12 @@ final class PodHost implements StepHost {
       launcher.close();
       throw e;
     }
-    return new PodStep(index, launcher, new StepOutput(api, pod.name(), index));
+    StepOutput output = new StepOutput(api, pod.name(), index);
+    reading = output;
+    if (lostReason != null) {
+      output.lose(lostReason);
+    }
+    return new PodStep(index, launcher, output);
   }
 
   @Override
@@ -182,12 +245,36 @@ final class PodHost implements StepHost {
         return;
       }
     }
+    PodApi.Watching w = watch;
+    if (w != null) {
+      // The pod's own deletion, below, is no loss.
+      w.close();
+    }
     try {
-      copyOutputsOut();
+      if (lostReason == null) {
+        // A lost pod's exec could hang as long as the copy's limit.
+        if (steps > 0) {
+          PodCopies.outputsOut(api, pod.name(), paths.outputs(), MAX_OUTPUT_BYTES);
+        }
+      }
     } catch (IOException e) {
       LOG.warn("could not read the outputs of pod {}: {}", pod.name(), e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (copyBack) {
+      copyBackFailed = lostReason;
+      try {
+        if (lostReason == null) {
+          PodCopies.checkoutBack(api, pod.name(), paths.checkout(), MAX_CHECKOUT_BYTES);
+        }
+      } catch (IOException e) {
+        copyBackFailed = e.getMessage();
+        LOG.warn("could not copy the checkout of pod {} back: {}", pod.name(), e.toString());
+      } catch (InterruptedException e) {
+        copyBackFailed = "interrupted while copying the checkout back";
+        Thread.currentThread().interrupt();
+      }
     }
     try {
       api.delete(pod.name());
@@ -198,17 +285,12 @@ final class PodHost implements StepHost {
     }
   }
 
-  private void copyOutputsOut() throws IOException, InterruptedException {
-    if (steps == 0) {
-      return;
-    }
-    PodCommands.stream(
-        api,
-        pod.name(),
-        Launcher.packOutputsCommand(),
-        null,
-        PodCommands.COPY,
-        out -> Tar.extractTopFiles(out, paths.outputs(), MAX_OUTPUT_BYTES));
+  /**
+   * Why the pod's /work could not be copied back into the runner's checkout, or null if it was (or
+   * was not asked for). Read after {@link #close}.
+   */
+  String copyBackFailed() {
+    return copyBackFailed;
   }
 
   /** One step, as the run loop sees it. */

@@ -61,6 +61,38 @@ public record PodState(boolean exists, String phase, String waitingReason, Strin
     return new Verdict.Waiting();
   }
 
+  /**
+   * Why pod {@code pod}, whose steps have started, will run nothing more, as the API server's watch
+   * tells it; null while it may run on. The message starts {@code lost pod <name>: }, as one for a
+   * pod whose execs fail does.
+   *
+   * @param exists false once the pod is gone from the API server
+   * @param phase its phase, or null
+   * @param deleting whether it carries a deletion timestamp (deleted or evicted, not yet gone)
+   * @param reason its status's reason ({@code NodeLost}, {@code Evicted}, ...), or null
+   */
+  public static String lost(
+      String pod, boolean exists, String phase, boolean deleting, String reason) {
+    String why = reason == null || reason.isBlank() ? "" : " (" + reason + ")";
+    if (!exists) {
+      return "lost pod " + pod + ": it was deleted";
+    }
+    if (deleting) {
+      return "lost pod " + pod + ": it is being deleted" + why;
+    }
+    if ("Unknown".equals(phase)) {
+      return "lost pod "
+          + pod
+          + ": its node stopped answering (phase Unknown"
+          + (why.isEmpty() ? "" : ", " + reason)
+          + ")";
+    }
+    if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
+      return "lost pod " + pod + ": it ended (" + phase + why + ")";
+    }
+    return null;
+  }
+
   /** True if the container waits because its image cannot be had. */
   public boolean pullFailing() {
     return waitingReason != null && PULL_ERRORS.contains(waitingReason);

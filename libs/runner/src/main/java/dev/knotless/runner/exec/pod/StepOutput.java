@@ -33,13 +33,14 @@ final class StepOutput extends InputStream {
   private final int index;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
   private long offset;
-  private PodApi.Exec follower;
+  private volatile PodApi.Exec follower;
   private InputStream current;
   private int failedStarts;
   private boolean readSinceOpen;
   private boolean tailing;
   private int status;
-  private boolean done;
+  private volatile boolean done;
+  private volatile String lost;
 
   StepOutput(PodApi api, String pod, int index) {
     this.api = api;
@@ -66,6 +67,9 @@ final class StepOutput extends InputStream {
     }
     try {
       while (true) {
+        if (lost != null) {
+          throw new IOException(lost);
+        }
         if (current == null) {
           if (done) {
             return -1;
@@ -118,6 +122,22 @@ final class StepOutput extends InputStream {
       IOException io = new IOException("interrupted while reading the step's output", e);
       exit.completeExceptionally(io);
       throw io;
+    }
+  }
+
+  /**
+   * Ends the reading at once with {@code why}: the API server said the pod is lost, and a follower
+   * whose node stopped answering may neither end nor fail. Any thread; a step already read to its
+   * end is not changed.
+   */
+  void lose(String why) {
+    if (done) {
+      return;
+    }
+    lost = why;
+    PodApi.Exec f = follower;
+    if (f != null) {
+      f.close();
     }
   }
 

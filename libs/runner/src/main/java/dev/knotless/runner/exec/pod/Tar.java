@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Comparator;
 import java.util.List;
@@ -162,6 +163,111 @@ final class Tar {
         skip(in, (size + BLOCK - 1) / BLOCK * BLOCK);
       }
     }
+  }
+
+  /**
+   * Reads the archive on {@code in}, which a run's pod wrote and so is hostile, into {@code dir}:
+   * directories, regular files (their owner's execute bit kept) and symbolic links, the links made
+   * as links and never followed. Every entry is refused that would leave {@code dir} (an absolute
+   * name, a {@code ..}, a parent that is a link), as is anything under the top-level {@code .git},
+   * which is the runner's; hard links, devices and fifos are passed over. At most {@code maxBytes}
+   * of file data in all.
+   *
+   * @throws IOException naming the entry when the archive breaks these rules or the limit
+   */
+  static void extractTree(InputStream in, Path dir, long maxBytes) throws IOException {
+    byte[] h = new byte[BLOCK];
+    String longName = null;
+    String longLink = null;
+    long total = 0;
+    while (readBlock(in, h)) {
+      if (allZero(h)) {
+        return;
+      }
+      long size = parseOctal(h, 124, 12);
+      char type = (char) h[156];
+      if (type == 'L' || type == 'K') {
+        String v = cString(readData(in, size), 0, (int) size);
+        if (type == 'L') {
+          longName = v;
+        } else {
+          longLink = v;
+        }
+        continue;
+      }
+      String name = longName != null ? longName : cString(h, 0, 100);
+      String link = longLink != null ? longLink : cString(h, 157, 100);
+      longName = null;
+      longLink = null;
+      String rel = relative(name);
+      boolean data = type == '0' || type == '\0' || type == '7';
+      if (rel == null) {
+        skip(in, data ? (size + BLOCK - 1) / BLOCK * BLOCK : 0);
+        continue;
+      }
+      Path target = inside(dir, rel);
+      if (type == '5') {
+        Files.createDirectories(target);
+      } else if (data) {
+        total += size;
+        if (total > maxBytes) {
+          throw new IOException("the pod's checkout is over " + maxBytes + " bytes at " + rel);
+        }
+        Files.createDirectories(target.getParent());
+        Files.deleteIfExists(target);
+        try (OutputStream out = Files.newOutputStream(target, StandardOpenOption.CREATE_NEW)) {
+          copy(in, out, size);
+        }
+        skip(in, (BLOCK - size % BLOCK) % BLOCK);
+        if ((parseOctal(h, 100, 8) & 0100) != 0) {
+          var perms = Files.getPosixFilePermissions(target, LinkOption.NOFOLLOW_LINKS);
+          perms.add(PosixFilePermission.OWNER_EXECUTE);
+          Files.setPosixFilePermissions(target, perms);
+        }
+      } else if (type == '2') {
+        Files.createDirectories(target.getParent());
+        Files.deleteIfExists(target);
+        Files.createSymbolicLink(target, Path.of(link));
+      } else {
+        skip(in, (size + BLOCK - 1) / BLOCK * BLOCK);
+      }
+    }
+  }
+
+  /** An entry's name relative to the archive's root; null for the root itself and for .git. */
+  private static String relative(String name) throws IOException {
+    String n = name;
+    while (n.startsWith("./")) {
+      n = n.substring(2);
+    }
+    while (n.endsWith("/")) {
+      n = n.substring(0, n.length() - 1);
+    }
+    if (n.isEmpty() || n.equals(".")) {
+      return null;
+    }
+    if (n.startsWith("/")) {
+      throw new IOException("the pod's checkout holds an absolute name: " + name);
+    }
+    for (String part : n.split("/")) {
+      if (part.equals("..") || part.isEmpty()) {
+        throw new IOException("the pod's checkout holds a name leaving it: " + name);
+      }
+    }
+    return n.equals(".git") || n.startsWith(".git/") ? null : n;
+  }
+
+  /** {@code rel} under {@code dir}, refused when a directory on the way is a link. */
+  private static Path inside(Path dir, String rel) throws IOException {
+    Path p = dir;
+    String[] parts = rel.split("/");
+    for (int i = 0; i < parts.length - 1; i++) {
+      p = p.resolve(parts[i]);
+      if (Files.isSymbolicLink(p)) {
+        throw new IOException("the pod's checkout writes through a link: " + rel);
+      }
+    }
+    return p.resolve(parts[parts.length - 1]);
   }
 
   private static boolean readBlock(InputStream in, byte[] h) throws IOException {

@@ -48,4 +48,17 @@ class PodStateTest {
                 true, "Pending", "CreateContainerConfigError", "RuntimeClass \"x\" not found"),
             Duration.ZERO));
   }
+
+  @Test
+  void aStartedPodIsLostOnceGoneDeletingEndedOrOnANodeThatStoppedAnswering() {
+    org.junit.jupiter.api.Assertions.assertNull(PodState.lost("p", true, "Running", false, null));
+    assertEquals("lost pod p: it was deleted", PodState.lost("p", false, null, false, null));
+    assertEquals(
+        "lost pod p: it is being deleted (Evicted)",
+        PodState.lost("p", true, "Running", true, "Evicted"));
+    assertEquals(
+        "lost pod p: its node stopped answering (phase Unknown, NodeLost)",
+        PodState.lost("p", true, "Unknown", false, "NodeLost"));
+    assertEquals("lost pod p: it ended (Failed)", PodState.lost("p", true, "Failed", false, ""));
+  }
 }

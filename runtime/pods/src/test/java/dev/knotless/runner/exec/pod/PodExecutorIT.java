@@ -283,6 +283,61 @@ class PodExecutorIT {
   }
 
   @Test
+  void aNodeThatStopsAnsweringMidStepEndsTheRunAsAnErrorAsSoonAsTheWatchSaysSo() throws Exception {
+    CompletableFuture<RunResult> run =
+        startAndAwaitReady(spec(step("wait", "echo ready; sleep 600"), step("next", "echo no")));
+    // Its processes freeze, so the step's output follower neither ends nor fails: only the pod's
+    // phase, Unknown, says anything, and only to a watch.
+    cluster.kubelet.partitionNode(PodCluster.NAMESPACE, pods().get(0).getMetadata().getName());
+    RunResult r = run.get(2, TimeUnit.MINUTES);
+
+    RunOutcome.Errored e = assertInstanceOf(RunOutcome.Errored.class, r.outcome(), log(r));
+    assertTrue(
+        e.message().contains("lost pod knotless-run-")
+            && e.message().contains(": its node stopped answering (phase Unknown, NodeLost)"),
+        e.message());
+    assertEquals("not run: " + e.message(), r.steps().get(1).note());
+  }
+
+  @Test
+  void aRunThatWritesBackSeesThePodsCheckoutChangesAndNoLinkIsFollowedOnTheRunnersSide()
+      throws Exception {
+    java.util.Map<String, String> seen = new java.util.concurrent.ConcurrentHashMap<>();
+    dev.knotless.runner.exec.AfterSteps writeBack =
+        (checkout, result) -> {
+          try {
+            seen.put("README", Files.readString(checkout.resolve("README")));
+            seen.put("new", Files.readString(checkout.resolve("made/new.sh")));
+            seen.put("exec", String.valueOf(Files.isExecutable(checkout.resolve("made/new.sh"))));
+            seen.put("link", String.valueOf(Files.isSymbolicLink(checkout.resolve("passwd"))));
+            seen.put("gitKept", String.valueOf(Files.exists(checkout.resolve(".git"))));
+          } catch (java.io.IOException e) {
+            seen.put("error", e.toString());
+          }
+          return result;
+        };
+    RunResult r =
+        cluster.run(
+            spec(
+                step(
+                    "change",
+                    "echo changed > README; mkdir made; printf 'echo hi\\n' > made/new.sh;"
+                        + " chmod +x made/new.sh; ln -s /etc/passwd passwd")),
+            new RunCancellation(),
+            RunListener.NONE,
+            writeBack);
+
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
+    assertEquals("changed\n", seen.get("README"), seen.toString());
+    assertEquals("echo hi\n", seen.get("new"), seen.toString());
+    assertEquals("true", seen.get("exec"), seen.toString());
+    // A link the pod made comes back as a link, never as the runner's file it names.
+    assertEquals("true", seen.get("link"), seen.toString());
+    assertEquals("true", seen.get("gitKept"), seen.toString());
+    assertTrue(pods().isEmpty(), "the pod is deleted once its checkout is back");
+  }
+
+  @Test
   void aSweepDeletesTheRunnersLeftoverPodsButNeitherALiveRunsNorAnotherRunnersPod()
       throws Exception {
     Fabric8Support.createPod(cluster, "knotless-run-left", cluster.runnerDid);

@@ -157,6 +157,58 @@ class PodHostIT {
   }
 
   @Test
+  void whatAStepGivenSecretsLeftRunningIsKilledBeforeTheNextStepAndThePodLivesOn()
+      throws Exception {
+    String secret = "leftover-secret-" + Long.toHexString(System.nanoTime());
+    RunSpec spec =
+        RunSpec.of(
+            Path.of("/unused"),
+            "0".repeat(40),
+            List.of(
+                new ExecStep("given", "true", Duration.ZERO, null, java.util.Set.of(), true),
+                ExecStep.run("after", "true", Duration.ZERO)));
+    RunPaths paths = new RunPaths(root, root.resolve("checkout"), root.resolve("outputs"));
+    RunPod pod =
+        RunPod.of(
+            PodCluster.settings(), spec, cluster.runnerDid, "left-" + System.nanoTime() % 100000);
+    try (PodHost host =
+        new PodHost(api(), pod, spec, paths, new PodExecutor.Live(), false, PodObserver.NONE)) {
+      host.open(log::add, Duration.ofMinutes(2));
+      StepHost.Step given =
+          host.start(
+              new ExecStep(
+                  "given",
+                  // Two leftovers holding the secret, one of them a grandchild, out of the step's
+                  // process group (setsid), so that only the sweep can reach them.
+                  "(setsid sh -c 'sleep 600 & sleep 600') >/dev/null 2>&1 &"
+                      + " echo $! > /knotless/bg; sleep 0.5; echo started",
+                  Duration.ZERO,
+                  null,
+                  java.util.Set.of(),
+                  true),
+              host.stepEnvironment(Map.of("DEPLOY_KEY", secret)));
+      assertEquals("started\n", new String(given.output().readAllBytes(), StandardCharsets.UTF_8));
+      assertEquals(0, given.waitForExit());
+      given.ended();
+      assertTrue(host.endLeftovers() >= 2, "the sweep ended fewer than the two sleeps");
+      StepHost.Step after =
+          host.start(
+              ExecStep.run(
+                  "after",
+                  "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f || true; done 2>/dev/null;"
+                      + " if kill -0 \"$(cat /knotless/bg)\" 2>/dev/null; then echo alive; else echo gone; fi",
+                  Duration.ZERO),
+              host.stepEnvironment(Map.of("PLAIN", "yes")));
+      String seen = new String(after.output().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, after.waitForExit());
+      assertTrue(seen.endsWith("gone\n"), seen);
+      assertTrue(!seen.contains(secret), "a leftover kept the secret for a later step: " + seen);
+      // The pod's own processes were spared: the next step ran in it.
+      assertTrue(seen.contains("PLAIN=yes"), seen);
+    }
+  }
+
+  @Test
   void aFollowerThatKeepsDroppingLosesNoByteAndTheStatusComesFromTheExitRecord() throws Exception {
     AtomicInteger drops = new AtomicInteger();
     try (PodHost host = host(new Dropping(api(), 1000, drops))) {

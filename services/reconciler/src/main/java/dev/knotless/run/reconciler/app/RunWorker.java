@@ -144,7 +144,8 @@ public class RunWorker implements RepoPass.RunSink {
               "error",
               0,
               List.of(),
-              "this run writes back what it changes, which the scheduler's pods cannot yet do"));
+              "the scheduler cannot run this kind of run yet (it has no run order): run it on a"
+                  + " reconciler that runs steps"));
       return;
     }
     row.runOrder = run.order().toJson();

@@ -13,13 +13,16 @@ import dev.knotless.runner.pass.OrderPlanner;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.SharedStepFiles;
+import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.queue.RunOrder;
+import dev.knotless.runner.queue.Takeover;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.UsageLedger;
 import dev.knotless.runner.sealed.SealedStart;
 import dev.knotless.runtime.pods.Fabric8PodApi;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
@@ -39,7 +42,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -51,8 +53,8 @@ import org.jboss.logging.Logger;
  * them by the scheduling policy and runs each in a pod of its own through the {@link PodExecutor}),
  * progress out as run events for the check-writer, and the queue kept in step. On taking the lead
  * it first offers the pods of runs already going to the executor for adoption, then takes every
- * queued run the last leader held: a run whose pod lives is followed in it, one that had none is
- * run.
+ * queued run the last leader held, as {@link Takeover} says: a run whose pod lives is followed in
+ * it, one that never started is run, and one that started but whose pod is gone ends as an error.
  */
 @ApplicationScoped
 public class PodRuns {
@@ -65,7 +67,6 @@ public class PodRuns {
   private final KubernetesClient client;
   private final MeterRegistry registry;
   private final Clock clock = Clock.systemUTC();
-  private final Map<String, AtomicInteger> phases = new ConcurrentHashMap<>();
   private final Set<String> taken = ConcurrentHashMap.newKeySet();
   private final Timer podStart;
   private final Counter pullFailures;
@@ -92,10 +93,11 @@ public class PodRuns {
     this.client = client;
     this.registry = registry;
     for (String p : PHASES) {
-      AtomicInteger n = new AtomicInteger();
-      phases.put(p, n);
-      registry.gauge(
-          "knotless.run.pods", List.of(io.micrometer.core.instrument.Tag.of("phase", p)), n);
+      // Read off the watch at each scrape: a phase change shows without waiting for a sweep.
+      Gauge.builder("knotless.run.pods", this, runs -> runs.inPhase(p))
+          .description("the runner's pods by phase, as the API server's watch tells them")
+          .tag("phase", p)
+          .register(registry);
     }
     this.podStart =
         Timer.builder("knotless.run.pod.start")
@@ -173,7 +175,8 @@ public class PodRuns {
                         config.stepTimeout(),
                         config.runTimeout().orElse(null),
                         Map.of()),
-                    null,
+                    // The pod executor copies a write-back's checkout out of its pod first.
+                    new WriteBack(access.runner(), access.cache(), clock),
                     sealed.owner())
                 .withSharedSteps(new SharedStepFiles(access.heads(), access.cache().dir())),
             access.cache().dir(),
@@ -277,6 +280,19 @@ public class PodRuns {
           queue.remove(row.checkKey(), me);
           continue;
         }
+        Takeover.Action action =
+            Takeover.of("RUNNING".equals(row.state()), executor.adopting(row.checkKey()));
+        if (action instanceof Takeover.Action.EndAsError end) {
+          // Its pod is gone: running its steps again would repeat them under the same check.
+          LOG.warnf(
+              "%s: taken over from %s, started and without a pod; ended as an error",
+              row.checkKey(), row.worker());
+          publish(
+              new RunEvent.Ended(
+                  row.checkKey(), clock.instant(), "error", 0, List.of(), end.note()));
+          queue.remove(row.checkKey(), me);
+          continue;
+        }
         taken.add(row.checkKey());
         if (row.worker() != null) {
           LOG.infof("%s: taken over from %s (%s)", row.checkKey(), row.worker(), row.state());
@@ -301,14 +317,22 @@ public class PodRuns {
     executor.removeLeftovers();
     // A key a rotation put first in the mounted Secret is published within a sweep.
     sealed.republish();
+  }
+
+  /** How many of the runner's pods are in {@code phase}, as the watch has them; 0 before any. */
+  private double inPhase(String phase) {
+    PodExecutor e = executor;
+    if (e == null || me == null || !taking) {
+      // A standby reports none, so that a sum over the replicas counts each pod once.
+      return 0;
+    }
     try {
-      Map<String, Integer> counts = new HashMap<>();
-      for (PodApi.Listed pod : executor.pods()) {
-        counts.merge(pod.phase() == null ? "Pending" : pod.phase(), 1, Integer::sum);
-      }
-      phases.forEach((phase, n) -> n.set(counts.getOrDefault(phase, 0)));
-    } catch (IOException e) {
-      LOG.warnf("could not count the runner's pods: %s", e.getMessage());
+      return e.watchedPods().stream()
+          .filter(pod -> phase.equals(pod.phase() == null ? "Pending" : pod.phase()))
+          .count();
+    } catch (IOException ex) {
+      LOG.debugf("could not count the runner's pods: %s", ex.getMessage());
+      return Double.NaN;
     }
   }
 

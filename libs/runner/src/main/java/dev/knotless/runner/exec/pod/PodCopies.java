@@ -1,0 +1,106 @@
+package dev.knotless.runner.exec.pod;
+
+import dev.knotless.runner.exec.RunPaths;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+
+/**
+ * The copies between the runner and a run's pod, each as tar through one exec's stdin or stdout (so
+ * the pod never reaches a service, and the runner never a pod's address): the checkout in, the
+ * outputs out, and for a write-back the pod's /work back. What comes out of a pod is its run's and
+ * so hostile; {@link Tar} reads it so that nothing lands outside where it is put. Stateless.
+ */
+final class PodCopies {
+
+  private PodCopies() {}
+
+  /** A copy the pod refused; the message says why, for the check's log. */
+  static final class Refused extends Exception {
+    Refused(String message) {
+      super(message);
+    }
+  }
+
+  /** The checkout (built in {@code paths}) into pod {@code pod}'s /work. */
+  static void checkoutIn(PodApi api, String pod, RunPaths paths)
+      throws IOException, InterruptedException, Refused {
+    Path tar = paths.root().resolve("checkout.tar");
+    try {
+      Tar.write(paths.checkout(), tar);
+      long size = Files.size(tar);
+      byte[] head = (size + "\n").getBytes(StandardCharsets.US_ASCII);
+      PodCommands.Result r;
+      try (InputStream body = Files.newInputStream(tar)) {
+        r =
+            PodCommands.run(
+                api,
+                pod,
+                Launcher.unpackCommand(),
+                new SequenceInputStream(new ByteArrayInputStream(head), body),
+                64 * 1024,
+                PodCommands.COPY);
+      }
+      if (r.exit() != 0) {
+        throw new Refused(
+            "the checkout could not be unpacked in pod " + pod + ": " + r.text().strip());
+      }
+    } finally {
+      Files.deleteIfExists(tar);
+    }
+  }
+
+  /** The top-level files of pod {@code pod}'s outputs directory into {@code outputs}. */
+  static void outputsOut(PodApi api, String pod, Path outputs, long maxBytes)
+      throws IOException, InterruptedException {
+    PodCommands.stream(
+        api,
+        pod,
+        Launcher.packOutputsCommand(),
+        null,
+        PodCommands.COPY,
+        out -> Tar.extractTopFiles(out, outputs, maxBytes));
+  }
+
+  /**
+   * Pod {@code pod}'s /work in place of {@code checkout}, all of it but its .git (the runner's,
+   * which stays): what a write-back then reads. At most {@code maxBytes} of file data.
+   */
+  static void checkoutBack(PodApi api, String pod, Path checkout, long maxBytes)
+      throws IOException, InterruptedException {
+    try (var top = Files.list(checkout)) {
+      for (Path p : top.toList()) {
+        if (!p.getFileName().toString().equals(".git")) {
+          deleteTree(p);
+        }
+      }
+    }
+    int exit =
+        PodCommands.stream(
+            api,
+            pod,
+            Launcher.packWorkCommand(),
+            null,
+            PodCommands.COPY,
+            out -> Tar.extractTree(out, checkout, maxBytes));
+    if (exit != 0) {
+      throw new IOException("packing the pod's /work exited with " + exit);
+    }
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+      try (var in = Files.list(p)) {
+        for (Path c : in.toList()) {
+          deleteTree(c);
+        }
+      }
+    }
+    Files.delete(p);
+  }
+}
