@@ -15,6 +15,7 @@ import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.events.Topics;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.testing.CountingProxy;
@@ -301,7 +302,7 @@ class CheckWriterIT {
     Run run = queued("metrics");
     publish(List.of(run.filed(), run.started()));
     awaitStatus(run, "running");
-    String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+    String metrics = given().port(ManagementPort.get()).get("/q/metrics").then().statusCode(200).extract().asString();
     assertTrue(metrics.contains("knotless_run_check_writer_lag_seconds_count"), metrics);
     assertTrue(
         metrics.contains(
@@ -312,9 +313,19 @@ class CheckWriterIT {
         System.out.println("[CheckWriterIT] " + line);
       }
     }
-    String ready = given().get("/q/health/ready").then().statusCode(200).extract().asString();
+    String ready = given().port(ManagementPort.get()).get("/q/health/ready").then().statusCode(200).extract().asString();
     assertTrue(ready.contains("run-events"), ready);
     assertTrue(ready.contains("\"pds\""), ready);
+  }
+
+  @Test
+  void healthAndMetricsAnswerOnTheManagementPortAndNotOnTheServicePort() {
+    int management = ManagementPort.get();
+    assertTrue(management != io.restassured.RestAssured.port, "a port of its own");
+    for (String path : List.of("/q/health/live", "/q/health/ready", "/q/metrics")) {
+      given().port(management).get(path).then().statusCode(200);
+      given().get(path).then().statusCode(404);
+    }
   }
 
   /** Queues a run as a reconciler does, so the check-writer knows it. */

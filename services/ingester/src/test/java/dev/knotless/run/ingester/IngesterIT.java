@@ -3,6 +3,7 @@ package dev.knotless.run.ingester;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -12,6 +13,7 @@ import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.run.ingester.DoorbellTopic.Bell;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.runner.doorbell.DoorMatcher;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
@@ -123,18 +125,28 @@ class IngesterIT {
     try (DoorbellTopic topic = new DoorbellTopic(bootstrap, DEADLINE)) {
       topic.until(DEADLINE, "any connect doorbell", seen -> !of(seen, CONNECT).isEmpty());
     }
-    given()
+    given().port(ManagementPort.get())
         .get("/q/health/ready")
         .then()
         .statusCode(200)
         .body(containsString("event-source"))
         .body(containsString("FirehoseSource"))
         .body(containsString("SmallRye Reactive Messaging"));
-    given()
+    given().port(ManagementPort.get())
         .get("/q/metrics")
         .then()
         .statusCode(200)
         .body(containsString("knotless_run_doorbells_published_total{reason=\"connect\""));
+  }
+
+  @Test
+  void healthAndMetricsAnswerOnTheManagementPortAndNotOnTheServicePort() {
+    int management = ManagementPort.get();
+    assertNotEquals(io.restassured.RestAssured.port, management, "a port of its own");
+    for (String path : List.of("/q/health/live", "/q/health/ready", "/q/metrics")) {
+      given().port(management).get(path).then().statusCode(200);
+      given().get(path).then().statusCode(404);
+    }
   }
 
   private static XrpcClient owner() throws Exception {

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -45,7 +46,7 @@ class SourceDownIT {
 
   @Test
   void anIngesterWhoseSourceCannotConnectIsNotReady() {
-    given()
+    given().port(ManagementPort.get())
         .get("/q/health/ready")
         .then()
         .statusCode(503)

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.run.events.DoorbellMessage;
@@ -11,6 +12,7 @@ import dev.knotless.run.events.Topics;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.reconciler.app.QueueGauges;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
@@ -21,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -114,7 +117,7 @@ class DoorbellPassIT {
                 "k1.main", "did:plc:dan/3kd", "did:plc:dan", RunQueue.RunClass.MAIN, "ci", "c1"));
     assertEquals(1, onVertx(() -> queue.waiting(RunQueue.RunClass.MAIN)).size());
     await().atMost(DEADLINE).until(() -> gauges.waiting(RunQueue.RunClass.MAIN) == 1);
-    given()
+    given().port(ManagementPort.get())
         .get("/q/metrics")
         .then()
         .statusCode(200)
@@ -124,7 +127,7 @@ class DoorbellPassIT {
 
   @Test
   void readinessReportsKafkaAndPostgres() {
-    String body = given().get("/q/health/ready").then().extract().asString();
+    String body = given().port(ManagementPort.get()).get("/q/health/ready").then().extract().asString();
     assertTrue(body.contains("\"status\": \"UP\"") || body.contains("\"status\":\"UP\""), body);
     assertTrue(body.contains("Reactive Messaging") && body.contains("doorbells"), body);
     assertTrue(body.contains("Reactive PostgreSQL connections health check"), body);
@@ -138,8 +141,18 @@ class DoorbellPassIT {
     }
   }
 
+  @Test
+  void healthAndMetricsAnswerOnTheManagementPortAndNotOnTheServicePort() {
+    int management = ManagementPort.get();
+    assertNotEquals(io.restassured.RestAssured.port, management, "a port of its own");
+    for (String path : List.of("/q/health/live", "/q/health/ready", "/q/metrics")) {
+      given().port(management).get(path).then().statusCode(200);
+      given().get(path).then().statusCode(404);
+    }
+  }
+
   private double received(String reason) {
-    String metrics = given().get("/q/metrics").then().extract().asString();
+    String metrics = given().port(ManagementPort.get()).get("/q/metrics").then().extract().asString();
     for (String line : metrics.split("\n")) {
       if (line.startsWith("knotless_run_doorbells_received_total{reason=\"" + reason + "\"")) {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

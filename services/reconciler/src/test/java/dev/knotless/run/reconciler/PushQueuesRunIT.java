@@ -14,6 +14,7 @@ import dev.knotless.run.events.Topics;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
@@ -170,7 +171,7 @@ class PushQueuesRunIT {
   }
 
   private static String metrics() {
-    return given().get("/q/metrics").then().extract().asString();
+    return given().port(ManagementPort.get()).get("/q/metrics").then().extract().asString();
   }
 
   private static List<Record> checks() throws Exception {
