@@ -19,6 +19,7 @@ import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.testing.CountingProxy;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -42,7 +43,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "check-writer"))
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @WithTestResource(value = RunnerAccountResource.class, scope = TestResourceScope.GLOBAL)
 @QuarkusTest
@@ -161,7 +165,7 @@ class CheckWriterIT {
   private java.util.Map<String, List<String>> deadLetters(java.util.Map<String, Integer> want)
       throws Exception {
     Properties c = new Properties();
-    c.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(c);
     c.put("group.id", "dead-letter-reader-" + UUID.randomUUID());
     c.put("auto.offset.reset", "earliest");
     java.util.Map<String, List<String>> dead = new java.util.HashMap<>();
@@ -247,7 +251,7 @@ class CheckWriterIT {
   void anEventThatCannotBeReadGoesToTheDeadLetterTopicWithItsReasonAndTheNextRunIsFiled()
       throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     String garbageKey = "garbage-" + UUID.randomUUID();
     String v2Key = "v2-" + UUID.randomUUID();
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
@@ -270,7 +274,7 @@ class CheckWriterIT {
     awaitStatus(run, "success");
 
     Properties c = new Properties();
-    c.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(c);
     c.put("group.id", "dead-letter-reader-" + UUID.randomUUID());
     c.put("auto.offset.reset", "earliest");
     java.util.Map<String, String> dead = new java.util.HashMap<>();
@@ -466,7 +470,7 @@ class CheckWriterIT {
 
   private void publish(List<RunEvent> events) throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       for (RunEvent e : events) {
         producer.send(

@@ -18,6 +18,7 @@ import dev.knotless.runner.doorbell.DoorMatcher;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.WebSocketSource;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -29,7 +30,10 @@ import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "ingester"))
 @WithTestResource(value = PdsResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 @QuarkusTest
 class IngesterIT {

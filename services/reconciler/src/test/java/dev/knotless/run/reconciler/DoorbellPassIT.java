@@ -16,6 +16,7 @@ import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -32,7 +33,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "reconciler"))
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @QuarkusTest
 @TestProfile(DoorbellPassIT.Recording.class)
@@ -163,7 +167,7 @@ class DoorbellPassIT {
 
   private void ring(RepoId repo, Doorbell bell) throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       producer
           .send(

@@ -22,6 +22,7 @@ import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.OwnerRepo;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -42,7 +43,10 @@ import org.junit.jupiter.api.Test;
  * and the reconciler files the check in the runner's account, claims the run in PostgreSQL, runs it
  * with its worker and publishes the run's events for the check-writer.
  */
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "reconciler"))
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @WithTestResource(value = OwnerPdsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 @QuarkusTest
@@ -125,7 +129,7 @@ class PushQueuesRunIT {
   /** The run events of one check, from the topic, up to its end. */
   private List<RunEvent> runEvents(String key) {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     p.put("group.id", "push-queues-run-it-" + System.nanoTime());
     p.put("auto.offset.reset", "earliest");
     List<RunEvent> out = new ArrayList<>();
@@ -207,7 +211,7 @@ class PushQueuesRunIT {
 
   private void ring(RepoId repo, Doorbell bell) throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       producer
           .send(

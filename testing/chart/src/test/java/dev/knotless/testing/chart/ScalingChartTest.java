@@ -51,14 +51,13 @@ class ScalingChartTest {
           t.path("metadata").path("serverAddress").asText());
     }
     String lag = triggers.get("doorbell-lag").path("metadata").path("query").asText();
-    assertTrue(lag.contains("kafka_consumer_fetch_manager_records_lag{"), lag);
-    assertTrue(lag.contains("topic=\"knotless.doorbells\""), lag);
+    assertTrue(lag.contains("client_id=\"kafka-consumer-doorbells\""), lag);
     assertTrue(lag.contains("namespace=\"knotless\""), lag);
     assertEquals("20", triggers.get("doorbell-lag").path("metadata").path("threshold").asText());
     String waiting = triggers.get("waiting-runs").path("metadata").path("query").asText();
     assertTrue(waiting.contains("max by (class) (knotless_run_runs_waiting{"), waiting);
     assertEquals("4", triggers.get("waiting-runs").path("metadata").path("threshold").asText());
-    assertEquals(java.util.Set.of("kafka_consumer_fetch_manager_records_lag"), PromQl.metricNames(lag));
+    assertEquals(java.util.Set.of("kafka_consumer_fetch_manager_records_lag_max"), PromQl.metricNames(lag));
     assertEquals(java.util.Set.of("knotless_run_runs_waiting"), PromQl.metricNames(waiting));
     var budget =
         chart.typed(PodDisruptionBudget.class).stream()
