@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * connection it resolves the server's name once, checks every address it got, and connects to the
  * first of those addresses, so the connection goes to an address that was checked, whatever the
  * name answers a moment later (DNS rebinding). TLS stays end to end between the client and the
- * server (the tunnel only passes bytes), with the server's name in SNI and in the certificate check.
+ * server (the tunnel only passes bytes), with the server's name in SNI and in the certificate
+ * check.
  *
  * <p>Java 17's HTTP client resolves names itself and offers no hook at connect time; a proxy is the
  * one place it hands a connection's target to code of ours before connecting. The tunnel listens on

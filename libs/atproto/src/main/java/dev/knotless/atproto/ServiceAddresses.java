@@ -15,10 +15,10 @@ import java.util.Map;
  * at 169.254.169.254), private, unique-local, shared (100.64/10), unspecified or multicast address
  * is refused, so a DID document cannot point the runner at its own network (SSRF).
  *
- * <p>The check runs right before each request, and every address a name has must pass, not only
- * the first. The connection itself is made to an address checked at that moment: an HTTP client
- * built with {@link #clientBuilder()} (or given {@link #pinning()} as its proxy) sends https through
- * a tunnel on this JVM's loopback ({@code PinnedTunnel}) that resolves the name once, checks every
+ * <p>The check runs right before each request, and every address a name has must pass, not only the
+ * first. The connection itself is made to an address checked at that moment: an HTTP client built
+ * with {@link #clientBuilder()} (or given {@link #pinning()} as its proxy) sends https through a
+ * tunnel on this JVM's loopback ({@code PinnedTunnel}) that resolves the name once, checks every
  * address and connects to one of them. So a name that answers a public address to the check and a
  * private one a moment later (DNS rebinding) is not connected to the private one. Plain http, which
  * only loopback test servers are allowed, is not tunnelled.
@@ -35,8 +35,10 @@ public final class ServiceAddresses {
   /** The system property of the same meaning, for tests run inside one JVM. */
   public static final String ALLOW_LOCAL_PROPERTY = "knotless.allow-local-services";
 
-  private static final ServiceAddresses STRICT = new ServiceAddresses(false, InetAddress::getAllByName);
-  private static final ServiceAddresses LOOPBACK = new ServiceAddresses(true, InetAddress::getAllByName);
+  private static final ServiceAddresses STRICT =
+      new ServiceAddresses(false, InetAddress::getAllByName);
+  private static final ServiceAddresses LOOPBACK =
+      new ServiceAddresses(true, InetAddress::getAllByName);
 
   /** How a name becomes addresses: the JVM's resolver, or a test's. */
   @FunctionalInterface
@@ -142,8 +144,9 @@ public final class ServiceAddresses {
   }
 
   /**
-   * A proxy selector that sends every https connection through this JVM's pinning tunnel, so it goes
-   * to an address checked when it is made; plain http (loopback test servers only) goes direct.
+   * A proxy selector that sends every https connection through this JVM's pinning tunnel, so it
+   * goes to an address checked when it is made; plain http (loopback test servers only) goes
+   * direct.
    */
   public java.net.ProxySelector pinning() {
     return new java.net.ProxySelector() {

@@ -306,7 +306,14 @@ class CheckWriterIT {
     Run run = queued("metrics");
     publish(List.of(run.filed(), run.started()));
     awaitStatus(run, "running");
-    String metrics = given().port(ManagementPort.get()).get("/q/metrics").then().statusCode(200).extract().asString();
+    String metrics =
+        given()
+            .port(ManagementPort.get())
+            .get("/q/metrics")
+            .then()
+            .statusCode(200)
+            .extract()
+            .asString();
     assertTrue(metrics.contains("knotless_run_check_writer_lag_seconds_count"), metrics);
     assertTrue(
         metrics.contains(
@@ -317,7 +324,14 @@ class CheckWriterIT {
         System.out.println("[CheckWriterIT] " + line);
       }
     }
-    String ready = given().port(ManagementPort.get()).get("/q/health/ready").then().statusCode(200).extract().asString();
+    String ready =
+        given()
+            .port(ManagementPort.get())
+            .get("/q/health/ready")
+            .then()
+            .statusCode(200)
+            .extract()
+            .asString();
     assertTrue(ready.contains("run-events"), ready);
     assertTrue(ready.contains("\"pds\""), ready);
   }

@@ -1,8 +1,8 @@
 package dev.knotless.run.ingester;
 
-import dev.knotless.run.testkit.KafkaBrokerResource;
 import dev.knotless.run.events.DoorbellMessage;
 import dev.knotless.run.events.Topics;
+import dev.knotless.run.testkit.KafkaBrokerResource;
 import dev.knotless.runner.doorbell.Doorbell;
 import java.time.Duration;
 import java.util.ArrayList;

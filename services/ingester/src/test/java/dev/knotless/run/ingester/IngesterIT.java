@@ -129,14 +129,16 @@ class IngesterIT {
     try (DoorbellTopic topic = new DoorbellTopic(bootstrap, DEADLINE)) {
       topic.until(DEADLINE, "any connect doorbell", seen -> !of(seen, CONNECT).isEmpty());
     }
-    given().port(ManagementPort.get())
+    given()
+        .port(ManagementPort.get())
         .get("/q/health/ready")
         .then()
         .statusCode(200)
         .body(containsString("event-source"))
         .body(containsString("FirehoseSource"))
         .body(containsString("SmallRye Reactive Messaging"));
-    given().port(ManagementPort.get())
+    given()
+        .port(ManagementPort.get())
         .get("/q/metrics")
         .then()
         .statusCode(200)

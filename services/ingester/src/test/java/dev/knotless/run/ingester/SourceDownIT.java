@@ -50,7 +50,8 @@ class SourceDownIT {
 
   @Test
   void anIngesterWhoseSourceCannotConnectIsNotReady() {
-    given().port(ManagementPort.get())
+    given()
+        .port(ManagementPort.get())
         .get("/q/health/ready")
         .then()
         .statusCode(503)

@@ -121,7 +121,8 @@ class DoorbellPassIT {
                 "k1.main", "did:plc:dan/3kd", "did:plc:dan", RunQueue.RunClass.MAIN, "ci", "c1"));
     assertEquals(1, onVertx(() -> queue.waiting(RunQueue.RunClass.MAIN)).size());
     await().atMost(DEADLINE).until(() -> gauges.waiting(RunQueue.RunClass.MAIN) == 1);
-    given().port(ManagementPort.get())
+    given()
+        .port(ManagementPort.get())
         .get("/q/metrics")
         .then()
         .statusCode(200)
@@ -131,7 +132,8 @@ class DoorbellPassIT {
 
   @Test
   void readinessReportsKafkaAndPostgres() {
-    String body = given().port(ManagementPort.get()).get("/q/health/ready").then().extract().asString();
+    String body =
+        given().port(ManagementPort.get()).get("/q/health/ready").then().extract().asString();
     assertTrue(body.contains("\"status\": \"UP\"") || body.contains("\"status\":\"UP\""), body);
     assertTrue(body.contains("Reactive Messaging") && body.contains("doorbells"), body);
     assertTrue(body.contains("Reactive PostgreSQL connections health check"), body);
@@ -156,7 +158,8 @@ class DoorbellPassIT {
   }
 
   private double received(String reason) {
-    String metrics = given().port(ManagementPort.get()).get("/q/metrics").then().extract().asString();
+    String metrics =
+        given().port(ManagementPort.get()).get("/q/metrics").then().extract().asString();
     for (String line : metrics.split("\n")) {
       if (line.startsWith("knotless_run_doorbells_received_total{reason=\"" + reason + "\"")) {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

@@ -13,11 +13,10 @@ import java.util.Properties;
  * that must restart the broker reaches it through {@link #broker()}.
  *
  * <p>The broker is the authenticated one a deploy runs ({@link KafkaBroker#startAuthenticated}):
- * SASL on, ACLs enforced, one user per service. The service under test logs in as the user its
- * init argument {@code user} names ({@code ingester}, {@code reconciler}, {@code check-writer}),
- * so it is held to the same grants as in production; the test's own clients, which publish and
- * read what the service reads and writes, log in as the broker's super user ({@link
- * #testClient}).
+ * SASL on, ACLs enforced, one user per service. The service under test logs in as the user its init
+ * argument {@code user} names ({@code ingester}, {@code reconciler}, {@code check-writer}), so it
+ * is held to the same grants as in production; the test's own clients, which publish and read what
+ * the service reads and writes, log in as the broker's super user ({@link #testClient}).
  */
 public final class KafkaBrokerResource implements QuarkusTestResourceLifecycleManager {
   private static volatile KafkaBroker current;
@@ -33,8 +32,8 @@ public final class KafkaBrokerResource implements QuarkusTestResourceLifecycleMa
   }
 
   /**
-   * Client settings for the test's own producers and consumers: the bootstrap servers and the
-   * super user's login, on top of {@code settings}.
+   * Client settings for the test's own producers and consumers: the bootstrap servers and the super
+   * user's login, on top of {@code settings}.
    */
   public static Properties testClient(Properties settings) {
     KafkaBroker b = broker();

@@ -345,7 +345,8 @@ class ChartTest {
         assertEquals("/q/health/started", c.getStartupProbe().getHttpGet().getPath(), where);
         assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath(), where);
         assertEquals("/q/health/live", c.getLivenessProbe().getHttpGet().getPath(), where);
-        for (var probe : List.of(c.getStartupProbe(), c.getReadinessProbe(), c.getLivenessProbe())) {
+        for (var probe :
+            List.of(c.getStartupProbe(), c.getReadinessProbe(), c.getLivenessProbe())) {
           assertEquals("management", probe.getHttpGet().getPort().getStrVal(), where);
         }
         assertTrue(
@@ -426,10 +427,14 @@ class ChartTest {
   void largeEmptyDirsAreAskedForAsEphemeralStorage() {
     Map<String, Integer> expected =
         Map.of(
-            "ci-knotless-run-reconciler", (1 + 10 + 20) * 1024,
-            "ci-knotless-run-scheduler", (1 + 10 + 20) * 1024,
-            "ci-knotless-run-check-writer", 1024,
-            "ci-knotless-run-ingester", 1024);
+            "ci-knotless-run-reconciler",
+            (1 + 10 + 20) * 1024,
+            "ci-knotless-run-scheduler",
+            (1 + 10 + 20) * 1024,
+            "ci-knotless-run-check-writer",
+            1024,
+            "ci-knotless-run-ingester",
+            1024);
     allFeatures
         .podSpecs()
         .forEach(

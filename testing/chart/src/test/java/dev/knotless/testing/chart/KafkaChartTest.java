@@ -41,7 +41,8 @@ class KafkaChartTest {
     for (var doc : chart.ofKind("KafkaUser")) {
       JsonNode spec = doc.tree().path("spec");
       assertEquals("scram-sha-512", spec.path("authentication").path("type").asText());
-      assertEquals("main", doc.tree().path("metadata").path("labels").path("strimzi.io/cluster").asText());
+      assertEquals(
+          "main", doc.tree().path("metadata").path("labels").path("strimzi.io/cluster").asText());
       String service =
           USERS.entrySet().stream()
               .filter(e -> e.getValue().equals(doc.name()))
@@ -91,7 +92,9 @@ class KafkaChartTest {
               assertEquals("password", ref.getKey());
               assertEquals("SCRAM-SHA-512", env.get("KAFKA_SASL_MECHANISM").getValue());
               assertTrue(
-                  env.get("KAFKA_SASL_JAAS_CONFIG").getValue().contains("$(KNOTLESS_KAFKA_PASSWORD)"),
+                  env.get("KAFKA_SASL_JAAS_CONFIG")
+                      .getValue()
+                      .contains("$(KNOTLESS_KAFKA_PASSWORD)"),
                   "the password reaches the JAAS line by reference only");
             });
   }
@@ -100,8 +103,7 @@ class KafkaChartTest {
   void strimziUsersNeedSaslScramAndACluster() {
     for (var sets :
         List.of(
-            Map.<String, Object>of(
-                "kafka.strimzi.users", true, "kafka.strimzi.cluster", "main"),
+            Map.<String, Object>of("kafka.strimzi.users", true, "kafka.strimzi.cluster", "main"),
             Map.<String, Object>of(
                 "kafka.strimzi.users",
                 true,
@@ -125,7 +127,9 @@ class KafkaChartTest {
             List.of(RenderedChart.resource("strimzi.yaml")),
             Map.of("kafka.topics.doorbells.partitions", 24));
     Map<String, JsonNode> topics = new TreeMap<>();
-    chart.ofKind("KafkaTopic").forEach(d -> topics.put(d.tree().path("spec").path("topicName").asText(), d.tree()));
+    chart
+        .ofKind("KafkaTopic")
+        .forEach(d -> topics.put(d.tree().path("spec").path("topicName").asText(), d.tree()));
     assertEquals(
         Set.of("knotless.doorbells", "knotless.run-events", "knotless.run-events.dead"),
         topics.keySet(),
@@ -136,7 +140,12 @@ class KafkaChartTest {
     assertEquals(86_400_000L, doorbells.path("config").path("retention.ms").asLong());
     assertEquals(
         2_592_000_000L,
-        topics.get("knotless.run-events.dead").path("spec").path("config").path("retention.ms").asLong());
+        topics
+            .get("knotless.run-events.dead")
+            .path("spec")
+            .path("config")
+            .path("retention.ms")
+            .asLong());
     assertTrue(chart.ofKind("Job").isEmpty());
   }
 
@@ -145,7 +154,8 @@ class KafkaChartTest {
       throws IOException {
     Path template = RenderedChart.chartDir().resolve("templates/kafka-topics.yaml");
     String source = Files.readString(template);
-    assertTrue(source.contains("helm.sh/hook: pre-install,pre-upgrade"), "runs before the services");
+    assertTrue(
+        source.contains("helm.sh/hook: pre-install,pre-upgrade"), "runs before the services");
     // The embedded Helm's template leaves hooks out (as an install prints them apart): render a
     // copy of the chart with the hook annotation taken off to see the Job it makes.
     copyTree(RenderedChart.chartDir(), copy);
@@ -184,7 +194,8 @@ class KafkaChartTest {
     assertTrue(script.contains("/etc/kafka-client/client.properties"), script);
     assertTrue(
         pod.getVolumes().stream()
-            .anyMatch(v -> v.getSecret() != null && "kafka-admin".equals(v.getSecret().getSecretName())),
+            .anyMatch(
+                v -> v.getSecret() != null && "kafka-admin".equals(v.getSecret().getSecretName())),
         "the admin's client properties come from the operator's Secret");
     var e =
         assertThrows(
@@ -201,9 +212,12 @@ class KafkaChartTest {
 
   @Test
   void defaultPartitionsLeaveRoomForEveryReconcilerTheAutoscalerMayStart() throws IOException {
-    JsonNode values = RenderedChart.YAML.readTree(RenderedChart.chartDir().resolve("values.yaml").toFile());
-    int doorbells = values.path("kafka").path("topics").path("doorbells").path("partitions").asInt();
-    int runEvents = values.path("kafka").path("topics").path("runEvents").path("partitions").asInt();
+    JsonNode values =
+        RenderedChart.YAML.readTree(RenderedChart.chartDir().resolve("values.yaml").toFile());
+    int doorbells =
+        values.path("kafka").path("topics").path("doorbells").path("partitions").asInt();
+    int runEvents =
+        values.path("kafka").path("topics").path("runEvents").path("partitions").asInt();
     assertTrue(
         values.path("autoscaling").path("reconciler").path("maxReplicas").asInt() <= doorbells);
     assertTrue(values.path("checkWriter").path("replicas").asInt() <= runEvents);
@@ -213,7 +227,8 @@ class KafkaChartTest {
   static Map<String, Set<String>> testBrokerGrants() throws IOException {
     Path source =
         RenderedChart.chartDir()
-            .resolve("../../testing/infra/src/main/java/dev/knotless/testing/infra/KafkaBroker.java")
+            .resolve(
+                "../../testing/infra/src/main/java/dev/knotless/testing/infra/KafkaBroker.java")
             .normalize();
     String text = Files.readString(source);
     Matcher block =

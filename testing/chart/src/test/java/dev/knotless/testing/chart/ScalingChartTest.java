@@ -41,7 +41,8 @@ class ScalingChartTest {
     assertEquals("Deployment", spec.path("scaleTargetRef").path("kind").asText());
     assertEquals(2, spec.path("minReplicaCount").asInt());
     assertEquals(8, spec.path("maxReplicaCount").asInt());
-    assertNull(reconciler(chart).getSpec().getReplicas(), "KEDA owns the count; an upgrade keeps it");
+    assertNull(
+        reconciler(chart).getSpec().getReplicas(), "KEDA owns the count; an upgrade keeps it");
     Map<String, JsonNode> triggers = triggers(spec);
     assertEquals(List.of("doorbell-lag", "waiting-runs"), List.copyOf(triggers.keySet()));
     for (JsonNode t : triggers.values()) {
@@ -57,7 +58,8 @@ class ScalingChartTest {
     String waiting = triggers.get("waiting-runs").path("metadata").path("query").asText();
     assertTrue(waiting.contains("max by (class) (knotless_run_runs_waiting{"), waiting);
     assertEquals("4", triggers.get("waiting-runs").path("metadata").path("threshold").asText());
-    assertEquals(java.util.Set.of("kafka_consumer_fetch_manager_records_lag_max"), PromQl.metricNames(lag));
+    assertEquals(
+        java.util.Set.of("kafka_consumer_fetch_manager_records_lag_max"), PromQl.metricNames(lag));
     assertEquals(java.util.Set.of("knotless_run_runs_waiting"), PromQl.metricNames(waiting));
     var budget =
         chart.typed(PodDisruptionBudget.class).stream()
@@ -160,11 +162,14 @@ class ScalingChartTest {
 
   private static Map<String, JsonNode> triggers(JsonNode spec) {
     Map<String, JsonNode> byName = new java.util.LinkedHashMap<>();
-    Stream.of(spec.path("triggers")).flatMap(t -> {
-      List<JsonNode> l = new ArrayList<>();
-      t.forEach(l::add);
-      return l.stream();
-    }).forEach(t -> byName.put(t.path("name").asText(), t));
+    Stream.of(spec.path("triggers"))
+        .flatMap(
+            t -> {
+              List<JsonNode> l = new ArrayList<>();
+              t.forEach(l::add);
+              return l.stream();
+            })
+        .forEach(t -> byName.put(t.path("name").asText(), t));
     return byName;
   }
 }

@@ -224,7 +224,9 @@ public final class ServiceProcess implements AutoCloseable {
     throw new IOException(name + " not ready after " + READY + ": " + last + "; see " + log);
   }
 
-  /** A URL of the service's: {@code /q/} paths on its management port, the rest on its HTTP port. */
+  /**
+   * A URL of the service's: {@code /q/} paths on its management port, the rest on its HTTP port.
+   */
   public URI url(String path) {
     return path.startsWith("/q/") ? managementUrl(path) : serviceUrl(path);
   }

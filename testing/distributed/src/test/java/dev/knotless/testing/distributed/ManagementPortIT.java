@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Each service's packaged jar, started as the chart starts it: {@code /q/health} and {@code
- * /q/metrics} answer on the management port and not on the service's own port, so the
- * NetworkPolicy and the scrape can name the one port and leave the other closed.
+ * /q/metrics} answer on the management port and not on the service's own port, so the NetworkPolicy
+ * and the scrape can name the one port and leave the other closed.
  */
 class ManagementPortIT {
   private static final HttpClient HTTP =
