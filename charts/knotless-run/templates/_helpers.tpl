@@ -65,7 +65,7 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.runnerAccount.plcUrl | quote }}
 {{- end -}}
 
-{{/* Kafka: each service its own SASL user, its password only in a secretKeyRef; call with (dict "Values" .Values "service" "<key under kafka.sasl.users>"). */}}
+{{/* Kafka: each service its own SASL user, its password only in a secretKeyRef; call with (dict "Values" .Values "root" . "service" "<key under kafka.sasl.users>"). */}}
 {{- define "knotless-run.env.kafka" -}}
 {{- $k := .Values.kafka -}}
 - name: KAFKA_BOOTSTRAP_SERVERS
@@ -74,9 +74,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- if not (has $k.securityProtocol (list "SASL_PLAINTEXT" "SASL_SSL")) }}
 {{- fail "kafka.securityProtocol must be PLAINTEXT, SASL_PLAINTEXT or SASL_SSL" }}
 {{- end }}
-{{- $user := required (printf "kafka.sasl.users.%s is required" .service) (index $k.sasl.users .service) }}
 {{- $module := "org.apache.kafka.common.security.scram.ScramLoginModule" }}
-{{- if eq $k.sasl.mechanism "PLAIN" }}
+{{- if $k.strimzi.users }}
+{{- if ne $k.sasl.mechanism "SCRAM-SHA-512" }}
+{{- fail "kafka.strimzi.users makes SCRAM-SHA-512 users: set kafka.sasl.mechanism to SCRAM-SHA-512" }}
+{{- end }}
+{{- else if eq $k.sasl.mechanism "PLAIN" }}
 {{- $module = "org.apache.kafka.common.security.plain.PlainLoginModule" }}
 {{- else if not (has $k.sasl.mechanism (list "SCRAM-SHA-256" "SCRAM-SHA-512")) }}
 {{- fail "kafka.sasl.mechanism must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512" }}
@@ -85,16 +88,29 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ $k.securityProtocol | quote }}
 - name: KAFKA_SASL_MECHANISM
   value: {{ $k.sasl.mechanism | quote }}
+{{- if $k.strimzi.users }}
+{{- /* Strimzi's user operator names the user after its KafkaUser and puts the password in a Secret of that name. */}}
+{{- $name := include "knotless-run.kafkaUser" (dict "root" .root "service" .service) }}
+- name: KNOTLESS_KAFKA_USERNAME
+  value: {{ $name | quote }}
+- name: KNOTLESS_KAFKA_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $name }}
+      key: password
+{{- else }}
+{{- $user := required (printf "kafka.sasl.users.%s is required" .service) (index $k.sasl.users .service) }}
 - name: KNOTLESS_KAFKA_USERNAME
   valueFrom:
     secretKeyRef:
-      name: {{ required "kafka.sasl.existingSecret is required with SASL" $k.sasl.existingSecret }}
+      name: {{ required "kafka.sasl.existingSecret is required with SASL (or kafka.strimzi.users)" $k.sasl.existingSecret }}
       key: {{ $user.usernameKey }}
 - name: KNOTLESS_KAFKA_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ $k.sasl.existingSecret }}
       key: {{ $user.passwordKey }}
+{{- end }}
 - name: KAFKA_SASL_JAAS_CONFIG
   value: {{ printf "%s required username=\"$(KNOTLESS_KAFKA_USERNAME)\" password=\"$(KNOTLESS_KAFKA_PASSWORD)\";" $module | quote }}
 {{- end }}
@@ -174,3 +190,36 @@ app.kubernetes.io/component: {{ .component }}
 {{ . }}
 {{- end }}
 {{- end }}
+
+{{/* A quantity in Mi, Gi or Ti as whole mebibytes: the sum of emptyDir limits needs a number. */}}
+{{- define "knotless-run.mebibytes" -}}
+{{- $m := regexFind "^[0-9]+(Mi|Gi|Ti)$" (toString .) -}}
+{{- if not $m -}}
+{{- fail (printf "size %q: give a whole number of Mi, Gi or Ti" (toString .)) -}}
+{{- end -}}
+{{- $n := regexFind "^[0-9]+" $m | int64 -}}
+{{- if hasSuffix "Ti" $m }}{{ mul $n 1048576 }}{{ else if hasSuffix "Gi" $m }}{{ mul $n 1024 }}{{ else }}{{ $n }}{{ end -}}
+{{- end -}}
+
+{{/* "true" when the autoscaler, not the Deployment, sets this component's replicas; call with (dict "root" . "component" "<name>"). */}}
+{{- define "knotless-run.autoscaled" -}}
+{{- $mode := .root.Values.autoscaling.mode -}}
+{{- if not (has $mode (list "none" "keda" "hpa")) -}}
+{{- fail "autoscaling.mode must be none, keda or hpa" -}}
+{{- end -}}
+{{- if and (ne $mode "none") (eq .component "reconciler") -}}true{{- end -}}
+{{- end -}}
+
+{{/* The fewest replicas a component runs: its autoscaler's minimum, else its replicas. */}}
+{{- define "knotless-run.minReplicas" -}}
+{{- if include "knotless-run.autoscaled" . -}}
+{{- .root.Values.autoscaling.reconciler.minReplicas -}}
+{{- else -}}
+{{- .spec.replicas -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The KafkaUser (and Strimzi's Secret) of one service: <fullname>-<service in kebab case>. */}}
+{{- define "knotless-run.kafkaUser" -}}
+{{- include "knotless-run.componentName" (dict "root" .root "component" (printf "kafka-%s" (kebabcase .service))) -}}
+{{- end -}}

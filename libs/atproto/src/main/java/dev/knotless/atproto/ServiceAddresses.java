@@ -15,10 +15,13 @@ import java.util.Map;
  * at 169.254.169.254), private, unique-local, shared (100.64/10), unspecified or multicast address
  * is refused, so a DID document cannot point the runner at its own network (SSRF).
  *
- * <p>The check resolves the name through the JVM's address cache right before each request, and the
- * connection that follows reads its address from that same cache entry (held 30 s by default), so a
- * name that answers a public address to the check and a private one a moment later (DNS rebinding)
- * still connects to the address checked. Every address a name has must pass, not only the first.
+ * <p>The check runs right before each request, and every address a name has must pass, not only the
+ * first. The connection itself is made to an address checked at that moment: an HTTP client built
+ * with {@link #clientBuilder()} (or given {@link #pinning()} as its proxy) sends https through a
+ * tunnel on this JVM's loopback ({@code PinnedTunnel}) that resolves the name once, checks every
+ * address and connects to one of them. So a name that answers a public address to the check and a
+ * private one a moment later (DNS rebinding) is not connected to the private one. Plain http, which
+ * only loopback test servers are allowed, is not tunnelled.
  *
  * <p>{@link #allowingLoopback()} ({@code KNOTLESS_ALLOW_LOCAL_SERVICES=true}, or the system
  * property {@code knotless.allow-local-services=true} in a test JVM) also allows loopback servers,
@@ -32,13 +35,29 @@ public final class ServiceAddresses {
   /** The system property of the same meaning, for tests run inside one JVM. */
   public static final String ALLOW_LOCAL_PROPERTY = "knotless.allow-local-services";
 
-  private static final ServiceAddresses STRICT = new ServiceAddresses(false);
-  private static final ServiceAddresses LOOPBACK = new ServiceAddresses(true);
+  private static final ServiceAddresses STRICT =
+      new ServiceAddresses(false, InetAddress::getAllByName);
+  private static final ServiceAddresses LOOPBACK =
+      new ServiceAddresses(true, InetAddress::getAllByName);
+
+  /** How a name becomes addresses: the JVM's resolver, or a test's. */
+  @FunctionalInterface
+  public interface Resolver {
+    InetAddress[] resolve(String host) throws UnknownHostException;
+  }
 
   private final boolean loopback;
+  private final Resolver resolver;
+  private volatile PinnedTunnel tunnel;
 
-  private ServiceAddresses(boolean loopback) {
+  private ServiceAddresses(boolean loopback, Resolver resolver) {
     this.loopback = loopback;
+    this.resolver = resolver;
+  }
+
+  /** The same rules, with names resolved by {@code resolver} (for tests). */
+  public ServiceAddresses withResolver(Resolver resolver) {
+    return new ServiceAddresses(loopback, resolver);
   }
 
   /** Why a server was not reached. */
@@ -91,33 +110,95 @@ public final class ServiceAddresses {
     }
     InetAddress[] addresses;
     try {
-      addresses = InetAddress.getAllByName(host);
+      addresses = resolver.resolve(host);
     } catch (UnknownHostException e) {
       addresses = new InetAddress[0];
     }
     boolean allLoopback = addresses.length > 0;
     for (InetAddress a : addresses) {
-      String why = forbidden(a);
-      if (why == null) {
-        allLoopback = false;
-        continue;
-      }
-      if (!(loopback && a.isLoopbackAddress())) {
-        throw new Refused(
-            what
-                + " at "
-                + uri
-                + " resolves to "
-                + a.getHostAddress()
-                + ", "
-                + why
-                + "; only public addresses are reached"
-                + (a.isLoopbackAddress() ? " (" + ALLOW_LOCAL + "=true allows loopback)" : ""));
-      }
+      refuseIfForbidden(a, what + " at " + uri);
+      allLoopback &= a.isLoopbackAddress();
     }
     if (scheme.equals("http") && !(loopback && allLoopback)) {
       throw new Refused(
           what + " at " + uri + " is plain http; refused, only https is reached outside tests");
+    }
+  }
+
+  /**
+   * The address a connection to {@code host} goes to: the name resolved once, every address it has
+   * checked, the first returned. The tunnel calls this at connect time.
+   *
+   * @throws Refused when an address the name has now is refused
+   * @throws UnknownHostException when the name has no address
+   */
+  InetAddress pin(String host, int port) throws Refused, UnknownHostException {
+    InetAddress[] addresses = resolver.resolve(host);
+    if (addresses.length == 0) {
+      throw new UnknownHostException(host);
+    }
+    for (InetAddress a : addresses) {
+      refuseIfForbidden(a, "the server " + host + ":" + port + ", resolved again to connect,");
+    }
+    return addresses[0];
+  }
+
+  /**
+   * A proxy selector that sends every https connection through this JVM's pinning tunnel, so it
+   * goes to an address checked when it is made; plain http (loopback test servers only) goes
+   * direct.
+   */
+  public java.net.ProxySelector pinning() {
+    return new java.net.ProxySelector() {
+      @Override
+      public java.util.List<java.net.Proxy> select(URI uri) {
+        if (!"https".equalsIgnoreCase(uri.getScheme())) {
+          return java.util.List.of(java.net.Proxy.NO_PROXY);
+        }
+        return java.util.List.of(new java.net.Proxy(java.net.Proxy.Type.HTTP, tunnel().address()));
+      }
+
+      @Override
+      public void connectFailed(URI uri, java.net.SocketAddress sa, IOException e) {
+        // the client reports the failure itself
+      }
+    };
+  }
+
+  /** An HTTP client builder whose connections go through {@link #pinning()}. */
+  public java.net.http.HttpClient.Builder clientBuilder() {
+    return java.net.http.HttpClient.newBuilder().proxy(pinning());
+  }
+
+  private PinnedTunnel tunnel() {
+    PinnedTunnel t = tunnel;
+    if (t == null) {
+      synchronized (this) {
+        t = tunnel;
+        if (t == null) {
+          try {
+            t = new PinnedTunnel(this);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException("the pinning tunnel could not listen", e);
+          }
+          tunnel = t;
+        }
+      }
+    }
+    return t;
+  }
+
+  private void refuseIfForbidden(InetAddress a, String whose) throws Refused {
+    String why = forbidden(a);
+    if (why != null && !(loopback && a.isLoopbackAddress())) {
+      throw new Refused(
+          whose
+              + " resolves to "
+              + a.getHostAddress()
+              + ", "
+              + why
+              + "; only public addresses are reached"
+              + (a.isLoopbackAddress() ? " (" + ALLOW_LOCAL + "=true allows loopback)" : ""));
     }
   }
 

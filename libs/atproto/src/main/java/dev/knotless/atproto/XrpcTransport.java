@@ -51,7 +51,9 @@ final class XrpcTransport {
 
   static HttpClient defaultHttpClient() {
     // HTTP/1.1: a PDS over plain http would otherwise be asked to upgrade to h2c on every call.
-    return HttpClient.newBuilder()
+    // Pinned: an https connection goes to an address checked when it is made.
+    return ServiceAddresses.process()
+        .clientBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(10))
         .build();

@@ -23,9 +23,18 @@ final class Fetch {
 
   private Fetch() {}
 
-  /** A client for resolution: HTTP/1.1 (the reference PDS refuses h2c upgrades), no redirects. */
+  /**
+   * A client for resolution: HTTP/1.1 (the reference PDS refuses h2c upgrades), no redirects, https
+   * connections pinned to an address checked when they are made.
+   */
   static HttpClient defaultClient() {
-    return HttpClient.newBuilder()
+    return defaultClient(ServiceAddresses.process());
+  }
+
+  /** As {@link #defaultClient()}, pinning to what {@code addresses} allows. */
+  static HttpClient defaultClient(ServiceAddresses addresses) {
+    return addresses
+        .clientBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(TIMEOUT)
         .followRedirects(HttpClient.Redirect.NEVER)

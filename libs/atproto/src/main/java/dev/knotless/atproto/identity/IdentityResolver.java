@@ -39,7 +39,8 @@ public final class IdentityResolver {
 
   /** A resolver configured from {@code env} ({@code System.getenv()} in production). */
   public static IdentityResolver fromEnvironment(Map<String, String> env, LocalCache cache) {
-    HttpClient http = Fetch.defaultClient();
+    HttpClient http =
+        Fetch.defaultClient(dev.knotless.atproto.ServiceAddresses.fromEnvironment(env));
     return new IdentityResolver(
         HandleResolver.fromEnvironment(env, http), DidResolver.fromEnvironment(env, http), cache);
   }

@@ -75,9 +75,11 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
     }
     StorageCache cache = StorageCache.fromEnvironment(env, clock);
     IdentityResolver identities = IdentityResolver.fromEnvironment(env, cache.local());
-    // HTTP/1.1: the reference PDS drops a request that offers an h2c upgrade.
+    // HTTP/1.1: the reference PDS drops a request that offers an h2c upgrade. Pinned: an https
+    // connection goes to an address checked when it is made (DNS rebinding).
     HttpClient http =
-        HttpClient.newBuilder()
+        dev.knotless.atproto.ServiceAddresses.fromEnvironment(env)
+            .clientBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10))
             .build();

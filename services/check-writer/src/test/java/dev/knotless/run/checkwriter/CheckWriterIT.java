@@ -15,9 +15,11 @@ import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.events.Topics;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.testing.CountingProxy;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -41,7 +43,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "check-writer"))
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @WithTestResource(value = RunnerAccountResource.class, scope = TestResourceScope.GLOBAL)
 @QuarkusTest
@@ -160,7 +165,7 @@ class CheckWriterIT {
   private java.util.Map<String, List<String>> deadLetters(java.util.Map<String, Integer> want)
       throws Exception {
     Properties c = new Properties();
-    c.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(c);
     c.put("group.id", "dead-letter-reader-" + UUID.randomUUID());
     c.put("auto.offset.reset", "earliest");
     java.util.Map<String, List<String>> dead = new java.util.HashMap<>();
@@ -246,7 +251,7 @@ class CheckWriterIT {
   void anEventThatCannotBeReadGoesToTheDeadLetterTopicWithItsReasonAndTheNextRunIsFiled()
       throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     String garbageKey = "garbage-" + UUID.randomUUID();
     String v2Key = "v2-" + UUID.randomUUID();
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
@@ -269,7 +274,7 @@ class CheckWriterIT {
     awaitStatus(run, "success");
 
     Properties c = new Properties();
-    c.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(c);
     c.put("group.id", "dead-letter-reader-" + UUID.randomUUID());
     c.put("auto.offset.reset", "earliest");
     java.util.Map<String, String> dead = new java.util.HashMap<>();
@@ -301,7 +306,14 @@ class CheckWriterIT {
     Run run = queued("metrics");
     publish(List.of(run.filed(), run.started()));
     awaitStatus(run, "running");
-    String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+    String metrics =
+        given()
+            .port(ManagementPort.get())
+            .get("/q/metrics")
+            .then()
+            .statusCode(200)
+            .extract()
+            .asString();
     assertTrue(metrics.contains("knotless_run_check_writer_lag_seconds_count"), metrics);
     assertTrue(
         metrics.contains(
@@ -312,9 +324,26 @@ class CheckWriterIT {
         System.out.println("[CheckWriterIT] " + line);
       }
     }
-    String ready = given().get("/q/health/ready").then().statusCode(200).extract().asString();
+    String ready =
+        given()
+            .port(ManagementPort.get())
+            .get("/q/health/ready")
+            .then()
+            .statusCode(200)
+            .extract()
+            .asString();
     assertTrue(ready.contains("run-events"), ready);
     assertTrue(ready.contains("\"pds\""), ready);
+  }
+
+  @Test
+  void healthAndMetricsAnswerOnTheManagementPortAndNotOnTheServicePort() {
+    int management = ManagementPort.get();
+    assertTrue(management != io.restassured.RestAssured.port, "a port of its own");
+    for (String path : List.of("/q/health/live", "/q/health/ready", "/q/metrics")) {
+      given().port(management).get(path).then().statusCode(200);
+      given().get(path).then().statusCode(404);
+    }
   }
 
   /** Queues a run as a reconciler does, so the check-writer knows it. */
@@ -455,7 +484,7 @@ class CheckWriterIT {
 
   private void publish(List<RunEvent> events) throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       for (RunEvent e : events) {
         producer.send(

@@ -2,6 +2,7 @@ package dev.knotless.run.ingester;
 
 import dev.knotless.run.events.DoorbellMessage;
 import dev.knotless.run.events.Topics;
+import dev.knotless.run.testkit.KafkaBrokerResource;
 import dev.knotless.runner.doorbell.Doorbell;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ final class DoorbellTopic implements AutoCloseable {
 
   DoorbellTopic(String bootstrap, Duration deadline) {
     Properties props = new Properties();
-    props.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(props);
     props.put("key.deserializer", StringDeserializer.class.getName());
     props.put("value.deserializer", StringDeserializer.class.getName());
     props.put("enable.auto.commit", "false");

@@ -3,6 +3,7 @@ package dev.knotless.run.ingester;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -12,10 +13,12 @@ import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.run.ingester.DoorbellTopic.Bell;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.runner.doorbell.DoorMatcher;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.WebSocketSource;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -27,7 +30,10 @@ import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "ingester"))
 @WithTestResource(value = PdsResource.class, scope = TestResourceScope.MATCHING_RESOURCES)
 @QuarkusTest
 class IngesterIT {
@@ -124,6 +130,7 @@ class IngesterIT {
       topic.until(DEADLINE, "any connect doorbell", seen -> !of(seen, CONNECT).isEmpty());
     }
     given()
+        .port(ManagementPort.get())
         .get("/q/health/ready")
         .then()
         .statusCode(200)
@@ -131,10 +138,21 @@ class IngesterIT {
         .body(containsString("FirehoseSource"))
         .body(containsString("SmallRye Reactive Messaging"));
     given()
+        .port(ManagementPort.get())
         .get("/q/metrics")
         .then()
         .statusCode(200)
         .body(containsString("knotless_run_doorbells_published_total{reason=\"connect\""));
+  }
+
+  @Test
+  void healthAndMetricsAnswerOnTheManagementPortAndNotOnTheServicePort() {
+    int management = ManagementPort.get();
+    assertNotEquals(io.restassured.RestAssured.port, management, "a port of its own");
+    for (String path : List.of("/q/health/live", "/q/health/ready", "/q/metrics")) {
+      given().port(management).get(path).then().statusCode(200);
+      given().get(path).then().statusCode(404);
+    }
   }
 
   private static XrpcClient owner() throws Exception {

@@ -6,7 +6,9 @@ import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.runner.doorbell.WebSocketSource;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -18,7 +20,10 @@ import java.net.ServerSocket;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "ingester"))
 @TestProfile(SourceDownIT.NoPds.class)
 @QuarkusTest
 class SourceDownIT {
@@ -46,6 +51,7 @@ class SourceDownIT {
   @Test
   void anIngesterWhoseSourceCannotConnectIsNotReady() {
     given()
+        .port(ManagementPort.get())
         .get("/q/health/ready")
         .then()
         .statusCode(503)

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.run.events.DoorbellMessage;
@@ -11,9 +12,11 @@ import dev.knotless.run.events.Topics;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.reconciler.app.QueueGauges;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -21,6 +24,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -29,7 +33,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "reconciler"))
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @QuarkusTest
 @TestProfile(DoorbellPassIT.Recording.class)
@@ -115,6 +122,7 @@ class DoorbellPassIT {
     assertEquals(1, onVertx(() -> queue.waiting(RunQueue.RunClass.MAIN)).size());
     await().atMost(DEADLINE).until(() -> gauges.waiting(RunQueue.RunClass.MAIN) == 1);
     given()
+        .port(ManagementPort.get())
         .get("/q/metrics")
         .then()
         .statusCode(200)
@@ -124,7 +132,8 @@ class DoorbellPassIT {
 
   @Test
   void readinessReportsKafkaAndPostgres() {
-    String body = given().get("/q/health/ready").then().extract().asString();
+    String body =
+        given().port(ManagementPort.get()).get("/q/health/ready").then().extract().asString();
     assertTrue(body.contains("\"status\": \"UP\"") || body.contains("\"status\":\"UP\""), body);
     assertTrue(body.contains("Reactive Messaging") && body.contains("doorbells"), body);
     assertTrue(body.contains("Reactive PostgreSQL connections health check"), body);
@@ -138,8 +147,19 @@ class DoorbellPassIT {
     }
   }
 
+  @Test
+  void healthAndMetricsAnswerOnTheManagementPortAndNotOnTheServicePort() {
+    int management = ManagementPort.get();
+    assertNotEquals(io.restassured.RestAssured.port, management, "a port of its own");
+    for (String path : List.of("/q/health/live", "/q/health/ready", "/q/metrics")) {
+      given().port(management).get(path).then().statusCode(200);
+      given().get(path).then().statusCode(404);
+    }
+  }
+
   private double received(String reason) {
-    String metrics = given().get("/q/metrics").then().extract().asString();
+    String metrics =
+        given().port(ManagementPort.get()).get("/q/metrics").then().extract().asString();
     for (String line : metrics.split("\n")) {
       if (line.startsWith("knotless_run_doorbells_received_total{reason=\"" + reason + "\"")) {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
@@ -150,7 +170,7 @@ class DoorbellPassIT {
 
   private void ring(RepoId repo, Doorbell bell) throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       producer
           .send(

@@ -14,6 +14,7 @@ import dev.knotless.run.events.Topics;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.testkit.KafkaBrokerResource;
+import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
@@ -21,6 +22,7 @@ import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.OwnerRepo;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -41,7 +43,10 @@ import org.junit.jupiter.api.Test;
  * and the reconciler files the check in the runner's account, claims the run in PostgreSQL, runs it
  * with its worker and publishes the run's events for the check-writer.
  */
-@WithTestResource(value = KafkaBrokerResource.class, scope = TestResourceScope.GLOBAL)
+@WithTestResource(
+    value = KafkaBrokerResource.class,
+    scope = TestResourceScope.GLOBAL,
+    initArgs = @ResourceArg(name = "user", value = "reconciler"))
 @WithTestResource(value = PostgresResource.class, scope = TestResourceScope.GLOBAL)
 @WithTestResource(value = OwnerPdsResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 @QuarkusTest
@@ -124,7 +129,7 @@ class PushQueuesRunIT {
   /** The run events of one check, from the topic, up to its end. */
   private List<RunEvent> runEvents(String key) {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     p.put("group.id", "push-queues-run-it-" + System.nanoTime());
     p.put("auto.offset.reset", "earliest");
     List<RunEvent> out = new ArrayList<>();
@@ -170,7 +175,7 @@ class PushQueuesRunIT {
   }
 
   private static String metrics() {
-    return given().get("/q/metrics").then().extract().asString();
+    return given().port(ManagementPort.get()).get("/q/metrics").then().extract().asString();
   }
 
   private static List<Record> checks() throws Exception {
@@ -206,7 +211,7 @@ class PushQueuesRunIT {
 
   private void ring(RepoId repo, Doorbell bell) throws Exception {
     Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
+    KafkaBrokerResource.testClient(p);
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
       producer
           .send(

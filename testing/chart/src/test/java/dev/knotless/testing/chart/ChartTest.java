@@ -338,22 +338,48 @@ class ChartTest {
 
   @ParameterizedTest
   @MethodSource("renders")
-  void everyDeploymentHasReadinessAndLivenessProbesOnQuarkusHealth(RenderedChart chart) {
+  void everyDeploymentProbesStartReadyAndLiveOnTheManagementPortOnly(RenderedChart chart) {
     for (Deployment d : chart.typed(Deployment.class)) {
       for (Container c : d.getSpec().getTemplate().getSpec().getContainers()) {
         String where = d.getMetadata().getName() + "/" + c.getName();
+        assertEquals("/q/health/started", c.getStartupProbe().getHttpGet().getPath(), where);
         assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath(), where);
         assertEquals("/q/health/live", c.getLivenessProbe().getHttpGet().getPath(), where);
-        assertEquals("http", c.getReadinessProbe().getHttpGet().getPort().getStrVal(), where);
-        assertTrue(c.getPorts().stream().anyMatch(p -> p.getName().equals("http")), where);
+        for (var probe :
+            List.of(c.getStartupProbe(), c.getReadinessProbe(), c.getLivenessProbe())) {
+          assertEquals("management", probe.getHttpGet().getPort().getStrVal(), where);
+        }
+        assertTrue(
+            c.getStartupProbe().getPeriodSeconds() * c.getStartupProbe().getFailureThreshold()
+                >= 120,
+            where + ": a slow start (JVM, Flyway) gets minutes before a restart");
+        assertEquals(
+            List.of("management:9000"),
+            c.getPorts().stream().map(p -> p.getName() + ":" + p.getContainerPort()).toList(),
+            where + ": the management port is the one port the pod offers");
+        Map<String, String> env = new java.util.HashMap<>();
+        c.getEnv().stream()
+            .filter(e -> e.getValue() != null)
+            .forEach(e -> env.put(e.getName(), e.getValue()));
+        assertEquals("127.0.0.1", env.get("QUARKUS_HTTP_HOST"), where + ": service port");
+        assertEquals("0.0.0.0", env.get("QUARKUS_MANAGEMENT_HOST"), where);
+        assertEquals("9000", env.get("QUARKUS_MANAGEMENT_PORT"), where);
       }
+    }
+    for (Service s : chart.typed(Service.class)) {
+      assertEquals(
+          List.of("management:9000"),
+          s.getSpec().getPorts().stream().map(p -> p.getName() + ":" + p.getPort()).toList(),
+          s.getMetadata().getName());
     }
   }
 
   @ParameterizedTest
   @MethodSource("renders")
-  void everyDeploymentIsReachedByAMetricsServiceAndCoveredByADisruptionBudget(RenderedChart chart) {
+  void everyDeploymentIsReachedByAMetricsServiceAndABudgetWhereOneProtectsSomething(
+      RenderedChart chart) {
     for (Deployment d : chart.typed(Deployment.class)) {
+      int replicas = d.getSpec().getReplicas();
       Map<String, String> podLabels = d.getSpec().getTemplate().getMetadata().getLabels();
       String name = d.getMetadata().getName();
       assertEquals(
@@ -363,7 +389,7 @@ class ChartTest {
               .count(),
           name + " has one Service");
       assertEquals(
-          1,
+          replicas > 1 ? 1 : 0,
           chart.typed(PodDisruptionBudget.class).stream()
               .filter(
                   p ->
@@ -371,8 +397,74 @@ class ChartTest {
                           .entrySet()
                           .containsAll(p.getSpec().getSelector().getMatchLabels().entrySet()))
               .count(),
-          name + " has one PodDisruptionBudget");
+          name
+              + " ("
+              + replicas
+              + " replicas) has a budget only when one can go and another stay: on one replica a"
+              + " budget of maxUnavailable 1 protects nothing");
     }
+    for (PodDisruptionBudget p : chart.typed(PodDisruptionBudget.class)) {
+      assertEquals(1, p.getSpec().getMaxUnavailable().getIntVal());
+      assertEquals(null, p.getSpec().getMinAvailable());
+    }
+  }
+
+  @Test
+  void aSingleIngesterGetsABudgetOnceItRunsTwo() {
+    assertEquals(
+        List.of("ci-knotless-run-check-writer", "ci-knotless-run-reconciler"),
+        defaults.typed(PodDisruptionBudget.class).stream()
+            .map(p -> p.getMetadata().getName())
+            .sorted()
+            .toList());
+    RenderedChart two = RenderedChart.render(List.of(), Map.of("ingester.replicas", 2));
+    assertTrue(
+        two.typed(PodDisruptionBudget.class).stream()
+            .anyMatch(p -> p.getMetadata().getName().equals("ci-knotless-run-ingester")));
+  }
+
+  @Test
+  void largeEmptyDirsAreAskedForAsEphemeralStorage() {
+    Map<String, Integer> expected =
+        Map.of(
+            "ci-knotless-run-reconciler",
+            (1 + 10 + 20) * 1024,
+            "ci-knotless-run-scheduler",
+            (1 + 10 + 20) * 1024,
+            "ci-knotless-run-check-writer",
+            1024,
+            "ci-knotless-run-ingester",
+            1024);
+    allFeatures
+        .podSpecs()
+        .forEach(
+            (name, spec) -> {
+              var requests = spec.getContainers().get(0).getResources().getRequests();
+              assertEquals(
+                  expected.get(name) + "Mi",
+                  requests.get("ephemeral-storage").toString(),
+                  name + ": /tmp and its emptyDirs' sizeLimits");
+            });
+    RenderedChart bigger =
+        RenderedChart.render(
+            List.of(),
+            Map.of("reconciler.cache.sizeLimit", "2Ti", "reconciler.worker.sizeLimit", "512Mi"));
+    assertEquals(
+        (1024 + 2 * 1024 * 1024 + 512) + "Mi",
+        bigger
+            .podSpecs()
+            .get("ci-knotless-run-reconciler")
+            .getContainers()
+            .get(0)
+            .getResources()
+            .getRequests()
+            .get("ephemeral-storage")
+            .toString());
+    var e =
+        assertThrows(
+            RuntimeException.class,
+            () -> RenderedChart.render(List.of(), Map.of("reconciler.cache.sizeLimit", "10G")));
+    assertTrue(String.valueOf(e.getMessage()).contains("sizeLimit"), e.getMessage());
   }
 
   @Test

@@ -166,7 +166,7 @@ class ObservabilityTest {
     ServiceMonitor sm = allFeatures.typed(ServiceMonitor.class).get(0);
     var endpoint = sm.getSpec().getEndpoints().get(0);
     assertEquals("/q/metrics", endpoint.getPath());
-    assertEquals("http", endpoint.getPort());
+    assertEquals("management", endpoint.getPort());
     var selector = sm.getSpec().getSelector().getMatchLabels();
     long scraped =
         allFeatures.typed(io.fabric8.kubernetes.api.model.Service.class).stream()

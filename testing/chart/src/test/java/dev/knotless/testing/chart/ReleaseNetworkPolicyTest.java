@@ -42,7 +42,7 @@ class ReleaseNetworkPolicyTest {
     assertEquals(
         Map.of("app.kubernetes.io/name", "prometheus"), peer.getPodSelector().getMatchLabels());
     assertEquals(1, rule.getPorts().size());
-    assertEquals("http", rule.getPorts().get(0).getPort().getStrVal());
+    assertEquals(9000, rule.getPorts().get(0).getPort().getIntVal(), "the management port only");
   }
 
   @Test

@@ -37,6 +37,7 @@ public final class ServiceProcess implements AutoCloseable {
   private final Map<String, String> env;
   private final Path log;
   private final int port;
+  private final int managementPort;
   private final Container container;
   private Process process;
   private int launches;
@@ -64,6 +65,13 @@ public final class ServiceProcess implements AutoCloseable {
     this.settings = new LinkedHashMap<>(settings);
     this.settings.put("quarkus.http.host", "127.0.0.1");
     this.settings.put("quarkus.http.port", Integer.toString(port));
+    // Health and metrics answer on the management interface, a port of their own; the all-in-one
+    // has none (its one HTTP port, on loopback, is its metrics port).
+    this.managementPort = name.startsWith("all-in-one") ? port : KafkaBroker.freePort();
+    if (managementPort != port) {
+      this.settings.put("quarkus.management.host", "127.0.0.1");
+      this.settings.put("quarkus.management.port", Integer.toString(managementPort));
+    }
     // The test PDS, PLC directory and appview answer on 127.0.0.1 over plain http.
     this.settings.put("knotless.allow-local-services", "true");
     this.env = Map.copyOf(env);
@@ -216,9 +224,21 @@ public final class ServiceProcess implements AutoCloseable {
     throw new IOException(name + " not ready after " + READY + ": " + last + "; see " + log);
   }
 
-  /** A URL of the service's HTTP endpoint. */
+  /**
+   * A URL of the service's: {@code /q/} paths on its management port, the rest on its HTTP port.
+   */
   public URI url(String path) {
+    return path.startsWith("/q/") ? managementUrl(path) : serviceUrl(path);
+  }
+
+  /** A URL on the service's own HTTP port, where health and metrics are not served. */
+  public URI serviceUrl(String path) {
     return URI.create("http://127.0.0.1:" + port + path);
+  }
+
+  /** A URL on the management interface, where {@code /q/health} and {@code /q/metrics} are. */
+  public URI managementUrl(String path) {
+    return URI.create("http://127.0.0.1:" + managementPort + path);
   }
 
   /** What {@code /q/metrics} says now. */

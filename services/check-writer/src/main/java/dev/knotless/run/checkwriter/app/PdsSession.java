@@ -72,7 +72,8 @@ public class PdsSession {
       XrpcClient client =
           XrpcClient.create(
               pds(),
-              HttpClient.newBuilder()
+              dev.knotless.atproto.ServiceAddresses.process()
+                  .clientBuilder()
                   .version(HttpClient.Version.HTTP_1_1)
                   .connectTimeout(Duration.ofSeconds(10))
                   .build(),
