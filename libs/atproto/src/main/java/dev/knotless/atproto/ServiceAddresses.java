@@ -66,12 +66,12 @@ public final class ServiceAddresses {
 
   /**
    * For tests only: the same rules, with https connections to the names in {@code routes} made to
-   * the address and port given instead of what DNS answers and the URL's port. A handle has to be
-   * a real domain name served on port 443, and a test's server is neither; this is how a test
-   * reaches one by a handle such as {@code alice.example.test}. The routed address is checked as
-   * any other (so a loopback one needs {@link #allowingLoopback()}), and plain http to a routed
-   * name is refused, as it would bypass the tunnel. No setting or input reaches this: only code
-   * that calls it.
+   * the address and port given instead of what DNS answers and the URL's port. A handle has to be a
+   * real domain name served on port 443, and a test's server is neither; this is how a test reaches
+   * one by a handle such as {@code alice.example.test}. The routed address is checked as any other
+   * (so a loopback one needs {@link #allowingLoopback()}), and plain http to a routed name is
+   * refused, as it would bypass the tunnel. No setting or input reaches this: only code that calls
+   * it.
    *
    * @param routes host names (any case) to where their https connections go
    */

@@ -81,7 +81,8 @@ class ServiceAddressesTest {
 
     assertEquals(local, loopback.pin("alice.example.test", 443), "any case, the route's port");
     assertDoesNotThrow(
-        () -> loopback.check(URI.create("https://alice.example.test/.well-known/atproto-did"), "x"));
+        () ->
+            loopback.check(URI.create("https://alice.example.test/.well-known/atproto-did"), "x"));
     ServiceAddresses.Refused http =
         assertThrows(
             ServiceAddresses.Refused.class,
