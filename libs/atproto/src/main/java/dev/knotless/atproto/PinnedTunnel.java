@@ -85,7 +85,7 @@ final class PinnedTunnel {
         host = host.substring(1, host.length() - 1);
       }
       int port = Integer.parseInt(line[1].substring(colon + 1));
-      InetAddress target;
+      InetSocketAddress target;
       try {
         target = addresses.pin(host, port);
       } catch (ServiceAddresses.Refused e) {
@@ -97,7 +97,7 @@ final class PinnedTunnel {
         return;
       }
       upstream = new Socket();
-      upstream.connect(new InetSocketAddress(target, port), TIMEOUT_MILLIS);
+      upstream.connect(target, TIMEOUT_MILLIS);
       answer(client, "200 Connection established");
       client.setSoTimeout(0);
       Socket up = upstream;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.util.Map;
@@ -36,9 +37,9 @@ public final class ServiceAddresses {
   public static final String ALLOW_LOCAL_PROPERTY = "knotless.allow-local-services";
 
   private static final ServiceAddresses STRICT =
-      new ServiceAddresses(false, InetAddress::getAllByName);
+      new ServiceAddresses(false, InetAddress::getAllByName, Map.of());
   private static final ServiceAddresses LOOPBACK =
-      new ServiceAddresses(true, InetAddress::getAllByName);
+      new ServiceAddresses(true, InetAddress::getAllByName, Map.of());
 
   /** How a name becomes addresses: the JVM's resolver, or a test's. */
   @FunctionalInterface
@@ -48,16 +49,42 @@ public final class ServiceAddresses {
 
   private final boolean loopback;
   private final Resolver resolver;
+  private final Map<String, InetSocketAddress> routes;
   private volatile PinnedTunnel tunnel;
 
-  private ServiceAddresses(boolean loopback, Resolver resolver) {
+  private ServiceAddresses(
+      boolean loopback, Resolver resolver, Map<String, InetSocketAddress> routes) {
     this.loopback = loopback;
     this.resolver = resolver;
+    this.routes = routes;
   }
 
   /** The same rules, with names resolved by {@code resolver} (for tests). */
   public ServiceAddresses withResolver(Resolver resolver) {
-    return new ServiceAddresses(loopback, resolver);
+    return new ServiceAddresses(loopback, resolver, routes);
+  }
+
+  /**
+   * For tests only: the same rules, with https connections to the names in {@code routes} made to
+   * the address and port given instead of what DNS answers and the URL's port. A handle has to be a
+   * real domain name served on port 443, and a test's server is neither; this is how a test reaches
+   * one by a handle such as {@code alice.example.test}. The routed address is checked as any other
+   * (so a loopback one needs {@link #allowingLoopback()}), and plain http to a routed name is
+   * refused, as it would bypass the tunnel. No setting or input reaches this: only code that calls
+   * it.
+   *
+   * @param routes host names (any case) to where their https connections go
+   */
+  public ServiceAddresses routing(Map<String, InetSocketAddress> routes) {
+    Map<String, InetSocketAddress> lower = new java.util.HashMap<>();
+    routes.forEach(
+        (host, to) -> {
+          if (to.isUnresolved()) {
+            throw new IllegalArgumentException("route for " + host + " has no address: " + to);
+          }
+          lower.put(host.toLowerCase(java.util.Locale.ROOT), to);
+        });
+    return new ServiceAddresses(loopback, resolver, Map.copyOf(lower));
   }
 
   /** Why a server was not reached. */
@@ -108,9 +135,12 @@ public final class ServiceAddresses {
     if (host == null || !(scheme.equals("https") || scheme.equals("http"))) {
       throw new Refused(what + " at " + uri + " is no http(s) address; refused");
     }
+    if (scheme.equals("http") && route(host) != null) {
+      throw new Refused(what + " at " + uri + " is plain http to a routed name; refused");
+    }
     InetAddress[] addresses;
     try {
-      addresses = resolver.resolve(host);
+      addresses = addressesOf(host);
     } catch (UnknownHostException e) {
       addresses = new InetAddress[0];
     }
@@ -126,13 +156,20 @@ public final class ServiceAddresses {
   }
 
   /**
-   * The address a connection to {@code host} goes to: the name resolved once, every address it has
-   * checked, the first returned. The tunnel calls this at connect time.
+   * The address and port a connection to {@code host:port} goes to: the name resolved once, every
+   * address it has checked, the first returned with {@code port} (or a test's route, see {@link
+   * #routing}). The tunnel calls this at connect time.
    *
    * @throws Refused when an address the name has now is refused
    * @throws UnknownHostException when the name has no address
    */
-  InetAddress pin(String host, int port) throws Refused, UnknownHostException {
+  InetSocketAddress pin(String host, int port) throws Refused, UnknownHostException {
+    InetSocketAddress routed = route(host);
+    if (routed != null) {
+      refuseIfForbidden(
+          routed.getAddress(), "the server " + host + ":" + port + ", routed to " + routed + ",");
+      return routed;
+    }
     InetAddress[] addresses = resolver.resolve(host);
     if (addresses.length == 0) {
       throw new UnknownHostException(host);
@@ -140,7 +177,16 @@ public final class ServiceAddresses {
     for (InetAddress a : addresses) {
       refuseIfForbidden(a, "the server " + host + ":" + port + ", resolved again to connect,");
     }
-    return addresses[0];
+    return new InetSocketAddress(addresses[0], port);
+  }
+
+  private InetSocketAddress route(String host) {
+    return routes.isEmpty() ? null : routes.get(host.toLowerCase(java.util.Locale.ROOT));
+  }
+
+  private InetAddress[] addressesOf(String host) throws UnknownHostException {
+    InetSocketAddress routed = route(host);
+    return routed != null ? new InetAddress[] {routed.getAddress()} : resolver.resolve(host);
   }
 
   /**

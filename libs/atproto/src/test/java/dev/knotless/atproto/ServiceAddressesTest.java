@@ -1,12 +1,14 @@
 package dev.knotless.atproto;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -69,5 +71,33 @@ class ServiceAddressesTest {
             ServiceAddresses.Refused.class,
             () -> ServiceAddresses.strict().check(URI.create("https://localhost:2583"), "the PDS"));
     assertTrue(e.getMessage().contains("KNOTLESS_ALLOW_LOCAL_SERVICES=true"), e.getMessage());
+  }
+
+  @Test
+  void aRouteChangesWhereANameLeadsButNotWhatIsAllowed() throws Exception {
+    InetSocketAddress local = new InetSocketAddress(InetAddress.getLoopbackAddress(), 8443);
+    Map<String, InetSocketAddress> routes = Map.of("Alice.Example.test", local);
+    ServiceAddresses loopback = ServiceAddresses.allowingLoopback().routing(routes);
+
+    assertEquals(local, loopback.pin("alice.example.test", 443), "any case, the route's port");
+    assertDoesNotThrow(
+        () ->
+            loopback.check(URI.create("https://alice.example.test/.well-known/atproto-did"), "x"));
+    ServiceAddresses.Refused http =
+        assertThrows(
+            ServiceAddresses.Refused.class,
+            () -> loopback.check(URI.create("http://alice.example.test/"), "the handle's server"));
+    assertTrue(http.getMessage().contains("plain http to a routed name"), http.getMessage());
+
+    ServiceAddresses strict = ServiceAddresses.strict().routing(routes);
+    assertThrows(
+        ServiceAddresses.Refused.class,
+        () -> strict.check(URI.create("https://alice.example.test/"), "the handle's server"));
+    assertThrows(ServiceAddresses.Refused.class, () -> strict.pin("alice.example.test", 443));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            ServiceAddresses.strict()
+                .routing(Map.of("a.test", InetSocketAddress.createUnresolved("b.test", 1))));
   }
 }

@@ -61,6 +61,11 @@ final class Fetch {
                   bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)),
           DEADLINE);
     } catch (IOException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof dev.knotless.atproto.BoundedBodies.TooLarge) {
+          throw new IdentityException(uri + " was asked to " + purpose + ": " + t.getMessage(), e);
+        }
+      }
       throw new IdentityException(
           "could not reach " + uri + " to " + purpose + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {

@@ -27,7 +27,9 @@ import javax.naming.directory.InitialDirContext;
  * <p>With {@code KNOTLESS_HANDLE_RESOLVER=<url>} set, the server there answers every handle ({@code
  * com.atproto.identity.resolveHandle}); the test PDS's {@code .test} handles need that, as no DNS
  * knows them. Otherwise a DNS TXT record {@code _atproto.<handle>} holding {@code did=<did>}
- * decides, and without one, {@code https://<handle>/.well-known/atproto-did}. Thread-safe.
+ * decides, and without one, {@code https://<handle>/.well-known/atproto-did}, whose whole body
+ * (trimmed) must be the DID. That server must answer itself: a redirect is refused, not followed,
+ * and so is a reply over {@code Fetch.MAX_BYTES}. Thread-safe.
  */
 public final class HandleResolver {
   /** Looks up the TXT strings of a DNS name; empty when the name has none. */
@@ -96,14 +98,28 @@ public final class HandleResolver {
     URI wellKnown = URI.create("https://" + h + "/.well-known/atproto-did");
     HttpResponse<String> response =
         Fetch.get(http, addresses, wellKnown, "text/plain", "resolve the handle " + h);
-    if (response.statusCode() != 200) {
+    int status = response.statusCode();
+    if (status >= 300 && status < 400) {
+      // A handle's host answers for itself: being sent elsewhere is no answer.
       throw new IdentityException(
           "handle "
               + h
               + " does not resolve: no _atproto DNS record, and "
               + wellKnown
               + " answered "
-              + response.statusCode());
+              + status
+              + " (a redirect to "
+              + response.headers().firstValue("Location").orElse("nowhere")
+              + "), which is not followed");
+    }
+    if (status != 200) {
+      throw new IdentityException(
+          "handle "
+              + h
+              + " does not resolve: no _atproto DNS record, and "
+              + wellKnown
+              + " answered "
+              + status);
     }
     return checked(h, response.body().trim(), wellKnown.toString());
   }
