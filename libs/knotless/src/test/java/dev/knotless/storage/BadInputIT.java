@@ -45,18 +45,20 @@ class BadInputIT {
     for (String path :
         List.of("../evil", "docs/../../x", ".git/config", "sub/.GIT/hooks", "/abs")) {
       GitUser.Run r =
-          me.exec(
-              tmp,
-              "knotless",
-              "repo",
-              "commit",
-              url,
-              "--branch",
-              "main",
-              "-m",
-              "m",
-              "--put",
-              path + "=" + file);
+          me.tool(
+              ctx ->
+                  dev.knotless.storage.cli.CommitCommand.run(
+                      new dev.knotless.storage.cli.CommitCommand.Options(
+                          url,
+                          "main",
+                          "m",
+                          List.of(path + "=" + file),
+                          List.of(),
+                          List.of(),
+                          null,
+                          0,
+                          null),
+                      ctx));
       assertTrue(r.exit() != 0, path);
       assertTrue(r.err().contains("path"), r.err());
     }

@@ -74,7 +74,10 @@ class EndToEndIT {
     assertTrue(refused.contains("knotless login"), refused);
 
     me.with("KNOTLESS_PASSWORD", owner.password());
-    String said = me.ok(a, "knotless", "login", owner.handle());
+    GitUser.Run login =
+        me.tool(ctx -> dev.knotless.storage.cli.LoginCommand.run(owner.handle(), ctx));
+    assertEquals(0, login.exit(), login.err());
+    String said = login.out() + login.err();
     assertTrue(said.contains("logged in as " + owner.handle()), said);
     me.without("KNOTLESS_PASSWORD");
 

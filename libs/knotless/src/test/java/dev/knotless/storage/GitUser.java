@@ -58,6 +58,40 @@ final class GitUser {
 
   record Run(int exit, String out, String err) {}
 
+  /** One of the owner tools' commands, as the command line would call it. */
+  interface Tool {
+    int run(dev.knotless.storage.cli.CliContext ctx) throws IOException;
+  }
+
+  /**
+   * Runs an owner tool's command in this JVM with this person's environment. The command line
+   * itself (tools/knotless-cli) is built after this module, so its parsing is tested there; here
+   * the command's decisions are, with the exit code and the words the command line would print.
+   */
+  Run tool(Tool tool) {
+    var out = new java.io.ByteArrayOutputStream();
+    var err = new java.io.ByteArrayOutputStream();
+    Map<String, String> seen = Map.copyOf(env);
+    try (var o = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+        var e = new java.io.PrintStream(err, true, StandardCharsets.UTF_8)) {
+      int exit;
+      try {
+        exit =
+            tool.run(
+                new dev.knotless.storage.cli.CliContext(
+                    seen, o, e, () -> KnotlessRepos.fromEnvironment(seen)));
+      } catch (dev.knotless.storage.cli.UsageException ex) {
+        e.println("knotless: " + ex.getMessage());
+        exit = 2;
+      } catch (IOException | RuntimeException ex) {
+        e.println("knotless: " + ex.getMessage());
+        exit = 1;
+      }
+      return new Run(
+          exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+  }
+
   Run exec(Path dir, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(args[0].equals("knotless") ? "knotless" : "git");
