@@ -88,6 +88,7 @@ public final class Runner implements AutoCloseable {
 
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
+  private volatile dev.knotless.runner.liveoutput.LiveOutput live;
   private dev.knotless.runner.sealed.SealedStart sealed;
 
   private Runner(
@@ -229,13 +230,15 @@ public final class Runner implements AutoCloseable {
     // What a runner killed mid-run left (containers, networks) goes before any run starts.
     executor.removeLeftovers();
     MinutesWriter minutes = new MinutesWriter(writes, clock);
+    dev.knotless.runner.liveoutput.LiveOutput live = LiveOutputs.open(o.appview(), runnerClient);
     Jobs jobs =
         new Jobs(
             scheduler,
             executor,
             dev.knotless.runner.queue.QueueWiring.ringing(
                 new FiledChecks(
-                    filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed))),
+                        filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed)))
+                    .withLiveOutput(live, runnerClient.did()),
                 key -> ringing(self.get(), key)),
             clock,
             ended -> RunRecords.usage(state, ended),
@@ -293,6 +296,7 @@ public final class Runner implements AutoCloseable {
     }
     r.asked = asked;
     r.executor = executor;
+    r.live = live;
     r.sealed = sealed;
     r.listen();
     return r;
@@ -460,6 +464,9 @@ public final class Runner implements AutoCloseable {
       }
     }
     minutes.close();
+    if (live != null) {
+      live.close();
+    }
     if (discoverer != null) {
       discoverer.close();
     }
