@@ -52,6 +52,8 @@ public final class Jobs implements AutoCloseable {
   private int filing;
   private boolean stopping;
   private StopDrops stopDrops;
+  private dev.knotless.runner.schedule.AdmissionGate gate =
+      dev.knotless.runner.schedule.AdmissionGate.ALONE;
 
   private record Running(
       PlannedRun run, RunCancellation cancellation, Instant startedAt, Admission admission) {}
@@ -75,6 +77,14 @@ public final class Jobs implements AutoCloseable {
     this.clock = clock;
     this.onEnded = onEnded;
     this.minutes = minutes;
+  }
+
+  /**
+   * Admits through {@code gate} from now on: in a runner of several replicas, what other replicas'
+   * runs hold then counts against each owner's cap. Call before the first submit.
+   */
+  public synchronized void useGate(dev.knotless.runner.schedule.AdmissionGate gate) {
+    this.gate = gate;
   }
 
   /** The minutes records held back by the five-minute spacing that are due now, to write. */
@@ -106,6 +116,14 @@ public final class Jobs implements AutoCloseable {
       scheduler.cancel(rkey, reason).ifPresent(d::add);
     }
     act(d);
+    pump();
+  }
+
+  /**
+   * Admits what may start now: for a caller whose runs wait on something that frees elsewhere (an
+   * owner's job held by another replica), called from time to time.
+   */
+  public void admitWaiting() {
     pump();
   }
 
@@ -167,7 +185,7 @@ public final class Jobs implements AutoCloseable {
     List<String[]> waits = new ArrayList<>();
     synchronized (this) {
       Instant now = clock.instant();
-      for (Admission a : scheduler.admit(now)) {
+      for (Admission a : gate.admit(elsewhere -> scheduler.admit(now, elsewhere))) {
         PlannedRun p = waiting.remove(a.runId());
         if (p == null) {
           LOG.error("the scheduler admitted {}, which this runner does not hold", a.runId());
