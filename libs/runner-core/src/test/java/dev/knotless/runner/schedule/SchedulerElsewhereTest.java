@@ -14,8 +14,7 @@ class SchedulerElsewhereTest {
 
   @Test
   void jobsAnOwnersRunsHoldInOtherReplicasCountAgainstTheirOwnerCap() {
-    Harness h =
-        new Harness(SchedulerConfig.defaults(4, Harness.RUNNER).withCaps(2, 2));
+    Harness h = new Harness(SchedulerConfig.defaults(4, Harness.RUNNER).withCaps(2, 2));
     h.submitAll(
         run("a1").owner(A).repo("a-app").at("refs/heads/main", "c1").cls(RunClass.MAIN),
         run("a2").owner(A).repo("a-lib").at("refs/heads/main", "c2").cls(RunClass.MAIN),

@@ -327,8 +327,10 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     boolean running;
     boolean closed;
     long passStartedMillis = Long.MIN_VALUE;
+
     /** Since when a pass has been due and not begun, by the clock's nanoTime; -1 when none is. */
     long dueSinceNanos = -1;
+
     final Set<Doorbell> next = new LinkedHashSet<>();
     DoorClock.Cancellable retry;
 

@@ -10,7 +10,6 @@ import dev.knotless.runner.schedule.Admission;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Decision;
 import dev.knotless.runner.schedule.MinutesRecord;
-import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.Scheduler;
 import java.time.Clock;
@@ -283,8 +282,8 @@ public final class Jobs implements AutoCloseable {
   /** What becomes of the runs a stop drops before they started. */
   public interface StopDrops {
     /**
-     * Whether a dropped run's check is filed cancelled (the all-in-one runner), or left as it is for
-     * another worker to run (a replica of the distributed shape).
+     * Whether a dropped run's check is filed cancelled (the all-in-one runner), or left as it is
+     * for another worker to run (a replica of the distributed shape).
      */
     boolean fileCancelled();
 
@@ -302,10 +301,10 @@ public final class Jobs implements AutoCloseable {
 
   /**
    * Begins the stop the scheduler decides (runner.md, "A stop"): refuses new runs, cancels the runs
-   * asked for by name, waiting or running, and drops every waiting run except those at the commit of
-   * a running superseded: finish run, which stay and may still start; as runs end, what no running
-   * deploy keeps any more is dropped too. Each run cut off or dropped goes to {@code drops}. Call
-   * {@link #awaitIdle} next, then {@link #cancelRunning} for what is still going.
+   * asked for by name, waiting or running, and drops every waiting run except those at the commit
+   * of a running superseded: finish run, which stay and may still start; as runs end, what no
+   * running deploy keeps any more is dropped too. Each run cut off or dropped goes to {@code
+   * drops}. Call {@link #awaitIdle} next, then {@link #cancelRunning} for what is still going.
    */
   public void stop(StopDrops drops) {
     List<Decision> decisions = new ArrayList<>();

@@ -1,7 +1,7 @@
 package dev.knotless.runner.liveoutput;
 
-import dev.knotless.runner.exec.StepResult;
 import dev.knotless.runner.exec.RunListener;
+import dev.knotless.runner.exec.StepResult;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,8 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The all-in-one runner's live output: follows each run as its executor writes the (already
- * masked) log, and sends whole lines to the appview through the same {@link OutputFeed} and {@link
+ * The all-in-one runner's live output: follows each run as its executor writes the (already masked)
+ * log, and sends whole lines to the appview through the same {@link OutputFeed} and {@link
  * AppviewSender} the check-writer uses. A round goes every {@link OutputFeed#interval()} (a second
  * while a page follows the run, five otherwise) and at once when a step starts or ends; {@link
  * #finish} makes the last sends, given {@link OutputFeed#FINAL_SEND_BUDGET} in all and never

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The queue-depth metrics the chart scales on, read off a reconciler's {@code /q/metrics} by exact
  * name: the doorbell lag rises while repositories wait for a pass thread and falls to nothing once
- * they have passed; the waiting runs rise while pushes wait for the one job and fall to nothing once
- * every run has ended.
+ * they have passed; the waiting runs rise while pushes wait for the one job and fall to nothing
+ * once every run has ended.
  */
 class QueueMetricsIT {
   static final String DOORS_WAITING = "knotless_run_doorbells_waiting";

@@ -18,10 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A reconciler stopped with SIGTERM (a rollout) while it runs a deploy keeps the deploy going to its
- * end, keeps the run waiting at the deploy's commit while the deploy runs, and then hands that run
- * back: the other replica runs it. Each run's step appends a line to a file both replicas' steps
- * share, so each is seen to run exactly once.
+ * A reconciler stopped with SIGTERM (a rollout) while it runs a deploy keeps the deploy going to
+ * its end, keeps the run waiting at the deploy's commit while the deploy runs, and then hands that
+ * run back: the other replica runs it. Each run's step appends a line to a file both replicas'
+ * steps share, so each is seen to run exactly once.
  */
 class ReconcilerStopIT {
   private static final int LINES = 16;
@@ -90,8 +90,9 @@ class ReconcilerStopIT {
     Checks.await(
         Duration.ofSeconds(90),
         "the deploy running",
-        () -> Files.readString(first.log()).contains(": running a-deploy at ")
-            || Files.readString(second.log()).contains(": running a-deploy at "));
+        () ->
+            Files.readString(first.log()).contains(": running a-deploy at ")
+                || Files.readString(second.log()).contains(": running a-deploy at "));
     ServiceProcess running =
         Files.readString(first.log()).contains(": running a-deploy at ") ? first : second;
     ServiceProcess other = running == first ? second : first;

@@ -63,7 +63,9 @@ public final class PgAdmissionGate implements AdmissionGate {
     } catch (SQLException e) {
       if (!warned) {
         warned = true;
-        LOG.warn("owner caps count this worker's runs only until the database answers: {}", e.toString());
+        LOG.warn(
+            "owner caps count this worker's runs only until the database answers: {}",
+            e.toString());
       }
       return admit.apply(Map.of());
     }

@@ -130,8 +130,8 @@ public interface ReconcilerConfig {
     Duration staleAfter();
 
     /**
-     * How long a stopped worker waits for its runs to end ({@code --stop-wait}); what still runs then
-     * is cancelled and handed to another worker. The pod's termination grace must be longer.
+     * How long a stopped worker waits for its runs to end ({@code --stop-wait}); what still runs
+     * then is cancelled and handed to another worker. The pod's termination grace must be longer.
      */
     @WithDefault("900s")
     Duration stopWait();

@@ -184,8 +184,7 @@ public class RunWorker implements RepoPass.RunSink {
       }
       SchedulerConfig sc =
           SchedulerConfig.defaults(config.jobs(), runnerDid)
-              .withCaps(
-                  Math.max(1, config.jobs() / 2), config.ownerJobs().orElse(config.jobs()))
+              .withCaps(Math.max(1, config.jobs() / 2), config.ownerJobs().orElse(config.jobs()))
               .withAllowances(
                   config.allowance().orElse(SchedulerConfig.UNLIMITED),
                   SchedulerConfig.UNLIMITED,
