@@ -62,8 +62,11 @@ public final class MinutesRecords {
         .min(Instant::compareTo);
   }
 
-  /** What the owner's public minutes record says now, from the usage counted. */
-  static MinutesRecord record(
+  /**
+   * What the owner's public minutes record says now, from the usage counted: the caller that keeps
+   * usage for several replicas passes a ledger of all their usage.
+   */
+  public static MinutesRecord record(
       String ownerDid, UsageLedger usage, SchedulerConfig config, Instant now) {
     java.time.LocalDate today = UsageLedger.day(now);
     long used = usage.usedMillis(ownerDid, false, today);

@@ -41,6 +41,7 @@ public final class Scheduler {
   private final Map<WorkKey, Entry> turns = new HashMap<>();
   private long nextSeq;
   private boolean stopping;
+  private Map<String, Integer> heldElsewhere = Map.of();
 
   /** A scheduler with these flags, counting allowances from (and into) {@code usage}. */
   public Scheduler(SchedulerConfig config, UsageLedger usage) {
@@ -132,6 +133,18 @@ public final class Scheduler {
    * with what nothing ranked before it waits for. {@code now} dates allowances and waits.
    */
   public List<Admission> admit(Instant now) {
+    return admit(now, Map.of());
+  }
+
+  /**
+   * As {@link #admit(Instant)}, with the jobs each owner's runs hold in the runner's other replicas
+   * ({@link AdmissionGate}) counted against {@code --owner-jobs} beside this scheduler's own, until
+   * the next admission says otherwise.
+   *
+   * @param elsewhere jobs held elsewhere, by owner DID
+   */
+  public List<Admission> admit(Instant now, Map<String, Integer> elsewhere) {
+    heldElsewhere = Map.copyOf(elsewhere);
     List<Admission> out = new ArrayList<>();
     LocalDate today = UsageLedger.day(now);
     int free = config.jobs() - holdings.running();
@@ -330,7 +343,8 @@ public final class Scheduler {
     if (pastAllowance(e, today) && holdings.owner(e.owner(), e.request.privateRepo()) > 0) {
       return WaitReason.ALLOWANCE;
     }
-    if (holdings.owner(e.owner()) >= config.ownerJobs()) {
+    if (holdings.owner(e.owner()) + heldElsewhere.getOrDefault(e.owner(), 0)
+        >= config.ownerJobs()) {
       return WaitReason.OWNER_CAP;
     }
     return null;

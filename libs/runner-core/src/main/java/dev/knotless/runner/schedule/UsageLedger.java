@@ -39,6 +39,19 @@ public final class UsageLedger {
   }
 
   /**
+   * Raises each owner's day to what {@code all} counts for it where {@code all} counts more: a
+   * replica of a runner with several catches up with what the others' runs used (read from the
+   * shared state), never counting its own runs twice.
+   */
+  public void catchUp(UsageLedger all) {
+    all.days.forEach(
+        (key, theirs) -> {
+          TreeMap<LocalDate, Long> mine = days.computeIfAbsent(key, k -> new TreeMap<>());
+          theirs.forEach((day, millis) -> mine.merge(day, millis, Math::max));
+        });
+  }
+
+  /**
    * The milliseconds counted now against the owner's allowance: the last {@value #WINDOW_DAYS} days
    * up to {@code today}. Days before the window are forgotten.
    */

@@ -19,6 +19,14 @@ public interface DoorClock {
   /** A monotonic time in nanoseconds, as {@link System#nanoTime()}: only differences mean much. */
   long nanoTime();
 
+  /**
+   * The wall clock in epoch milliseconds, as {@link System#currentTimeMillis()}: compared only with
+   * when a ring was made, to know whether a pass began after it.
+   */
+  default long wallMillis() {
+    return System.currentTimeMillis();
+  }
+
   /** A scheduled task that can still be called off. */
   @FunctionalInterface
   interface Cancellable {

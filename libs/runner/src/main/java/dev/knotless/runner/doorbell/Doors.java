@@ -23,6 +23,10 @@ import org.slf4j.MDC;
  *   <li>A pass that throws rings its own door again ({@link Doorbell#RETRY}) after {@link
  *       #retryDelay()}, min(sweep, 60 s). A pass that succeeds calls off a retry still waiting.
  *   <li>{@link #startSweeping()} rings every door every sweep interval ({@link Doorbell#SWEEP}).
+ *   <li>{@link #ring(RepoId, Doorbell, long)}: a ring that asks only to look at everything (a
+ *       connection or a sweep) and was made before the repository's latest pass began is already
+ *       answered by that pass, which read the repository after it; it is dropped, so a start that
+ *       rings every door from two places passes each repository once.
  * </ul>
  *
  * A ring at a door that is not open (an unwatched repository) does nothing: a frame cannot make the
@@ -120,6 +124,31 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     }
   }
 
+  /**
+   * The passes owed and not begun: how many repositories have a pass due that has not started (one
+   * waiting for a pass thread, or rung again during its pass), and how long the oldest has waited.
+   *
+   * @param waiting repositories with a pass due and not begun
+   * @param oldest how long the longest of them has waited; zero when none waits
+   */
+  public record Backlog(int waiting, Duration oldest) {}
+
+  /** The passes owed and not begun now, for the doorbell lag gauges. */
+  public Backlog backlog() {
+    long now = clock.nanoTime();
+    int waiting = 0;
+    long oldest = 0;
+    for (Door door : doors.values()) {
+      synchronized (door) {
+        if (door.dueSinceNanos >= 0) {
+          waiting++;
+          oldest = Math.max(oldest, now - door.dueSinceNanos);
+        }
+      }
+    }
+    return new Backlog(waiting, Duration.ofNanos(oldest));
+  }
+
   /** Rings one door; a ring at a door that is not open is dropped (logged at DEBUG). */
   @Override
   public void ring(RepoId repo, Doorbell reason) {
@@ -134,12 +163,35 @@ public final class Doors implements DoorbellSink, AutoCloseable {
         return;
       }
       if (door.running) {
+        if (door.dueSinceNanos < 0) {
+          door.dueSinceNanos = clock.nanoTime();
+        }
         door.next.add(reason);
         return;
       }
       door.running = true;
+      door.dueSinceNanos = clock.nanoTime();
     }
     start(door, Set.of(reason));
+  }
+
+  /**
+   * Rings one door for a ring made at {@code madeAtMillis} (epoch milliseconds). A connect or sweep
+   * ring made before the repository's latest pass began (running or ended) is dropped, since that
+   * pass read the repository after the ring was made; any other ring is rung as {@link #ring}.
+   * Callers comparing another machine's clock add their allowance for skew to {@code madeAtMillis}.
+   */
+  public void ring(RepoId repo, Doorbell reason, long madeAtMillis) {
+    Door door = doors.get(repo);
+    if (door != null && (reason instanceof Doorbell.Connect || reason instanceof Doorbell.Sweep)) {
+      synchronized (door) {
+        if (madeAtMillis < door.passStartedMillis) {
+          LOG.debug("Ring ({}) {} answered by the pass begun after it", reason, repo);
+          return;
+        }
+      }
+    }
+    ring(repo, reason);
   }
 
   /** Rings every open door. */
@@ -189,6 +241,7 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     } catch (RejectedExecutionException e) {
       synchronized (door) {
         door.running = false;
+        door.dueSinceNanos = -1;
       }
       LOG.warn(
           "Pass of {} not started: the pass executor refused it ({})", door.repo, e.toString());
@@ -206,6 +259,7 @@ public final class Doors implements DoorbellSink, AutoCloseable {
           if (door.closed || door.next.isEmpty()) {
             door.running = false;
             door.next.clear();
+            door.dueSinceNanos = -1;
             reasons = null;
           } else {
             reasons = Set.copyOf(door.next);
@@ -221,6 +275,10 @@ public final class Doors implements DoorbellSink, AutoCloseable {
 
   private void pass(Door door, Set<Doorbell> reasons) {
     long number = passNumbers.incrementAndGet();
+    synchronized (door) {
+      door.passStartedMillis = clock.wallMillis();
+      door.dueSinceNanos = -1;
+    }
     String label = "Pass #" + number + reasons + " " + door.repo;
     MDC.put("repo", door.repo.toString());
     MDC.put("pass", Long.toString(number));
@@ -268,6 +326,11 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     final RepoId repo;
     boolean running;
     boolean closed;
+    long passStartedMillis = Long.MIN_VALUE;
+
+    /** Since when a pass has been due and not begun, by the clock's nanoTime; -1 when none is. */
+    long dueSinceNanos = -1;
+
     final Set<Doorbell> next = new LinkedHashSet<>();
     DoorClock.Cancellable retry;
 

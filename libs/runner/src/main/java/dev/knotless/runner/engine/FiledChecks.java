@@ -28,6 +28,8 @@ public final class FiledChecks implements RunReports {
   private final CheckFiler filer;
   private final Clock clock;
   private final Keeper keeper;
+  private final dev.knotless.runner.liveoutput.LiveOutput live;
+  private final String runnerDid;
 
   /** Where a passing run's pass is kept, for a push at the same tree to take. */
   @FunctionalInterface
@@ -43,9 +45,37 @@ public final class FiledChecks implements RunReports {
 
   /** Reports keeping each passing run's pass that its plan says to keep with {@code keeper}. */
   public FiledChecks(CheckFiler filer, Clock clock, Keeper keeper) {
+    this(filer, clock, keeper, null, null);
+  }
+
+  private FiledChecks(
+      CheckFiler filer,
+      Clock clock,
+      Keeper keeper,
+      dev.knotless.runner.liveoutput.LiveOutput live,
+      String runnerDid) {
     this.filer = filer;
     this.clock = clock;
     this.keeper = keeper;
+    this.live = live;
+    this.runnerDid = runnerDid;
+  }
+
+  /**
+   * These reports, also sending each run's output to the appview as it prints, through {@code
+   * live}, as the checks of {@code runnerDid}; {@code live} null sends none.
+   */
+  public FiledChecks withLiveOutput(
+      dev.knotless.runner.liveoutput.LiveOutput live, String runnerDid) {
+    return new FiledChecks(filer, clock, keeper, live, runnerDid);
+  }
+
+  @Override
+  public dev.knotless.runner.exec.RunListener listener(PlannedRun run) {
+    if (live == null) {
+      return dev.knotless.runner.exec.RunListener.NONE;
+    }
+    return live.follow(run.rkey(), "at://" + runnerDid + "/dev.knotless.check/" + run.rkey());
   }
 
   @Override
@@ -55,6 +85,10 @@ public final class FiledChecks implements RunReports {
 
   @Override
   public void ended(PlannedRun p, CheckRecord started, RunResult result, String fault) {
+    if (live != null) {
+      // The last live output goes before the check is filed, given five seconds at most.
+      live.finish(p.rkey());
+    }
     Instant now = clock.instant();
     try {
       if (result == null) {

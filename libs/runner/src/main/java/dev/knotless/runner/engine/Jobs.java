@@ -10,7 +10,6 @@ import dev.knotless.runner.schedule.Admission;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Decision;
 import dev.knotless.runner.schedule.MinutesRecord;
-import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.Scheduler;
 import java.time.Clock;
@@ -51,6 +50,9 @@ public final class Jobs implements AutoCloseable {
   private final Map<String, CancelReason> cancelledWhileRunning = new HashMap<>();
   private int filing;
   private boolean stopping;
+  private StopDrops stopDrops;
+  private dev.knotless.runner.schedule.AdmissionGate gate =
+      dev.knotless.runner.schedule.AdmissionGate.ALONE;
 
   private record Running(
       PlannedRun run, RunCancellation cancellation, Instant startedAt, Admission admission) {}
@@ -74,6 +76,14 @@ public final class Jobs implements AutoCloseable {
     this.clock = clock;
     this.onEnded = onEnded;
     this.minutes = minutes;
+  }
+
+  /**
+   * Admits through {@code gate} from now on: in a runner of several replicas, what other replicas'
+   * runs hold then counts against each owner's cap. Call before the first submit.
+   */
+  public synchronized void useGate(dev.knotless.runner.schedule.AdmissionGate gate) {
+    this.gate = gate;
   }
 
   /** The minutes records held back by the five-minute spacing that are due now, to write. */
@@ -108,6 +118,14 @@ public final class Jobs implements AutoCloseable {
     pump();
   }
 
+  /**
+   * Admits what may start now: for a caller whose runs wait on something that frees elsewhere (an
+   * owner's job held by another replica), called from time to time.
+   */
+  public void admitWaiting() {
+    pump();
+  }
+
   /** How many runs wait and run now. */
   public synchronized int[] counts() {
     return new int[] {waiting.size(), running.size()};
@@ -138,11 +156,15 @@ public final class Jobs implements AutoCloseable {
           }
         } else {
           PlannedRun p;
+          StopDrops drops;
           synchronized (this) {
             p = waiting.remove(c.runId());
+            drops = c.reason() == CancelReason.STOP ? stopDrops : null;
             filing++;
           }
-          if (p != null) {
+          if (p != null && drops != null) {
+            handOver(p, drops);
+          } else if (p != null) {
             threads.execute(() -> fileCancelledUnstarted(p, why(c.reason())));
           } else {
             synchronized (this) {
@@ -162,7 +184,7 @@ public final class Jobs implements AutoCloseable {
     List<String[]> waits = new ArrayList<>();
     synchronized (this) {
       Instant now = clock.instant();
-      for (Admission a : scheduler.admit(now)) {
+      for (Admission a : gate.admit(elsewhere -> scheduler.admit(now, elsewhere))) {
         PlannedRun p = waiting.remove(a.runId());
         if (p == null) {
           LOG.error("the scheduler admitted {}, which this runner does not hold", a.runId());
@@ -236,6 +258,7 @@ public final class Jobs implements AutoCloseable {
     long stepMillis = result == null ? 0 : Checks.stepMillis(result);
     RunEnded ended;
     MinutesRecord minutesNow = null;
+    List<Decision> dropsNow = new ArrayList<>();
     synchronized (this) {
       running.remove(p.runId());
       filing++;
@@ -243,7 +266,10 @@ public final class Jobs implements AutoCloseable {
       if (ended.writeMinutesNow()) {
         minutesNow = scheduler.minutesRecord(p.request().ownerDid(), clock.instant());
       }
+      // A deploy that ended keeps its commit's waiting runs no more.
+      dropsNow.addAll(scheduler.stopDrops());
     }
+    act(dropsNow);
     onEnded.accept(ended);
     if (minutesNow != null) {
       minutes.accept(minutesNow);
@@ -283,40 +309,67 @@ public final class Jobs implements AutoCloseable {
 
   // ---- stopping -------------------------------------------------------------------------------
 
+  /** What becomes of the runs a stop drops before they started. */
+  public interface StopDrops {
+    /**
+     * Whether a dropped run's check is filed cancelled (the all-in-one runner), or left as it is
+     * for another worker to run (a replica of the distributed shape).
+     */
+    boolean fileCancelled();
+
+    /**
+     * A run the stop dropped before it started, or a run asked for by name it cut off: the caller
+     * records it to run again. Called once per run, outside this object's lock.
+     */
+    void dropped(PlannedRun run);
+  }
+
   /** Refuses new runs from now on. */
   public synchronized void stopTaking() {
     stopping = true;
   }
 
-  /** Cancels every waiting run (filed cancelled) and returns them, for the state's dropped runs. */
-  public List<PlannedRun> dropWaiting(String why) {
-    List<PlannedRun> dropped;
+  /**
+   * Begins the stop the scheduler decides (runner.md, "A stop"): refuses new runs, cancels the runs
+   * asked for by name, waiting or running, and drops every waiting run except those at the commit
+   * of a running superseded: finish run, which stay and may still start; as runs end, what no
+   * running deploy keeps any more is dropped too. Each run cut off or dropped goes to {@code
+   * drops}. Call {@link #awaitIdle} next, then {@link #cancelRunning} for what is still going.
+   */
+  public void stop(StopDrops drops) {
+    List<Decision> decisions = new ArrayList<>();
+    List<PlannedRun> askedRunning = new ArrayList<>();
     synchronized (this) {
-      dropped = new ArrayList<>(waiting.values());
-      for (PlannedRun p : dropped) {
-        scheduler.cancel(p.runId(), CancelReason.STOP);
-      }
-      waiting.clear();
-      filing += dropped.size();
-    }
-    for (PlannedRun p : dropped) {
-      fileCancelledUnstarted(p, why);
-    }
-    return dropped;
-  }
-
-  /** Cancels the running runs asked for by name, and returns them. */
-  public List<PlannedRun> cancelRunningAsked(String why) {
-    List<Running> asked = new ArrayList<>();
-    synchronized (this) {
-      for (Running r : running.values()) {
-        if (r.run().request().runClass() == RunClass.ASKED) {
-          asked.add(r);
+      stopping = true;
+      stopDrops = drops;
+      for (Decision.Cancel c : scheduler.stop()) {
+        decisions.add(c);
+        Running r = running.get(c.runId());
+        if (c.running() && r != null) {
+          askedRunning.add(r.run());
         }
       }
     }
-    asked.forEach(r -> r.cancellation().cancel(why));
-    return asked.stream().map(Running::run).toList();
+    act(decisions);
+    askedRunning.forEach(drops::dropped);
+    pump();
+  }
+
+  /** A run the stop dropped before it started: filed cancelled or left, and recorded. */
+  private void handOver(PlannedRun p, StopDrops drops) {
+    try {
+      if (drops.fileCancelled()) {
+        reports.cancelledUnstarted(p, "the runner stopped before this run started");
+      }
+      drops.dropped(p);
+    } finally {
+      List<Decision> next = new ArrayList<>();
+      synchronized (this) {
+        filing--;
+        scheduler.fileEnded(p.runId()).ifPresent(next::add);
+      }
+      act(next);
+    }
   }
 
   /** Cancels every running run. */

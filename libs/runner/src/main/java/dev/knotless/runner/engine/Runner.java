@@ -95,6 +95,7 @@ public final class Runner implements AutoCloseable {
 
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
+  private volatile dev.knotless.runner.liveoutput.LiveOutput live;
   private dev.knotless.runner.sealed.SealedStart sealed;
 
   private Runner(
@@ -236,13 +237,15 @@ public final class Runner implements AutoCloseable {
     // What a runner killed mid-run left (containers, networks) goes before any run starts.
     executor.removeLeftovers();
     MinutesWriter minutes = new MinutesWriter(writes, clock);
+    dev.knotless.runner.liveoutput.LiveOutput live = LiveOutputs.open(o.appview(), runnerClient);
     Jobs jobs =
         new Jobs(
             scheduler,
             executor,
             dev.knotless.runner.queue.QueueWiring.ringing(
                 new FiledChecks(
-                    filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed))),
+                        filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed)))
+                    .withLiveOutput(live, runnerClient.did()),
                 key -> ringing(self.get(), key),
                 o.queue()),
             clock,
@@ -316,6 +319,7 @@ public final class Runner implements AutoCloseable {
     }
     r.asked = asked;
     r.executor = executor;
+    r.live = live;
     r.sealed = sealed;
     r.listen();
     return r;
@@ -433,7 +437,8 @@ public final class Runner implements AutoCloseable {
    * The four-step stop: wait for passes that are filing and stop listening; cancel runs asked for
    * by name; wait up to --stop-wait for the rest; cancel what is still going and wait for it. Runs
    * that never started are filed cancelled and recorded as dropped, to run again at the next start
-   * if their ref has not moved.
+   * if their ref has not moved, except those at the commit of a running deploy (superseded:
+   * finish), which may still start while it runs and are dropped only once it ends.
    */
   public void stop() throws InterruptedException {
     if (stopping) {
@@ -448,17 +453,23 @@ public final class Runner implements AutoCloseable {
         passLock.wait(1000);
       }
     }
-    jobs.stopTaking();
-    List<PlannedRun> dropped =
-        new ArrayList<>(jobs.dropWaiting("the runner stopped before this run started"));
-    List<PlannedRun> askedNow =
-        new ArrayList<>(
-            jobs.cancelRunningAsked("the runner stopped; it runs again on the next start"));
-    // Runs asked for by name, cut off or never started, are wanted again at the next start.
-    askedNow.addAll(dropped.stream().filter(p -> p.request().askedByName()).toList());
-    dropped.removeIf(p -> p.request().askedByName());
-    RunRecords.wanted(state, asked, askedNow);
-    RunRecords.dropped(state, dropped);
+    // The scheduler decides what the stop keeps: a running deploy keeps its commit's other runs.
+    jobs.stop(
+        new Jobs.StopDrops() {
+          @Override
+          public boolean fileCancelled() {
+            return true;
+          }
+
+          @Override
+          public void dropped(PlannedRun p) {
+            if (p.request().askedByName()) {
+              RunRecords.wanted(state, asked, List.of(p));
+            } else {
+              RunRecords.dropped(state, List.of(p));
+            }
+          }
+        });
     LOG.info("stopping: waiting up to {} s for running runs", options.stopWait().toSeconds());
     if (!jobs.awaitIdle(options.stopWait())) {
       LOG.warn("stopping: --stop-wait is up; cancelling what still runs");
@@ -476,6 +487,9 @@ public final class Runner implements AutoCloseable {
       }
     }
     minutes.close();
+    if (live != null) {
+      live.close();
+    }
     if (discoverer != null) {
       discoverer.close();
     }

@@ -89,6 +89,82 @@ class DoorsTest {
   }
 
   @Test
+  void aStartThatRingsEveryDoorFromTwoPlacesPassesEachRepositoryOnce() {
+    // The reconciler rings its partitions' doors as it is given them; the ingester's connect ring,
+    // made before that pass began, arrives off the topic while it runs.
+    long given = clock.wallMillis();
+    clock.advance(Duration.ofSeconds(3));
+    Doors[] holder = new Doors[1];
+    holder[0] =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              if (passes.size() == 1) {
+                holder[0].ring(APP, Doorbell.connect("jetstream"), given + 1_000);
+              }
+            });
+    holder[0].open(APP);
+    holder[0].ring(APP, Doorbell.connect("kafka"), given);
+    clock.runReady();
+    // And once it ended: a sweep ring made before it began, read late, is answered too.
+    holder[0].ring(APP, Doorbell.SWEEP, given + 2_000);
+    clock.runReady();
+
+    assertEquals(1, passes.size(), "one pass answers both rings: " + passes);
+  }
+
+  @Test
+  void aConnectRingMadeAfterThePassBeganOrAFrameRingStillGivesOneMorePass() {
+    Doors[] holder = new Doors[1];
+    holder[0] =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              if (passes.size() == 1) {
+                holder[0].ring(APP, Doorbell.connect("jetstream"), clock.wallMillis() + 1);
+                holder[0].ring(LIB, Doorbell.frame(DoorMatcher.REF), 0);
+              }
+            });
+    holder[0].open(APP);
+    holder[0].open(LIB);
+    holder[0].ring(APP, Doorbell.connect("kafka"), clock.wallMillis());
+    holder[0].ring(LIB, Doorbell.SWEEP, clock.wallMillis());
+    clock.runReady();
+
+    assertEquals(
+        List.of(APP, APP, LIB, LIB),
+        passes.stream().map(Pass::repo).toList(),
+        "what may have changed since a pass began is looked at again: " + passes);
+  }
+
+  @Test
+  void theBacklogCountsRepositoriesWhosePassIsDueAndNotBegunAndHowLongTheOldestWaited() {
+    Doors[] holder = new Doors[1];
+    List<Doors.Backlog> duringFirst = new ArrayList<>();
+    holder[0] =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              if (passes.size() == 1) {
+                duringFirst.add(holder[0].backlog());
+                holder[0].ring(APP, Doorbell.frame(DoorMatcher.REF));
+                duringFirst.add(holder[0].backlog());
+              }
+            });
+    holder[0].open(APP);
+    holder[0].open(LIB);
+    holder[0].ring(APP, Doorbell.SWEEP);
+    holder[0].ring(LIB, Doorbell.SWEEP);
+    assertEquals(2, holder[0].backlog().waiting(), "nothing has begun: both wait");
+    clock.runReady();
+
+    assertEquals(
+        new Doors.Backlog(1, Duration.ZERO), duringFirst.get(0), "LIB waits for a pass thread");
+    assertEquals(2, duringFirst.get(1).waiting(), "APP rung again during its pass is owed one");
+    assertEquals(new Doors.Backlog(0, Duration.ZERO), holder[0].backlog(), "all drained");
+  }
+
+  @Test
   void ringsFromOtherThreadsDuringAPassCoalesceIntoOneMorePass() throws Exception {
     CountDownLatch firstStarted = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);

@@ -35,6 +35,12 @@ final class FakeClock implements DoorClock, Executor {
     return now;
   }
 
+  /** The wall clock: the fake time, from an arbitrary epoch millisecond. */
+  @Override
+  public synchronized long wallMillis() {
+    return 1_700_000_000_000L + now / 1_000_000;
+  }
+
   @Override
   public synchronized void execute(Runnable command) {
     ready.add(command);

@@ -81,6 +81,57 @@ class StopAndStartIT {
   }
 
   @Test
+  void aStopLetsARunningDeployEndAndStartsTheWaitingRunAtItsCommit(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    String deploy =
+        """
+        on: {push: {}}
+        superseded: finish
+        steps:
+          - name: deploy
+            run: echo deploying; sleep 6; echo deployed
+        """;
+    String slow =
+        """
+        on: {push: {}}
+        steps:
+          - name: slow
+            run: sleep 2; echo "slow ran"
+        """;
+    try (RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
+      List<String> flags = List.of("--jobs", "2", "--stop-wait", "60");
+      OwnerRepo repo = AllInOneIT.watchedRepo(pds, tmp, runner, flags);
+      Runner first = runner.started().get(0);
+      String sha =
+          repo.commit(
+              Map.of(
+                  ".knotless/workflows/a-deploy.yml",
+                  deploy,
+                  ".knotless/workflows/b-slow.yml",
+                  slow,
+                  ".knotless/workflows/c-quick.yml",
+                  QUICK));
+      repo.push("main");
+      runner.awaitCheck(repo, MAIN, sha, "a-deploy", c -> c.status() == CheckStatus.RUNNING);
+      runner.awaitCheck(repo, MAIN, sha, "b-slow", c -> c.status() == CheckStatus.RUNNING);
+      assertEquals(CheckStatus.QUEUED, runner.check(repo, MAIN, sha, "c-quick").status());
+
+      first.stop();
+      for (String w : List.of("a-deploy", "b-slow", "c-quick")) {
+        CheckRecord c = runner.check(repo, MAIN, sha, w);
+        assertEquals(CheckStatus.SUCCESS, c.status(), w + " ran to its end in the stop: " + c);
+      }
+      assertTrue(
+          new String(runner.log(runner.check(repo, MAIN, sha, "a-deploy")), StandardCharsets.UTF_8)
+              .contains("deployed"));
+      assertTrue(
+          new String(runner.log(runner.check(repo, MAIN, sha, "c-quick")), StandardCharsets.UTF_8)
+              .contains("quick ran"),
+          "the deploy kept its commit's waiting run, which started when a job came free");
+    }
+  }
+
+  @Test
   void aCrashMidRunLeavesACheckTheNextStartEndsAsError(PdsInstance pds, @TempDir Path tmp)
       throws Exception {
     try (RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {

@@ -91,9 +91,13 @@ public final class LocalDistributed implements AutoCloseable {
    * services started after this watch it.
    */
   public OwnerRepo ownerRepo(String name, Map<String, String> files) throws IOException {
-    OwnerRepo o =
-        new OwnerRepo(
-            pds.createAccount("owner"), pds.pdsUrl(), name, dir.resolve("owners/" + name));
+    return ownerRepo(pds.createAccount("owner"), name, files);
+  }
+
+  /** As {@link #ownerRepo(String, Map)}, in {@code owner}'s account. */
+  public OwnerRepo ownerRepo(Account owner, String name, Map<String, String> files)
+      throws IOException {
+    OwnerRepo o = new OwnerRepo(owner, pds.pdsUrl(), name, dir.resolve("owners/" + name));
     o.commit(files);
     o.push("main");
     watch(o.account.did(), o.key(), name);
@@ -232,6 +236,11 @@ public final class LocalDistributed implements AutoCloseable {
 
   /** One more reconciler replica, watching the repositories made so far. */
   public ServiceProcess startReconciler() throws IOException {
+    return startReconciler(Map.of());
+  }
+
+  /** One more reconciler replica, with {@code extra} settings over the harness's. */
+  public ServiceProcess startReconciler(Map<String, String> extra) throws IOException {
     int n = ++reconcilers;
     // The one list, in the one format, as the chart's ConfigMap holds it.
     List<String> labels = new ArrayList<>(List.of("# <handle or did>/<name>, one a line"));
@@ -270,6 +279,7 @@ public final class LocalDistributed implements AutoCloseable {
     // A replica that dies gives its partitions up within ten seconds rather than the default 45.
     s.put("mp.messaging.incoming.doorbells.session.timeout.ms", "10000");
     s.put("mp.messaging.incoming.doorbells.heartbeat.interval.ms", "1000");
+    s.putAll(extra);
     Map<String, String> env = runnerEnv();
     env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
     return add(launch("reconciler", "reconciler-" + n, s, env, executor.equals("docker")));

@@ -41,6 +41,17 @@ final class CountingRuns {
     return sha;
   }
 
+  /** The check of {@code workflow} at {@code sha} once it has ended. */
+  static CheckRecord awaitEnded(LocalDistributed shape, String sha, String workflow)
+      throws Exception {
+    Record r =
+        Checks.awaitOne(
+            shape,
+            Duration.ofSeconds(180),
+            c -> c.commit().equals(sha) && c.workflow().equals(workflow) && c.status().ended());
+    return CheckRecord.fromJson(r.value());
+  }
+
   /** The check of {@code sha} once it has ended. */
   static CheckRecord awaitEnded(LocalDistributed shape, String sha) throws Exception {
     Record r =

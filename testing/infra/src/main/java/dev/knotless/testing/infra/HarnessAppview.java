@@ -43,6 +43,8 @@ public final class HarnessAppview implements AutoCloseable {
   private final java.util.Set<String> alsoListed =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private AppviewSecretStore secrets;
+  private ServiceTokens tokens;
+  private final List<ObjectNode> runOutputs = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private HarnessAppview(HttpServer server, XrpcClient pds) {
     this.server = server;
@@ -72,6 +74,8 @@ public final class HarnessAppview implements AutoCloseable {
               a.did(),
               java.time.Clock.systemUTC());
       a.secrets = new AppviewSecretStore(tokens);
+      a.tokens = tokens;
+      http.createContext("/xrpc/dev.knotless.putRunOutput", a.unlessDown(a::putRunOutput));
       http.createContext("/xrpc/dev.knotless.describeServer", a.unlessDown(a::describeServer));
       http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
       http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
@@ -166,6 +170,36 @@ public final class HarnessAppview implements AutoCloseable {
     }
     queries.incrementAndGet();
     send(ex, 200, out);
+  }
+
+  /**
+   * Every {@code dev.knotless.putRunOutput} taken (started with a PLC only), in the order taken:
+   * the call's body, with {@code iss}, the caller its service token named, added.
+   */
+  public List<ObjectNode> runOutputs() {
+    return List.copyOf(runOutputs);
+  }
+
+  /** Takes a piece of a run's output from a caller with a service token for the method. */
+  private void putRunOutput(HttpExchange ex) throws IOException {
+    String caller;
+    try {
+      caller =
+          tokens.verify(
+              ex.getRequestHeaders().getFirst("Authorization"), "dev.knotless.putRunOutput");
+    } catch (ServiceTokens.Refused e) {
+      send(ex, 401, error("AuthenticationRequired", e.getMessage()));
+      return;
+    }
+    JsonNode body = JSON.readTree(ex.getRequestBody());
+    if (!(body instanceof ObjectNode o) || !o.path("check").isTextual()) {
+      send(ex, 400, error("InvalidRequest", "check is required"));
+      return;
+    }
+    ObjectNode kept = o.deepCopy();
+    kept.put("iss", caller);
+    runOutputs.add(kept);
+    send(ex, 200, JSON.createObjectNode().put("followed", false));
   }
 
   private void describeServer(HttpExchange ex) throws IOException {

@@ -1,7 +1,6 @@
 package dev.knotless.run.checkwriter.app;
 
 import dev.knotless.atproto.BlobRef;
-import dev.knotless.run.checkwriter.adapter.appview.AppviewSender;
 import dev.knotless.run.checkwriter.domain.Admission;
 import dev.knotless.run.checkwriter.domain.CheckProgress;
 import dev.knotless.run.checkwriter.domain.LogTail;
@@ -9,6 +8,7 @@ import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.liveoutput.AppviewSender;
 import dev.knotless.runner.liveoutput.HoldBuffer;
 import dev.knotless.runner.liveoutput.OutputFeed;
 import dev.knotless.runner.liveoutput.Pieces;

@@ -79,7 +79,7 @@ public class PassWiring {
     Clock clock = Clock.systemUTC();
     PdsAccess access = PdsAccess.login(env, clock, new PdsMetrics(registry));
     XrpcClient runnerClient = access.runner();
-    worker.useRunner(runnerClient.did());
+    worker.useRunner(runnerClient);
     StorageCache cache = access.cache();
 
     Watching watching =

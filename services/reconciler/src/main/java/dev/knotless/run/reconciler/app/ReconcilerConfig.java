@@ -98,6 +98,25 @@ public interface ReconcilerConfig {
     @WithDefault("4")
     int jobs();
 
+    /**
+     * How many jobs one owner's runs may hold at once across every reconciler ({@code
+     * --owner-jobs}); unset: {@code jobs}.
+     */
+    java.util.Optional<Integer> ownerJobs();
+
+    /**
+     * Minutes of steps per owner over 30 days, public repositories ({@code --allowance}), counted
+     * across every reconciler from the state in PostgreSQL; unset: none.
+     */
+    java.util.Optional<Long> allowance();
+
+    /**
+     * How often this worker catches its usage up with every reconciler's (for allowances) and
+     * writes the minutes records held back by their five-minute spacing.
+     */
+    @WithDefault("10s")
+    Duration usageRefresh();
+
     /** Where runs' checkouts and logs are made ({@code --work} of the all-in-one). */
     @WithDefault("${java.io.tmpdir}/knotless-reconciler-work")
     java.nio.file.Path work();
@@ -109,6 +128,13 @@ public interface ReconcilerConfig {
     /** How long a worker may be silent before its runs are filed again by another. */
     @WithDefault("30s")
     Duration staleAfter();
+
+    /**
+     * How long a stopped worker waits for its runs to end ({@code --stop-wait}); what still runs
+     * then is cancelled and handed to another worker. The pod's termination grace must be longer.
+     */
+    @WithDefault("900s")
+    Duration stopWait();
 
     /**
      * How runs execute: {@code docker}, each in a container of its own, or {@code shell}, as this

@@ -15,13 +15,13 @@ import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
-import dev.knotless.runner.schedule.UsageLedger;
 import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.StateStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.kafka.KafkaClientService;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -60,6 +60,9 @@ public class RunWorker implements RepoPass.RunSink {
   private final EventReports reports;
   private volatile Jobs jobs;
   private volatile String runnerDid = "";
+  private volatile dev.knotless.runner.engine.MinutesWriter minutes;
+  private volatile SharedUsage usage;
+  private volatile boolean stopping;
 
   @Inject
   @Channel("run-events")
@@ -69,6 +72,8 @@ public class RunWorker implements RepoPass.RunSink {
   @Inject
   @Channel("doorbells-out")
   Emitter<String> doorbells;
+
+  @Inject KafkaClientService kafka;
 
   public RunWorker(RunQueue queue, StateStore state, ReconcilerConfig config) {
     this.queue = queue;
@@ -91,9 +96,17 @@ public class RunWorker implements RepoPass.RunSink {
             clock);
   }
 
-  /** The runner's account, which labels the containers runs get; set once the pass logs in. */
-  public void useRunner(String did) {
-    this.runnerDid = did;
+  @Inject io.agroal.api.AgroalDataSource db;
+
+  /**
+   * The runner's account, which labels the containers runs get and holds the owners' minutes
+   * records; set once the pass logs in.
+   */
+  public void useRunner(dev.knotless.atproto.XrpcClient runner) {
+    this.runnerDid = runner.did();
+    this.minutes =
+        new dev.knotless.runner.engine.MinutesWriter(
+            new dev.knotless.runner.checks.RetryingWrites(runner), clock);
   }
 
   /** This worker's id in the run queue. */
@@ -120,6 +133,12 @@ public class RunWorker implements RepoPass.RunSink {
     boolean held = await(() -> queue.claim(row, id, config.staleAfter()));
     if (!held) {
       LOG.infof("%s: %s is held by another live worker, passed over", run.label(), run.rkey());
+      return;
+    }
+    if (stopping) {
+      // Filed by a pass that was under way as the stop came: another worker runs it.
+      LOG.infof("%s: %s filed as this worker stops: handed back", run.label(), run.rkey());
+      handBack(run.rkey());
       return;
     }
     publish(EventReports.filed(run));
@@ -164,10 +183,17 @@ public class RunWorker implements RepoPass.RunSink {
       } catch (IOException e) {
         throw new IllegalStateException("the work directory " + config.work() + ": " + e, e);
       }
-      SchedulerConfig sc = SchedulerConfig.defaults(config.jobs(), "");
+      SchedulerConfig sc =
+          SchedulerConfig.defaults(config.jobs(), runnerDid)
+              .withCaps(Math.max(1, config.jobs() / 2), config.ownerJobs().orElse(config.jobs()))
+              .withAllowances(
+                  config.allowance().orElse(SchedulerConfig.UNLIMITED),
+                  SchedulerConfig.UNLIMITED,
+                  java.util.Set.of());
+      usage = new SharedUsage(state, sc, minutes, clock);
       jobs =
           new Jobs(
-              new Scheduler(sc, new UsageLedger()),
+              new Scheduler(sc, usage.ledger()),
               ExecutorChoice.open(
                   config.executor(),
                   dockerSettings(),
@@ -177,10 +203,37 @@ public class RunWorker implements RepoPass.RunSink {
                   System.getenv()),
               reports,
               clock,
-              ended -> {},
-              minutes -> {});
+              usage::ended,
+              // Minutes records are decided on the whole runner's usage (ended), not this share.
+              record -> {});
+      // Owner caps hold across reconcilers: admissions count what the others' runs hold.
+      jobs.useGate(new dev.knotless.runner.state.pg.PgAdmissionGate(db, id));
     }
     return jobs;
+  }
+
+  /** Catches usage up with every reconciler's and writes held-back minutes records. */
+  @Scheduled(
+      every = "${knotless.reconciler.worker.usage-refresh:10s}",
+      delay = 5,
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+  void usageAndMinutes() {
+    Jobs j = jobs;
+    SharedUsage u = usage;
+    if (j != null && u != null && !stopping) {
+      u.refresh(j);
+    }
+  }
+
+  /** Admits what waits on an owner's job that another reconciler's run held until now. */
+  @Scheduled(
+      every = "${knotless.reconciler.worker.heartbeat:5s}",
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+  void admitWaiting() {
+    Jobs j = jobs;
+    if (j != null && !stopping) {
+      j.admitWaiting();
+    }
   }
 
   private DockerSettings dockerSettings() {
@@ -212,8 +265,9 @@ public class RunWorker implements RepoPass.RunSink {
       delay = 2,
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
   void recover() {
-    if (queueOnly()) {
-      // The scheduler holds every run and takes over its own at a failover.
+    if (queueOnly() || stopping) {
+      // The scheduler holds every run and takes over its own at a failover; a stopping worker
+      // leaves what it hands back to the others.
       return;
     }
     List<QueuedRun> stale = await(() -> queue.stale(config.staleAfter()));
@@ -265,17 +319,40 @@ public class RunWorker implements RepoPass.RunSink {
                 OutgoingKafkaRecordMetadata.<String>builder().withKey(repo.toString()).build()));
   }
 
+  /**
+   * The stop runner.md asks for, in a replica: runs asked for by name are cancelled; waiting runs
+   * are handed back at once (their rows let go, so another worker files and runs them again under
+   * the same check), except those at the commit of a running deploy; the runs going, deploys
+   * included, get up to {@code stop-wait} to end and file their checks; whatever still runs then is
+   * cancelled without an end and handed back the same way.
+   */
   void stop(@Observes ShutdownEvent ev) {
+    stopping = true;
+    leaveDoorbells();
     Jobs j = jobs;
     if (j == null) {
       return;
     }
-    // Runs cut short by the stop are left in the queue, let go at once, for another worker.
-    reports.stopping();
-    j.stopTaking();
-    j.cancelRunning("the worker stopped");
+    j.stop(
+        new Jobs.StopDrops() {
+          @Override
+          public boolean fileCancelled() {
+            return false;
+          }
+
+          @Override
+          public void dropped(PlannedRun run) {
+            handBack(run.rkey());
+          }
+        });
     try {
-      j.awaitIdle(Duration.ofSeconds(10));
+      LOG.infof("stopping: waiting up to %s for %d running runs", config.stopWait(), j.counts()[1]);
+      if (!j.awaitIdle(config.stopWait())) {
+        LOG.warnf("stopping: %s is up; handing back what still runs", config.stopWait());
+        reports.stopping();
+        j.cancelRunning("the worker stopped");
+        j.awaitIdle(Duration.ofSeconds(30));
+      }
       await(() -> queue.release(id));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -283,6 +360,34 @@ public class RunWorker implements RepoPass.RunSink {
       LOG.warnf("the queue could not be told this worker stopped: %s", e.getMessage());
     }
     j.close();
+  }
+
+  /**
+   * Leaves the doorbell group at once, so its partitions go to another reconciler now (which rings
+   * their doors and files what this one hands back) rather than when this one's stop ends.
+   */
+  private void leaveDoorbells() {
+    try {
+      io.smallrye.reactive.messaging.kafka.KafkaConsumer<String, String> consumer =
+          kafka.getConsumer("doorbells");
+      java.util.function.Consumer<org.apache.kafka.clients.consumer.Consumer<String, String>>
+          leave = org.apache.kafka.clients.consumer.Consumer::unsubscribe;
+      consumer.runOnPollingThread(leave).await().atMost(Duration.ofSeconds(10));
+      LOG.info("stopping: left the doorbell group");
+    } catch (RuntimeException e) {
+      LOG.warnf("stopping: could not leave the doorbell group now: %s", e.getMessage());
+    }
+  }
+
+  /** Lets go of one run's row at once, so another worker's recovery files it again. */
+  private void handBack(String checkKey) {
+    try {
+      if (await(() -> queue.releaseOne(checkKey, id))) {
+        LOG.infof("stopping: %s handed back to the other workers", checkKey);
+      }
+    } catch (RuntimeException e) {
+      LOG.warnf("%s could not be handed back now; it is at the stop's end: %s", checkKey, e);
+    }
   }
 
   /**

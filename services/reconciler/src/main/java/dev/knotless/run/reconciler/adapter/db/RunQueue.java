@@ -142,6 +142,22 @@ public class RunQueue {
                 worker));
   }
 
+  /**
+   * Lets go of one of {@code worker}'s runs at once, for another worker to file again: marked as
+   * handed back, so this worker's heartbeat no longer stamps it, and stale.
+   */
+  public Uni<Boolean> releaseOne(String checkKey, String worker) {
+    return Panache.withTransaction(
+        () ->
+            QueuedRun.update(
+                    "worker = ?1, heartbeatAt = ?2 where checkKey = ?3 and worker = ?4",
+                    worker + "/handed-back",
+                    OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC),
+                    checkKey,
+                    worker)
+                .map(n -> n > 0));
+  }
+
   /** The runs whose worker has not said it is alive within {@code staleAfter}, oldest first. */
   public Uni<List<QueuedRun>> stale(Duration staleAfter) {
     OffsetDateTime before = OffsetDateTime.now(ZoneOffset.UTC).minus(staleAfter);

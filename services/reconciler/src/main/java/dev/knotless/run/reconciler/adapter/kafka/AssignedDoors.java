@@ -59,6 +59,9 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
       topic = tp.topic();
     }
     int partitions = consumer.partitionsFor(topic).size();
+    // Any pass begun after the partitions were given answers what was left on them: a connect
+    // ring the ingester made before that pass began is then answered by it too (Doors).
+    long givenAt = System.currentTimeMillis();
     // Off the polling thread: the first call logs in and reads the watched repositories.
     ringer.execute(
         () -> {
@@ -67,7 +70,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
             for (RepoId repo : wired.get().watching().ids()) {
               if (mine.contains(partitionOf(repo.toString(), partitions))) {
                 doors.get().open(repo);
-                doors.get().ring(repo, Doorbell.connect("kafka"));
+                doors.get().ring(repo, Doorbell.connect("kafka"), givenAt);
                 rung++;
               }
             }

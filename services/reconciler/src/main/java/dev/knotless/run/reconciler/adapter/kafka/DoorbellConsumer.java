@@ -5,19 +5,23 @@ import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.Doors;
 import dev.knotless.runner.doorbell.RepoId;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.smallrye.reactive.messaging.kafka.Record;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 /**
  * Rings a repository's door for each doorbell on the topic. Kafka gives each partition, and so each
  * repository, to one reconciler; the doors then run one pass at a time per repository and fold the
- * rings that arrive during a pass into one more.
+ * rings that arrive during a pass into one more. A doorbell carries when it was made (the record's
+ * timestamp), so a connect or sweep ring made before a pass began is answered by that pass.
  */
 @ApplicationScoped
 public class DoorbellConsumer {
   private static final Logger LOG = Logger.getLogger(DoorbellConsumer.class);
+
+  /** What the ingester's clock may be behind this one's, for when a doorbell was made. */
+  static final long SKEW_MILLIS = 1_000;
 
   private final Doors doors;
   private final MeterRegistry registry;
@@ -28,7 +32,7 @@ public class DoorbellConsumer {
   }
 
   @Incoming("doorbells")
-  public void consume(Record<String, String> record) {
+  public void consume(ConsumerRecord<String, String> record) {
     RepoId repo;
     Doorbell bell;
     try {
@@ -44,6 +48,6 @@ public class DoorbellConsumer {
         .counter("knotless.run.doorbells.received", "reason", DoorbellMessage.reasonName(bell))
         .increment();
     doors.open(repo);
-    doors.ring(repo, bell);
+    doors.ring(repo, bell, record.timestamp() + SKEW_MILLIS);
   }
 }

@@ -1,10 +1,9 @@
-package dev.knotless.run.checkwriter.adapter.appview;
+package dev.knotless.runner.liveoutput;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.knotless.runner.liveoutput.Send;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,7 +15,10 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
 
-/** Sends one piece of a run's output to the appview with {@code dev.knotless.putRunOutput}. */
+/**
+ * Sends one piece of a run's output to the appview with {@code dev.knotless.putRunOutput}: the
+ * check-writer's sends and the all-in-one runner's ({@link LiveOutput}) go through it. Thread-safe.
+ */
 public final class AppviewSender {
   /** The procedure's NSID. */
   public static final String NSID = "dev.knotless.putRunOutput";

@@ -1,0 +1,90 @@
+package dev.knotless.runner.e2e;
+
+import static dev.knotless.runner.e2e.AllInOneIT.MAIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessAppview;
+import dev.knotless.testing.infra.OwnerRepo;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * With KNOTLESS_APPVIEW, the all-in-one runner sends what a run prints to the appview's {@code
+ * dev.knotless.putRunOutput} while it runs, as the check-writer does, with a service token of its
+ * own account.
+ */
+@WithPds
+class LiveOutputIT {
+  static final String SLOW =
+      """
+      on: {push: {}}
+      steps:
+        - name: one
+          run: echo "first line"; sleep 8; echo "second line"
+        - name: two
+          run: printf 'unended last line'
+      """;
+
+  @Test
+  void aRunsOutputReachesTheAppviewWhileItRunsAndWholeAtItsEnd(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
+        RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
+      runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      OwnerRepo repo = AllInOneIT.watchedRepo(pds, tmp, runner, List.of());
+      String sha = repo.commit(Map.of(".knotless/workflows/ci.yml", SLOW));
+      repo.push("main");
+
+      RunnerHarness.await(
+          "the first line at the appview",
+          () -> appview.runOutputs().stream().anyMatch(o -> text(o).contains("first line")));
+      CheckRecord running = runner.check(repo, MAIN, sha, "ci");
+      assertEquals(CheckStatus.RUNNING, running.status(), "sent while the step still sleeps");
+      ObjectNode first =
+          appview.runOutputs().stream()
+              .filter(o -> text(o).contains("first line"))
+              .findFirst()
+              .orElseThrow();
+      assertEquals("one", first.path("step").asText(), "each send names the step going");
+
+      CheckRecord ended = runner.awaitEnded(repo, MAIN, sha, "ci");
+      assertEquals(CheckStatus.SUCCESS, ended.status(), String.valueOf(ended));
+      List<ObjectNode> calls = appview.runOutputs();
+      String uri =
+          "at://"
+              + runner.account.did()
+              + "/dev.knotless.check/"
+              + CheckKeys.push(repo.account.did(), repo.key(), MAIN, sha, "ci");
+      StringBuilder rebuilt = new StringBuilder();
+      for (ObjectNode o : calls) {
+        assertEquals(uri, o.path("check").asText());
+        assertEquals(runner.account.did(), o.path("iss").asText(), "the runner's own token");
+        assertEquals(rebuilt.length(), o.path("offset").asLong(), "no gap, nothing twice");
+        rebuilt.append(text(o));
+      }
+      assertEquals(
+          new String(runner.log(ended), StandardCharsets.UTF_8),
+          rebuilt.toString(),
+          "the sends rebuild the log, its unended last line included");
+      assertEquals(
+          1, calls.stream().filter(o -> o.path("ended").asBoolean()).count(), "one end: " + calls);
+      assertTrue(calls.get(calls.size() - 1).path("ended").asBoolean(), "the end comes last");
+      assertEquals(2, calls.get(calls.size() - 1).path("steps").size(), "both steps ended");
+    }
+  }
+
+  private static String text(ObjectNode o) {
+    return o.path("text").asText();
+  }
+}

@@ -1,0 +1,135 @@
+package dev.knotless.testing.distributed;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.testing.infra.OwnerRepo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A reconciler stopped with SIGTERM (a rollout) while it runs a deploy keeps the deploy going to
+ * its end, keeps the run waiting at the deploy's commit while the deploy runs, and then hands that
+ * run back: the other replica runs it. Each run's step appends a line to a file both replicas'
+ * steps share, so each is seen to run exactly once.
+ */
+class ReconcilerStopIT {
+  private static final int LINES = 16;
+
+  private static LocalDistributed shape;
+  private static OwnerRepo owner;
+  private static ServiceProcess first;
+  private static ServiceProcess second;
+  private static Path runs;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createTempDirectory("reconciler-stop-it");
+    runs = dir.resolve("runs.txt");
+    Files.createFile(runs);
+    String deploy =
+        """
+        on: {push: {refs: [main]}}
+        superseded: finish
+        steps:
+          - name: count
+            run: |
+              for i in $(seq 1 %d); do echo "line $i of the deploy"; sleep 0.5; done
+              echo "deploy $KNOTLESS_RUN_SHA" >> %s
+        """
+            .formatted(LINES, runs);
+    String ci =
+        """
+        on: {push: {refs: [main]}}
+        steps:
+          - name: check
+            run: echo "ci $KNOTLESS_RUN_SHA" >> %s
+        """
+            .formatted(runs);
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withShellExecutor();
+    owner =
+        shape.ownerRepo(
+            "site",
+            Map.of(".knotless/workflows/a-deploy.yml", deploy, ".knotless/workflows/b-ci.yml", ci));
+    shape.startCheckWriter();
+    // One job each: the ci run waits behind the deploy on the replica that has the repository.
+    Map<String, String> oneJob =
+        Map.of(
+            "knotless.reconciler.worker.jobs", "1", "knotless.reconciler.worker.stop-wait", "90s");
+    first = shape.startReconciler(oneJob);
+    second = shape.startReconciler(oneJob);
+    shape.startIngester();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (shape != null) {
+      shape.close();
+    }
+  }
+
+  @Test
+  void aStoppedReconcilerFinishesItsDeployAndHandsTheWaitingRunToTheOtherReplica()
+      throws Exception {
+    Checks.await(
+        Duration.ofSeconds(120),
+        "the baseline pass",
+        () -> Checks.passes(first) + Checks.passes(second) >= 1);
+    owner.commit(Map.of("what", "deploy me"));
+    String sha = owner.push("main");
+    Checks.await(
+        Duration.ofSeconds(90),
+        "the deploy running",
+        () ->
+            Files.readString(first.log()).contains(": running a-deploy at ")
+                || Files.readString(second.log()).contains(": running a-deploy at "));
+    ServiceProcess running =
+        Files.readString(first.log()).contains(": running a-deploy at ") ? first : second;
+    ServiceProcess other = running == first ? second : first;
+    CheckRecord ci = check(sha, "b-ci");
+    assertEquals(CheckStatus.QUEUED, ci.status(), "the ci run waits for the one job: " + ci);
+
+    long t0 = System.nanoTime();
+    running.stop(); // SIGTERM, as a rollout sends; returns once the process has exited
+    long stoppedMs = (System.nanoTime() - t0) / 1_000_000;
+
+    CheckRecord deployed = CountingRuns.awaitEnded(shape, sha, "a-deploy");
+    assertEquals(CheckStatus.SUCCESS, deployed.status(), "the deploy ran to its end: " + deployed);
+    List<String> want = new ArrayList<>(List.of("==> count"));
+    for (int i = 1; i <= LINES; i++) {
+      want.add("line " + i + " of the deploy");
+    }
+    assertEquals(want, List.of(Checks.log(shape, deployed).split("\n")), "the deploy's log whole");
+
+    CheckRecord checked = CountingRuns.awaitEnded(shape, sha, "b-ci");
+    assertEquals(CheckStatus.SUCCESS, checked.status(), "the handed-back run ran: " + checked);
+    List<String> ran = Files.readAllLines(runs);
+    assertEquals(List.of("deploy " + sha, "ci " + sha), ran, "each ran once, the deploy first");
+    String stoppedLog = Files.readString(running.log());
+    assertTrue(stoppedLog.contains("left the doorbell group"), "it left the group at once");
+    assertTrue(stoppedLog.contains("handed back"), "it handed the ci run back");
+    assertFalse(stoppedLog.contains(": running b-ci at "), "the stopped replica never ran ci");
+    assertTrue(
+        Files.readString(other.log()).contains(": running b-ci at "), "the other replica ran ci");
+    System.out.printf("[ReconcilerStopIT] the stop took %d ms (the deploy's rest)%n", stoppedMs);
+  }
+
+  private static CheckRecord check(String sha, String workflow) throws Exception {
+    return CheckRecord.fromJson(
+        Checks.awaitOne(
+                shape,
+                Duration.ofSeconds(60),
+                c -> c.commit().equals(sha) && c.workflow().equals(workflow))
+            .value());
+  }
+}
