@@ -105,17 +105,8 @@ public final class PullRunPlanner {
     String rkey = pullKey(repo, p, w.name());
     CheckRecord queued = pullCheck(repo, p, w.name(), CheckStatus.QUEUED, List.of(), null, now);
     RunRequest request =
-        new RunRequest(
-            RunPlanner.runId(rkey),
-            repo.id().ownerDid(),
-            repo.stateKey(),
-            p.uri(),
-            SubjectKind.PULL,
-            w.name(),
-            p.head() + " " + p.base(),
-            runClass,
-            w.superseded(),
-            false);
+        RunPlanner.request(
+            repo, rkey, p.uri(), SubjectKind.PULL, w, p.head() + " " + p.base(), runClass);
     PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
     return new PlannedRun(repo.label(), request, queued, prepare);
   }
@@ -156,17 +147,8 @@ public final class PullRunPlanner {
             List.of(),
             note);
     RunRequest request =
-        new RunRequest(
-            RunPlanner.runId(rkey),
-            repo.id().ownerDid(),
-            repo.stateKey(),
-            "queue " + baseRef,
-            SubjectKind.BATCH,
-            w.name(),
-            tip + " " + base,
-            runClass,
-            w.superseded(),
-            false);
+        RunPlanner.request(
+            repo, rkey, "queue " + baseRef, SubjectKind.BATCH, w, tip + " " + base, runClass);
     PullSubject p = new PullSubject("queue " + baseRef, baseRef, tip, baseRef, base, tip);
     PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
     return new PlannedRun(repo.label(), request, queued, prepare);

@@ -133,11 +133,28 @@ public final class RunPlanner {
   }
 
   /**
-   * A run id for a check's {@code rkey}: two runs may file one check (a rerun at the same commit),
-   * and ids keep them apart.
+   * The request of a run of {@code w} filing check {@code rkey}, about {@code subject} at {@code
+   * commit}. Two runs may file one check (a rerun at the same commit): its id keeps them apart.
    */
-  static String runId(String rkey) {
-    return rkey + "#" + RUNS.incrementAndGet();
+  static RunRequest request(
+      Watched repo,
+      String rkey,
+      String subject,
+      SubjectKind kind,
+      Workflow w,
+      String commit,
+      RunClass runClass) {
+    return new RunRequest(
+        rkey + "#" + RUNS.incrementAndGet(),
+        repo.id().ownerDid(),
+        repo.stateKey(),
+        subject,
+        kind,
+        w.name(),
+        commit,
+        runClass,
+        w.superseded(),
+        false);
   }
 
   /** The record key of a push's check. */
@@ -210,18 +227,7 @@ public final class RunPlanner {
       Instant now) {
     String rkey = pushKey(repo, ref, commit, w.name());
     CheckRecord queued = pushCheck(repo.repoUri(), ref, commit, w.name(), now);
-    RunRequest request =
-        new RunRequest(
-            runId(rkey),
-            repo.id().ownerDid(),
-            repo.stateKey(),
-            ref,
-            SubjectKind.REF,
-            w.name(),
-            commit,
-            runClass,
-            w.superseded(),
-            false);
+    RunRequest request = request(repo, rkey, ref, SubjectKind.REF, w, commit, runClass);
     PlannedRun.Preparer prepare =
         () -> spec(repo, mirror, w, ref, commit, base, rkey, asked, runClass);
     RunOrder order =
