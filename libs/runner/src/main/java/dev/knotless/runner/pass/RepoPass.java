@@ -5,7 +5,6 @@ import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.reconcile.AskedRun;
@@ -20,14 +19,9 @@ import dev.knotless.runner.reconcile.Watch;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
-import dev.knotless.runner.workflow.Step;
-import dev.knotless.runner.workflow.Workflow;
-import dev.knotless.runner.workflow.WorkflowError;
-import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.fetch.Fetcher;
-import dev.knotless.storage.merge.CommitFiles;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
@@ -98,6 +92,7 @@ public final class RepoPass {
   private final Clock clock;
   private final PassExtras extras;
   private final PassTaking taking;
+  private final PushChecks pushes;
 
   /** The name each watched repository was last seen renamed to, so a rename is logged once. */
   private final java.util.Map<String, String> renamedTo =
@@ -152,6 +147,7 @@ public final class RepoPass {
     this.cacheDir = cacheDir;
     this.paused = paused;
     this.clock = clock;
+    this.pushes = new PushChecks(filer, planner, taking, w -> extras.runs(w), sink, clock);
   }
 
   /**
@@ -276,7 +272,7 @@ public final class RepoPass {
       MirrorView view0 = mirror.view();
       for (DueRef due : plan.due()) {
         stage.accept("filing the checks of " + due.ref().name());
-        fileRef(repo, view0, view, due, pausedNow);
+        pushes.file(repo, view0.mirror, view0.before, view.defaultRef(), due, pausedNow);
         state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
       }
       if (askedNow) {
@@ -344,107 +340,6 @@ public final class RepoPass {
       extras.pruner().maybePrune(repo, view.defaultRef(), live, openPulls, clock.instant());
     }
     return Outcome.DONE;
-  }
-
-  private void fileRef(
-      Watched repo, MirrorView mirror, RepoView view, DueRef due, PausedOwners pausedNow)
-      throws IOException {
-    RefState ref = due.ref();
-    String commit = ref.target();
-    WorkflowSet set = planner.workflows(mirror.mirror.git(), commit);
-    String before = mirror.before.get(ref.name());
-    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing.
-    Set<String> changed =
-        commit.equals(before) ? null : CommitFiles.changed(mirror.mirror.git(), before, commit);
-    Instant now = clock.instant();
-    List<String> only = due.onlyWorkflows();
-    Optional<String> pausedWhy = pausedNow.reasonFor(repo.id().ownerDid());
-
-    // Every check of the commit is filed before any run starts.
-    List<PlannedRun> runs = new ArrayList<>();
-    for (WorkflowError e : set.errors()) {
-      if (!only.isEmpty() && !only.contains(e.name())) {
-        continue;
-      }
-      filer.file(
-          RunPlanner.pushKey(repo, ref.name(), commit, e.name()),
-          RunPlanner.ended(
-              repo,
-              ref.name(),
-              commit,
-              e.name(),
-              List.of(),
-              CheckStatus.ERROR,
-              StepResult.Status.SKIPPED,
-              e.message(),
-              now));
-    }
-    for (Workflow w : set.workflows()) {
-      if (!w.runsOnPush(ref.name())
-          || (!only.isEmpty() && !only.contains(w.name()))
-          // A runner its runners does not name files no check: two never both run one deploy.
-          || !extras.runs(w)) {
-        continue;
-      }
-      String key = RunPlanner.pushKey(repo, ref.name(), commit, w.name());
-      List<String> steps = w.steps().stream().map(Step::name).toList();
-      if (pausedWhy.isPresent()) {
-        filer.file(
-            key,
-            RunPlanner.ended(
-                repo,
-                ref.name(),
-                commit,
-                w.name(),
-                steps,
-                CheckStatus.ERROR,
-                StepResult.Status.SKIPPED,
-                PausedOwners.message(pausedWhy.get()),
-                now));
-        continue;
-      }
-      if (changed != null && !w.pathsMatch(changed)) {
-        filer.file(
-            key,
-            RunPlanner.ended(
-                repo,
-                ref.name(),
-                commit,
-                w.name(),
-                steps,
-                CheckStatus.SUCCESS,
-                StepResult.Status.SKIPPED,
-                w.pathsSkipNote(),
-                now));
-        continue;
-      }
-      boolean rerun = commit.equals(before) || !only.isEmpty();
-      if (taking.take(
-          repo, mirror.mirror.git(), w, ref.name(), view.defaultRef(), commit, rerun, key, now)) {
-        continue;
-      }
-      PlannedRun run =
-          planner.push(
-              repo,
-              mirror.mirror.dir(),
-              w,
-              ref.name(),
-              commit,
-              mirror.before.get(ref.name()),
-              due.runClass(),
-              Map.of(),
-              now);
-      filer.file(run.rkey(), run.check());
-      runs.add(run);
-    }
-    LOG.info(
-        "{}: {} at {}: {} checks filed, {} to run",
-        repo.label(),
-        ref.name(),
-        commit.substring(0, 12),
-        set.workflows().size() + set.errors().size(),
-        runs.size());
-    runs.forEach(sink::submit);
   }
 
   private record MirrorView(Mirror mirror, Map<String, String> before) implements AutoCloseable {

@@ -74,11 +74,17 @@ public final class RunPlanner {
         Map<String, String> hostEnvironment) {
       this(secretsFile, stepTimeout, runTimeout, hostEnvironment, java.util.Set.of());
     }
+
+    /** A run's time limits; {@code byName} for a run asked for by name. */
+    TimeLimits limits(boolean byName) {
+      return new TimeLimits(stepTimeout, runTimeout == null ? Duration.ZERO : runTimeout, byName);
+    }
   }
 
   private static final AtomicLong RUNS = new AtomicLong();
 
   private final Settings settings;
+  private final PullRunPlanner pulls;
   private final WriteBack writeBack;
   private final dev.knotless.runner.sealed.OwnerSecrets ownerSecrets;
 
@@ -100,6 +106,7 @@ public final class RunPlanner {
       WriteBack writeBack,
       dev.knotless.runner.sealed.OwnerSecrets ownerSecrets) {
     this.settings = settings;
+    this.pulls = new PullRunPlanner(settings);
     this.writeBack = writeBack;
     this.ownerSecrets = ownerSecrets;
   }
@@ -118,6 +125,36 @@ public final class RunPlanner {
     return sharedSteps != null
         ? sharedSteps.load(git, commit)
         : SharedStepFiles.unread(CommitFiles.workflowSet(git, commit));
+  }
+
+  /** Plans the runs of pulls and merge-queue batches, with these settings. */
+  public PullRunPlanner pulls() {
+    return pulls;
+  }
+
+  /**
+   * The request of a run of {@code w} filing check {@code rkey}, about {@code subject} at {@code
+   * commit}. Two runs may file one check (a rerun at the same commit): its id keeps them apart.
+   */
+  static RunRequest request(
+      Watched repo,
+      String rkey,
+      String subject,
+      SubjectKind kind,
+      Workflow w,
+      String commit,
+      RunClass runClass) {
+    return new RunRequest(
+        rkey + "#" + RUNS.incrementAndGet(),
+        repo.id().ownerDid(),
+        repo.stateKey(),
+        subject,
+        kind,
+        w.name(),
+        commit,
+        runClass,
+        w.superseded(),
+        false);
   }
 
   /** The record key of a push's check. */
@@ -190,19 +227,7 @@ public final class RunPlanner {
       Instant now) {
     String rkey = pushKey(repo, ref, commit, w.name());
     CheckRecord queued = pushCheck(repo.repoUri(), ref, commit, w.name(), now);
-    RunRequest request =
-        new RunRequest(
-            // Two runs may file one check (a rerun at the same commit): ids keep them apart.
-            rkey + "#" + RUNS.incrementAndGet(),
-            repo.id().ownerDid(),
-            repo.stateKey(),
-            ref,
-            SubjectKind.REF,
-            w.name(),
-            commit,
-            runClass,
-            w.superseded(),
-            false);
+    RunRequest request = request(repo, rkey, ref, SubjectKind.REF, w, commit, runClass);
     PlannedRun.Preparer prepare =
         () -> spec(repo, mirror, w, ref, commit, base, rkey, asked, runClass);
     RunOrder order =
@@ -224,201 +249,6 @@ public final class RunPlanner {
       prepare = writingBack(prepare, repo, ref, commit, w);
     }
     return new PlannedRun(repo.label(), request, queued, prepare, order);
-  }
-
-  /**
-   * Where a pull's run is: the pull, its head branch and commit, the base branch and its tip, and
-   * the commit checked out (the merge commit, or the head when it contains the base).
-   */
-  public record PullSubject(
-      String uri, String headRef, String head, String baseRef, String base, String checkedOut) {}
-
-  /** The record key of a pull's check. */
-  public static String pullKey(Watched repo, PullSubject p, String workflow) {
-    return CheckKeys.pull(
-        repo.id().ownerDid(), repo.id().repoKey(), p.uri(), p.head(), p.base(), workflow);
-  }
-
-  /**
-   * A pull's check as first filed: it names the head branch, the head, the base tip and the pull.
-   */
-  public static CheckRecord pullCheck(
-      Watched repo,
-      PullSubject p,
-      String workflow,
-      CheckStatus status,
-      List<StepResult> steps,
-      String note,
-      Instant now) {
-    return new CheckRecord(
-        repo.repoUri(),
-        p.headRef(),
-        p.head(),
-        p.base(),
-        p.uri(),
-        workflow,
-        status,
-        now,
-        null,
-        status.ended() ? now : null,
-        steps,
-        null,
-        List.of(),
-        note);
-  }
-
-  /**
-   * A pull's run of {@code w}, queued: checked out at the merge commit, told the head as {@code
-   * KNOTLESS_RUN_SHA} and the base tip as {@code KNOTLESS_RUN_BASE}, given no secrets whoever's the
-   * pull is, and never run with {@code --trusted-runtime}.
-   */
-  public PlannedRun pull(
-      Watched repo, Path mirror, Workflow w, PullSubject p, RunClass runClass, Instant now) {
-    return pull(repo, mirror, w, p, runClass, false, now);
-  }
-
-  /**
-   * A pull's run as above, knowing whether every writer of the pull is the owner or a collaborator
-   * ({@code trusted}): an untrusted one's run of a workflow asking for secrets reads its caches
-   * apart.
-   */
-  public PlannedRun pull(
-      Watched repo,
-      Path mirror,
-      Workflow w,
-      PullSubject p,
-      RunClass runClass,
-      boolean trusted,
-      Instant now) {
-    String rkey = pullKey(repo, p, w.name());
-    CheckRecord queued = pullCheck(repo, p, w.name(), CheckStatus.QUEUED, List.of(), null, now);
-    RunRequest request =
-        new RunRequest(
-            rkey + "#" + RUNS.incrementAndGet(),
-            repo.id().ownerDid(),
-            repo.stateKey(),
-            p.uri(),
-            SubjectKind.PULL,
-            w.name(),
-            p.head() + " " + p.base(),
-            runClass,
-            w.superseded(),
-            false);
-    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
-    return new PlannedRun(repo.label(), request, queued, prepare);
-  }
-
-  /**
-   * A merge-queue batch's run of {@code w}, queued: checked out at the batch's {@code tip} built on
-   * {@code base} of {@code baseRef}, told the tip as {@code KNOTLESS_RUN_SHA}, the base as {@code
-   * KNOTLESS_RUN_BASE} and the branch as {@code KNOTLESS_RUN_REF}; no secrets, and no step matches
-   * a ref, as in a pull's run. {@code trusted} when every pull in it is.
-   */
-  public PlannedRun batch(
-      Watched repo,
-      Path mirror,
-      Workflow w,
-      String baseRef,
-      String base,
-      String tip,
-      RunClass runClass,
-      boolean trusted,
-      String note,
-      Instant now) {
-    String rkey =
-        CheckKeys.queue(repo.id().ownerDid(), repo.id().repoKey(), baseRef, tip, base, w.name());
-    CheckRecord queued =
-        new CheckRecord(
-            repo.repoUri(),
-            baseRef,
-            tip,
-            base,
-            null,
-            w.name(),
-            CheckStatus.QUEUED,
-            now,
-            null,
-            null,
-            List.of(),
-            null,
-            List.of(),
-            note);
-    RunRequest request =
-        new RunRequest(
-            rkey + "#" + RUNS.incrementAndGet(),
-            repo.id().ownerDid(),
-            repo.stateKey(),
-            "queue " + baseRef,
-            SubjectKind.BATCH,
-            w.name(),
-            tip + " " + base,
-            runClass,
-            w.superseded(),
-            false);
-    PullSubject p = new PullSubject("queue " + baseRef, baseRef, tip, baseRef, base, tip);
-    PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
-    return new PlannedRun(repo.label(), request, queued, prepare);
-  }
-
-  private RunSpec pullSpec(
-      Watched repo, Path mirror, Workflow w, PullSubject p, String rkey, boolean trusted)
-      throws PlannedRun.PrepareException {
-    List<String> preamble = new ArrayList<>();
-    preamble.add(
-        p.checkedOut().equals(p.head())
-            ? "==> checked at the head "
-                + p.head()
-                + ", which contains "
-                + p.baseRef()
-                + " at "
-                + p.base()
-            : "==> checked at "
-                + p.checkedOut()
-                + ": the head "
-                + p.head()
-                + " merged into "
-                + p.baseRef()
-                + " at "
-                + p.base());
-    for (String name : w.secrets()) {
-      preamble.add("==> " + name + " is not given to a pull's run: no pull run gets secrets");
-    }
-    RunContext context =
-        new RunContext(repo.label(), p.headRef(), p.head(), p.base(), "", w.name(), rkey, rkey);
-    StepEnvironment.Built env;
-    try {
-      env =
-          StepEnvironment.build(
-              w,
-              context,
-              Map.of(),
-              Map.of(),
-              StepEnvironment.hostVariables(settings.hostEnvironment()));
-    } catch (InvalidVariablesException e) {
-      throw new PlannedRun.PrepareException(e.getMessage());
-    }
-    List<ExecStep> steps = new ArrayList<>();
-    for (Step s : w.steps()) {
-      // A pull's run matches no ref: a step for refs/heads/main runs only at the push that lands.
-      steps.add(ExecStep.of(s, null));
-    }
-    return RunSpec.of(mirror, p.checkedOut(), steps)
-        .withImage(w.image() == null ? "" : w.image())
-        .withTrustedCode(false)
-        .withCaches(
-            new CacheRequest(
-                // The owner's DID and the record key: a rename keeps the caches.
-                repo.stateKey(),
-                w.name(),
-                w.cache(),
-                CacheRules.pull(!w.cache().isEmpty(), trusted, !w.secrets().isEmpty())))
-        .withEnv(new LinkedHashMap<>(env.variables()))
-        .withPreamble(preamble)
-        .withLimits(
-            new TimeLimits(
-                settings.stepTimeout(),
-                settings.runTimeout() == null ? Duration.ZERO : settings.runTimeout(),
-                false));
   }
 
   private PlannedRun.Preparer writingBack(
@@ -502,11 +332,7 @@ public final class RunPlanner {
         .withEnv(all)
         .withPreamble(preamble)
         .withFilter(OutputFilter.masking(SecretMask.of(env.secrets().values())))
-        .withLimits(
-            new TimeLimits(
-                settings.stepTimeout(),
-                settings.runTimeout() == null ? Duration.ZERO : settings.runTimeout(),
-                byName));
+        .withLimits(settings.limits(byName));
   }
 
   /** The owner's sealed grants of the names the file does not grant; lines for those that fail. */

@@ -4,9 +4,10 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.pass.PullRunPlanner;
+import dev.knotless.runner.pass.PullRunPlanner.PullSubject;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
-import dev.knotless.runner.pass.RunPlanner.PullSubject;
 import dev.knotless.runner.pass.SharedStepFiles;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PassReuse;
@@ -161,8 +162,8 @@ final class PullChecks {
             && w.runsOnRunner(runnerDid)
             && (only.isEmpty() || only.contains(w.name()))) {
           filer.file(
-              RunPlanner.pullKey(repo, subject, w.name()),
-              RunPlanner.pullCheck(
+              PullRunPlanner.pullKey(repo, subject, w.name()),
+              PullRunPlanner.pullCheck(
                   repo, subject, w.name(), CheckStatus.FAILURE, skipped(w), note, now));
           n++;
         }
@@ -200,8 +201,8 @@ final class PullChecks {
     for (WorkflowError e : set.errors()) {
       if (only.isEmpty() || only.contains(e.name())) {
         filer.file(
-            RunPlanner.pullKey(repo, subject, e.name()),
-            RunPlanner.pullCheck(
+            PullRunPlanner.pullKey(repo, subject, e.name()),
+            PullRunPlanner.pullCheck(
                 repo, subject, e.name(), CheckStatus.ERROR, List.of(), e.message(), now));
       }
     }
@@ -215,11 +216,11 @@ final class PullChecks {
         continue;
       }
       filed++;
-      String key = RunPlanner.pullKey(repo, subject, w.name());
+      String key = PullRunPlanner.pullKey(repo, subject, w.name());
       if (pausedWhy.isPresent()) {
         filer.file(
             key,
-            RunPlanner.pullCheck(
+            PullRunPlanner.pullCheck(
                 repo,
                 subject,
                 w.name(),
@@ -230,7 +231,7 @@ final class PullChecks {
       } else if (!w.pullPathsMatch(changed)) {
         filer.file(
             key,
-            RunPlanner.pullCheck(
+            PullRunPlanner.pullCheck(
                 repo,
                 subject,
                 w.name(),
@@ -242,7 +243,9 @@ final class PullChecks {
         // An agent's pull runs untrusted: it reads apart where the workflow asks for secrets.
         boolean trusted = trust == PullTrust.TRUSTED;
         PlannedRun run =
-            planner.pull(repo, mirror.dir(), w, subject, runClass, trusted, clock.instant());
+            planner
+                .pulls()
+                .pull(repo, mirror.dir(), w, subject, runClass, trusted, clock.instant());
         if (PassReuse.whyNotKept(w, trust, baseRef, defaultRef).isEmpty()) {
           if (tree == null) {
             tree = mirror.git().revParse(checked.commit() + "^{tree}");

@@ -128,17 +128,19 @@ final class BatchChecks {
         continue;
       }
       PlannedRun run =
-          planner.batch(
-              repo,
-              mirror.dir(),
-              w,
-              ref,
-              b.base(),
-              b.tip(),
-              RunClasses.forBatch(next),
-              trusted,
-              note,
-              now);
+          planner
+              .pulls()
+              .batch(
+                  repo,
+                  mirror.dir(),
+                  w,
+                  ref,
+                  b.base(),
+                  b.tip(),
+                  RunClasses.forBatch(next),
+                  trusted,
+                  note,
+                  now);
       // A trusted batch's pass is kept as a trusted pull's is: the push that lands it takes it.
       if (PassReuse.whyNotKept(
               w, trusted ? PullTrust.TRUSTED : PullTrust.UNTRUSTED, ref, defaultRef)

@@ -6,6 +6,7 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.pass.PullRunPlanner;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
@@ -416,12 +417,12 @@ public final class QueuePass {
       PullPass.Found f = open.get(e.pull().uri());
       String base = tip() == null ? "0".repeat(40) : tip();
       String headRef = f == null ? ref : f.pull().head().ref();
-      RunPlanner.PullSubject subject =
-          new RunPlanner.PullSubject(
+      PullRunPlanner.PullSubject subject =
+          new PullRunPlanner.PullSubject(
               e.pull().uri(), headRef, e.pull().head(), ref, base, e.pull().head());
       filer.file(
-          RunPlanner.pullKey(repo, subject, EJECTED),
-          RunPlanner.pullCheck(
+          PullRunPlanner.pullKey(repo, subject, EJECTED),
+          PullRunPlanner.pullCheck(
               repo, subject, EJECTED, CheckStatus.FAILURE, List.of(), e.why(), clock.instant()));
       state.update(repo.stateKey(), r -> r.withEjected(e.pull().uri(), e.pull().head()));
       LOG.info("{}: {} {}", repo.label(), e.pull().uri(), e.why());

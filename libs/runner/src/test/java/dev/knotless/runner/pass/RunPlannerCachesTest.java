@@ -30,8 +30,8 @@ class RunPlannerCachesTest {
           new RepoId("did:plc:alice", "3kabcdefghijk"));
   private static final RunPlanner PLANNER =
       new RunPlanner(new RunPlanner.Settings(null, Duration.ofMinutes(30), null, Map.of()));
-  private static final RunPlanner.PullSubject PULL =
-      new RunPlanner.PullSubject(
+  private static final PullRunPlanner.PullSubject PULL =
+      new PullRunPlanner.PullSubject(
           "at://did:plc:bob/dev.knotless.pull/1",
           "refs/heads/f",
           SHA,
@@ -62,6 +62,7 @@ class RunPlannerCachesTest {
 
   private static RunSpec pull(Workflow w, boolean trusted) throws Exception {
     return PLANNER
+        .pulls()
         .pull(REPO, Path.of("/m"), w, PULL, RunClass.OTHER, trusted, Instant.EPOCH)
         .prepare()
         .prepare();

@@ -1,0 +1,163 @@
+package dev.knotless.runner.pass;
+
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
+import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.reconcile.DueRef;
+import dev.knotless.runner.reconcile.RefState;
+import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.workflow.Step;
+import dev.knotless.runner.workflow.Workflow;
+import dev.knotless.runner.workflow.WorkflowError;
+import dev.knotless.runner.workflow.WorkflowSet;
+import dev.knotless.storage.merge.CommitFiles;
+import dev.knotless.storage.mirror.Mirror;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The checks and runs of one pushed ref that is due: a workflow that does not load is filed as an
+ * error, one of a paused owner as an error naming why, one whose paths the push did not touch as
+ * skipped, one whose pass a pull already earned as taken, and the rest queued and handed to the
+ * sink. Every check of the commit is filed before any run starts. Used by {@link RepoPass}, one
+ * repository at a time.
+ */
+final class PushChecks {
+
+  // Logged as the pass it is a step of, as before it had a class of its own.
+  private static final Logger LOG = LoggerFactory.getLogger(RepoPass.class);
+
+  private final CheckFiler filer;
+  private final RunPlanner planner;
+  private final PassTaking taking;
+  private final Predicate<Workflow> runs;
+  private final RepoPass.RunSink sink;
+  private final Clock clock;
+
+  /** {@code runs} says which workflows this runner files checks of at all. */
+  PushChecks(
+      CheckFiler filer,
+      RunPlanner planner,
+      PassTaking taking,
+      Predicate<Workflow> runs,
+      RepoPass.RunSink sink,
+      Clock clock) {
+    this.filer = filer;
+    this.planner = planner;
+    this.taking = taking;
+    this.runs = runs;
+    this.sink = sink;
+    this.clock = clock;
+  }
+
+  /**
+   * Files every check of {@code due}'s commit, then hands its runs on. {@code before} is the
+   * mirror's refs before this pass synced it; {@code defaultRef} the repository's default branch.
+   */
+  void file(
+      Watched repo,
+      Mirror mirror,
+      Map<String, String> before,
+      String defaultRef,
+      DueRef due,
+      PausedOwners pausedNow)
+      throws IOException {
+    RefState ref = due.ref();
+    String commit = ref.target();
+    WorkflowSet set = planner.workflows(mirror.git(), commit);
+    String was = before.get(ref.name());
+    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing.
+    Set<String> changed =
+        commit.equals(was) ? null : CommitFiles.changed(mirror.git(), was, commit);
+    Instant now = clock.instant();
+    List<String> only = due.onlyWorkflows();
+    Optional<String> pausedWhy = pausedNow.reasonFor(repo.id().ownerDid());
+
+    // Every check of the commit is filed before any run starts.
+    List<PlannedRun> planned = new ArrayList<>();
+    for (WorkflowError e : set.errors()) {
+      if (!only.isEmpty() && !only.contains(e.name())) {
+        continue;
+      }
+      filer.file(
+          RunPlanner.pushKey(repo, ref.name(), commit, e.name()),
+          RunPlanner.ended(
+              repo,
+              ref.name(),
+              commit,
+              e.name(),
+              List.of(),
+              CheckStatus.ERROR,
+              StepResult.Status.SKIPPED,
+              e.message(),
+              now));
+    }
+    for (Workflow w : set.workflows()) {
+      if (!w.runsOnPush(ref.name())
+          || (!only.isEmpty() && !only.contains(w.name()))
+          // A runner its runners does not name files no check: two never both run one deploy.
+          || !runs.test(w)) {
+        continue;
+      }
+      String key = RunPlanner.pushKey(repo, ref.name(), commit, w.name());
+      List<String> steps = w.steps().stream().map(Step::name).toList();
+      if (pausedWhy.isPresent()) {
+        filer.file(
+            key,
+            RunPlanner.ended(
+                repo,
+                ref.name(),
+                commit,
+                w.name(),
+                steps,
+                CheckStatus.ERROR,
+                StepResult.Status.SKIPPED,
+                PausedOwners.message(pausedWhy.get()),
+                now));
+        continue;
+      }
+      if (changed != null && !w.pathsMatch(changed)) {
+        filer.file(
+            key,
+            RunPlanner.ended(
+                repo,
+                ref.name(),
+                commit,
+                w.name(),
+                steps,
+                CheckStatus.SUCCESS,
+                StepResult.Status.SKIPPED,
+                w.pathsSkipNote(),
+                now));
+        continue;
+      }
+      boolean rerun = commit.equals(was) || !only.isEmpty();
+      if (taking.take(repo, mirror.git(), w, ref.name(), defaultRef, commit, rerun, key, now)) {
+        continue;
+      }
+      PlannedRun run =
+          planner.push(
+              repo, mirror.dir(), w, ref.name(), commit, was, due.runClass(), Map.of(), now);
+      filer.file(run.rkey(), run.check());
+      planned.add(run);
+    }
+    LOG.info(
+        "{}: {} at {}: {} checks filed, {} to run",
+        repo.label(),
+        ref.name(),
+        commit.substring(0, 12),
+        set.workflows().size() + set.errors().size(),
+        planned.size());
+    planned.forEach(sink::submit);
+  }
+}
