@@ -66,6 +66,9 @@ spec:
       serviceAccountName: {{ if $root.Values.serviceAccount.create }}{{ $name }}{{ else }}default{{ end }}
       automountServiceAccountToken: {{ .automountToken }}
       enableServiceLinks: false
+      {{- with .grace }}
+      terminationGracePeriodSeconds: {{ . }}
+      {{- end }}
       securityContext:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
       {{- with $root.Values.imagePullSecrets }}

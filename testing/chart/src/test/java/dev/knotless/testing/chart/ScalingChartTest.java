@@ -52,14 +52,13 @@ class ScalingChartTest {
           t.path("metadata").path("serverAddress").asText());
     }
     String lag = triggers.get("doorbell-lag").path("metadata").path("query").asText();
-    assertTrue(lag.contains("client_id=\"kafka-consumer-doorbells\""), lag);
+    assertTrue(lag.contains("service=\"" + RECONCILER + "\""), lag);
     assertTrue(lag.contains("namespace=\"knotless\""), lag);
     assertEquals("20", triggers.get("doorbell-lag").path("metadata").path("threshold").asText());
     String waiting = triggers.get("waiting-runs").path("metadata").path("query").asText();
     assertTrue(waiting.contains("max by (class) (knotless_run_runs_waiting{"), waiting);
     assertEquals("4", triggers.get("waiting-runs").path("metadata").path("threshold").asText());
-    assertEquals(
-        java.util.Set.of("kafka_consumer_fetch_manager_records_lag_max"), PromQl.metricNames(lag));
+    assertEquals(java.util.Set.of("knotless_run_doorbells_waiting"), PromQl.metricNames(lag));
     assertEquals(java.util.Set.of("knotless_run_runs_waiting"), PromQl.metricNames(waiting));
     var budget =
         chart.typed(PodDisruptionBudget.class).stream()
@@ -145,6 +144,25 @@ class ScalingChartTest {
     java.util.Set<String> unexported = new java.util.TreeSet<>(read);
     unexported.removeAll(ObservabilityTest.exported());
     assertEquals(java.util.Set.of(), unexported, "testing/distributed/exported-metrics.txt");
+  }
+
+  @Test
+  void aReconcilersTerminationGraceOutlastsItsStopWaitSoARolloutKillsNoRunTheWaitWouldKeep() {
+    for (int wait : new int[] {900, 30}) {
+      RenderedChart chart =
+          RenderedChart.render(
+              List.of(), Map.of("reconciler.worker.stopWaitSeconds", (Object) wait));
+      var pod = reconciler(chart).getSpec().getTemplate().getSpec();
+      assertEquals(wait + 60L, pod.getTerminationGracePeriodSeconds());
+      var env = pod.getContainers().get(0).getEnv();
+      assertTrue(
+          env.stream()
+              .anyMatch(
+                  e ->
+                      e.getName().equals("KNOTLESS_RECONCILER_WORKER_STOP_WAIT")
+                          && e.getValue().equals(wait + "s")),
+          env.toString());
+    }
   }
 
   private static Deployment reconciler(RenderedChart chart) {

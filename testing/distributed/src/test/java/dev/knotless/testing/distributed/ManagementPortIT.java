@@ -55,13 +55,10 @@ class ManagementPortIT {
             body(s.managementUrl("/q/metrics")).contains("jvm_memory_used_bytes"),
             e.getKey() + " exports its metrics on the management port");
       }
-      // What the chart's autoscaling reads (docs/helm.md, Scaling): the doorbell consumer's lag and
+      // What the chart's autoscaling reads (docs/helm.md, Scaling): the doorbells' backlog and
       // the queue's waiting runs, on the management port.
       String reconciler = body(services.get("reconciler").managementUrl("/q/metrics"));
-      assertTrue(
-          reconciler.contains(
-              "kafka_consumer_fetch_manager_records_lag_max{client_id=\"kafka-consumer-doorbells\""),
-          reconciler);
+      assertTrue(reconciler.contains("knotless_run_doorbells_waiting"), reconciler);
       assertTrue(reconciler.contains("knotless_run_runs_waiting{class=\"main\"}"), reconciler);
     }
   }
