@@ -31,6 +31,8 @@ final class DockerFixture implements AutoCloseable {
   final Path work;
   final String runnerDid;
   final DockerClient docker;
+  private final java.util.Set<String> inspected =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private DockerFixture(GitFixture repo, Path work, String runnerDid, DockerClient docker) {
     this.repo = repo;
@@ -79,13 +81,24 @@ final class DockerFixture implements AutoCloseable {
         .exec();
   }
 
-  /** Waits for this runner's one container to exist and inspects it. */
+  /**
+   * Waits for a container of this runner not seen by an earlier call, and inspects it. A run's
+   * container may still be listed for a moment after the run returns, while the daemon removes it:
+   * that one is passed over, so a second run in one test is not confused with the first.
+   */
   InspectContainerResponse awaitContainer() throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (System.nanoTime() < deadline) {
-      List<Container> now = containers();
-      if (!now.isEmpty()) {
-        return docker.inspectContainerCmd(now.get(0).getId()).exec();
+      for (Container c : containers()) {
+        if (!inspected.contains(c.getId())) {
+          try {
+            InspectContainerResponse found = docker.inspectContainerCmd(c.getId()).exec();
+            inspected.add(c.getId());
+            return found;
+          } catch (com.github.dockerjava.api.exception.NotFoundException gone) {
+            // removed between the list and the inspect: an earlier run's, going
+          }
+        }
       }
       Thread.sleep(50);
     }
