@@ -66,12 +66,46 @@ class RecordsPropertyTest {
   private static final List<RecordParser> PARSERS =
       List.of(RefRecord::parse, ClaimRecord::parse, PackRecord::parse, PackRecord::parse, RepoRecord::parse);
 
-  private static void holds(int which, JsonNode value) {
-    Fuzz.holds(
+  /** The record key (the repository's name for a repo record) each parser is given. */
+  private static final List<String> KEYS =
+      List.of("3kapp2222222a", "3kapp2222222a", "p.3kapp2222222a", "p.3kapp2222222a", "app");
+
+  private static boolean holds(int which, JsonNode value) {
+    return Fuzz.holds(
         "record parser " + which,
         value,
-        v -> PARSERS.get(which).parse(URI, "3kapp2222222a", v),
+        v -> PARSERS.get(which).parse(URI, KEYS.get(which), v),
         RecordFormatException.class);
+  }
+
+  private static Fuzz.Tally[] tallies(int n) {
+    Fuzz.Tally[] t = new Fuzz.Tally[n];
+    for (int i = 0; i < n; i++) {
+      t[i] = new Fuzz.Tally();
+    }
+    return t;
+  }
+
+  @Test
+  void aParserThatCrashesFailsTheProperty() {
+    org.junit.jupiter.api.Assertions.assertThrows(
+        AssertionError.class,
+        () ->
+            Fuzz.holds(
+                "crashing parser",
+                "x",
+                s -> ((String) null).length(),
+                RecordFormatException.class));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        AssertionError.class,
+        () ->
+            Fuzz.holds(
+                "silent parser",
+                "x",
+                s -> {
+                  throw new RecordFormatException("", "");
+                },
+                IllegalArgumentException.class));
   }
 
   @Test
@@ -82,10 +116,14 @@ class RecordsPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally[] tally = tallies(valid.size());
           for (int i = 0; i < n; i++) {
             for (int k = 0; k < valid.size(); k++) {
-              holds(k, i % 10 == 0 ? Fuzz.randomNode(r, 3) : Fuzz.mutateTree(r, valid.get(k)));
+              tally[k].add(holds(k, i % 10 == 0 ? Fuzz.randomNode(r, 3) : Fuzz.mutateTree(r, valid.get(k))));
             }
+          }
+          for (int k = 0; k < valid.size(); k++) {
+            tally[k].assertBothOutcomes("record parser " + k + " (tree)");
           }
         });
   }
@@ -98,6 +136,7 @@ class RecordsPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally[] tally = tallies(valid.size());
           for (int i = 0; i < n; i++) {
             for (int k = 0; k < valid.size(); k++) {
               byte[] text =
@@ -108,8 +147,11 @@ class RecordsPropertyTest {
               } catch (java.io.IOException e) {
                 continue; // Not JSON: the XRPC client refuses it before a parser sees it.
               }
-              holds(k, value);
+              tally[k].add(holds(k, value));
             }
+          }
+          for (int k = 0; k < valid.size(); k++) {
+            tally[k].assertBothOutcomes("record parser " + k + " (text)");
           }
         });
   }

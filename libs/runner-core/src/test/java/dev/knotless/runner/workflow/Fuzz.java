@@ -45,20 +45,47 @@ final class Fuzz {
    * Runs one case: the parser returns, or throws an instance of one of {@code allowed} carrying a
    * message. Anything else (a NullPointerException, an IndexOutOfBounds, a StackOverflowError, an
    * OutOfMemoryError) fails the test naming the input and the seed.
+   *
+   * @return whether the parser returned a value (false: it refused the input)
    */
   @SafeVarargs
-  static <T> void holds(
+  static <T> boolean holds(
       String what, T input, Parser<T> parser, Class<? extends Throwable>... allowed) {
     try {
       parser.parse(input);
+      return true;
     } catch (Throwable t) {
       for (Class<? extends Throwable> c : allowed) {
         if (c.isInstance(t) && t.getMessage() != null && !t.getMessage().isBlank()) {
-          return;
+          return false;
         }
       }
       throw new AssertionError(
           what + " threw " + t + " (seed " + SEED + ") on input " + show(input), t);
+    }
+  }
+
+  /**
+   * Counts how the cases of a batch ended, so a batch fails when every case ended the same way: a
+   * fuzzer whose every input is refused at the first check tests nothing past it.
+   */
+  static final class Tally {
+    private int read;
+    private int refused;
+
+    void add(boolean wasRead) {
+      if (wasRead) {
+        read++;
+      } else {
+        refused++;
+      }
+    }
+
+    void assertBothOutcomes(String what) {
+      if (read == 0 || refused == 0) {
+        throw new AssertionError(
+            what + ": " + read + " inputs read and " + refused + " refused; expected some of each");
+      }
     }
   }
 

@@ -7,6 +7,8 @@ import dev.knotless.atproto.BlobRef;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -64,8 +66,8 @@ class WorkflowAndCheckPropertyTest {
           + "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
           + "steps: [*h]\n";
 
-  private static void parses(String file, byte[] content) {
-    Fuzz.holds(
+  private static boolean parses(String file, byte[] content) {
+    return Fuzz.holds(
         "WorkflowParser.parse",
         content,
         c -> WorkflowParser.parse(file, c),
@@ -80,14 +82,16 @@ class WorkflowAndCheckPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
           for (int i = 0; i < n; i++) {
             byte[] content =
                 i % 5 == 0
                     ? Fuzz.randomBytes(r, 256)
                     : Fuzz.mutate(
                         r, yaml, YAML_TOKENS, r.nextBoolean() ? Fuzz.utf8("[") : Fuzz.utf8("- "));
-            parses("ci.yaml", content);
+            tally.add(parses("ci.yaml", content));
           }
+          tally.assertBothOutcomes("WorkflowParser.parse (YAML)");
         });
   }
 
@@ -104,13 +108,15 @@ class WorkflowAndCheckPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
           for (int i = 0; i < n; i++) {
             byte[] content =
                 i % 2 == 0
                     ? Fuzz.utf8(Fuzz.mutateTree(r, valid).toString())
                     : Fuzz.mutate(r, Fuzz.utf8(valid.toString()), Fuzz.JSON_TOKENS, Fuzz.utf8("{\"a\":"));
-            parses("ci.json", content);
+            tally.add(parses("ci.json", content));
           }
+          tally.assertBothOutcomes("WorkflowParser.parse (JSON)");
         });
   }
 
@@ -119,9 +125,10 @@ class WorkflowAndCheckPropertyTest {
     Fuzz.batch(
         3,
         () -> {
-          parses("ci.yaml", BILLION_LAUGHS.getBytes(StandardCharsets.UTF_8));
-          parses("ci.yaml", Fuzz.nest(Fuzz.utf8("x"), 0, Fuzz.utf8("["), 100_000));
-          parses("ci.yaml", Fuzz.nest(Fuzz.utf8("x"), 0, Fuzz.utf8("a:\n "), 5_000));
+          assertFalse(parses("ci.yaml", BILLION_LAUGHS.getBytes(StandardCharsets.UTF_8)));
+          assertFalse(parses("ci.yaml", Fuzz.nest(Fuzz.utf8("x"), 0, Fuzz.utf8("["), 100_000)));
+          assertFalse(
+              parses("ci.yaml", Fuzz.nest(Fuzz.utf8("x"), 0, Fuzz.utf8("a:\n "), 5_000)));
         });
   }
 
@@ -161,13 +168,16 @@ class WorkflowAndCheckPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
           for (int i = 0; i < n; i++) {
-            Fuzz.holds(
-                "CheckRecord.fromJson",
-                i % 10 == 0 ? Fuzz.randomNode(r, 3) : Fuzz.mutateTree(r, valid),
-                CheckRecord::fromJson,
-                IllegalArgumentException.class);
+            tally.add(
+                Fuzz.holds(
+                    "CheckRecord.fromJson",
+                    i % 10 == 0 ? Fuzz.randomNode(r, 3) : Fuzz.mutateTree(r, valid),
+                    CheckRecord::fromJson,
+                    IllegalArgumentException.class));
           }
+          tally.assertBothOutcomes("CheckRecord.fromJson");
         });
   }
 }

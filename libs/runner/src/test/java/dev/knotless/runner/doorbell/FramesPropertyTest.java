@@ -71,6 +71,7 @@ class FramesPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
           for (int i = 0; i < n; i++) {
             byte[] frame =
                 switch (i % 4) {
@@ -85,8 +86,14 @@ class FramesPropertyTest {
                               ? new byte[] {(byte) 0x81}
                               : new byte[] {(byte) 0xa1, 0x61, 0x61});
                 };
-            Fuzz.holds("FirehoseFrames.parse", frame, FirehoseFrames::parse, IllegalArgumentException.class);
+            tally.add(
+                Fuzz.holds(
+                    "FirehoseFrames.parse",
+                    frame,
+                    FirehoseFrames::parse,
+                    IllegalArgumentException.class));
           }
+          tally.assertBothOutcomes("FirehoseFrames.parse");
         });
   }
 
@@ -114,6 +121,7 @@ class FramesPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
           for (int i = 0; i < n; i++) {
             byte[] frame =
                 i % 5 == 0
@@ -123,12 +131,14 @@ class FramesPropertyTest {
                         valid,
                         Fuzz.JSON_TOKENS,
                         r.nextBoolean() ? Fuzz.utf8("[") : Fuzz.utf8("{\"commit\":"));
-            Fuzz.holds(
-                "JetstreamFrames.parseEvent",
-                new String(frame, StandardCharsets.UTF_8),
-                JetstreamFrames::parseEvent,
-                IllegalArgumentException.class);
+            tally.add(
+                Fuzz.holds(
+                    "JetstreamFrames.parseEvent",
+                    new String(frame, StandardCharsets.UTF_8),
+                    JetstreamFrames::parseEvent,
+                    IllegalArgumentException.class));
           }
+          tally.assertBothOutcomes("JetstreamFrames.parseEvent");
         });
   }
 }

@@ -24,6 +24,7 @@ class WireFormatPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
           for (int i = 0; i < n; i++) {
             byte[] text =
                 i % 5 == 0
@@ -33,12 +34,14 @@ class WireFormatPropertyTest {
                         output,
                         Fuzz.JSON_TOKENS,
                         r.nextBoolean() ? Fuzz.utf8("[") : Fuzz.utf8("{\"a\":"));
-            Fuzz.holds(
-                "RunEventJson.decode",
-                new String(text, StandardCharsets.UTF_8),
-                RunEventJson::decode,
-                IllegalArgumentException.class);
+            tally.add(
+                Fuzz.holds(
+                    "RunEventJson.decode",
+                    new String(text, StandardCharsets.UTF_8),
+                    RunEventJson::decode,
+                    IllegalArgumentException.class));
           }
+          tally.assertBothOutcomes("RunEventJson.decode");
         });
   }
 
@@ -57,13 +60,16 @@ class WireFormatPropertyTest {
     Fuzz.batch(
         n,
         () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
           for (int i = 0; i < n; i++) {
-            Fuzz.holds(
-                "RunEventJson.decode",
-                Fuzz.mutateTree(r, output).toString(),
-                RunEventJson::decode,
-                IllegalArgumentException.class);
+            tally.add(
+                Fuzz.holds(
+                    "RunEventJson.decode",
+                    Fuzz.mutateTree(r, output).toString(),
+                    RunEventJson::decode,
+                    IllegalArgumentException.class));
           }
+          tally.assertBothOutcomes("RunEventJson.decode (tree)");
         });
   }
 }
