@@ -64,7 +64,12 @@ class RecordsPropertyTest {
   }
 
   private static final List<RecordParser> PARSERS =
-      List.of(RefRecord::parse, ClaimRecord::parse, PackRecord::parse, PackRecord::parse, RepoRecord::parse);
+      List.of(
+          RefRecord::parse,
+          ClaimRecord::parse,
+          PackRecord::parse,
+          PackRecord::parse,
+          RepoRecord::parse);
 
   /** The record key (the repository's name for a repo record) each parser is given. */
   private static final List<String> KEYS =
@@ -119,7 +124,8 @@ class RecordsPropertyTest {
           Fuzz.Tally[] tally = tallies(valid.size());
           for (int i = 0; i < n; i++) {
             for (int k = 0; k < valid.size(); k++) {
-              tally[k].add(holds(k, i % 10 == 0 ? Fuzz.randomNode(r, 3) : Fuzz.mutateTree(r, valid.get(k))));
+              tally[k].add(
+                  holds(k, i % 10 == 0 ? Fuzz.randomNode(r, 3) : Fuzz.mutateTree(r, valid.get(k))));
             }
           }
           for (int k = 0; k < valid.size(); k++) {
@@ -140,7 +146,8 @@ class RecordsPropertyTest {
           for (int i = 0; i < n; i++) {
             for (int k = 0; k < valid.size(); k++) {
               byte[] text =
-                  Fuzz.mutate(r, Fuzz.utf8(valid.get(k).toString()), Fuzz.JSON_TOKENS, Fuzz.utf8("["));
+                  Fuzz.mutate(
+                      r, Fuzz.utf8(valid.get(k).toString()), Fuzz.JSON_TOKENS, Fuzz.utf8("["));
               JsonNode value;
               try {
                 value = JSON.readTree(text);

@@ -1,5 +1,7 @@
 package dev.knotless.runner.workflow;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -7,8 +9,6 @@ import dev.knotless.atproto.BlobRef;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -16,10 +16,10 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The workflow parser and the check record reader over hostile input: a pusher writes the
- * workflow, a PDS serves the check. Random bytes, and valid inputs mutated (bit flips, cuts,
- * splices, huge scalars, deep nesting, alias bombs). Each either reads or is refused with its
- * named exception carrying a message; nothing else escapes and nothing takes long.
+ * The workflow parser and the check record reader over hostile input: a pusher writes the workflow,
+ * a PDS serves the check. Random bytes, and valid inputs mutated (bit flips, cuts, splices, huge
+ * scalars, deep nesting, alias bombs). Each either reads or is refused with its named exception
+ * carrying a message; nothing else escapes and nothing takes long.
  */
 class WorkflowAndCheckPropertyTest {
   private static final String WORKFLOW =
@@ -102,8 +102,7 @@ class WorkflowAndCheckPropertyTest {
         (ObjectNode)
             new ObjectMapper()
                 .valueToTree(
-                    new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
-                        .readTree(WORKFLOW));
+                    new com.fasterxml.jackson.dataformat.yaml.YAMLMapper().readTree(WORKFLOW));
     int n = Fuzz.iterations(400);
     Fuzz.batch(
         n,
@@ -113,7 +112,8 @@ class WorkflowAndCheckPropertyTest {
             byte[] content =
                 i % 2 == 0
                     ? Fuzz.utf8(Fuzz.mutateTree(r, valid).toString())
-                    : Fuzz.mutate(r, Fuzz.utf8(valid.toString()), Fuzz.JSON_TOKENS, Fuzz.utf8("{\"a\":"));
+                    : Fuzz.mutate(
+                        r, Fuzz.utf8(valid.toString()), Fuzz.JSON_TOKENS, Fuzz.utf8("{\"a\":"));
             tally.add(parses("ci.json", content));
           }
           tally.assertBothOutcomes("WorkflowParser.parse (JSON)");
@@ -127,8 +127,7 @@ class WorkflowAndCheckPropertyTest {
         () -> {
           assertFalse(parses("ci.yaml", BILLION_LAUGHS.getBytes(StandardCharsets.UTF_8)));
           assertFalse(parses("ci.yaml", Fuzz.nest(Fuzz.utf8("x"), 0, Fuzz.utf8("["), 100_000)));
-          assertFalse(
-              parses("ci.yaml", Fuzz.nest(Fuzz.utf8("x"), 0, Fuzz.utf8("a:\n "), 5_000)));
+          assertFalse(parses("ci.yaml", Fuzz.nest(Fuzz.utf8("x"), 0, Fuzz.utf8("a:\n "), 5_000)));
         });
   }
 

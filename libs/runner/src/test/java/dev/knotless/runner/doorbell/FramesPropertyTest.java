@@ -104,7 +104,10 @@ class FramesPropertyTest {
         1,
         () ->
             Fuzz.holds(
-                "FirehoseFrames.parse", deep, FirehoseFrames::parse, IllegalArgumentException.class));
+                "FirehoseFrames.parse",
+                deep,
+                FirehoseFrames::parse,
+                IllegalArgumentException.class));
   }
 
   @Test

@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * What the parser property tests share: the seed and the number of cases (system properties
- * {@code knotless.fuzz.seed} and {@code knotless.fuzz.iterations}, so a bench run can go longer),
- * random inputs, mutations of a valid input, and the property itself: a parser returns a value or
- * throws one of the exceptions it documents, with a message, and nothing else.
+ * What the parser property tests share: the seed and the number of cases (system properties {@code
+ * knotless.fuzz.seed} and {@code knotless.fuzz.iterations}, so a bench run can go longer), random
+ * inputs, mutations of a valid input, and the property itself: a parser returns a value or throws
+ * one of the exceptions it documents, with a message, and nothing else.
  */
 final class Fuzz {
   static final long SEED = Long.getLong("knotless.fuzz.seed", 20261202L);
@@ -31,7 +31,9 @@ final class Fuzz {
     return Integer.getInteger("knotless.fuzz.iterations", ciDefault);
   }
 
-  /** Runs a batch of cases, failing it if it takes longer than a bound that grows with the batch. */
+  /**
+   * Runs a batch of cases, failing it if it takes longer than a bound that grows with the batch.
+   */
   static void batch(int iterations, Runnable cases) {
     assertTimeoutPreemptively(Duration.ofMillis(30_000L + 50L * iterations), cases::run);
   }
@@ -144,7 +146,13 @@ final class Fuzz {
           }
         }
         case 4 -> b = insert(b, r.nextInt(b.length + 1), tokens.get(r.nextInt(tokens.size())));
-        case 5 -> b = nest(b, r.nextInt(b.length + 1), opener, 1 + r.nextInt(r.nextBoolean() ? 100 : 20_000));
+        case 5 ->
+            b =
+                nest(
+                    b,
+                    r.nextInt(b.length + 1),
+                    opener,
+                    1 + r.nextInt(r.nextBoolean() ? 100 : 20_000));
         default -> {
           if (b.length > 0) {
             byte[] odd = {0, (byte) 0xff, 0x7f, (byte) 0x80, '"', '\\', '\n'};

@@ -1,5 +1,6 @@
 package dev.knotless.run.events;
 
+import dev.knotless.runner.doorbell.Doorbell;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Random;
@@ -70,6 +71,31 @@ class WireFormatPropertyTest {
                     IllegalArgumentException.class));
           }
           tally.assertBothOutcomes("RunEventJson.decode (tree)");
+        });
+  }
+
+  @Test
+  void doorbellsDecodeOrAreRefusedNamingWhy() {
+    Random r = new Random(Fuzz.SEED + 2);
+    byte[] bell = Fuzz.utf8(DoorbellMessage.encode(Doorbell.frame("dev.knotless.ref")));
+    int n = Fuzz.iterations(500);
+    Fuzz.batch(
+        n,
+        () -> {
+          Fuzz.Tally tally = new Fuzz.Tally();
+          for (int i = 0; i < n; i++) {
+            byte[] text =
+                i % 5 == 0
+                    ? Fuzz.randomBytes(r, 64)
+                    : Fuzz.mutate(r, bell, Fuzz.JSON_TOKENS, Fuzz.utf8("{\"reason\":"));
+            tally.add(
+                Fuzz.holds(
+                    "DoorbellMessage.decode",
+                    new String(text, StandardCharsets.UTF_8),
+                    DoorbellMessage::decode,
+                    IllegalArgumentException.class));
+          }
+          tally.assertBothOutcomes("DoorbellMessage.decode");
         });
   }
 }
