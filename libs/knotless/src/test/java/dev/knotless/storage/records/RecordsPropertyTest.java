@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.storage.RecordFormatException;
+import dev.knotless.testing.Fuzz;
 import java.time.Instant;
 import java.util.List;
 import java.util.Random;

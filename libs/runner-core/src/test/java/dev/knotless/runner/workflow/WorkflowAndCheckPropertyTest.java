@@ -9,6 +9,7 @@ import dev.knotless.atproto.BlobRef;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
+import dev.knotless.testing.Fuzz;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.knotless.runner.doorbell;
 
 import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
+import dev.knotless.testing.Fuzz;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.knotless.run.events;
 
 import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.testing.Fuzz;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Random;

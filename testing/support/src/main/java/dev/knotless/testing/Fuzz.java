@@ -1,4 +1,4 @@
-package dev.knotless.run.events;
+package dev.knotless.testing;
 
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -20,26 +20,26 @@ import java.util.Random;
  * inputs, mutations of a valid input, and the property itself: a parser returns a value or throws
  * one of the exceptions it documents, with a message, and nothing else.
  */
-final class Fuzz {
-  static final long SEED = Long.getLong("knotless.fuzz.seed", 20261202L);
+public final class Fuzz {
+  public static final long SEED = Long.getLong("knotless.fuzz.seed", 20261202L);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private Fuzz() {}
 
   /** The cases per property: the system property, or the default CI runs. */
-  static int iterations(int ciDefault) {
+  public static int iterations(int ciDefault) {
     return Integer.getInteger("knotless.fuzz.iterations", ciDefault);
   }
 
   /**
    * Runs a batch of cases, failing it if it takes longer than a bound that grows with the batch.
    */
-  static void batch(int iterations, Runnable cases) {
+  public static void batch(int iterations, Runnable cases) {
     assertTimeoutPreemptively(Duration.ofMillis(30_000L + 50L * iterations), cases::run);
   }
 
   /** A parser under test. */
-  interface Parser<T> {
+  public interface Parser<T> {
     Object parse(T input) throws Exception;
   }
 
@@ -51,7 +51,7 @@ final class Fuzz {
    * @return whether the parser returned a value (false: it refused the input)
    */
   @SafeVarargs
-  static <T> boolean holds(
+  public static <T> boolean holds(
       String what, T input, Parser<T> parser, Class<? extends Throwable>... allowed) {
     try {
       parser.parse(input);
@@ -71,11 +71,11 @@ final class Fuzz {
    * Counts how the cases of a batch ended, so a batch fails when every case ended the same way: a
    * fuzzer whose every input is refused at the first check tests nothing past it.
    */
-  static final class Tally {
+  public static final class Tally {
     private int read;
     private int refused;
 
-    void add(boolean wasRead) {
+    public void add(boolean wasRead) {
       if (wasRead) {
         read++;
       } else {
@@ -83,7 +83,7 @@ final class Fuzz {
       }
     }
 
-    void assertBothOutcomes(String what) {
+    public void assertBothOutcomes(String what) {
       if (read == 0 || refused == 0) {
         throw new AssertionError(
             what + ": " + read + " inputs read and " + refused + " refused; expected some of each");
@@ -100,7 +100,7 @@ final class Fuzz {
     return s.length() > 600 ? s.substring(0, 600) + "... (" + s.length() + " chars)" : s;
   }
 
-  static byte[] randomBytes(Random r, int max) {
+  public static byte[] randomBytes(Random r, int max) {
     byte[] b = new byte[r.nextInt(max + 1)];
     r.nextBytes(b);
     return b;
@@ -113,7 +113,7 @@ final class Fuzz {
    * @param tokens hostile fragments of the format, one of which may be inserted
    * @param opener what opens one level of nesting in the format
    */
-  static byte[] mutate(Random r, byte[] valid, List<byte[]> tokens, byte[] opener) {
+  public static byte[] mutate(Random r, byte[] valid, List<byte[]> tokens, byte[] opener) {
     byte[] b = valid.clone();
     for (int round = 0, n = 1 + r.nextInt(3); round < n; round++) {
       switch (r.nextInt(7)) {
@@ -164,7 +164,7 @@ final class Fuzz {
     return b;
   }
 
-  static byte[] nest(byte[] b, int at, byte[] opener, int depth) {
+  public static byte[] nest(byte[] b, int at, byte[] opener, int depth) {
     byte[] deep = new byte[opener.length * depth];
     for (int i = 0; i < depth; i++) {
       System.arraycopy(opener, 0, deep, i * opener.length, opener.length);
@@ -172,7 +172,7 @@ final class Fuzz {
     return insert(b, at, deep);
   }
 
-  static byte[] insert(byte[] b, int at, byte[] piece) {
+  public static byte[] insert(byte[] b, int at, byte[] piece) {
     byte[] out = new byte[b.length + piece.length];
     System.arraycopy(b, 0, out, 0, at);
     System.arraycopy(piece, 0, out, at, piece.length);
@@ -180,12 +180,12 @@ final class Fuzz {
     return out;
   }
 
-  static byte[] utf8(String s) {
+  public static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /** Hostile fragments of JSON text: huge numbers, long strings, broken escapes, stray closers. */
-  static final List<byte[]> JSON_TOKENS =
+  public static final List<byte[]> JSON_TOKENS =
       List.of(
           utf8("1e999999999"),
           utf8("-99999999999999999999999999999999999999"),
@@ -199,7 +199,7 @@ final class Fuzz {
           new byte[] {(byte) 0xc3, (byte) 0x28, (byte) 0xf0, (byte) 0x9f});
 
   /** A random JSON value, its depth bounded. */
-  static JsonNode randomNode(Random r, int depth) {
+  public static JsonNode randomNode(Random r, int depth) {
     switch (r.nextInt(depth <= 0 ? 7 : 9)) {
       case 0:
         return NODES.nullNode();
@@ -234,7 +234,7 @@ final class Fuzz {
     }
   }
 
-  static String randomText(Random r, int length) {
+  public static String randomText(Random r, int length) {
     String alphabet = "abcdef0123456789/.:-_ \n\t\"\\$é\u0000\ud800";
     StringBuilder sb = new StringBuilder(length);
     for (int i = 0; i < length; i++) {
@@ -247,7 +247,7 @@ final class Fuzz {
    * A valid object with one to three of its fields (at any depth) replaced by random values,
    * removed, or joined by a new one.
    */
-  static ObjectNode mutateTree(Random r, ObjectNode valid) {
+  public static ObjectNode mutateTree(Random r, ObjectNode valid) {
     ObjectNode copy = valid.deepCopy();
     for (int round = 0, n = 1 + r.nextInt(3); round < n; round++) {
       List<ObjectNode> objects = new ArrayList<>();
