@@ -2,7 +2,6 @@ package dev.knotless.runner.exec.docker;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerResponse;
-import com.github.dockerjava.api.command.InspectExecResponse;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.AccessMode;
@@ -17,13 +16,11 @@ import dev.knotless.runner.exec.StepHost;
 import dev.knotless.runner.exec.cache.CacheStore;
 import dev.knotless.runner.exec.cache.RunCaches;
 import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -304,7 +301,8 @@ final class ContainerHost implements StepHost {
               .getId();
       ExecOutput output = new ExecOutput();
       streams.execStartCmd(execId).withDetach(false).withTty(false).exec(output);
-      return new ExecStepRun(execId, output);
+      return new ExecStepRun(
+          control, settings, containerId, startedEpochSecond, this::killContainer, execId, output);
     } catch (DockerException e) {
       throw new IOException("the container refused the step: " + Daemon.why(e), e);
     } catch (RuntimeException e) {
@@ -351,110 +349,6 @@ final class ContainerHost implements StepHost {
           "could not remove container " + id.substring(0, 12) + ": " + Daemon.why(e), e);
     } finally {
       live.remove(id);
-    }
-  }
-
-  /** One exec, as the run loop sees a step. */
-  private final class ExecStepRun implements Step {
-    private final String execId;
-    private final ExecOutput output;
-
-    ExecStepRun(String execId, ExecOutput output) {
-      this.execId = execId;
-      this.output = output;
-    }
-
-    @Override
-    public long pid() {
-      try {
-        Long pid = control.inspectExecCmd(execId).exec().getPidLong();
-        return pid == null ? 0 : pid;
-      } catch (RuntimeException e) {
-        return 0;
-      }
-    }
-
-    @Override
-    public InputStream output() {
-      return output.stream();
-    }
-
-    @Override
-    public boolean waitFor(Duration limit) throws IOException, InterruptedException {
-      long deadline = System.nanoTime() + limit.toNanos();
-      if (!output.awaitEnd(limit)) {
-        return false;
-      }
-      // The stream ends with the step, or before it when a step closes its output: then ask.
-      while (running()) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000)));
-      }
-      return true;
-    }
-
-    private boolean running() throws IOException {
-      if (output.lost() != null) {
-        throw new IOException(
-            Daemon.unreachable(settings.dockerHost(), output.lost()), output.lost());
-      }
-      try {
-        return Boolean.TRUE.equals(control.inspectExecCmd(execId).exec().isRunning());
-      } catch (RuntimeException e) {
-        throw new IOException(Daemon.unreachable(settings.dockerHost(), e), e);
-      }
-    }
-
-    @Override
-    public int waitForExit() throws IOException, InterruptedException {
-      // After a kill the container is dead, so the stream ends at once; a daemon that does not
-      // end it in a minute is not answering.
-      if (!output.awaitEnd(Duration.ofMinutes(1))) {
-        throw new IOException("the docker daemon did not end a killed step's output in a minute");
-      }
-      try {
-        InspectExecResponse exec = control.inspectExecCmd(execId).exec();
-        Long code = exec.getExitCodeLong();
-        return code == null ? KILLED : code.intValue();
-      } catch (NotFoundException gone) {
-        return KILLED;
-      } catch (RuntimeException e) {
-        if (output.lost() != null) {
-          throw new IOException(Daemon.unreachable(settings.dockerHost(), e), e);
-        }
-        return KILLED;
-      }
-    }
-
-    @Override
-    public void kill() {
-      // The Engine API cannot signal one exec: killing the container's init is one kill(2) by the
-      // daemon, and the kernel then kills every process in the container, the step's group and
-      // whatever left it. A killed step ends the run, so the container is removed right after.
-      killContainer();
-    }
-
-    @Override
-    public void ended() {
-      // What the step left running stays for the next step, as a container's would.
-    }
-
-    @Override
-    public Optional<String> exitNote(int exit) {
-      if (exit != KILLED || settings.memoryGiB() == 0) {
-        return Optional.empty();
-      }
-      // The container lives on when the kernel kills one of its processes for memory, so its state
-      // does not say OOMKilled (docker sets that as the container exits); its events do.
-      return OomEvents.since(control, containerId, startedEpochSecond)
-          ? Optional.of(
-              "killed for want of memory: the run may take "
-                  + settings.memoryGiB()
-                  + " GiB (--memory)")
-          : Optional.empty();
     }
   }
 }

@@ -1,0 +1,135 @@
+package dev.knotless.runner.exec.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.InspectExecResponse;
+import com.github.dockerjava.api.exception.NotFoundException;
+import dev.knotless.runner.exec.StepHost.Step;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * One step's exec in a run's container, as the run loop sees a step. Its exit status comes from the
+ * daemon's record of the exec, never from the output stream closing. Not thread-safe but for {@link
+ * #kill}, which a cancel calls from another thread.
+ */
+final class ExecStepRun implements Step {
+  private final DockerClient control;
+  private final DockerSettings settings;
+  private final String containerId;
+  private final long startedEpochSecond;
+  private final Runnable killContainer;
+  private final String execId;
+  private final ExecOutput output;
+
+  ExecStepRun(
+      DockerClient control,
+      DockerSettings settings,
+      String containerId,
+      long startedEpochSecond,
+      Runnable killContainer,
+      String execId,
+      ExecOutput output) {
+    this.control = control;
+    this.settings = settings;
+    this.containerId = containerId;
+    this.startedEpochSecond = startedEpochSecond;
+    this.killContainer = killContainer;
+    this.execId = execId;
+    this.output = output;
+  }
+
+  @Override
+  public long pid() {
+    try {
+      Long pid = control.inspectExecCmd(execId).exec().getPidLong();
+      return pid == null ? 0 : pid;
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
+  @Override
+  public InputStream output() {
+    return output.stream();
+  }
+
+  @Override
+  public boolean waitFor(Duration limit) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    if (!output.awaitEnd(limit)) {
+      return false;
+    }
+    // The stream ends with the step, or before it when a step closes its output: then ask.
+    while (running()) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000)));
+    }
+    return true;
+  }
+
+  private boolean running() throws IOException {
+    if (output.lost() != null) {
+      throw new IOException(
+          Daemon.unreachable(settings.dockerHost(), output.lost()), output.lost());
+    }
+    try {
+      return Boolean.TRUE.equals(control.inspectExecCmd(execId).exec().isRunning());
+    } catch (RuntimeException e) {
+      throw new IOException(Daemon.unreachable(settings.dockerHost(), e), e);
+    }
+  }
+
+  @Override
+  public int waitForExit() throws IOException, InterruptedException {
+    // After a kill the container is dead, so the stream ends at once; a daemon that does not
+    // end it in a minute is not answering.
+    if (!output.awaitEnd(Duration.ofMinutes(1))) {
+      throw new IOException("the docker daemon did not end a killed step's output in a minute");
+    }
+    try {
+      InspectExecResponse exec = control.inspectExecCmd(execId).exec();
+      Long code = exec.getExitCodeLong();
+      return code == null ? ContainerHost.KILLED : code.intValue();
+    } catch (NotFoundException gone) {
+      return ContainerHost.KILLED;
+    } catch (RuntimeException e) {
+      if (output.lost() != null) {
+        throw new IOException(Daemon.unreachable(settings.dockerHost(), e), e);
+      }
+      return ContainerHost.KILLED;
+    }
+  }
+
+  @Override
+  public void kill() {
+    // The Engine API cannot signal one exec: killing the container's init is one kill(2) by the
+    // daemon, and the kernel then kills every process in the container, the step's group and
+    // whatever left it. A killed step ends the run, so the container is removed right after.
+    killContainer.run();
+  }
+
+  @Override
+  public void ended() {
+    // What the step left running stays for the next step, as a container's would.
+  }
+
+  @Override
+  public Optional<String> exitNote(int exit) {
+    if (exit != ContainerHost.KILLED || settings.memoryGiB() == 0) {
+      return Optional.empty();
+    }
+    // The container lives on when the kernel kills one of its processes for memory, so its state
+    // does not say OOMKilled (docker sets that as the container exits); its events do.
+    return OomEvents.since(control, containerId, startedEpochSecond)
+        ? Optional.of(
+            "killed for want of memory: the run may take "
+                + settings.memoryGiB()
+                + " GiB (--memory)")
+        : Optional.empty();
+  }
+}
