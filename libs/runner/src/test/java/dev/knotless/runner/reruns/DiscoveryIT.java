@@ -94,10 +94,7 @@ class DiscoveryIT {
     try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
         Stage s = new Stage(pds, tmp, false)) {
       String runner = s.runnerAccount.did();
-      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      s.repo.namingRunners(() -> List.of(runner));
-      String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
-      s.push("main");
+      String sha = pushNamingTheRunner(s, appview);
       String key = s.key();
       String owner = s.owner.did();
       Runner r = start(s);
@@ -159,11 +156,7 @@ class DiscoveryIT {
       throws Exception {
     try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
         Stage s = new Stage(pds, tmp, false)) {
-      String runner = s.runnerAccount.did();
-      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      s.repo.namingRunners(() -> List.of(runner));
-      String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
-      s.push("main");
+      String sha = pushNamingTheRunner(s, appview);
       Runner first = start(s);
       assertEquals(CheckStatus.SUCCESS, s.awaitEnded(MAIN, sha, "w").status());
       first.stop();
@@ -207,11 +200,7 @@ class DiscoveryIT {
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
         Stage s = new Stage(pds, tmp, false)) {
-      String runner = s.runnerAccount.did();
-      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      s.repo.namingRunners(() -> List.of(runner));
-      String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
-      s.push("main");
+      String sha = pushNamingTheRunner(s, appview);
       String owner = s.owner.did();
       // Each would have thrown out of the sweep, ending every later one.
       appview.alsoList(owner, "evil\nname");
@@ -229,6 +218,15 @@ class DiscoveryIT {
         r.stop();
       }
     }
+  }
+
+  /** The owner's first push, of the workflow, making the repository name the runner. */
+  private static String pushNamingTheRunner(Stage s, HarnessAppview appview) throws Exception {
+    s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+    s.repo.namingRunners(() -> List.of(s.runnerAccount.did()));
+    String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
+    s.push("main");
+    return sha;
   }
 
   private static Runner start(Stage s) throws Exception {
