@@ -48,16 +48,18 @@ public final class ToolRun {
 
   /**
    * A person at {@code home}, with their own cache and config, logged in as {@code as} through
-   * {@code KNOTLESS_IDENTIFIER} and {@code KNOTLESS_PASSWORD}. A mutable copy: a test takes the
-   * credentials out to have a saved login decide.
+   * {@code KNOTLESS_IDENTIFIER} and {@code KNOTLESS_PASSWORD}, or as nobody when it is null. A
+   * mutable copy: a test takes the credentials out to have a saved login decide.
    */
   public static Map<String, String> env(PdsInstance pds, Account as, Path home) {
     Map<String, String> env = new HashMap<>(pds.environment());
     env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
     env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
     env.put("HOME", home.toString());
-    env.put("KNOTLESS_IDENTIFIER", as.handle());
-    env.put("KNOTLESS_PASSWORD", as.password());
+    if (as != null) {
+      env.put("KNOTLESS_IDENTIFIER", as.handle());
+      env.put("KNOTLESS_PASSWORD", as.password());
+    }
     return env;
   }
 }
