@@ -221,12 +221,18 @@ public final class PdsInstance implements AutoCloseable {
    */
   public ObjectNode didDocument(String did) {
     HttpRequest request =
-        HttpRequest.newBuilder(URI.create(plcUrl + "/" + did)).timeout(Duration.ofSeconds(30)).build();
+        HttpRequest.newBuilder(URI.create(plcUrl + "/" + did))
+            .timeout(Duration.ofSeconds(30))
+            .build();
     try {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
         throw new IllegalStateException(
-            "the PLC directory answered " + response.statusCode() + " for " + did + ": "
+            "the PLC directory answered "
+                + response.statusCode()
+                + " for "
+                + did
+                + ": "
                 + response.body());
       }
       return (ObjectNode) JSON.readTree(response.body());

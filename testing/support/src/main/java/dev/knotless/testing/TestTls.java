@@ -43,8 +43,7 @@ public final class TestTls {
   public static TestTls forNames(Path dir, List<String> names)
       throws IOException, InterruptedException, GeneralSecurityException {
     Path file = dir.resolve("test-tls.p12");
-    List<String> san =
-        names.stream().map(n -> n.startsWith("ip:") ? n : "dns:" + n).toList();
+    List<String> san = names.stream().map(n -> n.startsWith("ip:") ? n : "dns:" + n).toList();
     Process p =
         new ProcessBuilder(
                 List.of(

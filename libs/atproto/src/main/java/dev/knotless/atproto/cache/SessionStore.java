@@ -65,8 +65,8 @@ public final class SessionStore {
   }
 
   /**
-   * The account this person logged in as with {@code knotless login}, while its session is saved.
-   * A file from before logins were named, holding exactly one account's session, names that one.
+   * The account this person logged in as with {@code knotless login}, while its session is saved. A
+   * file from before logins were named, holding exactly one account's session, names that one.
    * Empty when there is none, or several and no login names one of them.
    */
   public Optional<String> loggedIn() {
@@ -76,11 +76,13 @@ public final class SessionStore {
       return Optional.of(named);
     }
     java.util.List<String> dids = new java.util.ArrayList<>();
-    all.fieldNames().forEachRemaining(k -> {
-      if (k.startsWith("did:") && all.get(k) instanceof ObjectNode) {
-        dids.add(k);
-      }
-    });
+    all.fieldNames()
+        .forEachRemaining(
+            k -> {
+              if (k.startsWith("did:") && all.get(k) instanceof ObjectNode) {
+                dids.add(k);
+              }
+            });
     return dids.size() == 1 ? Optional.of(dids.get(0)) : Optional.empty();
   }
 

@@ -10,8 +10,8 @@ import java.io.IOException;
 
 /**
  * {@code knotless login <handle or did>}: logs in and saves the session for the helper and the
- * other commands, naming the account as this person's ({@link KnotlessRepos#self}). The password comes from {@code KNOTLESS_PASSWORD} or the terminal, never from an
- * argument.
+ * other commands, naming the account as this person's ({@link KnotlessRepos#self}). The password
+ * comes from {@code KNOTLESS_PASSWORD} or the terminal, never from an argument.
  */
 public final class LoginCommand {
   private LoginCommand() {}

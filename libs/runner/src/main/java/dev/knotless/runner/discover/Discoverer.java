@@ -37,8 +37,8 @@ public final class Discoverer {
     void watch(Watched repo);
 
     /**
-     * Watches a repository already watched by its key under the name it has now (renamed), in
-     * place of how it was watched before.
+     * Watches a repository already watched by its key under the name it has now (renamed), in place
+     * of how it was watched before.
      */
     void rewatch(Watched repo);
   }
@@ -260,7 +260,8 @@ public final class Discoverer {
     Optional<Record> record = owner.findRecord(w.id().ownerDid(), REPO, w.address().name());
     NamesRunner names = NamesRunner.judge(runnerDid, record.map(Record::value).orElse(null));
     if (names != NamesRunner.YES) {
-      LOG.info("{}: renamed to {}, but {}; no longer watching it", old.label(), name.get(), names.why());
+      LOG.info(
+          "{}: renamed to {}, but {}; no longer watching it", old.label(), name.get(), names.why());
       return false;
     }
     LOG.info(

@@ -207,7 +207,9 @@ public final class RepoPass {
     boolean found = discovered.test(repo.id());
     if (found) {
       boolean sameKey = repo.id().repoKey().equals(current);
-      if (sameKey ? snap.renamedFrom() != null : keyExists(owner, repo.id().ownerDid(), repo.id().repoKey())) {
+      if (sameKey
+          ? snap.renamedFrom() != null
+          : keyExists(owner, repo.id().ownerDid(), repo.id().repoKey())) {
         // Found by its name, so watched by its new one (runner.md): the caller finds it again.
         return Outcome.RENAMED;
       }

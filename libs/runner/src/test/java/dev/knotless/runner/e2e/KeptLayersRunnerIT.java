@@ -116,7 +116,9 @@ class KeptLayersRunnerIT {
     }
   }
 
-  /** The owner's repository with the build workflow on main, watched by a runner with {@code mode}. */
+  /**
+   * The owner's repository with the build workflow on main, watched by a runner with {@code mode}.
+   */
   private static OwnerRepo watched(
       PdsInstance pds, Path tmp, HarnessAppview appview, RunnerHarness runner, String mode)
       throws Exception {

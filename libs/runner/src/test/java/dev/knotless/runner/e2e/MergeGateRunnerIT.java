@@ -1,8 +1,8 @@
 package dev.knotless.runner.e2e;
 
-import static dev.knotless.testing.infra.ToolRun.env;
 import static dev.knotless.runner.e2e.MergeGateIT.knotless;
 import static dev.knotless.runner.e2e.MergeGateIT.tip;
+import static dev.knotless.testing.infra.ToolRun.env;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,8 +16,8 @@ import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.OwnerRepo;
-import dev.knotless.testing.infra.ToolRun;
 import dev.knotless.testing.infra.PullAuthor;
+import dev.knotless.testing.infra.ToolRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
