@@ -161,6 +161,17 @@ public final class KnotlessRepos {
     return client;
   }
 
+  /**
+   * Who this person is when a command writes in their own account rather than a repository's owner
+   * (a queue record): the account {@code KNOTLESS_IDENTIFIER} names, else the one {@code knotless
+   * login} saved a session of ({@link SessionStore#loggedIn}), else empty, and the caller decides.
+   * A handle, email or DID, as {@link #locate} takes it; {@link #writer} then logs in as it.
+   */
+  public Optional<String> self() {
+    String id = loginIdentifier();
+    return id != null ? Optional.of(id) : sessions.loggedIn();
+  }
+
   private String loginIdentifier() {
     String id = env.get("KNOTLESS_IDENTIFIER");
     return id == null || id.isBlank() ? null : id.strip();

@@ -68,6 +68,66 @@ public final class Fuzz {
   }
 
   /**
+   * What {@link #byteCases} mutates: valid inputs (one picked a case), hostile fragments of the
+   * format ({@link #mutate}'s tokens), what opens one level of nesting (one picked a mutation), and
+   * the longest random input.
+   */
+  public record ByteCases(
+      List<byte[]> valid, List<byte[]> tokens, List<byte[]> openers, int randomMax) {
+    /** One valid input, and random inputs of up to 256 bytes. */
+    public static ByteCases of(byte[] valid, List<byte[]> tokens, byte[]... openers) {
+      return new ByteCases(List.of(valid), tokens, List.of(openers), 256);
+    }
+
+    /** The same, with random inputs of up to {@code max} bytes. */
+    public ByteCases randomUpTo(int max) {
+      return new ByteCases(valid, tokens, openers, max);
+    }
+
+    byte[] next(Random r, int i) {
+      return i % 5 == 0
+          ? randomBytes(r, randomMax)
+          : mutate(
+              r,
+              valid.get(r.nextInt(valid.size())),
+              tokens,
+              openers.get(r.nextInt(openers.size())));
+    }
+  }
+
+  /**
+   * The property over hostile bytes, as a batch of {@link #iterations}{@code (ciDefault)} cases:
+   * one case in five random bytes, the others a mutation of a valid input; each, turned into the
+   * parser's input by {@code asInput}, must {@link #holds hold}, and the batch fails unless some
+   * cases were read and some refused ({@link Tally}).
+   */
+  @SafeVarargs
+  public static <T> void byteCases(
+      String what,
+      Random r,
+      int ciDefault,
+      ByteCases cases,
+      java.util.function.Function<byte[], T> asInput,
+      Parser<T> parser,
+      Class<? extends Throwable>... allowed) {
+    int n = iterations(ciDefault);
+    batch(
+        n,
+        () -> {
+          Tally tally = new Tally();
+          for (int i = 0; i < n; i++) {
+            tally.add(holds(what, asInput.apply(cases.next(r, i)), parser, allowed));
+          }
+          tally.assertBothOutcomes(what);
+        });
+  }
+
+  /** Bytes read as UTF-8 text, as a parser of text takes them ({@link #byteCases}' asInput). */
+  public static String text(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  /**
    * Counts how the cases of a batch ended, so a batch fails when every case ended the same way: a
    * fuzzer whose every input is refused at the first check tests nothing past it.
    */

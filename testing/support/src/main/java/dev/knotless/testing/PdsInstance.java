@@ -213,6 +213,37 @@ public final class PdsInstance implements AutoCloseable {
     return new Account(answer.path("handle").asText(handle), answer.path("did").asText(), password);
   }
 
+  /**
+   * The DID document the PLC directory holds for {@code did}, as a copy a test may change and serve
+   * elsewhere (a did:web's, say).
+   *
+   * @throws IllegalStateException if the directory does not answer 200, with its answer
+   */
+  public ObjectNode didDocument(String did) {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(plcUrl + "/" + did))
+            .timeout(Duration.ofSeconds(30))
+            .build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException(
+            "the PLC directory answered "
+                + response.statusCode()
+                + " for "
+                + did
+                + ": "
+                + response.body());
+      }
+      return (ObjectNode) JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException("the DID document of " + did, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted reading the DID document of " + did, e);
+    }
+  }
+
   private JsonNode post(String nsid, JsonNode body) {
     HttpRequest request =
         HttpRequest.newBuilder(pdsUrl.resolve("/xrpc/" + nsid))

@@ -10,8 +10,9 @@ import picocli.CommandLine.Parameters;
     description = {
       "Put a pull in its base branch's merge queue.",
       "It writes a dev.knotless.queue record in your account (KNOTLESS_IDENTIFIER's, else",
-      "the base owner's). Runners started with --queue land it, counting only the owner's",
-      "and collaborators' records (docs/merge.md)."
+      "the one you last logged in as with knotless login, else the base owner's). Runners",
+      "started with --queue land it, counting only the owner's and collaborators' records",
+      "(docs/merge.md)."
     })
 final class QueueCli extends Owned {
   @Parameters(paramLabel = "<pull>", description = "the pull, at://<did>/dev.knotless.pull/<key>")

@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import static dev.knotless.testing.infra.ToolRun.env;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,14 +12,11 @@ import dev.knotless.atproto.Hashes;
 import dev.knotless.atproto.Swap;
 import dev.knotless.atproto.Tid;
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.storage.KnotlessRepos;
-import dev.knotless.storage.cli.CliContext;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.knotless.testing.infra.ToolRun;
+import dev.knotless.testing.infra.ToolRun.Ran;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -31,30 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 class OwnerToolsIT {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
-  record Ran(int exit, String out, String err) {}
-
   private static Ran knotless(Map<String, String> env, String... argv) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-    int exit =
-        KnotlessCli.run(
-            List.of(argv), new CliContext(env, o, e, () -> KnotlessRepos.fromEnvironment(env)));
-    return new Ran(
-        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private static Map<String, String> env(PdsInstance pds, Account as, Path home) {
-    Map<String, String> env = new HashMap<>(pds.environment());
-    env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
-    env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
-    env.put("HOME", home.toString());
-    if (as != null) {
-      env.put("KNOTLESS_IDENTIFIER", as.handle());
-      env.put("KNOTLESS_PASSWORD", as.password());
-    }
-    return env;
+    return ToolRun.run(env, ctx -> KnotlessCli.run(List.of(argv), ctx));
   }
 
   /** Writes a repository record holding a field no knotless version knows, and returns its key. */

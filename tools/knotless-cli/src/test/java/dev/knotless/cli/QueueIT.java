@@ -1,23 +1,22 @@
 package dev.knotless.cli;
 
+import static dev.knotless.testing.infra.ToolRun.env;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.Record;
+import dev.knotless.atproto.Swap;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.lexicon.LexiconValidator;
-import dev.knotless.storage.KnotlessRepos;
-import dev.knotless.storage.cli.CliContext;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.OwnerRepo;
 import dev.knotless.testing.infra.PullAuthor;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.knotless.testing.infra.ToolRun;
+import dev.knotless.testing.infra.ToolRun.Ran;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,31 +26,18 @@ import org.junit.jupiter.api.io.TempDir;
 @WithPds
 class QueueIT {
 
-  record Ran(int exit, String out, String err) {}
-
   private static Ran knotless(Map<String, String> env, String... argv) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit =
-        KnotlessCli.run(
-            List.of(argv),
-            new CliContext(
-                env,
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                () -> KnotlessRepos.fromEnvironment(env)));
-    return new Ran(
-        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ToolRun.run(env, ctx -> KnotlessCli.run(List.of(argv), ctx));
   }
 
-  private static Map<String, String> env(PdsInstance pds, Account as, Path home) {
-    Map<String, String> env = new HashMap<>(pds.environment());
-    env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
-    env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
-    env.put("HOME", home.toString());
-    env.put("KNOTLESS_IDENTIFIER", as.handle());
-    env.put("KNOTLESS_PASSWORD", as.password());
-    return env;
+  /** The owner's repository with a pull from its branch {@code feature} into {@code main}. */
+  private static String pullToQueue(OwnerRepo repo) throws Exception {
+    repo.commit(Map.of("README.md", "hello\n"));
+    repo.push("main");
+    repo.git("checkout", "-q", "-b", "feature");
+    repo.commit(Map.of("a.txt", "a\n"));
+    repo.push("feature");
+    return new PullAuthor(repo).open(repo, "main", repo, "feature");
   }
 
   private static List<Record> queued(PdsInstance pds, Account in) throws Exception {
@@ -65,12 +51,7 @@ class QueueIT {
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     OwnerRepo repo =
         new OwnerRepo(pds.createAccount("qown"), pds.pdsUrl(), "app", tmp.resolve("o"));
-    repo.commit(Map.of("README.md", "hello\n"));
-    repo.push("main");
-    repo.git("checkout", "-q", "-b", "feature");
-    repo.commit(Map.of("a.txt", "a\n"));
-    repo.push("feature");
-    String pull = new PullAuthor(repo).open(repo, "main", repo, "feature");
+    String pull = pullToQueue(repo);
     Map<String, String> owner = env(pds, repo.account, tmp.resolve("owner"));
 
     Ran q = knotless(owner, "queue", pull);
@@ -114,5 +95,51 @@ class QueueIT {
     assertEquals(1, gone.exit());
     assertTrue(gone.err().startsWith("knotless: "), gone.err());
     assertEquals(List.of(), queued(pds, repo.account));
+  }
+
+  @Test
+  void aCollaboratorLoggedInWithKnotlessLoginQueuesInTheirOwnAccountNotTheOwners(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    OwnerRepo repo =
+        new OwnerRepo(pds.createAccount("qbase"), pds.pdsUrl(), "app", tmp.resolve("o"));
+    String pull = pullToQueue(repo);
+    Account collab = pds.createAccount("qcollab");
+    Record base = repo.client.getRecord(repo.account.did(), "dev.knotless.repo", "app");
+    ObjectNode withCollab = ((ObjectNode) base.value()).deepCopy();
+    withCollab.putArray("collaborators").add(collab.did());
+    repo.client.putRecord(
+        repo.account.did(), "dev.knotless.repo", "app", withCollab, Swap.cid(base.cid()));
+
+    // One person's machine: the owner's session saved by commands run with the owner's
+    // credentials, then `knotless login` as the collaborator; no credentials in the environment.
+    Path home = tmp.resolve("collab");
+    Map<String, String> asOwner = env(pds, repo.account, home);
+    assertEquals(0, knotless(asOwner, "queue", pull).exit());
+    assertEquals(0, knotless(asOwner, "dequeue", pull).exit());
+    Map<String, String> login = env(pds, collab, home);
+    login.remove("KNOTLESS_IDENTIFIER");
+    Ran in = knotless(login, "login", collab.handle());
+    assertEquals(0, in.exit(), in.all());
+    Map<String, String> saved = env(pds, collab, home);
+    saved.remove("KNOTLESS_IDENTIFIER");
+    saved.remove("KNOTLESS_PASSWORD");
+
+    Ran q = knotless(saved, "queue", pull);
+    assertEquals(0, q.exit(), q.all());
+    assertTrue(q.out().contains("(at://" + collab.did() + "/dev.knotless.queue/"), q.out());
+    assertEquals(1, queued(pds, collab).size());
+    assertEquals(List.of(), queued(pds, repo.account), "nothing written as the owner");
+
+    Ran again = knotless(saved, "queue", pull);
+    assertTrue(again.out().contains("already queued by " + collab.did()), again.all());
+    Ran out = knotless(saved, "dequeue", pull);
+    assertEquals(0, out.exit(), out.all());
+    assertEquals(List.of(), queued(pds, collab));
+
+    // The environment's account still comes first.
+    Ran asEnv = knotless(asOwner, "queue", pull);
+    assertEquals(0, asEnv.exit(), asEnv.all());
+    assertEquals(1, queued(pds, repo.account).size());
+    assertEquals(List.of(), queued(pds, collab));
   }
 }

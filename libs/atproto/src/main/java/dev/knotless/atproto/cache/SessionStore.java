@@ -12,11 +12,16 @@ import java.util.Optional;
  * ({@link LocalCache#configDir}). The file is readable and writable by its owner alone ({@code
  * rw-------}) from the moment it exists, and the directory, when this creates it, is {@code
  * rwx------}. Rewritten through a temporary file and a rename like the cache files. The tokens are
- * secrets: nothing here logs them. Thread-safe.
+ * secrets: nothing here logs them. Beside the sessions, keyed by DID, the file names the account
+ * {@code knotless login} logged in last ({@link #loggedIn}), under a key no DID is spelled as.
+ * Thread-safe.
  */
 public final class SessionStore {
   /** The file's name inside the config directory. */
   public static final String FILE_NAME = "sessions.json";
+
+  /** The key naming the account of the last {@code knotless login}; a DID always starts "did:". */
+  private static final String LOGIN = "login";
 
   private final Path file;
 
@@ -45,8 +50,52 @@ public final class SessionStore {
     JsonFiles.update(file, true, current -> current.set(did, session));
   }
 
-  /** Forgets the session of {@code did}, as a logout does. */
+  /**
+   * Saves the session of {@code did} as {@link #write} does, and names {@code did} the account this
+   * person logged in as, which {@link #loggedIn} answers from then on.
+   */
+  public void writeLogin(String did, ObjectNode session) {
+    JsonFiles.update(
+        file,
+        true,
+        current -> {
+          current.set(did, session);
+          current.put(LOGIN, did);
+        });
+  }
+
+  /**
+   * The account this person logged in as with {@code knotless login}, while its session is saved. A
+   * file from before logins were named, holding exactly one account's session, names that one.
+   * Empty when there is none, or several and no login names one of them.
+   */
+  public Optional<String> loggedIn() {
+    ObjectNode all = JsonFiles.read(file);
+    String named = all.path(LOGIN).asText("");
+    if (all.get(named) instanceof ObjectNode) {
+      return Optional.of(named);
+    }
+    java.util.List<String> dids = new java.util.ArrayList<>();
+    all.fieldNames()
+        .forEachRemaining(
+            k -> {
+              if (k.startsWith("did:") && all.get(k) instanceof ObjectNode) {
+                dids.add(k);
+              }
+            });
+    return dids.size() == 1 ? Optional.of(dids.get(0)) : Optional.empty();
+  }
+
+  /** Forgets the session of {@code did}, as a logout does, and the login if it named it. */
   public void remove(String did) {
-    JsonFiles.update(file, true, current -> current.remove(did));
+    JsonFiles.update(
+        file,
+        true,
+        current -> {
+          current.remove(did);
+          if (did.equals(current.path(LOGIN).asText(null))) {
+            current.remove(LOGIN);
+          }
+        });
   }
 }

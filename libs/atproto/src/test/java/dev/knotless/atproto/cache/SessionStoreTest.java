@@ -52,6 +52,28 @@ class SessionStoreTest {
     assertEquals("token-2", store.read("did:plc:def").orElseThrow().path("accessJwt").asText());
   }
 
+  @Test
+  void theLastLoginNamesTheAccountEvenWithOtherSessionsSavedAndALogoutForgetsIt() {
+    SessionStore store = new SessionStore(dir);
+    assertTrue(store.loggedIn().isEmpty());
+    // A file holding one account's session, from before logins were named, names that account.
+    store.write("did:plc:owner", session("token-1"));
+    assertEquals("did:plc:owner", store.loggedIn().orElseThrow());
+    // Two sessions and no login named: nobody is assumed.
+    store.write("did:plc:other", session("token-2"));
+    assertTrue(store.loggedIn().isEmpty());
+
+    store.writeLogin("did:plc:collab", session("token-3"));
+    // A session another command saves later (the owner's, from the environment) changes nothing.
+    store.write("did:plc:owner", session("token-4"));
+    assertEquals("did:plc:collab", store.loggedIn().orElseThrow());
+    assertEquals("token-3", store.read("did:plc:collab").orElseThrow().path("accessJwt").asText());
+    assertTrue(store.read("login").isEmpty(), "the login's name is no session");
+
+    store.remove("did:plc:collab");
+    assertTrue(store.loggedIn().isEmpty());
+  }
+
   private static ObjectNode session(String token) {
     return JSON.createObjectNode().put("accessJwt", token).put("refreshJwt", "r-" + token);
   }

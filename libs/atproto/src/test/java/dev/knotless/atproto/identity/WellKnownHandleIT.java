@@ -5,34 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.knotless.atproto.ServiceAddresses;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.TestTls;
 import dev.knotless.testing.WithPds;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @WithPds
 class WellKnownHandleIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final List<String> NAMES =
       List.of("alice.example.test", "bob.example.test", "carol.example.test");
   private static final String ALICE_DID = "did:web:alice.example.test";
@@ -66,7 +51,7 @@ class WellKnownHandleIT {
 
   private final List<String> txtAsked = new CopyOnWriteArrayList<>();
 
-  private KeyStore keys;
+  private TestTls keys;
   private HttpsServer server;
   private ServiceAddresses addresses;
   private HttpClient http;
@@ -74,8 +59,8 @@ class WellKnownHandleIT {
 
   @BeforeEach
   void start(@TempDir Path tmp) throws Exception {
-    keys = keyStore(tmp);
-    server = server(keys);
+    keys = TestTls.forNames(tmp, NAMES);
+    server = keys.server(TestTls.answering(served, requests));
     addresses =
         ServiceAddresses.allowingLoopback()
             .routing(
@@ -152,7 +137,7 @@ class WellKnownHandleIT {
   void aHandleCountsAsTheAccountsOnlyWhenItsDidDocumentNamesItBack(PdsInstance pds)
       throws Exception {
     Account account = pds.createAccount("wellknown");
-    ObjectNode doc = plcDocument(pds, account.did());
+    ObjectNode doc = pds.didDocument(account.did());
     doc.put("id", ALICE_DID);
     doc.putArray("alsoKnownAs").add("at://alice.example.test");
     served.put("alice.example.test /.well-known/did.json", doc.toString());
@@ -184,103 +169,14 @@ class WellKnownHandleIT {
     assertTrue(e.getMessage().contains(expected), e.getMessage());
   }
 
-  private static ObjectNode plcDocument(PdsInstance pds, String did) throws Exception {
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(pds.plcUrl() + "/" + did)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, r.statusCode(), r.body());
-    return (ObjectNode) JSON.readTree(r.body());
-  }
-
-  private HttpsServer server(KeyStore keys) throws Exception {
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(keys, "changeit".toCharArray());
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(kmf.getKeyManagers(), null, null);
-    HttpsServer s =
-        HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    s.setHttpsConfigurator(new HttpsConfigurator(tls));
-    s.createContext(
-        "/",
-        exchange -> {
-          String host = exchange.getRequestHeaders().getFirst("Host").replaceFirst(":\\d+$", "");
-          String key = host + " " + exchange.getRequestURI().getPath();
-          requests.add(key);
-          String answer = served.get(key);
-          if (answer == null) {
-            exchange.sendResponseHeaders(404, -1);
-          } else if (answer.startsWith("302 ")) {
-            exchange.getResponseHeaders().add("Location", answer.substring(4));
-            exchange.sendResponseHeaders(302, -1);
-          } else {
-            byte[] body = answer.getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            try {
-              exchange.getResponseBody().write(body);
-            } catch (java.io.IOException e) {
-              // the client stops reading a reply that is too large
-            }
-          }
-          exchange.close();
-        });
-    s.start();
-    return s;
-  }
-
   /** A client trusting the test's certificate, otherwise as identity resolution makes one. */
-  private static HttpClient trusting(ServiceAddresses addresses, KeyStore keys) throws Exception {
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(keys);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, tmf.getTrustManagers(), null);
+  private static HttpClient trusting(ServiceAddresses addresses, TestTls tls) throws Exception {
     return addresses
         .clientBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(10))
         .followRedirects(HttpClient.Redirect.NEVER)
-        .sslContext(tls)
+        .sslContext(tls.trusting())
         .build();
-  }
-
-  /** A certificate for the handles' names, made with the JDK's keytool. */
-  private static KeyStore keyStore(Path tmp) throws Exception {
-    Path file = tmp.resolve("handles.p12");
-    Process p =
-        new ProcessBuilder(
-                List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                    "-genkeypair",
-                    "-alias",
-                    "handles",
-                    "-keyalg",
-                    "EC",
-                    "-groupname",
-                    "secp256r1",
-                    "-dname",
-                    "CN=alice.example.test",
-                    "-ext",
-                    "SAN=dns:" + String.join(",dns:", NAMES),
-                    "-validity",
-                    "2",
-                    "-storetype",
-                    "PKCS12",
-                    "-keystore",
-                    file.toString(),
-                    "-storepass",
-                    "changeit",
-                    "-keypass",
-                    "changeit"))
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, out);
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(file)) {
-      ks.load(in, "changeit".toCharArray());
-    }
-    return ks;
   }
 }

@@ -10,8 +10,8 @@ import java.io.IOException;
 
 /**
  * {@code knotless login <handle or did>}: logs in and saves the session for the helper and the
- * other commands. The password comes from {@code KNOTLESS_PASSWORD} or the terminal, never from an
- * argument.
+ * other commands, naming the account as this person's ({@link KnotlessRepos#self}). The password
+ * comes from {@code KNOTLESS_PASSWORD} or the terminal, never from an argument.
  */
 public final class LoginCommand {
   private LoginCommand() {}
@@ -39,7 +39,8 @@ public final class LoginCommand {
     Identity id = IdentityResolver.fromEnvironment(ctx.env(), repos.cache().local()).resolve(who);
     XrpcClient client = XrpcClient.create(id.pds());
     Session s = client.login(id.did(), password);
-    repos.sessions().write(s.did(), KnotlessRepos.sessionJson(s));
+    // Named as this person's account: commands writing in their own account write there.
+    repos.sessions().writeLogin(s.did(), KnotlessRepos.sessionJson(s));
     ctx.out().println("logged in as " + (s.handle() != null ? s.handle() : s.did()));
     return 0;
   }

@@ -20,7 +20,8 @@ import java.util.List;
  * {@code knotless queue <pull>} and {@code knotless dequeue <pull>}: put a pull in its base
  * branch's merge queue, or take it out, with a {@code dev.knotless.queue} record ({@code {"pull",
  * "createdAt"}}, keyed {@code <base repo key>.<tid>}) in the writer's own account (docs/merge.md,
- * "Queueing a pull"). The writer is the account {@code KNOTLESS_IDENTIFIER} names, else the base
+ * "Queueing a pull"). The writer is this person ({@link KnotlessRepos#self}: the account {@code
+ * KNOTLESS_IDENTIFIER} names, else the one {@code knotless login} saved), else the base
  * repository's owner; the runner landing the queue counts only the owner's and collaborators'
  * records. Queueing a pull this account already queued writes nothing; dequeueing deletes every
  * record of this account naming the pull. Stateless.
@@ -92,7 +93,7 @@ public final class QueueCommand {
 
   private record Target(PullRecord pull, XrpcClient writer) {}
 
-  /** Reads the pull, and logs in as the writer: the environment's account, else the owner. */
+  /** Reads the pull, and logs in as the writer: this person's account, else the owner. */
   private static Target target(String pullUri, CliContext ctx) throws IOException {
     if (pullUri == null || !pullUri.matches("at://[^/]+/dev\\.knotless\\.pull/[^/]+")) {
       throw new UsageException(
@@ -114,8 +115,7 @@ public final class QueueCommand {
     } catch (IllegalArgumentException e) {
       throw new IOException(pullUri + " is not a pull that can be queued: " + e.getMessage(), e);
     }
-    String self = ctx.env().get("KNOTLESS_IDENTIFIER");
-    String who = self == null || self.isBlank() ? pull.base().did() : self.strip();
+    String who = repos.self().orElse(pull.base().did());
     RepoAddress as = repos.locate(who, pull.base().name());
     return new Target(pull, repos.writer(as));
   }

@@ -18,6 +18,15 @@ public final class GitRemoteKnotless {
   private GitRemoteKnotless() {}
 
   public static void main(String[] args) {
+    main(args, KnotlessRepos::fromEnvironment);
+  }
+
+  /**
+   * As {@link #main}, with the storage entry point made from the environment by {@code repos}: a
+   * test's, resolving identities through servers it started. Exits the JVM as {@link #main} does.
+   */
+  public static void main(
+      String[] args, java.util.function.Function<Map<String, String>, KnotlessRepos> repos) {
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     if (args.length < 1) {
       System.err.println("usage: git-remote-knotless <remote> [<url>] (git runs this for you)");
@@ -28,16 +37,16 @@ public final class GitRemoteKnotless {
     Map<String, String> env = System.getenv();
     String gitDir = env.getOrDefault("GIT_DIR", ".git");
     try {
-      KnotlessRepos repos = KnotlessRepos.fromEnvironment(env);
+      KnotlessRepos knotless = repos.apply(env);
       RemoteHelper helper =
           new RemoteHelper(
-              repos,
+              knotless,
               remote,
               url,
               Git.at(Path.of(gitDir).toAbsolutePath()),
               out,
               System.err,
-              result -> CompactLauncher.afterPush(repos, url, result));
+              result -> CompactLauncher.afterPush(knotless, url, result));
       helper.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
       out.flush();
       System.exit(0);

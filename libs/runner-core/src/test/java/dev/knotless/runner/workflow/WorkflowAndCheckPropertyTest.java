@@ -79,21 +79,14 @@ class WorkflowAndCheckPropertyTest {
   void workflowFilesParseOrAreRefusedNamingWhy() {
     Random r = new Random(Fuzz.SEED);
     byte[] yaml = Fuzz.utf8(WORKFLOW);
-    int n = Fuzz.iterations(400);
-    Fuzz.batch(
-        n,
-        () -> {
-          Fuzz.Tally tally = new Fuzz.Tally();
-          for (int i = 0; i < n; i++) {
-            byte[] content =
-                i % 5 == 0
-                    ? Fuzz.randomBytes(r, 256)
-                    : Fuzz.mutate(
-                        r, yaml, YAML_TOKENS, r.nextBoolean() ? Fuzz.utf8("[") : Fuzz.utf8("- "));
-            tally.add(parses("ci.yaml", content));
-          }
-          tally.assertBothOutcomes("WorkflowParser.parse (YAML)");
-        });
+    Fuzz.byteCases(
+        "WorkflowParser.parse (YAML)",
+        r,
+        400,
+        Fuzz.ByteCases.of(yaml, YAML_TOKENS, Fuzz.utf8("["), Fuzz.utf8("- ")),
+        content -> content,
+        content -> WorkflowParser.parse("ci.yaml", content),
+        WorkflowParser.Invalid.class);
   }
 
   @Test

@@ -35,6 +35,12 @@ public final class Discoverer {
 
     /** Watches a repository found naming the runner. */
     void watch(Watched repo);
+
+    /**
+     * Watches a repository already watched by its key under the name it has now (renamed), in place
+     * of how it was watched before.
+     */
+    void rewatch(Watched repo);
   }
 
   /** Reads a repository by its label, {@code <owner did>/<name>}, from its owner's PDS. */
@@ -229,6 +235,43 @@ public final class Discoverer {
     } catch (IOException | RuntimeException e) {
       LOG.debug("{}: rung for, cannot be read: {}", id, e.getMessage());
     }
+  }
+
+  /**
+   * A found repository a pass saw renamed ({@code RepoPass.Outcome.RENAMED}): finds it again by its
+   * key under its new name and has the watcher watch it as {@code <owner did>/<new name>}, if its
+   * record still names the runner.
+   *
+   * @return false when no repository of the owner's holds its key now, or it no longer names the
+   *     runner: the caller stops watching it
+   * @throws IOException when the owner's account cannot be read now (it stays as it was)
+   */
+  public synchronized boolean refind(Watched old) throws IOException {
+    Optional<String> name = nameOf(old.id());
+    if (name.isEmpty()) {
+      return false;
+    }
+    String label = old.id().ownerDid() + "/" + name.get();
+    Watched w = reader.read(label);
+    if (!w.id().equals(old.id())) {
+      throw new IOException(label + " names repository " + w.id() + " now; renamed again?");
+    }
+    XrpcClient owner = owners.apply(w.address().pds());
+    Optional<Record> record = owner.findRecord(w.id().ownerDid(), REPO, w.address().name());
+    NamesRunner names = NamesRunner.judge(runnerDid, record.map(Record::value).orElse(null));
+    if (names != NamesRunner.YES) {
+      LOG.info(
+          "{}: renamed to {}, but {}; no longer watching it", old.label(), name.get(), names.why());
+      return false;
+    }
+    LOG.info(
+        "{}: renamed to {}; found again by its key {} and watched as {}",
+        old.label(),
+        name.get(),
+        old.id().repoKey(),
+        label);
+    watcher.rewatch(w);
+    return true;
   }
 
   /** Stops reading what frames ask for. */

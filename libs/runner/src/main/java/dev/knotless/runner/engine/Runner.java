@@ -399,7 +399,10 @@ public final class Runner implements AutoCloseable {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
         watched.remove(id);
         doors.close(id);
-      } else if (outcome == RepoPass.Outcome.LEFT) {
+      } else if (outcome == RepoPass.Outcome.LEFT || outcome == RepoPass.Outcome.RENAMED) {
+        if (outcome == RepoPass.Outcome.RENAMED && discoverer.refind(w)) {
+          return;
+        }
         // What it was running finishes; its door and what rings it go.
         watched.remove(id);
         matcher.unwatch(id);
@@ -430,6 +433,15 @@ public final class Runner implements AutoCloseable {
       matcher.watch(new WatchedRepo(w.id(), w.address().name()));
       doors.open(w.id());
       doors.ring(w.id(), Doorbell.connect("found"));
+    }
+
+    @Override
+    public void rewatch(Watched w) {
+      if (stopping || watched.replace(w.id(), w) == null) {
+        return;
+      }
+      matcher.watch(new WatchedRepo(w.id(), w.address().name()));
+      doors.ring(w.id(), Doorbell.connect("renamed"));
     }
   }
 

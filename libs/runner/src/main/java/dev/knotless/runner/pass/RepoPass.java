@@ -61,7 +61,13 @@ public final class RepoPass {
      * A repository found with {@code --discover} no longer names the runner, is archived, or is
      * gone under its name: stop watching it; what it was running finishes.
      */
-    LEFT
+    LEFT,
+    /**
+     * A repository found with {@code --discover} was renamed (its old name redirects, or names
+     * another repository while its key lives on): find it again by its key and watch it under its
+     * new name, then pass it; nothing was filed.
+     */
+    RENAMED
   }
 
   /** Which watched repositories were found naming the runner rather than named to it. */
@@ -200,6 +206,13 @@ public final class RepoPass {
     String current = snap.key().orElse(null);
     boolean found = discovered.test(repo.id());
     if (found) {
+      boolean sameKey = repo.id().repoKey().equals(current);
+      if (sameKey
+          ? snap.renamedFrom() != null
+          : keyExists(owner, repo.id().ownerDid(), repo.id().repoKey())) {
+        // Found by its name, so watched by its new one (runner.md): the caller finds it again.
+        return Outcome.RENAMED;
+      }
       NamesRunner names =
           repo.id().repoKey().equals(current)
               ? NamesRunner.judge(runnerDid, snap.repo().raw())

@@ -68,34 +68,21 @@ class FramesPropertyTest {
             CBOR.writeValueAsBytes(Map.of("error", "FutureCursor", "message", "no")),
             0,
             CBOR.writeValueAsBytes(Map.of("op", -1)));
-    int n = Fuzz.iterations(500);
-    Fuzz.batch(
-        n,
-        () -> {
-          Fuzz.Tally tally = new Fuzz.Tally();
-          for (int i = 0; i < n; i++) {
-            byte[] frame =
-                switch (i % 4) {
-                  case 0 -> Fuzz.randomBytes(r, 256);
-                  case 1 -> Fuzz.mutate(r, error, CBOR_TOKENS, new byte[] {(byte) 0x81});
-                  default ->
-                      Fuzz.mutate(
-                          r,
-                          valid,
-                          CBOR_TOKENS,
-                          r.nextBoolean()
-                              ? new byte[] {(byte) 0x81}
-                              : new byte[] {(byte) 0xa1, 0x61, 0x61});
-                };
-            tally.add(
-                Fuzz.holds(
-                    "FirehoseFrames.parse",
-                    frame,
-                    FirehoseFrames::parse,
-                    IllegalArgumentException.class));
-          }
-          tally.assertBothOutcomes("FirehoseFrames.parse");
-        });
+    // Two mutations of a commit for each of an error frame.
+    Fuzz.ByteCases cases =
+        new Fuzz.ByteCases(
+            List.of(error, valid, valid),
+            CBOR_TOKENS,
+            List.of(new byte[] {(byte) 0x81}, new byte[] {(byte) 0xa1, 0x61, 0x61}),
+            256);
+    Fuzz.byteCases(
+        "FirehoseFrames.parse",
+        r,
+        500,
+        cases,
+        frame -> frame,
+        FirehoseFrames::parse,
+        IllegalArgumentException.class);
   }
 
   @Test
@@ -121,28 +108,13 @@ class FramesPropertyTest {
                 + "\"record\":{\"name\":\"refs/heads/main\",\"n\":[1,2.5,true,null]},"
                 + "\"cid\":\"bafyreib\"}}")
             .getBytes(StandardCharsets.UTF_8);
-    int n = Fuzz.iterations(500);
-    Fuzz.batch(
-        n,
-        () -> {
-          Fuzz.Tally tally = new Fuzz.Tally();
-          for (int i = 0; i < n; i++) {
-            byte[] frame =
-                i % 5 == 0
-                    ? Fuzz.randomBytes(r, 256)
-                    : Fuzz.mutate(
-                        r,
-                        valid,
-                        Fuzz.JSON_TOKENS,
-                        r.nextBoolean() ? Fuzz.utf8("[") : Fuzz.utf8("{\"commit\":"));
-            tally.add(
-                Fuzz.holds(
-                    "JetstreamFrames.parseEvent",
-                    new String(frame, StandardCharsets.UTF_8),
-                    JetstreamFrames::parseEvent,
-                    IllegalArgumentException.class));
-          }
-          tally.assertBothOutcomes("JetstreamFrames.parseEvent");
-        });
+    Fuzz.byteCases(
+        "JetstreamFrames.parseEvent",
+        r,
+        500,
+        Fuzz.ByteCases.of(valid, Fuzz.JSON_TOKENS, Fuzz.utf8("["), Fuzz.utf8("{\"commit\":")),
+        Fuzz::text,
+        JetstreamFrames::parseEvent,
+        IllegalArgumentException.class);
   }
 }

@@ -65,50 +65,33 @@ class KeptLayersRunnerIT {
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl());
         RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
-      OwnerRepo repo =
-          new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
-      repo.commit(Map.of(".knotless/workflows/build.yml", BUILD, "README.md", "hello\n"));
-      repo.push("main");
-      runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      runner.start(flags(tmp, "--pulls"), repo.label());
-      runner.awaitWatched(repo);
+      OwnerRepo repo = watched(pds, tmp, appview, runner, "--pulls");
       String base = repo.git("rev-parse", "main").strip();
 
-      String head = branch(repo, "feature", "a.txt");
-      String pull = new PullAuthor(repo).open(repo, "main", repo, "feature");
-      CheckRecord ran = runner.awaitPullEnded(repo, pull, head, base, "build");
-      String pullLog = log(runner, ran);
-      assertEquals(CheckStatus.SUCCESS, ran.status(), pullLog);
+      PullRun feature = passes(runner, repo, "feature", "a.txt", base);
+      String head = feature.head();
       assertTrue(
-          pullLog.matches(
-              "(?s).*cache /cache: \\d+ bytes kept for the push that lands this pass.*"),
-          pullLog);
+          feature
+              .log()
+              .matches("(?s).*cache /cache: \\d+ bytes kept for the push that lands this pass.*"),
+          feature.log());
 
       // Another pull's pass keeps its layers too, till the pull is closed without landing.
-      String other = branch(repo, "other", "c.txt");
-      String pull2 = new PullAuthor(repo).open(repo, "main", repo, "other");
-      assertEquals(
-          CheckStatus.SUCCESS, runner.awaitPullEnded(repo, pull2, other, base, "build").status());
+      PullRun other = passes(runner, repo, "other", "c.txt", base);
       Path kept = tmp.resolve("caches").resolve("kept");
       assertEquals(2, sets(kept));
-      new PullAuthor(repo).state(repo, pull2, "closed");
+      new PullAuthor(repo).state(repo, other.pull(), "closed");
       branch(repo, "nudge", "d.txt"); // a push rings the repository's door: a pass lists pulls
       RunnerHarness.await(
           "the layers of the pull closed unmerged forgotten", () -> sets(kept) == 1);
 
       repo.git("merge", "-q", "--ff-only", "feature");
-      repo.push("main");
-      CheckRecord took = runner.awaitEnded(repo, "refs/heads/main", head, "build");
-      String tookLog = log(runner, took);
-      assertEquals(CheckStatus.SUCCESS, took.status(), tookLog);
+      String tookLog = pushPasses(runner, repo);
       assertTrue(tookLog.contains("its result is taken and nothing is run again"), tookLog);
       assertTrue(tookLog.contains("\ncache /cache: promoted, "), tookLog);
 
-      String next = repo.commit(Map.of("b.txt", "b\n"));
-      repo.push("main");
-      CheckRecord warm = runner.awaitEnded(repo, "refs/heads/main", next, "build");
-      String warmLog = log(runner, warm);
-      assertEquals(CheckStatus.SUCCESS, warm.status(), warmLog);
+      repo.commit(Map.of("b.txt", "b\n"));
+      String warmLog = pushPasses(runner, repo);
       assertTrue(
           warmLog.contains("warm from " + head), "the pull's layers were not promoted: " + warmLog);
     }
@@ -119,32 +102,58 @@ class KeptLayersRunnerIT {
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl());
         RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
-      OwnerRepo repo =
-          new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
-      repo.commit(Map.of(".knotless/workflows/build.yml", BUILD, "README.md", "hello\n"));
-      repo.push("main");
-      runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      runner.start(flags(tmp, "--pulls-only"), repo.label());
-      runner.awaitWatched(repo);
+      OwnerRepo repo = watched(pds, tmp, appview, runner, "--pulls-only");
       String base = repo.git("rev-parse", "main").strip();
 
-      String head1 = branch(repo, "one", "a.txt");
-      String pull1 = new PullAuthor(repo).open(repo, "main", repo, "one");
-      CheckRecord first = runner.awaitPullEnded(repo, pull1, head1, base, "build");
-      String firstLog = log(runner, first);
-      assertEquals(CheckStatus.SUCCESS, first.status(), firstLog);
-      assertTrue(firstLog.contains("cold"), firstLog);
-      assertTrue(firstLog.contains("\ncache /cache: promoted, "), firstLog);
+      PullRun first = passes(runner, repo, "one", "a.txt", base);
+      assertTrue(first.log().contains("cold"), first.log());
+      assertTrue(first.log().contains("\ncache /cache: promoted, "), first.log());
 
-      String head2 = branch(repo, "two", "b.txt");
-      String pull2 = new PullAuthor(repo).open(repo, "main", repo, "two");
-      CheckRecord second = runner.awaitPullEnded(repo, pull2, head2, base, "build");
-      String secondLog = log(runner, second);
-      assertEquals(CheckStatus.SUCCESS, second.status(), secondLog);
+      PullRun second = passes(runner, repo, "two", "b.txt", base);
       assertTrue(
-          secondLog.contains("warm from " + head1),
-          "the first pull's pass did not make the base: " + secondLog);
+          second.log().contains("warm from " + first.head()),
+          "the first pull's pass did not make the base: " + second.log());
     }
+  }
+
+  /**
+   * The owner's repository with the build workflow on main, watched by a runner with {@code mode}.
+   */
+  private static OwnerRepo watched(
+      PdsInstance pds, Path tmp, HarnessAppview appview, RunnerHarness runner, String mode)
+      throws Exception {
+    OwnerRepo repo =
+        new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
+    repo.commit(Map.of(".knotless/workflows/build.yml", BUILD, "README.md", "hello\n"));
+    repo.push("main");
+    runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+    runner.start(flags(tmp, mode), repo.label());
+    runner.awaitWatched(repo);
+    return repo;
+  }
+
+  /** A pull's head, its AT-URI, and the log of its pass. */
+  private record PullRun(String head, String pull, String log) {}
+
+  /** A pull of a new branch into main, whose pass on {@code base} must succeed. */
+  private static PullRun passes(
+      RunnerHarness runner, OwnerRepo repo, String name, String file, String base)
+      throws Exception {
+    String head = branch(repo, name, file);
+    String pull = new PullAuthor(repo).open(repo, "main", repo, name);
+    CheckRecord ran = runner.awaitPullEnded(repo, pull, head, base, "build");
+    String log = log(runner, ran);
+    assertEquals(CheckStatus.SUCCESS, ran.status(), log);
+    return new PullRun(head, pull, log);
+  }
+
+  /** Pushes main, whose check must succeed; its log. */
+  private static String pushPasses(RunnerHarness runner, OwnerRepo repo) throws Exception {
+    String sha = repo.push("main");
+    CheckRecord c = runner.awaitEnded(repo, "refs/heads/main", sha, "build");
+    String log = log(runner, c);
+    assertEquals(CheckStatus.SUCCESS, c.status(), log);
+    return log;
   }
 
   /** How many passes' layers are kept. */

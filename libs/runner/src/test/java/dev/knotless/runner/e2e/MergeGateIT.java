@@ -1,5 +1,6 @@
 package dev.knotless.runner.e2e;
 
+import static dev.knotless.testing.infra.ToolRun.env;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,10 +11,8 @@ import dev.knotless.atproto.Swap;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.cli.KnotlessCli;
 import dev.knotless.runner.check.CheckKeys;
-import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
-import dev.knotless.storage.cli.CliContext;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.merge.MergeCommits;
 import dev.knotless.storage.merge.PullReader;
@@ -22,13 +21,11 @@ import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.OwnerRepo;
 import dev.knotless.testing.infra.PullAuthor;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.knotless.testing.infra.ToolRun;
+import dev.knotless.testing.infra.ToolRun.Ran;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -47,35 +44,8 @@ class MergeGateIT {
 
   static final String STEP = "image: knotless-test/busybox:1\nsteps: [{name: s, run: 'true'}]\n";
 
-  record Ran(int exit, String out, String err) {
-    String all() {
-      return out + err;
-    }
-  }
-
   static Ran knotless(Map<String, String> env, String... argv) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit =
-        KnotlessCli.run(
-            List.of(argv),
-            new CliContext(
-                env,
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                () -> KnotlessRepos.fromEnvironment(env)));
-    return new Ran(
-        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  static Map<String, String> env(PdsInstance pds, Account as, Path home) {
-    Map<String, String> env = new HashMap<>(pds.environment());
-    env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
-    env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
-    env.put("HOME", home.toString());
-    env.put("KNOTLESS_IDENTIFIER", as.handle());
-    env.put("KNOTLESS_PASSWORD", as.password());
-    return env;
+    return ToolRun.run(env, ctx -> KnotlessCli.run(List.of(argv), ctx));
   }
 
   /** An account filing check records as a runner would, under the runner's record keys. */

@@ -1,8 +1,8 @@
 package dev.knotless.runner.e2e;
 
-import static dev.knotless.runner.e2e.MergeGateIT.env;
 import static dev.knotless.runner.e2e.MergeGateIT.knotless;
 import static dev.knotless.runner.e2e.MergeGateIT.tip;
+import static dev.knotless.testing.infra.ToolRun.env;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +17,7 @@ import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.OwnerRepo;
 import dev.knotless.testing.infra.PullAuthor;
+import dev.knotless.testing.infra.ToolRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -90,10 +91,10 @@ class MergeGateRunnerIT {
           });
       assertTrue(runner.pullChecks(repo, pull).isEmpty(), "not run before the owner asks");
 
-      CompletableFuture<MergeGateIT.Ran> waited =
+      CompletableFuture<ToolRun.Ran> waited =
           CompletableFuture.supplyAsync(
               () -> knotless(owner, "merge", pull, "--wait", "--every", "1", "--timeout", "120"));
-      MergeGateIT.Ran ran = waited.get(150, TimeUnit.SECONDS);
+      ToolRun.Ran ran = waited.get(150, TimeUnit.SECONDS);
       assertEquals(0, ran.exit(), ran.all());
       assertTrue(
           ran.out().contains("not checked yet: asked the runners to run " + pull), ran.out());

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.engine.Runner;
@@ -87,15 +89,74 @@ class DiscoveryIT {
   }
 
   @Test
+  void aFoundRepositoryRenamedIsWatchedUnderItsNewNameByItsKeyEvenOnceItsOldNameIsTakenAgain(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
+        Stage s = new Stage(pds, tmp, false)) {
+      String runner = s.runnerAccount.did();
+      String sha = pushNamingTheRunner(s, appview);
+      String key = s.key();
+      String owner = s.owner.did();
+      Runner r = start(s);
+      try {
+        assertTrue(s.log(s.awaitEnded(MAIN, sha, "w")).contains("hello from " + owner + "/app"));
+
+        s.knotless("repo", "rename", s.label(), "renamed");
+        // The same work tree, pushing under the new name.
+        OwnerRepo renamed = new OwnerRepo(s.owner, pds.pdsUrl(), "renamed", tmp.resolve("owner"));
+        assertEquals(key, renamed.key());
+        String next = renamed.commit(Map.of("README.md", "two\n"));
+        renamed.push("main");
+        CheckRecord two = ended(s, key, next);
+        assertEquals(CheckStatus.SUCCESS, two.status(), String.valueOf(two));
+        assertTrue(s.log(two).contains("hello from " + owner + "/renamed"), s.log(two));
+
+        // A new repository takes the old name (a push there would follow the redirect), naming the
+        // runner too: each is watched by its key.
+        s.knotless("create", s.label(), "--runner", runner);
+        OwnerRepo taken = new OwnerRepo(s.owner, pds.pdsUrl(), "app", tmp.resolve("taken"));
+        assertFalse(key.equals(taken.key()));
+        String theirs = taken.commit(Map.of(".knotless/workflows/w.yml", WF));
+        taken.push("main");
+        CheckRecord first = ended(s, taken.key(), theirs);
+        assertTrue(s.log(first).contains("hello from " + owner + "/app"), s.log(first));
+        String third = renamed.commit(Map.of("README.md", "three\n"));
+        renamed.push("main");
+        CheckRecord three = ended(s, key, third);
+        assertEquals(CheckStatus.SUCCESS, three.status(), String.valueOf(three));
+        assertTrue(s.log(three).contains("hello from " + owner + "/renamed"), s.log(three));
+        assertEquals(
+            java.util.Set.of(owner + "/" + key, owner + "/" + taken.key()),
+            java.util.Set.copyOf(new JsonStateStore(s.state()).runner().discovered()));
+      } finally {
+        r.stop();
+      }
+    }
+  }
+
+  /** The push check of {@code commit} on main of the repository with {@code key}, once ended. */
+  private static CheckRecord ended(Stage s, String key, String commit) throws Exception {
+    String rkey = CheckKeys.push(s.owner.did(), key, MAIN, commit, "w");
+    CheckRecord[] seen = {null};
+    Stage.await(
+        "w at " + commit.substring(0, 8) + " of " + key,
+        () -> {
+          try {
+            seen[0] = s.checks(key).get(rkey);
+          } catch (java.io.IOException e) {
+            return false;
+          }
+          return seen[0] != null && seen[0].status().ended();
+        });
+    return seen[0];
+  }
+
+  @Test
   void aRestartWithTheAppviewDownStillWatchesWhatWasFound(PdsInstance pds, @TempDir Path tmp)
       throws Exception {
     try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
         Stage s = new Stage(pds, tmp, false)) {
-      String runner = s.runnerAccount.did();
-      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      s.repo.namingRunners(() -> List.of(runner));
-      String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
-      s.push("main");
+      String sha = pushNamingTheRunner(s, appview);
       Runner first = start(s);
       assertEquals(CheckStatus.SUCCESS, s.awaitEnded(MAIN, sha, "w").status());
       first.stop();
@@ -139,11 +200,7 @@ class DiscoveryIT {
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
         Stage s = new Stage(pds, tmp, false)) {
-      String runner = s.runnerAccount.did();
-      s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      s.repo.namingRunners(() -> List.of(runner));
-      String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
-      s.push("main");
+      String sha = pushNamingTheRunner(s, appview);
       String owner = s.owner.did();
       // Each would have thrown out of the sweep, ending every later one.
       appview.alsoList(owner, "evil\nname");
@@ -161,6 +218,15 @@ class DiscoveryIT {
         r.stop();
       }
     }
+  }
+
+  /** The owner's first push, of the workflow, making the repository name the runner. */
+  private static String pushNamingTheRunner(Stage s, HarnessAppview appview) throws Exception {
+    s.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+    s.repo.namingRunners(() -> List.of(s.runnerAccount.did()));
+    String sha = s.commit(Map.of(".knotless/workflows/w.yml", WF));
+    s.push("main");
+    return sha;
   }
 
   private static Runner start(Stage s) throws Exception {

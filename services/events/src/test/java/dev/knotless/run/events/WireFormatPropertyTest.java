@@ -2,7 +2,6 @@ package dev.knotless.run.events;
 
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.testing.Fuzz;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -22,29 +21,14 @@ class WireFormatPropertyTest {
             RunEventJson.encode(
                 new RunEvent.Output(
                     "k", Instant.parse("2026-11-29T10:00:00Z"), 42, "line\n".getBytes())));
-    int n = Fuzz.iterations(500);
-    Fuzz.batch(
-        n,
-        () -> {
-          Fuzz.Tally tally = new Fuzz.Tally();
-          for (int i = 0; i < n; i++) {
-            byte[] text =
-                i % 5 == 0
-                    ? Fuzz.randomBytes(r, 256)
-                    : Fuzz.mutate(
-                        r,
-                        output,
-                        Fuzz.JSON_TOKENS,
-                        r.nextBoolean() ? Fuzz.utf8("[") : Fuzz.utf8("{\"a\":"));
-            tally.add(
-                Fuzz.holds(
-                    "RunEventJson.decode",
-                    new String(text, StandardCharsets.UTF_8),
-                    RunEventJson::decode,
-                    IllegalArgumentException.class));
-          }
-          tally.assertBothOutcomes("RunEventJson.decode");
-        });
+    Fuzz.byteCases(
+        "RunEventJson.decode",
+        r,
+        500,
+        Fuzz.ByteCases.of(output, Fuzz.JSON_TOKENS, Fuzz.utf8("["), Fuzz.utf8("{\"a\":")),
+        Fuzz::text,
+        RunEventJson::decode,
+        IllegalArgumentException.class);
   }
 
   @Test
@@ -79,24 +63,13 @@ class WireFormatPropertyTest {
   void doorbellsDecodeOrAreRefusedNamingWhy() {
     Random r = new Random(Fuzz.SEED + 2);
     byte[] bell = Fuzz.utf8(DoorbellMessage.encode(Doorbell.frame("dev.knotless.ref")));
-    int n = Fuzz.iterations(500);
-    Fuzz.batch(
-        n,
-        () -> {
-          Fuzz.Tally tally = new Fuzz.Tally();
-          for (int i = 0; i < n; i++) {
-            byte[] text =
-                i % 5 == 0
-                    ? Fuzz.randomBytes(r, 64)
-                    : Fuzz.mutate(r, bell, Fuzz.JSON_TOKENS, Fuzz.utf8("{\"reason\":"));
-            tally.add(
-                Fuzz.holds(
-                    "DoorbellMessage.decode",
-                    new String(text, StandardCharsets.UTF_8),
-                    DoorbellMessage::decode,
-                    IllegalArgumentException.class));
-          }
-          tally.assertBothOutcomes("DoorbellMessage.decode");
-        });
+    Fuzz.byteCases(
+        "DoorbellMessage.decode",
+        r,
+        500,
+        Fuzz.ByteCases.of(bell, Fuzz.JSON_TOKENS, Fuzz.utf8("{\"reason\":")).randomUpTo(64),
+        Fuzz::text,
+        DoorbellMessage::decode,
+        IllegalArgumentException.class);
   }
 }

@@ -3,8 +3,6 @@ package dev.knotless.testing.distributed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,9 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,21 +74,7 @@ class QueueMetricsIT {
     // Every repository pushed at once: their frames ring six doors for one pass thread, and the
     // six runs those passes file wait for one job.
     Watch watch = Watch.start(DOORS_WAITING, DOORBELL_LAG, RUNS_WAITING);
-    ExecutorService pool = Executors.newFixedThreadPool(REPOS);
-    List<Future<String>> pushed = new ArrayList<>();
-    for (OwnerRepo o : owners) {
-      pushed.add(
-          pool.submit(
-              () -> {
-                o.commit(Map.of("n", "pushed to " + o.key() + "\n"));
-                return o.push("main");
-              }));
-    }
-    for (Future<String> sha : pushed) {
-      CheckRecord c = CountingRuns.awaitEnded(shape, sha.get());
-      assertEquals(CheckStatus.SUCCESS, c.status(), c.toString());
-    }
-    pool.shutdown();
+    PushedAtOnce.pushAndAwaitSuccess(shape, owners);
     Checks.await(
         Duration.ofSeconds(30),
         "nothing owed or waiting",

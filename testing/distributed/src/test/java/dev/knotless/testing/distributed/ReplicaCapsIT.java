@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Files;
@@ -15,9 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,22 +78,7 @@ class ReplicaCapsIT {
         Duration.ofSeconds(120),
         "the baseline passes",
         () -> Checks.passes(first) + Checks.passes(second) >= REPOS);
-    ExecutorService pool = Executors.newFixedThreadPool(REPOS);
-    List<Future<String>> pushed = new ArrayList<>();
-    for (OwnerRepo o : repos) {
-      pushed.add(
-          pool.submit(
-              () -> {
-                // Each its own content: two repositories' equal commits would share a SHA.
-                o.commit(Map.of("n", "pushed to " + o.key() + "\n"));
-                return o.push("main");
-              }));
-    }
-    for (Future<String> sha : pushed) {
-      CheckRecord c = CountingRuns.awaitEnded(shape, sha.get());
-      assertEquals(CheckStatus.SUCCESS, c.status(), c.toString());
-    }
-    pool.shutdown();
+    PushedAtOnce.pushAndAwaitSuccess(shape, repos);
 
     List<long[]> ran = new ArrayList<>();
     for (String line : Files.readAllLines(spans)) {

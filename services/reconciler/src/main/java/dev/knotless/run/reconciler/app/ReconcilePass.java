@@ -41,7 +41,9 @@ public class ReconcilePass implements PassRunner {
     if (outcome == RepoPass.Outcome.DELETED) {
       LOG.warnf("%s: the repository was deleted; no longer watching it", watched.label());
       w.watching().leave(repo);
-    } else if (outcome == RepoPass.Outcome.LEFT) {
+    } else if (outcome == RepoPass.Outcome.RENAMED && w.watching().refind(watched)) {
+      LOG.debugf("%s: renamed; watched under its new name", watched.label());
+    } else if (outcome == RepoPass.Outcome.LEFT || outcome == RepoPass.Outcome.RENAMED) {
       // What it was running finishes; the ingester stops ringing it once the row is gone.
       w.watching().leave(repo);
     }

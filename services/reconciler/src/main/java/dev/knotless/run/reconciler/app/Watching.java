@@ -100,6 +100,16 @@ public final class Watching implements Discoverer.Watcher {
     return discovered.contains(id);
   }
 
+  /**
+   * A found repository a pass saw renamed: discovery finds it again by its key and {@link
+   * #rewatch}es it under its new name.
+   *
+   * @return false when it is gone or no longer names the runner (the caller leaves it)
+   */
+  public boolean refind(Watched w) throws IOException {
+    return discoverer != null && discoverer.refind(w);
+  }
+
   /** Stops watching a repository a pass left or found deleted. */
   public void leave(RepoId id) {
     read.remove(id);
@@ -136,6 +146,18 @@ public final class Watching implements Discoverer.Watcher {
       return;
     }
     discovered.add(w.id());
+    read.put(w.id(), w);
+    ring.accept(w.id());
+  }
+
+  /** The row keeps its key and takes the new name, which the ingester rings the door by. */
+  @Override
+  public void rewatch(Watched w) {
+    try {
+      table.put(w.id(), w.address().name(), WatchedTable.DISCOVERED);
+    } catch (SQLException e) {
+      LOG.warnf("%s: renamed, but its new name could not be listed: %s", w.label(), e.getMessage());
+    }
     read.put(w.id(), w);
     ring.accept(w.id());
   }
