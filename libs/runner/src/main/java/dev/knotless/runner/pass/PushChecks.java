@@ -43,6 +43,7 @@ final class PushChecks {
   private final Predicate<Workflow> runs;
   private final RepoPass.RunSink sink;
   private final Clock clock;
+  private volatile PassTrace trace = PassTrace.NONE;
 
   /** {@code runs} says which workflows this runner files checks of at all. */
   PushChecks(
@@ -58,6 +59,10 @@ final class PushChecks {
     this.runs = runs;
     this.sink = sink;
     this.clock = clock;
+  }
+
+  void tracing(PassTrace trace) {
+    this.trace = trace;
   }
 
   /**
@@ -79,6 +84,7 @@ final class PushChecks {
     // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing.
     Set<String> changed =
         commit.equals(was) ? null : CommitFiles.changed(mirror.git(), was, commit);
+    trace.now(PassTrace.Stage.WORKFLOWS, repo.stateKey());
     Instant now = clock.instant();
     List<String> only = due.onlyWorkflows();
     Optional<String> pausedWhy = pausedNow.reasonFor(repo.id().ownerDid());
@@ -149,6 +155,7 @@ final class PushChecks {
           planner.push(
               repo, mirror.dir(), w, ref.name(), commit, was, due.runClass(), Map.of(), now);
       filer.file(run.rkey(), run.check());
+      trace.now(PassTrace.Stage.QUEUED, repo.stateKey());
       planned.add(run);
     }
     LOG.info(

@@ -101,6 +101,7 @@ public final class RepoPass {
   private volatile Consumer<String> removeCaches = repoKey -> {};
   private Discovered discovered = Discovered.NONE;
   private String runnerDid;
+  private volatile PassTrace trace = PassTrace.NONE;
 
   /** Reads snapshots and fetches from one client. */
   public interface SnapshotReaders {
@@ -185,8 +186,16 @@ public final class RepoPass {
     return this;
   }
 
+  /** Has passes tell {@code trace} when they reach each stage (a benchmark's timings). */
+  public RepoPass tracing(PassTrace trace) {
+    this.trace = trace;
+    pushes.tracing(trace);
+    return this;
+  }
+
   /** Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. */
   public Outcome run(Watched repo, Consumer<String> stage) throws IOException {
+    trace.now(PassTrace.Stage.PASS, repo.stateKey());
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
@@ -247,6 +256,7 @@ public final class RepoPass {
               Reruns.readAndApply(
                   owner, repo, state, watch != Watch.KNOWN, extras.pulls() != null));
     }
+    trace.now(PassTrace.Stage.SNAPSHOT, repo.stateKey());
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
     if (plan.baseline()) {
       state.update(repo.stateKey(), plan::settle);
@@ -270,6 +280,7 @@ public final class RepoPass {
     } else if (filesRefs) {
       stage.accept("syncing the mirror");
       MirrorView view0 = mirror.view();
+      trace.now(PassTrace.Stage.MIRROR, repo.stateKey());
       for (DueRef due : plan.due()) {
         stage.accept("filing the checks of " + due.ref().name());
         pushes.file(repo, view0.mirror, view0.before, view.defaultRef(), due, pausedNow);
