@@ -205,14 +205,21 @@ public final class Fetcher {
     final Set<String> wanted;
     final Set<String> indexed = new HashSet<>();
 
+    /** What {@link #missing} last found; null once packs were indexed since. */
+    private Set<String> missingNow;
+
     State(Snapshot snap, Git local, Set<String> wanted) {
       this.snap = snap;
       this.local = local;
       this.wanted = wanted;
     }
 
+    /** The wanted objects not here; asked of git again only after packs were indexed. */
     Set<String> missing() throws IOException {
-      return local.missing(wanted);
+      if (missingNow == null) {
+        missingNow = java.util.Collections.unmodifiableSet(local.missing(wanted));
+      }
+      return missingNow;
     }
 
     /**
@@ -220,9 +227,10 @@ public final class Fetcher {
      * some pack brought that commit, not its history.
      */
     boolean done() throws IOException {
-      if (!missing().isEmpty()) {
+      if (missingNow != null && !missingNow.isEmpty()) {
         return false;
       }
+      // A wanted object still missing is a hole too: the walk starts from it.
       var hole = local.firstMissingReachable(wanted);
       hole.ifPresent(sha -> LOG.debug("history incomplete: {} is missing", sha));
       return hole.isEmpty();
@@ -233,6 +241,7 @@ public final class Fetcher {
       if (packs.isEmpty()) {
         return;
       }
+      missingNow = null;
       Semaphore slots = new Semaphore(PACKS_AT_ONCE);
       List<CompletableFuture<Void>> jobs = new ArrayList<>();
       for (PackRecord p : packs) {

@@ -420,7 +420,8 @@ public final class Runner implements AutoCloseable {
       passesFiling++;
     }
     try {
-      RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s);
+      boolean pushed = reasons.stream().anyMatch(r -> r instanceof Doorbell.Frame);
+      RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s, pushed);
       if (outcome == RepoPass.Outcome.DELETED) {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
         watched.remove(id);

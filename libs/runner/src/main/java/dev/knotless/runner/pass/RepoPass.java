@@ -195,6 +195,15 @@ public final class RepoPass {
 
   /** Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. */
   public Outcome run(Watched repo, Consumer<String> stage) throws IOException {
+    return run(repo, stage, false);
+  }
+
+  /**
+   * Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. With {@code
+   * pushed} (an event said a ref changed) the newest packs are read beside the refs, in the same
+   * round trip, as the push's commit is most likely in one of them; a sweep reads none.
+   */
+  public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
@@ -204,7 +213,14 @@ public final class RepoPass {
       pulls = extras.pulls().list(repo);
     }
     stage.accept("reading the repository record and refs");
-    Snapshot snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+    // The rerun requests go out beside the snapshot's reads: one round trip for all.
+    java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
+        reruns = extras.reruns() ? rerunsBeside(owner, repo, state) : null;
+    Snapshot snap =
+        readers
+            .reader(owner)
+            .read(
+                repo.address(), pushed ? SnapshotReader.Packs.NEWEST : SnapshotReader.Packs.NONE);
 
     String current = snap.key().orElse(null);
     boolean found = discovered.test(repo.id());
@@ -253,8 +269,8 @@ public final class RepoPass {
       stage.accept("reading rerun requests");
       known =
           Optional.of(
-              Reruns.readAndApply(
-                  owner, repo, state, watch != Watch.KNOWN, extras.pulls() != null));
+              Reruns.apply(
+                  joined(reruns), repo, state, watch != Watch.KNOWN, extras.pulls() != null));
     }
     trace.now(PassTrace.Stage.SNAPSHOT, repo.stateKey());
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
@@ -314,6 +330,11 @@ public final class RepoPass {
         queue.run(repo, owner, snap, queued, open, () -> mirror.view().mirror, pausedNow, stage);
       }
     }
+    if (mirror.synced != null) {
+      // After the checks are filed: nothing on their way waits for the commit-graph.
+      stage.accept("writing the mirror's commit-graph");
+      mirror.synced.mirror.tidy(mirror.synced.synced);
+    }
     return prune(repo, view);
   }
 
@@ -353,16 +374,42 @@ public final class RepoPass {
     return Outcome.DONE;
   }
 
-  private record MirrorView(Mirror mirror, Map<String, String> before) implements AutoCloseable {
-    @Override
-    public void close() {}
-  }
+  private record MirrorView(Mirror mirror, Map<String, String> before, Mirror.Synced synced) {}
 
+  /** Syncs the refs; the commit-graph waits for {@link Mirror#tidy} at the pass's end. */
   private MirrorView syncMirror(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
     Mirror mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-    Map<String, String> before = mirror.git().refs();
-    mirror.sync(snap, readers.fetcher(owner));
-    return new MirrorView(mirror, before);
+    Mirror.Synced synced = mirror.syncRefs(snap, readers.fetcher(owner));
+    return new MirrorView(mirror, synced.before(), synced);
+  }
+
+  /** Reads the rerun requests on another thread, so they go out beside the snapshot's reads. */
+  private static java.util.concurrent.CompletableFuture<
+          List<dev.knotless.runner.reconcile.RerunRequest>>
+      rerunsBeside(XrpcClient owner, Watched repo, StateStore state) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return Reruns.read(owner, repo, state);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        },
+        dev.knotless.storage.Threads.IO);
+  }
+
+  private static <T> T joined(java.util.concurrent.CompletableFuture<T> f) throws IOException {
+    try {
+      return f.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof java.io.UncheckedIOException u) {
+        throw u.getCause();
+      }
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(e.getCause());
+    }
   }
 
   private static RepoView view(Watched repo, Snapshot snap) {

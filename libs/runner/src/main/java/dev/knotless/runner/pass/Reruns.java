@@ -32,12 +32,27 @@ public final class Reruns {
   public static RepoState readAndApply(
       XrpcClient owner, Watched repo, StateStore state, boolean baseline, boolean pulls)
       throws IOException {
+    return apply(read(owner, repo, state), repo, state, baseline, pulls);
+  }
+
+  /** The requests newer than the newest the state says was acted on, read from the owner. */
+  public static List<RerunRequest> read(XrpcClient owner, Watched repo, StateStore state)
+      throws IOException {
     RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
-    List<RerunRequest> fresh =
-        RerunRecords.newerThan(
-            owner, repo.id().ownerDid(), repo.id().repoKey(), now.rerun(), repo.label());
+    return RerunRecords.newerThan(
+        owner, repo.id().ownerDid(), repo.id().repoKey(), now.rerun(), repo.label());
+  }
+
+  /**
+   * Applies {@code fresh}, as {@link #read} found them, recording the newest in the state.
+   *
+   * @return the state as the rest of the pass plans from
+   */
+  public static RepoState apply(
+      List<RerunRequest> fresh, Watched repo, StateStore state, boolean baseline, boolean pulls)
+      throws IOException {
     if (fresh.isEmpty()) {
-      return now;
+      return state.load(repo.stateKey()).orElse(RepoState.empty());
     }
     dev.knotless.runner.reconcile.Reruns.Applied[] applied = {null};
     RepoState after =
