@@ -65,12 +65,24 @@ public final class Fetcher {
    */
   public Stats fetch(Snapshot snap, Git local, Collection<String> wanted) throws IOException {
     State s = new State(snap, local, new LinkedHashSet<>(wanted));
+    // One question to git: which wanted objects, and which newest packs' tips, are not here.
+    Set<String> tips = new HashSet<>();
+    snap.newestPacks().forEach(p -> tips.addAll(p.tips()));
+    Set<String> asked = new HashSet<>(s.wanted);
+    asked.addAll(tips);
+    Set<String> absent = asked.isEmpty() ? Set.of() : local.missing(asked);
+    Set<String> missingWanted = new HashSet<>(absent);
+    missingWanted.retainAll(s.wanted);
+    s.missingNow = java.util.Collections.unmodifiableSet(missingWanted);
     if (s.missing().isEmpty() || !snap.exists()) {
       return new Stats(0);
     }
     // 1. The newest packs the snapshot read, at no further round trip when inline.
     try {
-      s.index(withMissingTip(local, snap.newestPacks(), s.indexed));
+      s.index(
+          snap.newestPacks().stream()
+              .filter(p -> p.tips().stream().anyMatch(absent::contains))
+              .toList());
     } catch (Vanished v) {
       LOG.debug("a newest pack vanished; the walk will find its replacement");
     }

@@ -79,11 +79,30 @@ final class PushChecks {
       throws IOException {
     RefState ref = due.ref();
     String commit = ref.target();
-    WorkflowSet set = planner.workflows(mirror.git(), commit);
     String was = before.get(ref.name());
-    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing.
-    Set<String> changed =
-        commit.equals(was) ? null : CommitFiles.changed(mirror.git(), was, commit);
+    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing. The
+    // changed paths are read beside the workflows, two git commands at once.
+    java.util.concurrent.CompletableFuture<Set<String>> changing =
+        commit.equals(was) || was == null
+            ? java.util.concurrent.CompletableFuture.completedFuture(null)
+            : java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return CommitFiles.changed(mirror.git(), was, commit);
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                },
+                dev.knotless.storage.Threads.IO);
+    WorkflowSet set = planner.workflows(mirror.git(), commit);
+    Set<String> changed;
+    try {
+      changed = changing.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof java.io.UncheckedIOException u
+          ? u.getCause()
+          : new IOException(e.getCause());
+    }
     trace.now(PassTrace.Stage.WORKFLOWS, repo.stateKey());
     Instant now = clock.instant();
     List<String> only = due.onlyWorkflows();
