@@ -29,7 +29,8 @@ import java.util.TreeMap;
  * time from a ref write to the check filed queued and then running, with the PDS requests and round
  * trips the runner made on the way; and what one idle sweep of many watched repositories costs. The
  * runner's own HTTP goes through a {@link CountingProxy}; the firehose goes to the PDS directly.
- * Prints a table. Run: {@code bin/bench Trigger [pushes] [repos]}.
+ * Each push is traced stage by stage ({@link TriggerTrace}) beside the PDS floor of its path.
+ * Prints the traces and a table. Run: {@code bin/bench Trigger [pushes] [repos (0: no sweep)]}.
  */
 public final class TriggerBench {
   private TriggerBench() {}
@@ -180,8 +181,7 @@ public final class TriggerBench {
                 });
         Map<String, Integer> perPush = new TreeMap<>();
         methods.forEach((m, c) -> perPush.put(m, Math.round((float) c / n)));
-        return new Pushes(
-            times, (double) counted[0] / n, (double) counted[1] / n, perPush, trace);
+        return new Pushes(times, (double) counted[0] / n, (double) counted[1] / n, perPush, trace);
       } finally {
         runner.stop();
       }

@@ -77,8 +77,8 @@ final class TriggerTrace implements PassTrace {
   }
 
   /**
-   * The check was seen running: keeps this push's marks, and the proxy's requests made from the
-   * ref write to the check filed running.
+   * The check was seen running: keeps this push's marks, and the proxy's requests made from the ref
+   * write to the check filed running.
    */
   void atRunning(CountingProxy proxy) throws InterruptedException {
     // The poller may see the check running before the runner has the write's answer.

@@ -143,7 +143,8 @@ final class ObjectReader implements AutoCloseable {
   private static String hex(byte[] a, int from, int length) {
     StringBuilder s = new StringBuilder(length * 2);
     for (int i = from; i < from + length; i++) {
-      s.append(Character.forDigit((a[i] >> 4) & 0xf, 16)).append(Character.forDigit(a[i] & 0xf, 16));
+      s.append(Character.forDigit((a[i] >> 4) & 0xf, 16))
+          .append(Character.forDigit(a[i] & 0xf, 16));
     }
     return s.toString();
   }

@@ -215,12 +215,11 @@ public final class RepoPass {
     stage.accept("reading the repository record and refs");
     // The rerun requests go out beside the snapshot's reads: one round trip for all.
     java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
-        reruns = extras.reruns() ? rerunsBeside(owner, repo, state) : null;
+        reruns = extras.reruns() ? Reruns.readBeside(owner, repo, state) : null;
     Snapshot snap =
         readers
             .reader(owner)
-            .read(
-                repo.address(), pushed ? SnapshotReader.Packs.NEWEST : SnapshotReader.Packs.NONE);
+            .read(repo.address(), pushed ? SnapshotReader.Packs.NEWEST : SnapshotReader.Packs.NONE);
 
     String current = snap.key().orElse(null);
     boolean found = discovered.test(repo.id());
@@ -270,7 +269,11 @@ public final class RepoPass {
       known =
           Optional.of(
               Reruns.apply(
-                  joined(reruns), repo, state, watch != Watch.KNOWN, extras.pulls() != null));
+                  Reruns.joined(reruns),
+                  repo,
+                  state,
+                  watch != Watch.KNOWN,
+                  extras.pulls() != null));
     }
     trace.now(PassTrace.Stage.SNAPSHOT, repo.stateKey());
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
@@ -381,35 +384,6 @@ public final class RepoPass {
     Mirror mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     Mirror.Synced synced = mirror.syncRefs(snap, readers.fetcher(owner));
     return new MirrorView(mirror, synced.before(), synced);
-  }
-
-  /** Reads the rerun requests on another thread, so they go out beside the snapshot's reads. */
-  private static java.util.concurrent.CompletableFuture<
-          List<dev.knotless.runner.reconcile.RerunRequest>>
-      rerunsBeside(XrpcClient owner, Watched repo, StateStore state) {
-    return java.util.concurrent.CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return Reruns.read(owner, repo, state);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        },
-        dev.knotless.storage.Threads.IO);
-  }
-
-  private static <T> T joined(java.util.concurrent.CompletableFuture<T> f) throws IOException {
-    try {
-      return f.join();
-    } catch (java.util.concurrent.CompletionException e) {
-      if (e.getCause() instanceof java.io.UncheckedIOException u) {
-        throw u.getCause();
-      }
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IOException(e.getCause());
-    }
   }
 
   private static RepoView view(Watched repo, Snapshot snap) {

@@ -101,7 +101,8 @@ class CommitFilesIT {
     String from = commit(src, "from");
     Files.writeString(src.resolve("edit.txt"), "two\n");
     Files.setPosixFilePermissions(
-        src.resolve("mode.sh"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        src.resolve("mode.sh"),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.delete(src.resolve("gone.txt"));
     Files.delete(src.resolve("becomes"));
     Files.createDirectories(src.resolve("becomes"));
