@@ -42,6 +42,9 @@ final class PushTimer {
 
     void beforePush() throws IOException;
 
+    /** The push returned, its ref written, at {@code wroteNanos} ({@link System#nanoTime()}). */
+    default void pushed(long wroteNanos) {}
+
     /** The check was seen past queued (running, or already ended if the step was that quick). */
     void atRunning() throws IOException;
 
@@ -65,6 +68,7 @@ final class PushTimer {
       hooks.beforePush();
       repo.push("main");
       long wrote = System.nanoTime();
+      hooks.pushed(wrote);
       CheckStatus seen = null;
       while (seen == null || !seen.ended()) {
         CheckStatus s = status(reader, runnerDid, rkey);

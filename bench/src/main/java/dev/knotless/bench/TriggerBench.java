@@ -7,6 +7,7 @@ import dev.knotless.atproto.cache.LocalCache;
 import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.engine.Runner;
+import dev.knotless.runner.pass.PassTrace;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.CountingProxy;
@@ -28,14 +29,19 @@ import java.util.TreeMap;
  * time from a ref write to the check filed queued and then running, with the PDS requests and round
  * trips the runner made on the way; and what one idle sweep of many watched repositories costs. The
  * runner's own HTTP goes through a {@link CountingProxy}; the firehose goes to the PDS directly.
- * Prints a table. Run: {@code bin/bench Trigger [pushes] [repos]}.
+ * Each push is traced stage by stage ({@link TriggerTrace}) beside the PDS floor of its path.
+ * Prints the traces and a table. Run: {@code bin/bench Trigger [pushes] [repos (0: no sweep)]}.
  */
 public final class TriggerBench {
   private TriggerBench() {}
 
   /** The push figures: times, and the PDS requests and round trips per push up to running. */
   record Pushes(
-      PushTimer.Times times, double requests, double trips, Map<String, Integer> byMethod) {}
+      PushTimer.Times times,
+      double requests,
+      double trips,
+      Map<String, Integer> byMethod,
+      TriggerTrace trace) {}
 
   /** One idle sweep of {@code count} repositories. */
   record Sweep(
@@ -51,6 +57,8 @@ public final class TriggerBench {
     int repos = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
     Path tmp = Files.createTempDirectory("knotless-bench");
     List<String[]> rows = new ArrayList<>();
+    List<Runnable> traces = new ArrayList<>();
+    String loadBefore = Figures.loadAverage();
     try (PdsInstance pds = PdsInstance.start(PdsOptions.defaults())) {
       for (Duration latency : List.of(Duration.ZERO, Duration.ofMillis(50))) {
         Pushes p = pushToRunning(pds, tmp.resolve("push-" + latency.toMillis()), pushes, latency);
@@ -71,17 +79,43 @@ public final class TriggerBench {
               String.format("%.1f", p.trips()),
               p.byMethod().toString()
             });
+        TriggerTrace t = p.trace();
+        long floor = t.medianFloor();
+        long fromFrame = t.median(PassTrace.Stage.FRAME, PassTrace.Stage.RUNNING);
+        rows.add(
+            new String[] {
+              "  event delivery (ref write -> frame) " + lat,
+              t.median(null, PassTrace.Stage.FRAME) + " ms (med)",
+              "",
+              "",
+              "the PDS's firehose, before the runner hears of the push"
+            });
+        rows.add(
+            new String[] {
+              "  frame -> check filed running " + lat,
+              fromFrame + " ms (med)",
+              "",
+              "",
+              String.format(
+                  "PDS floor %d ms (med): %.2fx the floor", floor, (double) fromFrame / floor)
+            });
+        traces.add(() -> t.print(lat));
       }
-      Sweep s = idleSweep(pds, tmp.resolve("sweep"), repos);
-      rows.add(
-          new String[] {
-            "idle sweep of " + repos + " repos (per repo; wall in time)",
-            Figures.ms(s.wallNanos()),
-            String.format("%.2f", (double) s.requests() / repos),
-            String.format("%.2f", (double) s.trips() / repos),
-            s.byMethod() + " in all; start and first passes took " + Figures.ms(s.start())
-          });
+      if (repos > 0) {
+        Sweep s = idleSweep(pds, tmp.resolve("sweep"), repos);
+        rows.add(
+            new String[] {
+              "idle sweep of " + repos + " repos (per repo; wall in time)",
+              Figures.ms(s.wallNanos()),
+              String.format("%.2f", (double) s.requests() / repos),
+              String.format("%.2f", (double) s.trips() / repos),
+              s.byMethod() + " in all; start and first passes took " + Figures.ms(s.start())
+            });
+      }
     }
+    traces.forEach(Runnable::run);
+    System.out.println();
+    System.out.println("load average before: " + loadBefore + "; after: " + Figures.loadAverage());
     System.out.printf(
         "%-44s %12s %9s %11s  %s%n", "measure", "time", "requests", "round trips", "by method");
     for (String[] r : rows) {
@@ -101,6 +135,8 @@ public final class TriggerBench {
       Map<String, String> env = env(pds, runnerAccount, dir);
       routeThrough(env, proxy, owner, runnerAccount);
       Runner runner = start(env, dir, List.of(owner.handle() + "/bench"), 600);
+      TriggerTrace trace = new TriggerTrace();
+      runner.tracing(trace);
       try {
         quiet(proxy);
         int[] counted = new int[2];
@@ -115,10 +151,22 @@ public final class TriggerBench {
                   @Override
                   public void beforePush() {
                     proxy.reset();
+                    trace.clear();
                   }
 
                   @Override
-                  public void atRunning() {
+                  public void pushed(long wroteNanos) {
+                    trace.pushed(wroteNanos);
+                  }
+
+                  @Override
+                  public void atRunning() throws java.io.IOException {
+                    try {
+                      trace.atRunning(proxy);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                      throw new java.io.InterruptedIOException("interrupted");
+                    }
                     counted[0] += proxy.requests();
                     counted[1] += proxy.roundTrips();
                     proxy
@@ -133,7 +181,7 @@ public final class TriggerBench {
                 });
         Map<String, Integer> perPush = new TreeMap<>();
         methods.forEach((m, c) -> perPush.put(m, Math.round((float) c / n)));
-        return new Pushes(times, (double) counted[0] / n, (double) counted[1] / n, perPush);
+        return new Pushes(times, (double) counted[0] / n, (double) counted[1] / n, perPush, trace);
       } finally {
         runner.stop();
       }

@@ -71,6 +71,15 @@ public final class CountingProxy implements AutoCloseable {
   private int requests;
   private int roundTrips;
   private final Map<String, Integer> byMethod = new TreeMap<>();
+  private final List<Span> spans = new java.util.ArrayList<>();
+  private long busySince;
+  private long busyNanos;
+
+  /**
+   * One request as the proxy saw it: its XRPC method, and when it arrived and was answered, by
+   * {@link System#nanoTime()} (the added latency included).
+   */
+  public record Span(String method, long startNanos, long endNanos) {}
 
   private CountingProxy(URI target, Duration latency) throws IOException {
     this.target = target;
@@ -137,6 +146,23 @@ public final class CountingProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * How long at least one request was in flight since start or {@link #reset()}: the time a client
+   * that sent them spent waiting on the PDS, overlapping requests counted once.
+   */
+  public long busyNanos() {
+    synchronized (lock) {
+      return busyNanos + (inFlight > 0 ? System.nanoTime() - busySince : 0);
+    }
+  }
+
+  /** The requests answered since start or {@link #reset()}, in the order they were answered. */
+  public List<Span> spans() {
+    synchronized (lock) {
+      return List.copyOf(spans);
+    }
+  }
+
   /** Requests to one XRPC method so far; 0 if none. */
   public int requests(String nsid) {
     synchronized (lock) {
@@ -153,15 +179,20 @@ public final class CountingProxy implements AutoCloseable {
       requests = 0;
       roundTrips = 0;
       byMethod.clear();
+      spans.clear();
+      busyNanos = 0;
+      busySince = System.nanoTime();
     }
   }
 
   private void handle(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getRawPath();
     String method = path.startsWith("/xrpc/") ? path.substring("/xrpc/".length()) : path;
+    long start = System.nanoTime();
     synchronized (lock) {
       if (inFlight == 0) {
         roundTrips++;
+        busySince = start;
       }
       inFlight++;
       requests++;
@@ -172,6 +203,11 @@ public final class CountingProxy implements AutoCloseable {
     } finally {
       synchronized (lock) {
         inFlight--;
+        long end = System.nanoTime();
+        if (inFlight == 0) {
+          busyNanos += end - busySince;
+        }
+        spans.add(new Span(method, start, end));
       }
     }
   }

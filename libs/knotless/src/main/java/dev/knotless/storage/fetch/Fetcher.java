@@ -65,12 +65,24 @@ public final class Fetcher {
    */
   public Stats fetch(Snapshot snap, Git local, Collection<String> wanted) throws IOException {
     State s = new State(snap, local, new LinkedHashSet<>(wanted));
+    // One question to git: which wanted objects, and which newest packs' tips, are not here.
+    Set<String> tips = new HashSet<>();
+    snap.newestPacks().forEach(p -> tips.addAll(p.tips()));
+    Set<String> asked = new HashSet<>(s.wanted);
+    asked.addAll(tips);
+    Set<String> absent = asked.isEmpty() ? Set.of() : local.missing(asked);
+    Set<String> missingWanted = new HashSet<>(absent);
+    missingWanted.retainAll(s.wanted);
+    s.missingNow = java.util.Collections.unmodifiableSet(missingWanted);
     if (s.missing().isEmpty() || !snap.exists()) {
       return new Stats(0);
     }
     // 1. The newest packs the snapshot read, at no further round trip when inline.
     try {
-      s.index(withMissingTip(local, snap.newestPacks(), s.indexed));
+      s.index(
+          snap.newestPacks().stream()
+              .filter(p -> p.tips().stream().anyMatch(absent::contains))
+              .toList());
     } catch (Vanished v) {
       LOG.debug("a newest pack vanished; the walk will find its replacement");
     }
@@ -205,14 +217,21 @@ public final class Fetcher {
     final Set<String> wanted;
     final Set<String> indexed = new HashSet<>();
 
+    /** What {@link #missing} last found; null once packs were indexed since. */
+    private Set<String> missingNow;
+
     State(Snapshot snap, Git local, Set<String> wanted) {
       this.snap = snap;
       this.local = local;
       this.wanted = wanted;
     }
 
+    /** The wanted objects not here; asked of git again only after packs were indexed. */
     Set<String> missing() throws IOException {
-      return local.missing(wanted);
+      if (missingNow == null) {
+        missingNow = java.util.Collections.unmodifiableSet(local.missing(wanted));
+      }
+      return missingNow;
     }
 
     /**
@@ -220,9 +239,10 @@ public final class Fetcher {
      * some pack brought that commit, not its history.
      */
     boolean done() throws IOException {
-      if (!missing().isEmpty()) {
+      if (missingNow != null && !missingNow.isEmpty()) {
         return false;
       }
+      // A wanted object still missing is a hole too: the walk starts from it.
       var hole = local.firstMissingReachable(wanted);
       hole.ifPresent(sha -> LOG.debug("history incomplete: {} is missing", sha));
       return hole.isEmpty();
@@ -233,6 +253,7 @@ public final class Fetcher {
       if (packs.isEmpty()) {
         return;
       }
+      missingNow = null;
       Semaphore slots = new Semaphore(PACKS_AT_ONCE);
       List<CompletableFuture<Void>> jobs = new ArrayList<>();
       for (PackRecord p : packs) {

@@ -26,6 +26,59 @@ public final class CommitFiles {
    * is an error without a byte of it read, so a 4 GB file costs nothing.
    */
   public static WorkflowSet workflowSet(Git git, String commit) throws IOException {
+    try (ObjectReader r = ObjectReader.open(git)) {
+      if (r.info(commit + "^{commit}") != null) {
+        Map<String, byte[]> read = new LinkedHashMap<>();
+        Map<String, Long> tooBig = new LinkedHashMap<>();
+        String dir = WorkflowSet.DIRECTORY.substring(0, WorkflowSet.DIRECTORY.length() - 1);
+        List<ObjectReader.Entry> top = r.tree(commit + ":" + dir);
+        if (top != null) {
+          walk(r, WorkflowSet.DIRECTORY, top, read, tooBig);
+        }
+        return WorkflowSet.load(read, tooBig);
+      }
+    } catch (IOException e) {
+      // Below, one git command at a time, which says what is wrong in its own words.
+    }
+    return workflowSetByCommands(git, commit);
+  }
+
+  /** The files under a tree, as {@code ls-tree -r} lists them, read as the listing says. */
+  private static void walk(
+      ObjectReader r,
+      String prefix,
+      List<ObjectReader.Entry> entries,
+      Map<String, byte[]> read,
+      Map<String, Long> tooBig)
+      throws IOException {
+    for (ObjectReader.Entry e : entries) {
+      String path = prefix + e.name();
+      if (e.tree()) {
+        List<ObjectReader.Entry> sub = r.tree(e.oid());
+        if (sub == null) {
+          throw new IOException("no tree " + e.oid() + " at " + path);
+        }
+        walk(r, path + "/", sub, read, tooBig);
+        continue;
+      }
+      if (e.submodule()) {
+        continue;
+      }
+      ObjectReader.Info info = r.info(e.oid());
+      if (info == null) {
+        throw new IOException("no blob " + e.oid() + " at " + path);
+      }
+      if (info.size() > WorkflowSet.MAX_FILE_BYTES) {
+        tooBig.put(path, info.size());
+      } else if (WorkflowSet.isWorkflowPath(path) && WorkflowSet.fileNameProblem(path) != null) {
+        read.put(path, new byte[0]); // an error by its name alone: not read
+      } else if (WorkflowSet.isWorkflowPath(path)) {
+        read.put(path, r.contents(e.oid()));
+      }
+    }
+  }
+
+  private static WorkflowSet workflowSetByCommands(Git git, String commit) throws IOException {
     byte[] listing =
         git.run(
             null,
@@ -67,8 +120,64 @@ public final class CommitFiles {
     if (from == null || from.equals(to)) {
       return from == null ? null : Set.of();
     }
+    try (ObjectReader r = ObjectReader.open(git)) {
+      List<ObjectReader.Entry> a = r.tree(from + "^{tree}");
+      List<ObjectReader.Entry> b = r.tree(to + "^{tree}");
+      if (a != null && b != null) {
+        Set<String> out = new java.util.TreeSet<>();
+        diff(r, "", a, b, out);
+        return new LinkedHashSet<>(out);
+      }
+    } catch (IOException e) {
+      // Below, as git diff says it.
+    }
     byte[] out = git.run(null, "diff", "--name-only", "-z", "--no-renames", from, to);
     return new LinkedHashSet<>(split(out));
+  }
+
+  /**
+   * The paths that differ between two trees, as {@code git diff --name-only --no-renames} names
+   * them: a file added, removed, or changed in content or mode; a tree's files when it is added or
+   * removed or replaced by a file. Subtrees that are the same are not read.
+   */
+  private static void diff(
+      ObjectReader r,
+      String prefix,
+      List<ObjectReader.Entry> a,
+      List<ObjectReader.Entry> b,
+      Set<String> out)
+      throws IOException {
+    Map<String, ObjectReader.Entry> as = new LinkedHashMap<>();
+    Map<String, ObjectReader.Entry> bs = new LinkedHashMap<>();
+    a.forEach(e -> as.put(e.name(), e));
+    b.forEach(e -> bs.put(e.name(), e));
+    Set<String> names = new java.util.TreeSet<>(as.keySet());
+    names.addAll(bs.keySet());
+    for (String name : names) {
+      ObjectReader.Entry x = as.get(name);
+      ObjectReader.Entry y = bs.get(name);
+      if (x != null && y != null && x.oid().equals(y.oid()) && x.mode().equals(y.mode())) {
+        continue;
+      }
+      String path = prefix + name;
+      boolean xt = x != null && x.tree();
+      boolean yt = y != null && y.tree();
+      if (xt || yt) {
+        diff(r, path + "/", xt ? subtree(r, x) : List.of(), yt ? subtree(r, y) : List.of(), out);
+      }
+      if ((x != null && !xt) || (y != null && !yt)) {
+        out.add(path);
+      }
+    }
+  }
+
+  private static List<ObjectReader.Entry> subtree(ObjectReader r, ObjectReader.Entry e)
+      throws IOException {
+    List<ObjectReader.Entry> t = r.tree(e.oid());
+    if (t == null) {
+      throw new IOException("no tree " + e.oid());
+    }
+    return t;
   }
 
   private static List<String> split(byte[] nulSeparated) {

@@ -82,13 +82,38 @@ public final class Mirror {
    * repacks past {@value #MAX_PACKS} packs.
    */
   public void sync(Snapshot snap, Fetcher fetcher) throws IOException {
+    tidy(syncRefs(snap, fetcher));
+  }
+
+  /**
+   * What {@link #syncRefs} did: the refs as they were before its transaction, and whether it moved
+   * any.
+   */
+  public record Synced(Map<String, String> before, boolean moved, boolean empty) {}
+
+  /**
+   * The first half of {@link #sync}: fetches what the snapshot's live refs need and sets the
+   * mirror's refs to the snapshot's, leaving the commit-graph and the repack to {@link #tidy}, so a
+   * caller in a hurry (a pass filing checks) can do them after what it is in a hurry for.
+   */
+  public Synced syncRefs(Snapshot snap, Fetcher fetcher) throws IOException {
     Map<String, RefRecord> live = snap.liveRefs();
     try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
       fetcher.fetch(snap, git, live.values().stream().map(RefRecord::target).toList());
     }
-    boolean moved = setRefs(snap, live);
-    if (moved || !Files.exists(dir.resolve("objects/info/commit-graphs/commit-graph-chain"))) {
-      if (!live.isEmpty()) {
+    Map<String, String> before = new java.util.HashMap<>();
+    boolean moved = setRefs(snap, live, before);
+    return new Synced(Map.copyOf(before), moved, live.isEmpty());
+  }
+
+  /**
+   * The second half of {@link #sync}: writes the commit-graph if {@code synced} moved a ref or it
+   * is missing, and repacks past {@value #MAX_PACKS} packs.
+   */
+  public void tidy(Synced synced) throws IOException {
+    if (synced.moved()
+        || !Files.exists(dir.resolve("objects/info/commit-graphs/commit-graph-chain"))) {
+      if (!synced.empty()) {
         git.run(null, "commit-graph", "write", "--reachable", "--split");
       }
     }
@@ -106,12 +131,17 @@ public final class Mirror {
     }
   }
 
-  /** The ref transaction, under the lock beside the mirror; true when a ref changed. */
-  private boolean setRefs(Snapshot snap, Map<String, RefRecord> live) throws IOException {
+  /**
+   * The ref transaction, under the lock beside the mirror; true when a ref changed. {@code before}
+   * gets the refs as they were.
+   */
+  private boolean setRefs(Snapshot snap, Map<String, RefRecord> live, Map<String, String> before)
+      throws IOException {
     Path lockFile = dir.resolveSibling(dir.getFileName() + ".refs.lock");
     try (Held held = hold(lockFile, true)) {
       removeStaleRefLocks();
       Map<String, String> have = git.refs();
+      before.putAll(have);
       StringBuilder tx = new StringBuilder("start\n");
       boolean changed = false;
       for (Map.Entry<String, String> e : have.entrySet()) {
@@ -131,6 +161,7 @@ public final class Mirror {
         git.run(tx.toString().getBytes(StandardCharsets.UTF_8), "update-ref", "--stdin");
       }
       snap.headRef()
+          .filter(head -> !head.equals(symbolicHead()))
           .ifPresent(
               head -> {
                 try {
@@ -140,6 +171,16 @@ public final class Mirror {
                 }
               });
       return changed;
+    }
+  }
+
+  /** The ref HEAD names, read from its file (no git started); null when it names none. */
+  private String symbolicHead() {
+    try {
+      String text = Files.readString(dir.resolve("HEAD"), StandardCharsets.UTF_8).strip();
+      return text.startsWith("ref: ") ? text.substring("ref: ".length()).strip() : null;
+    } catch (IOException e) {
+      return null;
     }
   }
 

@@ -6,6 +6,7 @@ import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.pass.PassTrace;
 import dev.knotless.runner.schedule.Admission;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Decision;
@@ -44,6 +45,7 @@ public final class Jobs implements AutoCloseable {
   private final Consumer<RunEnded> onEnded;
   private final Consumer<MinutesRecord> minutes;
   private final WaitLog waitLog = new WaitLog();
+  private volatile PassTrace trace = PassTrace.NONE;
   private final ExecutorService threads = Executors.newCachedThreadPool(named("knotless-job"));
   private final Map<String, PlannedRun> waiting = new HashMap<>();
   private final Map<String, Running> running = new HashMap<>();
@@ -92,6 +94,11 @@ public final class Jobs implements AutoCloseable {
     return scheduler.minutesDue(now).stream()
         .map(owner -> scheduler.minutesRecord(owner, now))
         .toList();
+  }
+
+  /** Has each run tell {@code trace} when it has its job and when its check is filed running. */
+  public void tracing(PassTrace trace) {
+    this.trace = trace;
   }
 
   /** Hands a filed run to the scheduler; runs it superseded are cancelled. */
@@ -245,7 +252,9 @@ public final class Jobs implements AutoCloseable {
     try {
       // A run withdrawn runs nothing: the bookkeeping below frees its job as for one that ended.
       if (withdrawn == null) {
+        trace.now(PassTrace.Stage.JOB, p.request().repo());
         reports.started(p, check);
+        trace.now(PassTrace.Stage.RUNNING, p.request().repo());
         RunSpec spec = AdmittedSpec.apply(keepingLayers(p, p.prepare().prepare()), r.admission());
         LOG.info("{}: running {} at {}", p.label(), p.check().workflow(), p.check().commit());
         result =

@@ -76,6 +76,8 @@ public final class Runner implements AutoCloseable {
   private int passesFiling;
   private volatile boolean stopping;
   private volatile AskedLedger asked = new AskedLedger();
+  private volatile dev.knotless.runner.pass.PassTrace trace =
+      dev.knotless.runner.pass.PassTrace.NONE;
 
   private Executor executor;
 
@@ -133,12 +135,26 @@ public final class Runner implements AutoCloseable {
       matcher.watch(new WatchedRepo(w.id(), w.address().name()));
       doors.open(w.id());
     }
+    // An event's ring is where a traced push's way to running begins.
+    dev.knotless.runner.doorbell.DoorbellSink rings =
+        new dev.knotless.runner.doorbell.DoorbellSink() {
+          @Override
+          public void ring(RepoId repo, Doorbell reason) {
+            trace.now(dev.knotless.runner.pass.PassTrace.Stage.FRAME, repo.toString());
+            doors.ring(repo, reason);
+          }
+
+          @Override
+          public void ringAll(Doorbell reason) {
+            doors.ringAll(reason);
+          }
+        };
     this.source =
         options.firehose() != null
             ? new FirehoseSource(
-                options.firehose(), matcher, doors, doorClock, SourceTimings.defaults())
+                options.firehose(), matcher, rings, doorClock, SourceTimings.defaults())
             : new JetstreamSource(
-                options.jetstream(), matcher, doors, doorClock, SourceTimings.defaults());
+                options.jetstream(), matcher, rings, doorClock, SourceTimings.defaults());
   }
 
   /**
@@ -325,6 +341,16 @@ public final class Runner implements AutoCloseable {
     return r;
   }
 
+  /**
+   * Has each push's way to a running check tell {@code trace} when it reaches each stage, from the
+   * event's ring to the check filed running (a benchmark's timings).
+   */
+  public void tracing(dev.knotless.runner.pass.PassTrace trace) {
+    this.trace = trace;
+    pass.tracing(trace);
+    jobs.tracing(trace);
+  }
+
   /** A batch's run was filed as ended: its repository's pass reads how the batch went. */
   private static void ringing(Runner r, String stateKey) {
     if (r != null) {
@@ -394,7 +420,8 @@ public final class Runner implements AutoCloseable {
       passesFiling++;
     }
     try {
-      RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s);
+      boolean pushed = reasons.stream().anyMatch(r -> r instanceof Doorbell.Frame);
+      RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s, pushed);
       if (outcome == RepoPass.Outcome.DELETED) {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
         watched.remove(id);

@@ -43,6 +43,7 @@ final class PushChecks {
   private final Predicate<Workflow> runs;
   private final RepoPass.RunSink sink;
   private final Clock clock;
+  private volatile PassTrace trace = PassTrace.NONE;
 
   /** {@code runs} says which workflows this runner files checks of at all. */
   PushChecks(
@@ -60,6 +61,10 @@ final class PushChecks {
     this.clock = clock;
   }
 
+  void tracing(PassTrace trace) {
+    this.trace = trace;
+  }
+
   /**
    * Files every check of {@code due}'s commit, then hands its runs on. {@code before} is the
    * mirror's refs before this pass synced it; {@code defaultRef} the repository's default branch.
@@ -74,11 +79,31 @@ final class PushChecks {
       throws IOException {
     RefState ref = due.ref();
     String commit = ref.target();
-    WorkflowSet set = planner.workflows(mirror.git(), commit);
     String was = before.get(ref.name());
-    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing.
-    Set<String> changed =
-        commit.equals(was) ? null : CommitFiles.changed(mirror.git(), was, commit);
+    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing. The
+    // changed paths are read beside the workflows, two git commands at once.
+    java.util.concurrent.CompletableFuture<Set<String>> changing =
+        commit.equals(was) || was == null
+            ? java.util.concurrent.CompletableFuture.completedFuture(null)
+            : java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return CommitFiles.changed(mirror.git(), was, commit);
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                },
+                dev.knotless.storage.Threads.IO);
+    WorkflowSet set = planner.workflows(mirror.git(), commit);
+    Set<String> changed;
+    try {
+      changed = changing.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof java.io.UncheckedIOException u
+          ? u.getCause()
+          : new IOException(e.getCause());
+    }
+    trace.now(PassTrace.Stage.WORKFLOWS, repo.stateKey());
     Instant now = clock.instant();
     List<String> only = due.onlyWorkflows();
     Optional<String> pausedWhy = pausedNow.reasonFor(repo.id().ownerDid());
@@ -149,6 +174,7 @@ final class PushChecks {
           planner.push(
               repo, mirror.dir(), w, ref.name(), commit, was, due.runClass(), Map.of(), now);
       filer.file(run.rkey(), run.check());
+      trace.now(PassTrace.Stage.QUEUED, repo.stateKey());
       planned.add(run);
     }
     LOG.info(

@@ -107,6 +107,7 @@ public final class RepoPass {
   private volatile Consumer<String> removeCaches = repoKey -> {};
   private Discovered discovered = Discovered.NONE;
   private String runnerDid;
+  private volatile PassTrace trace = PassTrace.NONE;
 
   /** Reads snapshots and fetches from one client. */
   public interface SnapshotReaders {
@@ -191,8 +192,25 @@ public final class RepoPass {
     return this;
   }
 
+  /** Has passes tell {@code trace} when they reach each stage (a benchmark's timings). */
+  public RepoPass tracing(PassTrace trace) {
+    this.trace = trace;
+    pushes.tracing(trace);
+    return this;
+  }
+
   /** Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. */
   public Outcome run(Watched repo, Consumer<String> stage) throws IOException {
+    return run(repo, stage, false);
+  }
+
+  /**
+   * Runs one pass; {@code stage} hears which step it is at, for the slow-pass log. With {@code
+   * pushed} (an event said a ref changed) the newest packs are read beside the refs, in the same
+   * round trip, as the push's commit is most likely in one of them; a sweep reads none.
+   */
+  public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
+    trace.now(PassTrace.Stage.PASS, repo.stateKey());
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
@@ -201,7 +219,13 @@ public final class RepoPass {
       pulls = extras.pulls().list(repo);
     }
     stage.accept("reading the repository record and refs");
-    Snapshot snap = readers.reader(owner).read(repo.address(), SnapshotReader.Packs.NONE);
+    // The rerun requests go out beside the snapshot's reads: one round trip for all.
+    java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
+        reruns = extras.reruns() ? Reruns.readBeside(owner, repo, state) : null;
+    Snapshot snap =
+        readers
+            .reader(owner)
+            .read(repo.address(), pushed ? SnapshotReader.Packs.NEWEST : SnapshotReader.Packs.NONE);
 
     String current = snap.key().orElse(null);
     boolean found = discovered.test(repo.id());
@@ -257,9 +281,14 @@ public final class RepoPass {
       stage.accept("reading rerun requests");
       known =
           Optional.of(
-              Reruns.readAndApply(
-                  owner, repo, state, watch != Watch.KNOWN, extras.pulls() != null));
+              Reruns.apply(
+                  Reruns.joined(reruns),
+                  repo,
+                  state,
+                  watch != Watch.KNOWN,
+                  extras.pulls() != null));
     }
+    trace.now(PassTrace.Stage.SNAPSHOT, repo.stateKey());
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
     if (plan.baseline()) {
       state.update(repo.stateKey(), plan::settle);
@@ -283,6 +312,7 @@ public final class RepoPass {
     } else if (filesRefs) {
       stage.accept("syncing the mirror");
       MirrorView view0 = mirror.view();
+      trace.now(PassTrace.Stage.MIRROR, repo.stateKey());
       for (DueRef due : plan.due()) {
         stage.accept("filing the checks of " + due.ref().name());
         pushes.file(repo, view0.mirror, view0.before, view.defaultRef(), due, pausedNow);
@@ -315,6 +345,11 @@ public final class RepoPass {
       if (queued != null) {
         queue.run(repo, owner, snap, queued, open, () -> mirror.view().mirror, pausedNow, stage);
       }
+    }
+    if (mirror.synced != null) {
+      // After the checks are filed: nothing on their way waits for the commit-graph.
+      stage.accept("writing the mirror's commit-graph");
+      mirror.synced.mirror.tidy(mirror.synced.synced);
     }
     return prune(repo, view);
   }
@@ -355,16 +390,13 @@ public final class RepoPass {
     return Outcome.DONE;
   }
 
-  private record MirrorView(Mirror mirror, Map<String, String> before) implements AutoCloseable {
-    @Override
-    public void close() {}
-  }
+  private record MirrorView(Mirror mirror, Map<String, String> before, Mirror.Synced synced) {}
 
+  /** Syncs the refs; the commit-graph waits for {@link Mirror#tidy} at the pass's end. */
   private MirrorView syncMirror(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
     Mirror mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-    Map<String, String> before = mirror.git().refs();
-    mirror.sync(snap, readers.fetcher(owner));
-    return new MirrorView(mirror, before);
+    Mirror.Synced synced = mirror.syncRefs(snap, readers.fetcher(owner));
+    return new MirrorView(mirror, synced.before(), synced);
   }
 
   private static RepoView view(Watched repo, Snapshot snap) {

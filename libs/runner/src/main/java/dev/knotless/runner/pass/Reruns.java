@@ -32,12 +32,27 @@ public final class Reruns {
   public static RepoState readAndApply(
       XrpcClient owner, Watched repo, StateStore state, boolean baseline, boolean pulls)
       throws IOException {
+    return apply(read(owner, repo, state), repo, state, baseline, pulls);
+  }
+
+  /** The requests newer than the newest the state says was acted on, read from the owner. */
+  public static List<RerunRequest> read(XrpcClient owner, Watched repo, StateStore state)
+      throws IOException {
     RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
-    List<RerunRequest> fresh =
-        RerunRecords.newerThan(
-            owner, repo.id().ownerDid(), repo.id().repoKey(), now.rerun(), repo.label());
+    return RerunRecords.newerThan(
+        owner, repo.id().ownerDid(), repo.id().repoKey(), now.rerun(), repo.label());
+  }
+
+  /**
+   * Applies {@code fresh}, as {@link #read} found them, recording the newest in the state.
+   *
+   * @return the state as the rest of the pass plans from
+   */
+  public static RepoState apply(
+      List<RerunRequest> fresh, Watched repo, StateStore state, boolean baseline, boolean pulls)
+      throws IOException {
     if (fresh.isEmpty()) {
-      return now;
+      return state.load(repo.stateKey()).orElse(RepoState.empty());
     }
     dev.knotless.runner.reconcile.Reruns.Applied[] applied = {null};
     RepoState after =
@@ -72,5 +87,33 @@ public final class Reruns {
         + " asked for by name at "
         + r.ref()
         + (r.variables().isEmpty() ? "" : " with variables " + r.variables().keySet());
+  }
+
+  /** Reads the rerun requests on another thread, so they go out beside the snapshot's reads. */
+  static java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
+      readBeside(XrpcClient owner, Watched repo, StateStore state) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return read(owner, repo, state);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        },
+        dev.knotless.storage.Threads.IO);
+  }
+
+  static <T> T joined(java.util.concurrent.CompletableFuture<T> f) throws IOException {
+    try {
+      return f.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof java.io.UncheckedIOException u) {
+        throw u.getCause();
+      }
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(e.getCause());
+    }
   }
 }

@@ -84,4 +84,85 @@ class CommitFilesIT {
       assertEquals(-1, e.name().indexOf('\n'), e.name());
     }
   }
+
+  @Test
+  void theChangedPathsAreThoseGitDiffNamesAcrossAddsRemovesModesAndFilesBecomingDirectories(
+      @TempDir Path tmp) throws Exception {
+    Path src = tmp.resolve("src");
+    Files.createDirectories(src.resolve("a/b"));
+    GitFixture.git(src, "init", "--quiet", "--initial-branch=main");
+    Files.writeString(src.resolve("same.txt"), "same\n");
+    Files.writeString(src.resolve("edit.txt"), "one\n");
+    Files.writeString(src.resolve("mode.sh"), "echo\n");
+    Files.writeString(src.resolve("gone.txt"), "gone\n");
+    Files.writeString(src.resolve("becomes"), "a file first\n");
+    Files.writeString(src.resolve("a/b/deep.txt"), "deep\n");
+    Files.writeString(src.resolve("a/keep.txt"), "keep\n");
+    String from = commit(src, "from");
+    Files.writeString(src.resolve("edit.txt"), "two\n");
+    Files.setPosixFilePermissions(
+        src.resolve("mode.sh"),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.delete(src.resolve("gone.txt"));
+    Files.delete(src.resolve("becomes"));
+    Files.createDirectories(src.resolve("becomes"));
+    Files.writeString(src.resolve("becomes/inside.txt"), "now a directory\n");
+    Files.writeString(src.resolve("a/b/deep.txt"), "deeper\n");
+    Files.createDirectories(src.resolve("new/dir"));
+    Files.writeString(src.resolve("new/dir/added.txt"), "added\n");
+    String to = commit(src, "to");
+    Git git = Git.at(src.resolve(".git"));
+
+    java.util.Set<String> byGit =
+        new java.util.TreeSet<>(
+            List.of(
+                GitFixture.git(src, "diff", "--name-only", "--no-renames", from, to)
+                    .strip()
+                    .split("\n")));
+    assertEquals(
+        java.util.Set.of(
+            "edit.txt",
+            "mode.sh",
+            "gone.txt",
+            "becomes",
+            "becomes/inside.txt",
+            "a/b/deep.txt",
+            "new/dir/added.txt"),
+        byGit,
+        "what git itself names");
+    assertEquals(byGit, new java.util.TreeSet<>(CommitFiles.changed(git, from, to)));
+    assertEquals(byGit, new java.util.TreeSet<>(CommitFiles.changed(git, to, from)), "reversed");
+    assertEquals(java.util.Set.of(), CommitFiles.changed(git, to, to));
+    assertEquals(null, CommitFiles.changed(git, null, to), "a new ref: unknown");
+  }
+
+  @Test
+  void workflowsInASubdirectoryAndBesideOtherFilesLoadAsLsTreeListsThem(@TempDir Path tmp)
+      throws Exception {
+    Path src = tmp.resolve("src");
+    Path workflows = Files.createDirectories(src.resolve(".knotless/workflows/more"));
+    GitFixture.git(src, "init", "--quiet", "--initial-branch=main");
+    Files.writeString(
+        src.resolve(".knotless/workflows/ci.yml"), "on: {push: {}}\nsteps: [{name: a, run: a}]\n");
+    Files.writeString(workflows.resolve("x.txt"), "not a workflow\n");
+    Files.writeString(src.resolve(".knotless/other.yml"), "not under workflows\n");
+    String commit = commit(src, "one");
+    Git git = Git.at(src.resolve(".git"));
+
+    WorkflowSet set = CommitFiles.workflowSet(git, commit);
+
+    assertEquals(List.of("ci"), set.workflows().stream().map(w -> w.name()).toList());
+    assertEquals(List.of(), set.errors());
+    Files.delete(src.resolve(".knotless/workflows/ci.yml"));
+    Files.delete(workflows.resolve("x.txt"));
+    String none = commit(src, "none");
+    assertEquals(List.of(), CommitFiles.workflowSet(git, none).workflows(), "no directory");
+  }
+
+  private static String commit(Path src, String message) throws Exception {
+    GitFixture.git(src, "add", "-A");
+    GitFixture.git(
+        src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", message);
+    return GitFixture.git(src, "rev-parse", "HEAD").strip();
+  }
 }

@@ -1,0 +1,168 @@
+package dev.knotless.storage.merge;
+
+import dev.knotless.storage.git.Git;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One {@code git cat-file --batch-command} process that answers many questions about objects, so a
+ * pass reading a commit's workflows and the paths a push changed starts one git process rather than
+ * one per file. Not thread-safe: one caller at a time; close it when done.
+ */
+final class ObjectReader implements AutoCloseable {
+
+  /** An object's type and size, as {@code info} gives them. */
+  record Info(String oid, String type, long size) {}
+
+  /** One entry of a tree: its mode, name and object id. */
+  record Entry(String mode, String name, String oid) {
+    boolean tree() {
+      return mode.equals("40000");
+    }
+
+    boolean submodule() {
+      return mode.equals("160000");
+    }
+  }
+
+  private final Process process;
+  private final OutputStream in;
+  private final InputStream out;
+
+  private ObjectReader(Process process) {
+    this.process = process;
+    this.in = process.getOutputStream();
+    this.out = new BufferedInputStream(process.getInputStream());
+  }
+
+  /** Starts the process in {@code git}'s repository. */
+  static ObjectReader open(Git git) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder("git", "cat-file", "--batch-command");
+    pb.environment().put("GIT_DIR", git.gitDir().toString());
+    pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+    return new ObjectReader(pb.start());
+  }
+
+  /** The object's type and size, or null when there is no such object. */
+  Info info(String name) throws IOException {
+    ask("info " + name);
+    return header(name);
+  }
+
+  /** The object's content, or null when there is no such object. */
+  byte[] contents(String name) throws IOException {
+    ask("contents " + name);
+    Info info = header(name);
+    if (info == null) {
+      return null;
+    }
+    byte[] body = out.readNBytes(Math.toIntExact(info.size()));
+    if (body.length != info.size() || out.read() != '\n') {
+      throw new IOException("git cat-file ended in the middle of " + name);
+    }
+    return body;
+  }
+
+  /** The entries of tree {@code name}, or null when there is no such object or it is no tree. */
+  List<Entry> tree(String name) throws IOException {
+    Info info = info(name);
+    if (info == null || !info.type().equals("tree")) {
+      return null;
+    }
+    byte[] raw = contents(info.oid());
+    int idLength = info.oid().length() / 2;
+    List<Entry> entries = new ArrayList<>();
+    int i = 0;
+    while (i < raw.length) {
+      int space = indexOf(raw, (byte) ' ', i);
+      int nul = indexOf(raw, (byte) 0, space);
+      if (space < 0 || nul < 0 || nul + 1 + idLength > raw.length) {
+        throw new IOException("tree " + info.oid() + " does not parse");
+      }
+      String mode = new String(raw, i, space - i, StandardCharsets.US_ASCII);
+      String entryName = new String(raw, space + 1, nul - space - 1, StandardCharsets.UTF_8);
+      entries.add(new Entry(mode, entryName, hex(raw, nul + 1, idLength)));
+      i = nul + 1 + idLength;
+    }
+    return entries;
+  }
+
+  private void ask(String command) throws IOException {
+    if (command.indexOf('\n') >= 0) {
+      throw new IllegalArgumentException("an object name holds a newline: " + command);
+    }
+    in.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+    in.flush();
+  }
+
+  private Info header(String name) throws IOException {
+    String line = line();
+    if (line == null) {
+      throw new IOException("git cat-file --batch-command gave no answer for " + name);
+    }
+    String[] f = line.split(" ");
+    if (f.length == 3 && !f[2].equals("missing")) {
+      return new Info(f[0], f[1], Long.parseLong(f[2]));
+    }
+    if (line.endsWith(" missing")) {
+      return null;
+    }
+    throw new IOException("git cat-file: " + line);
+  }
+
+  private String line() throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    int c;
+    while ((c = out.read()) != '\n') {
+      if (c < 0) {
+        return b.size() == 0 ? null : b.toString(StandardCharsets.UTF_8);
+      }
+      b.write(c);
+    }
+    return b.toString(StandardCharsets.UTF_8);
+  }
+
+  private static int indexOf(byte[] a, byte b, int from) {
+    if (from < 0) {
+      return -1;
+    }
+    for (int i = from; i < a.length; i++) {
+      if (a[i] == b) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static String hex(byte[] a, int from, int length) {
+    StringBuilder s = new StringBuilder(length * 2);
+    for (int i = from; i < from + length; i++) {
+      s.append(Character.forDigit((a[i] >> 4) & 0xf, 16))
+          .append(Character.forDigit(a[i] & 0xf, 16));
+    }
+    return s.toString();
+  }
+
+  @Override
+  public void close() {
+    try {
+      in.close();
+    } catch (IOException e) {
+      // It may have ended already.
+    }
+    try {
+      if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+}
