@@ -68,6 +68,7 @@ class SchedulerIT {
   private static KubernetesClient client;
   private static ServiceProcess reconciler;
   private static Path secrets;
+  private static Map<String, String> SCHEDULER_SETTINGS;
   private static final String TOKEN = "scheduler-token-" + Long.toHexString(System.nanoTime());
 
   @BeforeAll
@@ -83,6 +84,12 @@ class SchedulerIT {
     secrets = dir.resolve("secrets.json");
     Files.writeString(
         secrets, "{\"" + owner.account.did() + "/app\": {\"DEPLOY_TOKEN\": \"" + SECRET + "\"}}");
+    SCHEDULER_SETTINGS =
+        Map.of(
+            "knotless.scheduler.secrets-file",
+            secrets.toString(),
+            "knotless.scheduler.allowance",
+            "60");
     shape.startCheckWriter();
     reconciler = shape.startReconciler();
     for (int i = 0; i < 2; i++) {
@@ -92,7 +99,7 @@ class SchedulerIT {
           NAMESPACE,
           SANDBOX,
           LocalDocker.BUSYBOX,
-          Map.of("knotless.scheduler.secrets-file", secrets.toString()));
+          SCHEDULER_SETTINGS);
     }
     shape.startIngester();
   }
@@ -244,6 +251,7 @@ class SchedulerIT {
     Checks.await(Duration.ofSeconds(30), "the run's pod deleted", () -> pods().isEmpty());
     assertNull(client.pods().inNamespace(NAMESPACE).withName("knotless-leftover").get());
     assertEquals(1, Checks.all(shape).size(), "one check for the one push");
+    assertMinutesFiled(check);
 
     // Every name the dashboard and alerts read, off the services of this test, scheduler included.
     Map<String, ServiceProcess> running = new java.util.HashMap<>();
@@ -267,7 +275,7 @@ class SchedulerIT {
         NAMESPACE,
         SANDBOX,
         LocalDocker.BUSYBOX,
-        Map.of("knotless.scheduler.secrets-file", secrets.toString()));
+        SCHEDULER_SETTINGS);
     // The one killed by the test before does not answer, so it is never taken for the leader.
     List<ServiceProcess> schedulers = shape.services("scheduler-");
     Checks.await(Duration.ofSeconds(60), "a leader", () -> leader(schedulers) != null);
@@ -313,6 +321,61 @@ class SchedulerIT {
             .filter(r -> CheckRecord.fromJson(r.value()).commit().equals(sha))
             .count(),
         "one check for the push");
+  }
+
+  /**
+   * The pod run's step time, begun under one leader and ended under the next, is in the state in
+   * PostgreSQL as a reconciler's runs' is, and the owner's minutes record is filed from it with the
+   * scheduler's allowance.
+   */
+  private static void assertMinutesFiled(CheckRecord check) throws Exception {
+    long steps = 0;
+    for (var step : check.steps()) {
+      if (step.startedAt() != null && step.endedAt() != null) {
+        steps += Duration.between(step.startedAt(), step.endedAt()).toMillis();
+      }
+    }
+    long[] used = new long[1];
+    String repo = owner.account.did() + "/" + owner.key();
+    Checks.await(
+        Duration.ofSeconds(30),
+        "the run's step time in the state",
+        () -> {
+          used[0] = usedMillis(repo);
+          return used[0] > 0;
+        });
+    assertTrue(
+        Math.abs(used[0] - steps) < 1_000,
+        "the state holds " + used[0] + " ms for steps of " + steps + " ms");
+    dev.knotless.atproto.XrpcClient pds =
+        dev.knotless.atproto.XrpcClient.create(shape.pds().pdsUrl());
+    Checks.await(
+        Duration.ofSeconds(30),
+        "the owner's minutes record",
+        () ->
+            pds.findRecord(shape.runner().did(), "dev.knotless.minutes", owner.account.did())
+                .isPresent());
+    var minutes =
+        pds.getRecord(shape.runner().did(), "dev.knotless.minutes", owner.account.did()).value();
+    assertEquals(used[0] / 60_000, minutes.path("minutes").asLong(), minutes.toString());
+    assertEquals(60, minutes.path("allowance").asLong(), minutes.toString());
+    System.out.printf(
+        "[SchedulerIT] %d ms of steps in pods kept in the state; minutes record %s%n",
+        used[0], minutes);
+  }
+
+  /** The public step time the state holds for {@code repo}, over every day. */
+  private static long usedMillis(String repo) throws java.sql.SQLException {
+    try (var c =
+            java.sql.DriverManager.getConnection(
+                shape.postgres().jdbcUrl(), "postgres", "postgres");
+        var q = c.prepareStatement("select coalesce(sum(millis), 0) from repo_used where repo = ?")) {
+      q.setString(1, repo);
+      try (var r = q.executeQuery()) {
+        r.next();
+        return r.getLong(1);
+      }
+    }
   }
 
   /** How many pods were made in the runs' namespace so far, as the API server was asked. */
