@@ -39,6 +39,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * and the check ends with every line once, while a leftover pod is swept and no credential of the
  * services reaches a step or the pod spec. Then a leader dies as its run's pod goes too: the next
  * leader ends that check as an error, as a start does, rather than run its steps a second time.
+ * The leaders keep each pod run's step time in the state in PostgreSQL, as the reconcilers' workers
+ * do, and file the owner's minutes record from it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SchedulerIT {
@@ -166,19 +168,7 @@ class SchedulerIT {
     owner.commit(Map.of("README.md", "hello again\n"));
     long t0 = System.nanoTime();
     String sha = owner.push("main");
-    Checks.await(
-        Duration.ofSeconds(120),
-        "the run's pod waiting in its second step",
-        () -> {
-          List<Pod> p = pods();
-          try {
-            return p.size() == 1
-                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
-                    .contains("ready");
-          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            return false; // its container is not running yet
-          }
-        });
+    awaitPodWaiting();
     System.out.printf(
         "[SchedulerIT] push to a step running in a pod: %d ms%n",
         (System.nanoTime() - t0) / 1_000_000);
@@ -251,7 +241,12 @@ class SchedulerIT {
     Checks.await(Duration.ofSeconds(30), "the run's pod deleted", () -> pods().isEmpty());
     assertNull(client.pods().inNamespace(NAMESPACE).withName("knotless-leftover").get());
     assertEquals(1, Checks.all(shape).size(), "one check for the one push");
-    assertMinutesFiled(check);
+    // Adopted, the run's step time counts from the adoption: the old leader's share is not kept.
+    long used = usedMillis();
+    assertTrue(
+        used > 0 && used <= stepMillis(check) + 1_000,
+        "the state holds " + used + " ms for steps of " + stepMillis(check) + " ms");
+    assertMinutesRecord();
 
     // Every name the dashboard and alerts read, off the services of this test, scheduler included.
     Map<String, ServiceProcess> running = new java.util.HashMap<>();
@@ -283,19 +278,7 @@ class SchedulerIT {
 
     owner.commit(Map.of("README.md", "hello a third time\n"));
     String sha = owner.push("main");
-    Checks.await(
-        Duration.ofSeconds(120),
-        "the run's pod waiting in its second step",
-        () -> {
-          List<Pod> p = pods();
-          try {
-            return p.size() == 1
-                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
-                    .contains("ready");
-          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            return false;
-          }
-        });
+    awaitPodWaiting();
     String podName = pods().get(0).getMetadata().getName();
     long podsMade = podsMade();
 
@@ -323,30 +306,39 @@ class SchedulerIT {
         "one check for the push");
   }
 
-  /**
-   * The pod run's step time, begun under one leader and ended under the next, is in the state in
-   * PostgreSQL as a reconciler's runs' is, and the owner's minutes record is filed from it with the
-   * scheduler's allowance.
-   */
-  private static void assertMinutesFiled(CheckRecord check) throws Exception {
-    long steps = 0;
-    for (var step : check.steps()) {
-      if (step.startedAt() != null && step.endedAt() != null) {
-        steps += Duration.between(step.startedAt(), step.endedAt()).toMillis();
-      }
-    }
-    long[] used = new long[1];
-    String repo = owner.account.did() + "/" + owner.key();
+  @Test
+  @Order(3)
+  void aPodRunsStepTimeGoesIntoTheStateBesideTheReconcilersAndTheMinutesRecord() throws Exception {
+    long before = usedMillis();
+    owner.commit(Map.of("README.md", "hello a fourth time\n"));
+    String sha = owner.push("main");
+    awaitPodWaiting();
+    inPod(pods().get(0).getMetadata().getName(), "touch", "/knotless/go");
+    CheckRecord check =
+        CheckRecord.fromJson(
+            Checks.awaitOne(
+                    shape,
+                    Duration.ofSeconds(120),
+                    c -> c.status().ended() && c.commit().equals(sha))
+                .value());
+    assertEquals(CheckStatus.SUCCESS, check.status(), String.valueOf(check));
+    long[] added = new long[1];
     Checks.await(
         Duration.ofSeconds(30),
         "the run's step time in the state",
         () -> {
-          used[0] = usedMillis(repo);
-          return used[0] > 0;
+          added[0] = usedMillis() - before;
+          return added[0] > 0;
         });
     assertTrue(
-        Math.abs(used[0] - steps) < 1_000,
-        "the state holds " + used[0] + " ms for steps of " + steps + " ms");
+        Math.abs(added[0] - stepMillis(check)) < 1_000,
+        "the state gained " + added[0] + " ms for steps of " + stepMillis(check) + " ms");
+    assertMinutesRecord();
+  }
+
+  /** The owner's minutes record is filed, from the usage in the state, with the allowance. */
+  private static void assertMinutesRecord() throws Exception {
+    long used = usedMillis();
     dev.knotless.atproto.XrpcClient pds =
         dev.knotless.atproto.XrpcClient.create(shape.pds().pdsUrl());
     Checks.await(
@@ -357,15 +349,44 @@ class SchedulerIT {
                 .isPresent());
     var minutes =
         pds.getRecord(shape.runner().did(), "dev.knotless.minutes", owner.account.did()).value();
-    assertEquals(used[0] / 60_000, minutes.path("minutes").asLong(), minutes.toString());
+    assertEquals(used / 60_000, minutes.path("minutes").asLong(), minutes.toString());
     assertEquals(60, minutes.path("allowance").asLong(), minutes.toString());
     System.out.printf(
         "[SchedulerIT] %d ms of steps in pods kept in the state; minutes record %s%n",
-        used[0], minutes);
+        used, minutes);
   }
 
-  /** The public step time the state holds for {@code repo}, over every day. */
-  private static long usedMillis(String repo) throws java.sql.SQLException {
+  /** The time the check's steps took, as the check-writer filed them. */
+  private static long stepMillis(CheckRecord check) {
+    long steps = 0;
+    for (var step : check.steps()) {
+      if (step.startedAt() != null && step.endedAt() != null) {
+        steps += Duration.between(step.startedAt(), step.endedAt()).toMillis();
+      }
+    }
+    return steps;
+  }
+
+  /** Waits until the one run's pod has printed "ready" in its second step, waiting to go on. */
+  private static void awaitPodWaiting() throws Exception {
+    Checks.await(
+        Duration.ofSeconds(120),
+        "the run's pod waiting in its second step",
+        () -> {
+          List<Pod> p = pods();
+          try {
+            return p.size() == 1
+                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
+                    .contains("ready");
+          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            return false; // its container is not running yet
+          }
+        });
+  }
+
+  /** The public step time the state holds for the owner's repository, over every day. */
+  private static long usedMillis() throws Exception {
+    String repo = owner.account.did() + "/" + owner.key();
     try (var c =
             java.sql.DriverManager.getConnection(
                 shape.postgres().jdbcUrl(), "postgres", "postgres");
