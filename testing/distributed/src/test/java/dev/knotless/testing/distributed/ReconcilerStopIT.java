@@ -25,8 +25,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * its end, keeps the run waiting at the deploy's commit while the deploy runs, and then hands that
  * run back: the other replica runs it. Each run's step appends a line to a file both replicas'
  * steps share, so each is seen to run exactly once. Then a run asked for by name, which a stop
- * cancels rather than waits for, is cut off mid-step and run again whole by the other replica,
- * with its variables, under its one check.
+ * cancels rather than waits for, is cut off mid-step and run again whole by the other replica, with
+ * its variables, under its one check.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReconcilerStopIT {

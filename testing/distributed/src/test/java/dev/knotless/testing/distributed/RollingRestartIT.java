@@ -28,12 +28,12 @@ import org.junit.jupiter.api.Test;
  * reconciler, for a reconciler), while its round of pushes goes on. Every push gets exactly one
  * check per workflow, and each ends: a push a burst's next push superseded ends cancelled, as
  * runner.md's supersede rules say; no check is left running; each deploy runs to its end once, in
- * push order; and every check's log holds the lines its run printed, each once and in order (all
- * of them for a run that passed).
+ * push order; and every check's log holds the lines its run printed, each once and in order (all of
+ * them for a run that passed).
  */
 class RollingRestartIT {
   private static final int REPOS = 10;
-  private static final int LINES = 16;
+  private static final int LINES = 24;
   private static final long STAGGER_MS = 700;
 
   /**
@@ -264,9 +264,7 @@ class RollingRestartIT {
    */
   private static long awaitInFlight(ServiceProcess target) throws Exception {
     List<ServiceProcess> where =
-        target.toString().startsWith("reconciler")
-            ? List.of(target)
-            : shape.services("reconciler");
+        target.toString().startsWith("reconciler") ? List.of(target) : shape.services("reconciler");
     long[] running = new long[1];
     Checks.await(
         Duration.ofSeconds(120),

@@ -38,9 +38,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * runs as a real container. The leader is killed mid-step; the standby takes over, adopts the pod,
  * and the check ends with every line once, while a leftover pod is swept and no credential of the
  * services reaches a step or the pod spec. Then a leader dies as its run's pod goes too: the next
- * leader ends that check as an error, as a start does, rather than run its steps a second time.
- * The leaders keep each pod run's step time in the state in PostgreSQL, as the reconcilers' workers
- * do, and file the owner's minutes record from it.
+ * leader ends that check as an error, as a start does, rather than run its steps a second time. The
+ * leaders keep each pod run's step time in the state in PostgreSQL, as the reconcilers' workers do,
+ * and file the owner's minutes record from it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SchedulerIT {
@@ -96,12 +96,7 @@ class SchedulerIT {
     reconciler = shape.startReconciler();
     for (int i = 0; i < 2; i++) {
       shape.startScheduler(
-          api.url(),
-          TOKEN,
-          NAMESPACE,
-          SANDBOX,
-          LocalDocker.BUSYBOX,
-          SCHEDULER_SETTINGS);
+          api.url(), TOKEN, NAMESPACE, SANDBOX, LocalDocker.BUSYBOX, SCHEDULER_SETTINGS);
     }
     shape.startIngester();
   }
@@ -265,12 +260,7 @@ class SchedulerIT {
   void aStartedRunWhosePodIsGoneWhenTheStandbyLeadsEndsAsAnErrorAndRunsNoStepAgain()
       throws Exception {
     shape.startScheduler(
-        api.url(),
-        TOKEN,
-        NAMESPACE,
-        SANDBOX,
-        LocalDocker.BUSYBOX,
-        SCHEDULER_SETTINGS);
+        api.url(), TOKEN, NAMESPACE, SANDBOX, LocalDocker.BUSYBOX, SCHEDULER_SETTINGS);
     // The one killed by the test before does not answer, so it is never taken for the leader.
     List<ServiceProcess> schedulers = shape.services("scheduler-");
     Checks.await(Duration.ofSeconds(60), "a leader", () -> leader(schedulers) != null);
@@ -390,7 +380,8 @@ class SchedulerIT {
     try (var c =
             java.sql.DriverManager.getConnection(
                 shape.postgres().jdbcUrl(), "postgres", "postgres");
-        var q = c.prepareStatement("select coalesce(sum(millis), 0) from repo_used where repo = ?")) {
+        var q =
+            c.prepareStatement("select coalesce(sum(millis), 0) from repo_used where repo = ?")) {
       q.setString(1, repo);
       try (var r = q.executeQuery()) {
         r.next();

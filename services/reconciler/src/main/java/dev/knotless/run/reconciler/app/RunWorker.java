@@ -104,7 +104,8 @@ public class RunWorker implements RepoPass.RunSink {
             },
             clock);
     this.handover = new StopHandover(queue, state, id, asked, reports, this::ring);
-    this.stale = new StaleRuns(queue, state, this.config.staleAfter(), this::publish, this::ring, clock);
+    this.stale =
+        new StaleRuns(queue, state, this.config.staleAfter(), this::publish, this::ring, clock);
   }
 
   @Inject io.agroal.api.AgroalDataSource db;
@@ -280,7 +281,10 @@ public class RunWorker implements RepoPass.RunSink {
     await(() -> queue.heartbeat(id));
   }
 
-  /** Puts runs whose worker went silent back into their repositories' dropped runs ({@link StaleRuns}). */
+  /**
+   * Puts runs whose worker went silent back into their repositories' dropped runs ({@link
+   * StaleRuns}).
+   */
   @Scheduled(
       every = "${knotless.reconciler.worker.heartbeat:5s}",
       delay = 2,
@@ -308,11 +312,10 @@ public class RunWorker implements RepoPass.RunSink {
   /**
    * The stop runner.md asks for, in a replica: runs asked for by name are cancelled and handed to
    * the reconciler that passes their repository now, to be filed and run again ({@link
-   * StopHandover}); waiting runs
-   * are handed back at once (their rows let go, so another worker files and runs them again under
-   * the same check), except those at the commit of a running deploy; the runs going, deploys
-   * included, get up to {@code stop-wait} to end and file their checks; whatever still runs then is
-   * cancelled without an end and handed back the same way.
+   * StopHandover}); waiting runs are handed back at once (their rows let go, so another worker
+   * files and runs them again under the same check), except those at the commit of a running
+   * deploy; the runs going, deploys included, get up to {@code stop-wait} to end and file their
+   * checks; whatever still runs then is cancelled without an end and handed back the same way.
    */
   void stop(@Observes ShutdownEvent ev) {
     stopping = true;

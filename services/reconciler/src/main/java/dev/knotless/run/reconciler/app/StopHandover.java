@@ -72,7 +72,9 @@ final class StopHandover implements Jobs.StopDrops {
     reports.cutOff(run.rkey());
   }
 
-  /** The run {@link #cutOff} named ended cancelled with no end reported: it goes to be run again. */
+  /**
+   * The run {@link #cutOff} named ended cancelled with no end reported: it goes to be run again.
+   */
   void cutOffEnded(String checkKey) {
     PlannedRun run = cutOff.remove(checkKey);
     if (run != null) {
@@ -82,7 +84,8 @@ final class StopHandover implements Jobs.StopDrops {
 
   /**
    * The row first, so the next filing of the check claims it afresh; then the request, then the
-   * door. A stop that dies between the two loses the request, as a crash does: the owner asks again.
+   * door. A stop that dies between the two loses the request, as a crash does: the owner asks
+   * again.
    */
   private void wantAgain(PlannedRun run) {
     String key = run.rkey();

@@ -30,7 +30,9 @@ public interface SchedulerConfig {
   @WithDefault("8")
   int jobs();
 
-  /** How many jobs one owner's runs may hold at once ({@code --owner-jobs}); unset: {@code jobs}. */
+  /**
+   * How many jobs one owner's runs may hold at once ({@code --owner-jobs}); unset: {@code jobs}.
+   */
   Optional<Integer> ownerJobs();
 
   /**
