@@ -331,6 +331,14 @@ public final class Jobs implements AutoCloseable {
      * records it to run again. Called once per run, outside this object's lock.
      */
     void dropped(PlannedRun run);
+
+    /**
+     * A running run asked for by name that the stop is about to cancel; by default it is recorded
+     * as {@link #dropped} is. Called once per run, before its cancel, outside this object's lock.
+     */
+    default void cutOff(PlannedRun run) {
+      dropped(run);
+    }
   }
 
   /** Refuses new runs from now on. */
@@ -359,8 +367,8 @@ public final class Jobs implements AutoCloseable {
         }
       }
     }
+    askedRunning.forEach(drops::cutOff);
     act(decisions);
-    askedRunning.forEach(drops::dropped);
     pump();
   }
 

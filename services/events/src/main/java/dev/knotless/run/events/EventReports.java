@@ -32,12 +32,19 @@ public final class EventReports implements RunReports {
 
     /** The run ended and its end was published: its row goes. */
     void ended(String checkKey);
+
+    /**
+     * The run was cancelled after {@link #cutOff} named it and reported no end: whoever named it
+     * hands it back.
+     */
+    default void cutOff(String checkKey) {}
   }
 
   private final Consumer<RunEvent> publish;
   private final Queue queue;
   private final Clock clock;
   private volatile boolean stopping;
+  private final java.util.Set<String> cutOff = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public EventReports(Consumer<RunEvent> publish, Queue queue, Clock clock) {
     this.publish = publish;
@@ -48,6 +55,15 @@ public final class EventReports implements RunReports {
   /** From now on, runs cancelled by the stop are left for another worker rather than ended. */
   public void stopping() {
     stopping = true;
+  }
+
+  /**
+   * The run of {@code checkKey}, about to be cancelled by the stop, reports no end if it ends
+   * cancelled: the queue hears {@link Queue#cutOff} instead, and the check stays as it is until the
+   * run is filed again.
+   */
+  public void cutOff(String checkKey) {
+    cutOff.add(checkKey);
   }
 
   /** The event that files {@code run}'s check as queued: the first of its events. */
@@ -81,6 +97,11 @@ public final class EventReports implements RunReports {
   @Override
   public void ended(PlannedRun run, CheckRecord running, RunResult result, String fault) {
     String key = run.rkey();
+    boolean wasCutOff = cutOff.remove(key);
+    if (wasCutOff && result != null && result.outcome() instanceof RunOutcome.Cancelled) {
+      queue.cutOff(key);
+      return;
+    }
     if (result == null) {
       byte[] log =
           ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);

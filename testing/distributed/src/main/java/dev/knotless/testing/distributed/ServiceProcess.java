@@ -270,6 +270,25 @@ public final class ServiceProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /** Whether its process (the docker client, for a container) is still running. */
+  public boolean alive() {
+    return process != null && process.isAlive();
+  }
+
+  /**
+   * How many processes it started are alive now whose command line holds {@code marker}: for a
+   * service that runs steps as its own children (the shell executor), its steps in flight.
+   */
+  public long childrenRunning(String marker) {
+    if (process == null || !process.isAlive()) {
+      return 0;
+    }
+    return process
+        .descendants()
+        .filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+        .count();
+  }
+
   /** Its log file. */
   public Path log() {
     return log;

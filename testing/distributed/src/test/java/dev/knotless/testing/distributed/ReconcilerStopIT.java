@@ -15,28 +15,50 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * A reconciler stopped with SIGTERM (a rollout) while it runs a deploy keeps the deploy going to
  * its end, keeps the run waiting at the deploy's commit while the deploy runs, and then hands that
  * run back: the other replica runs it. Each run's step appends a line to a file both replicas'
- * steps share, so each is seen to run exactly once.
+ * steps share, so each is seen to run exactly once. Then a run asked for by name, which a stop
+ * cancels rather than waits for, is cut off mid-step and run again whole by the other replica, with
+ * its variables, under its one check.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReconcilerStopIT {
   private static final int LINES = 16;
+  private static final Map<String, String> ONE_JOB =
+      Map.of("knotless.reconciler.worker.jobs", "1", "knotless.reconciler.worker.stop-wait", "90s");
 
   private static LocalDistributed shape;
   private static OwnerRepo owner;
   private static ServiceProcess first;
   private static ServiceProcess second;
   private static Path runs;
+  private static Path asked;
 
   @BeforeAll
   static void start() throws Exception {
     Path dir = Files.createTempDirectory("reconciler-stop-it");
     runs = dir.resolve("runs.txt");
     Files.createFile(runs);
+    asked = dir.resolve("asked.txt");
+    Files.createFile(asked);
+    String byName =
+        """
+        on: {asked: {refs: [main]}}
+        steps:
+          - name: count
+            run: |
+              echo "asked $GREETING start" >> %s
+              for i in $(seq 1 %d); do echo "line $i of the asked run"; sleep 0.5; done
+              echo "asked $GREETING end" >> %s
+        """
+            .formatted(asked, LINES, asked);
     String deploy =
         """
         on: {push: {refs: [main]}}
@@ -60,14 +82,17 @@ class ReconcilerStopIT {
     owner =
         shape.ownerRepo(
             "site",
-            Map.of(".knotless/workflows/a-deploy.yml", deploy, ".knotless/workflows/b-ci.yml", ci));
+            Map.of(
+                ".knotless/workflows/a-deploy.yml",
+                deploy,
+                ".knotless/workflows/b-ci.yml",
+                ci,
+                ".knotless/workflows/c-asked.yml",
+                byName));
     shape.startCheckWriter();
     // One job each: the ci run waits behind the deploy on the replica that has the repository.
-    Map<String, String> oneJob =
-        Map.of(
-            "knotless.reconciler.worker.jobs", "1", "knotless.reconciler.worker.stop-wait", "90s");
-    first = shape.startReconciler(oneJob);
-    second = shape.startReconciler(oneJob);
+    first = shape.startReconciler(ONE_JOB);
+    second = shape.startReconciler(ONE_JOB);
     shape.startIngester();
   }
 
@@ -79,6 +104,7 @@ class ReconcilerStopIT {
   }
 
   @Test
+  @Order(1)
   void aStoppedReconcilerFinishesItsDeployAndHandsTheWaitingRunToTheOtherReplica()
       throws Exception {
     Checks.await(
@@ -122,6 +148,77 @@ class ReconcilerStopIT {
     assertTrue(
         Files.readString(other.log()).contains(": running b-ci at "), "the other replica ran ci");
     System.out.printf("[ReconcilerStopIT] the stop took %d ms (the deploy's rest)%n", stoppedMs);
+  }
+
+  @Test
+  @Order(2)
+  void aRunAskedForByNameThatAStopCutsOffIsRunAgainWholeByTheOtherReplica() throws Exception {
+    shape.startReconciler(ONE_JOB); // in place of the one stopped above
+    List<ServiceProcess> live =
+        shape.services("reconciler").stream().filter(ServiceProcess::alive).toList();
+    assertEquals(2, live.size(), "two reconcilers run: " + live);
+    String sha = owner.head();
+    OwnerCli.run(
+        shape,
+        owner.account,
+        Map.of(),
+        "",
+        "rerun",
+        owner.label(),
+        "--ref",
+        "main",
+        "--workflow",
+        "c-asked",
+        "--var",
+        "GREETING=hi");
+    Checks.await(
+        Duration.ofSeconds(90),
+        "the asked run's step under way",
+        () -> Files.readString(asked).contains("asked hi start"));
+    ServiceProcess cut =
+        live.stream()
+            .filter(s -> s.childrenRunning("of the asked run") > 0)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no reconciler runs the asked run's step"));
+    ServiceProcess other = live.get(0) == cut ? live.get(1) : live.get(0);
+    long t0 = System.nanoTime();
+    cut.stop(); // SIGTERM: the asked run is cancelled at once, not waited for
+    long stoppedMs = (System.nanoTime() - t0) / 1_000_000;
+    assertTrue(stoppedMs < 60_000, "the stop waited " + stoppedMs + " ms for the asked run");
+
+    CheckRecord ran = CountingRuns.awaitEnded(shape, sha, "c-asked");
+    assertEquals(CheckStatus.SUCCESS, ran.status(), "run again to its end: " + ran);
+    String log = Checks.log(shape, ran);
+    List<String> lines = new ArrayList<>();
+    for (String line : log.split("\n")) {
+      if (line.endsWith(" of the asked run")) {
+        lines.add(line);
+      }
+    }
+    List<String> want = new ArrayList<>();
+    for (int i = 1; i <= LINES; i++) {
+      want.add("line " + i + " of the asked run");
+    }
+    assertEquals(want, lines, "the second run's log, whole and once: " + log);
+    assertEquals(
+        List.of("asked hi start", "asked hi start", "asked hi end"),
+        Files.readAllLines(asked),
+        "cut off once, then run whole with its variables");
+    assertTrue(
+        Files.readString(cut.log()).contains("handed back, to be filed and run again"),
+        "the stopped replica handed the asked run back");
+    assertTrue(
+        Files.readString(other.log()).contains(": running c-asked at "),
+        "the other replica ran it again");
+    assertEquals(
+        1,
+        Checks.all(shape).stream()
+            .map(r -> CheckRecord.fromJson(r.value()))
+            .filter(c -> c.commit().equals(sha) && c.workflow().equals("c-asked"))
+            .count(),
+        "one check for the asked run");
+    System.out.printf(
+        "[ReconcilerStopIT] the stop with an asked run going took %d ms%n", stoppedMs);
   }
 
   private static CheckRecord check(String sha, String workflow) throws Exception {

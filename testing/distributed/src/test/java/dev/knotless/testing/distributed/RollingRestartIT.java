@@ -22,21 +22,39 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A rolling restart of every service, one replica at a time (SIGTERM, then started again), while
- * pushes to several repositories run steps that print for seconds and one of them deploys. Every
- * push's checks end (a run a later push superseded ends cancelled), none is left running, each
- * deploy runs once and in order, and every passing run's log is whole.
- *
- * <p>Smaller than an operator's week (ROUNDS times REPOS pushes), to fit the shared 2-core machine.
+ * A rolling restart of every service, one replica at a time (SIGTERM, then started again), during
+ * 50 pushes across 10 repositories whose steps print for seconds, one of which also deploys
+ * (superseded: finish). Each replica is restarted only once steps are seen running (on that
+ * reconciler, for a reconciler), while its round of pushes goes on. Every push gets exactly one
+ * check per workflow, and each ends: a push a burst's next push superseded ends cancelled, as
+ * runner.md's supersede rules say; no check is left running; each deploy runs to its end once, in
+ * push order; and every check's log holds the lines its run printed, each once and in order (all of
+ * them for a run that passed).
  */
 class RollingRestartIT {
-  private static final int REPOS = 5;
-  private static final int ROUNDS = 2;
-  private static final int LINES = 10;
+  private static final int REPOS = 10;
+  private static final int LINES = 24;
+  private static final long STAGGER_MS = 700;
+
+  /**
+   * Pushes per round (one round per restart: check-writers, reconcilers, ingester) and repository.
+   * A 2 is a burst: the second push follows once the first's checks are filed, superseding its run
+   * (and queueing a second deploy behind the first). The reconcilers' rounds push to every
+   * repository, so each reconciler has runs of its own to be stopped amid: 50 pushes in all.
+   */
+  private static final int[][] PLAN = {
+    {2, 2, 2, 2, 2, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 2, 2, 2, 2, 2},
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+    {2, 2, 2, 2, 2, 0, 0, 0, 0, 0},
+  };
 
   private static LocalDistributed shape;
   private static final List<OwnerRepo> owners = new ArrayList<>();
   private static Path deploys;
+  private static List<CheckRecord> seen = List.of();
+  private static long seenAt;
 
   @BeforeAll
   static void start() throws Exception {
@@ -58,7 +76,7 @@ class RollingRestartIT {
         steps:
           - name: count
             run: |
-              for i in $(seq 1 %d); do echo "line $i of the run"; sleep 0.6; done
+              for i in $(seq 1 %d); do echo "line $i of the run"; sleep 0.5; done
               echo "deploy $KNOTLESS_RUN_SHA" >> %s
         """
             .formatted(LINES, deploys);
@@ -86,93 +104,220 @@ class RollingRestartIT {
   }
 
   @Test
-  void aRollingRestartOfEveryServiceLosesNoRunNoLineAndNoDeploy() throws Exception {
+  void aRollingRestartDuringFiftyPushesLosesNoRunNoLineAndNoDeploy() throws Exception {
+    long t0 = System.nanoTime();
     Checks.await(
         Duration.ofSeconds(120),
         "the baseline passes",
         () ->
             shape.services("reconciler").stream().mapToDouble(RollingRestartIT::passes).sum()
                 >= REPOS);
-    List<String> pushed = new ArrayList<>();
     List<ServiceProcess> order = new ArrayList<>();
     order.addAll(shape.services("check-writer"));
     order.addAll(shape.services("reconciler"));
     order.addAll(shape.services("ingester"));
-    int next = 0;
-    for (int round = 0; round < ROUNDS; round++) {
-      pushed.addAll(pushAll("round " + round));
-      // Restart replicas while the round's steps print: one at a time, each ready before the next.
-      int share = (order.size() + ROUNDS - 1) / ROUNDS;
-      for (int i = 0; i < share && next < order.size(); i++, next++) {
-        ServiceProcess s = order.get(next);
-        s.restart();
-        System.out.printf("[RollingRestartIT] restarted %s%n", s);
-      }
-    }
+    assertEquals(PLAN.length, order.size(), "one round of pushes per replica restarted");
 
-    Map<String, CheckRecord> ended = new HashMap<>();
+    List<List<String>> pushed = new ArrayList<>();
+    for (int i = 0; i < REPOS; i++) {
+      pushed.add(new ArrayList<>());
+    }
+    ExecutorService rounds = Executors.newSingleThreadExecutor();
+    List<String> restarts = new ArrayList<>();
+    try {
+      for (int r = 0; r < PLAN.length; r++) {
+        int round = r;
+        Future<?> pushing = rounds.submit(() -> pushRound(round, pushed));
+        ServiceProcess target = order.get(r);
+        long inFlight = awaitInFlight(target);
+        long t = System.nanoTime();
+        target.restart();
+        restarts.add(
+            "%s with %d steps running, %d ms"
+                .formatted(target, inFlight, (System.nanoTime() - t) / 1_000_000));
+        pushing.get();
+      }
+    } finally {
+      rounds.shutdownNow();
+    }
+    int pushes = pushed.stream().mapToInt(List::size).sum();
+    assertEquals(50, pushes, "pushes made");
+
+    Map<String, CheckRecord> byCommitAndWorkflow = new HashMap<>();
     Checks.await(
-        Duration.ofSeconds(300),
-        "every pushed commit's checks ended",
+        Duration.ofSeconds(240),
+        "every push's checks ended",
         () -> {
-          ended.clear();
-          for (Record r : Checks.all(shape)) {
-            CheckRecord c = CheckRecord.fromJson(r.value());
-            if (pushed.contains(c.commit()) && c.status().ended()) {
-              ended.put(c.commit() + " " + c.workflow(), c);
+          byCommitAndWorkflow.clear();
+          List<Record> all = Checks.all(shape);
+          // By repository too: two repositories' first commits may share a SHA; pushed ones do not.
+          java.util.Set<String> once = new java.util.HashSet<>();
+          for (Record rec : all) {
+            CheckRecord c = CheckRecord.fromJson(rec.value());
+            assertTrue(
+                once.add(c.repo() + " " + c.commit() + " " + c.workflow()),
+                "two checks of one push's workflow: " + c);
+            byCommitAndWorkflow.put(c.commit() + " " + c.workflow(), c);
+          }
+          for (int i = 0; i < REPOS; i++) {
+            for (String sha : pushed.get(i)) {
+              for (String w : workflows(i)) {
+                CheckRecord c = byCommitAndWorkflow.get(sha + " " + w);
+                if (c == null || !c.status().ended()) {
+                  return false;
+                }
+              }
             }
           }
-          return ended.size() == REPOS * ROUNDS + ROUNDS;
+          return all.stream().allMatch(rec -> CheckRecord.fromJson(rec.value()).status().ended());
         });
-    for (Record r : Checks.all(shape)) {
-      CheckRecord c = CheckRecord.fromJson(r.value());
-      assertTrue(c.status().ended(), "no check left " + c.status() + ": " + c);
-    }
-    int passed = 0;
-    for (CheckRecord c : ended.values()) {
-      if (c.status() == CheckStatus.CANCELLED
-          && !c.workflow().equals("deploy")
-          && String.valueOf(c.note()).contains("superseded")) {
-        continue; // the next round's push to the same branch superseded it: its one end
-      }
-      passed++;
-      assertEquals(CheckStatus.SUCCESS, c.status(), c.toString());
-      List<String> want = new ArrayList<>(List.of("==> count"));
-      for (int i = 1; i <= LINES; i++) {
-        want.add("line " + i + " of the run");
-      }
-      assertEquals(want, List.of(Checks.log(shape, c).split("\n")), "whole log of " + c);
-    }
-    assertTrue(passed >= REPOS + ROUNDS, "at least the last round and both deploys passed");
-    List<String> ran = Files.readAllLines(deploys);
+
+    int superseded = 0;
     List<String> deployed = new ArrayList<>();
-    for (String sha : pushed) {
-      if (ended.containsKey(sha + " deploy")) {
-        deployed.add("deploy " + sha);
+    for (int i = 0; i < REPOS; i++) {
+      List<String> shas = pushed.get(i);
+      for (int k = 0; k < shas.size(); k++) {
+        for (String w : workflows(i)) {
+          CheckRecord c = byCommitAndWorkflow.get(shas.get(k) + " " + w);
+          if (c.status() == CheckStatus.CANCELLED) {
+            assertTrue(String.valueOf(c.note()).contains("superseded"), c.toString());
+            assertTrue(k < shas.size() - 1, "the last push's run was superseded: " + c);
+            superseded++;
+          } else {
+            assertEquals(CheckStatus.SUCCESS, c.status(), c.toString());
+            if (w.equals("deploy")) {
+              deployed.add("deploy " + c.commit());
+            }
+          }
+          assertWholeLog(c);
+        }
       }
     }
-    assertEquals(deployed, ran, "each deploy ran once, in push order");
+    assertEquals(deployed, Files.readAllLines(deploys), "each deploy ran once, in push order");
+    System.out.printf(
+        "[RollingRestartIT] %d pushes to %d repositories, %d runs superseded, %d deploys; restarts:"
+            + " %s; %d s in all%n",
+        pushes,
+        REPOS,
+        superseded,
+        deployed.size(),
+        restarts,
+        (System.nanoTime() - t0) / 1_000_000_000);
   }
 
-  private static List<String> pushAll(String what) throws Exception {
+  /** The round's pushes, each repository's staggered after the one before it. */
+  private static void pushRound(int round, List<List<String>> pushed) {
     ExecutorService pool = Executors.newFixedThreadPool(REPOS);
     try {
-      List<Future<String>> made = new ArrayList<>();
-      for (OwnerRepo o : owners) {
+      List<Future<?>> made = new ArrayList<>();
+      int slot = 0;
+      for (int i = 0; i < REPOS; i++) {
+        int repo = i;
+        int count = PLAN[round][i];
+        if (count == 0) {
+          continue;
+        }
+        long delay = slot++ * STAGGER_MS;
         made.add(
             pool.submit(
                 () -> {
-                  o.commit(Map.of("what", what + " to " + o.key()));
-                  return o.push("main");
+                  Thread.sleep(delay);
+                  for (int k = 0; k < count; k++) {
+                    push(repo, "round " + round + " push " + k, pushed.get(repo));
+                  }
+                  return null;
                 }));
       }
-      List<String> out = new ArrayList<>();
-      for (Future<String> f : made) {
-        out.add(f.get());
+      for (Future<?> f : made) {
+        f.get();
       }
-      return out;
+    } catch (Exception e) {
+      throw new IllegalStateException("round " + round + ": " + e, e);
     } finally {
       pool.shutdown();
+    }
+  }
+
+  /**
+   * A push to the repository, once the push before it has its checks filed: a pass sees each push,
+   * so each gets its check (two pushes one pass saw at once would file only the newer).
+   */
+  private static void push(int repo, String what, List<String> shas) throws Exception {
+    if (!shas.isEmpty()) {
+      String before = shas.get(shas.size() - 1);
+      Checks.await(
+          Duration.ofSeconds(120),
+          "the checks of " + before + " filed",
+          () -> filed(before) == workflows(repo).size());
+    }
+    OwnerRepo o = owners.get(repo);
+    o.commit(Map.of("what", what + " to " + o.key()));
+    String sha = o.push("main");
+    synchronized (shas) {
+      shas.add(sha);
+    }
+  }
+
+  /**
+   * Waits until steps run on {@code target} (a reconciler), or on any reconciler (for the other
+   * services, whose replicas follow every run); returns how many.
+   */
+  private static long awaitInFlight(ServiceProcess target) throws Exception {
+    List<ServiceProcess> where =
+        target.toString().startsWith("reconciler") ? List.of(target) : shape.services("reconciler");
+    long[] running = new long[1];
+    Checks.await(
+        Duration.ofSeconds(120),
+        "steps running to restart " + target + " amid",
+        () -> {
+          running[0] = where.stream().mapToLong(s -> s.childrenRunning("of the run")).sum();
+          return running[0] > 0;
+        });
+    return running[0];
+  }
+
+  /** How many checks of {@code sha} the runner's account holds; read at most twice a second. */
+  private static synchronized int filed(String sha) throws Exception {
+    if (System.nanoTime() - seenAt > 500_000_000L) {
+      List<CheckRecord> now = new ArrayList<>();
+      for (Record r : Checks.all(shape)) {
+        now.add(CheckRecord.fromJson(r.value()));
+      }
+      seen = now;
+      seenAt = System.nanoTime();
+    }
+    return (int) seen.stream().filter(c -> c.commit().equals(sha)).count();
+  }
+
+  private static List<String> workflows(int repo) {
+    return repo == 0 ? List.of("ci", "deploy") : List.of("ci");
+  }
+
+  /**
+   * The log holds the step's header and the lines its run printed, each once and in order: all of
+   * them when it passed, a first part when a newer push cancelled it running, none when it was
+   * cancelled waiting.
+   */
+  private static void assertWholeLog(CheckRecord c) throws Exception {
+    if (c.log() == null) {
+      assertEquals(CheckStatus.CANCELLED, c.status(), "no log: " + c);
+      return;
+    }
+    String log = Checks.log(shape, c);
+    List<String> lines = new ArrayList<>();
+    for (String line : log.split("\n")) {
+      if (line.endsWith(" of the run")) {
+        lines.add(line);
+      }
+    }
+    List<String> want = new ArrayList<>();
+    for (int i = 1; i <= lines.size(); i++) {
+      want.add("line " + i + " of the run");
+    }
+    assertEquals(want, lines, "the lines of " + c + " in its log:\n" + log);
+    if (c.status() == CheckStatus.SUCCESS) {
+      assertEquals(LINES, lines.size(), "a passing run's log holds every line: " + c);
+      assertEquals("==> count", log.split("\n")[0], log);
     }
   }
 

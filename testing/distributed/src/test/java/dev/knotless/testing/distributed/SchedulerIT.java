@@ -38,7 +38,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * runs as a real container. The leader is killed mid-step; the standby takes over, adopts the pod,
  * and the check ends with every line once, while a leftover pod is swept and no credential of the
  * services reaches a step or the pod spec. Then a leader dies as its run's pod goes too: the next
- * leader ends that check as an error, as a start does, rather than run its steps a second time.
+ * leader ends that check as an error, as a start does, rather than run its steps a second time. The
+ * leaders keep each pod run's step time in the state in PostgreSQL, as the reconcilers' workers do,
+ * and file the owner's minutes record from it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SchedulerIT {
@@ -68,6 +70,7 @@ class SchedulerIT {
   private static KubernetesClient client;
   private static ServiceProcess reconciler;
   private static Path secrets;
+  private static Map<String, String> SCHEDULER_SETTINGS;
   private static final String TOKEN = "scheduler-token-" + Long.toHexString(System.nanoTime());
 
   @BeforeAll
@@ -83,16 +86,17 @@ class SchedulerIT {
     secrets = dir.resolve("secrets.json");
     Files.writeString(
         secrets, "{\"" + owner.account.did() + "/app\": {\"DEPLOY_TOKEN\": \"" + SECRET + "\"}}");
+    SCHEDULER_SETTINGS =
+        Map.of(
+            "knotless.scheduler.secrets-file",
+            secrets.toString(),
+            "knotless.scheduler.allowance",
+            "60");
     shape.startCheckWriter();
     reconciler = shape.startReconciler();
     for (int i = 0; i < 2; i++) {
       shape.startScheduler(
-          api.url(),
-          TOKEN,
-          NAMESPACE,
-          SANDBOX,
-          LocalDocker.BUSYBOX,
-          Map.of("knotless.scheduler.secrets-file", secrets.toString()));
+          api.url(), TOKEN, NAMESPACE, SANDBOX, LocalDocker.BUSYBOX, SCHEDULER_SETTINGS);
     }
     shape.startIngester();
   }
@@ -159,19 +163,7 @@ class SchedulerIT {
     owner.commit(Map.of("README.md", "hello again\n"));
     long t0 = System.nanoTime();
     String sha = owner.push("main");
-    Checks.await(
-        Duration.ofSeconds(120),
-        "the run's pod waiting in its second step",
-        () -> {
-          List<Pod> p = pods();
-          try {
-            return p.size() == 1
-                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
-                    .contains("ready");
-          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            return false; // its container is not running yet
-          }
-        });
+    awaitPodWaiting();
     System.out.printf(
         "[SchedulerIT] push to a step running in a pod: %d ms%n",
         (System.nanoTime() - t0) / 1_000_000);
@@ -244,6 +236,12 @@ class SchedulerIT {
     Checks.await(Duration.ofSeconds(30), "the run's pod deleted", () -> pods().isEmpty());
     assertNull(client.pods().inNamespace(NAMESPACE).withName("knotless-leftover").get());
     assertEquals(1, Checks.all(shape).size(), "one check for the one push");
+    // Adopted, the run's step time counts from the adoption: the old leader's share is not kept.
+    long used = usedMillis();
+    assertTrue(
+        used > 0 && used <= stepMillis(check) + 1_000,
+        "the state holds " + used + " ms for steps of " + stepMillis(check) + " ms");
+    assertMinutesRecord();
 
     // Every name the dashboard and alerts read, off the services of this test, scheduler included.
     Map<String, ServiceProcess> running = new java.util.HashMap<>();
@@ -262,12 +260,7 @@ class SchedulerIT {
   void aStartedRunWhosePodIsGoneWhenTheStandbyLeadsEndsAsAnErrorAndRunsNoStepAgain()
       throws Exception {
     shape.startScheduler(
-        api.url(),
-        TOKEN,
-        NAMESPACE,
-        SANDBOX,
-        LocalDocker.BUSYBOX,
-        Map.of("knotless.scheduler.secrets-file", secrets.toString()));
+        api.url(), TOKEN, NAMESPACE, SANDBOX, LocalDocker.BUSYBOX, SCHEDULER_SETTINGS);
     // The one killed by the test before does not answer, so it is never taken for the leader.
     List<ServiceProcess> schedulers = shape.services("scheduler-");
     Checks.await(Duration.ofSeconds(60), "a leader", () -> leader(schedulers) != null);
@@ -275,19 +268,7 @@ class SchedulerIT {
 
     owner.commit(Map.of("README.md", "hello a third time\n"));
     String sha = owner.push("main");
-    Checks.await(
-        Duration.ofSeconds(120),
-        "the run's pod waiting in its second step",
-        () -> {
-          List<Pod> p = pods();
-          try {
-            return p.size() == 1
-                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
-                    .contains("ready");
-          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            return false;
-          }
-        });
+    awaitPodWaiting();
     String podName = pods().get(0).getMetadata().getName();
     long podsMade = podsMade();
 
@@ -313,6 +294,100 @@ class SchedulerIT {
             .filter(r -> CheckRecord.fromJson(r.value()).commit().equals(sha))
             .count(),
         "one check for the push");
+  }
+
+  @Test
+  @Order(3)
+  void aPodRunsStepTimeGoesIntoTheStateBesideTheReconcilersAndTheMinutesRecord() throws Exception {
+    long before = usedMillis();
+    owner.commit(Map.of("README.md", "hello a fourth time\n"));
+    String sha = owner.push("main");
+    awaitPodWaiting();
+    inPod(pods().get(0).getMetadata().getName(), "touch", "/knotless/go");
+    CheckRecord check =
+        CheckRecord.fromJson(
+            Checks.awaitOne(
+                    shape,
+                    Duration.ofSeconds(120),
+                    c -> c.status().ended() && c.commit().equals(sha))
+                .value());
+    assertEquals(CheckStatus.SUCCESS, check.status(), String.valueOf(check));
+    long[] added = new long[1];
+    Checks.await(
+        Duration.ofSeconds(30),
+        "the run's step time in the state",
+        () -> {
+          added[0] = usedMillis() - before;
+          return added[0] > 0;
+        });
+    assertTrue(
+        Math.abs(added[0] - stepMillis(check)) < 1_000,
+        "the state gained " + added[0] + " ms for steps of " + stepMillis(check) + " ms");
+    assertMinutesRecord();
+  }
+
+  /** The owner's minutes record is filed, from the usage in the state, with the allowance. */
+  private static void assertMinutesRecord() throws Exception {
+    long used = usedMillis();
+    dev.knotless.atproto.XrpcClient pds =
+        dev.knotless.atproto.XrpcClient.create(shape.pds().pdsUrl());
+    Checks.await(
+        Duration.ofSeconds(30),
+        "the owner's minutes record",
+        () ->
+            pds.findRecord(shape.runner().did(), "dev.knotless.minutes", owner.account.did())
+                .isPresent());
+    var minutes =
+        pds.getRecord(shape.runner().did(), "dev.knotless.minutes", owner.account.did()).value();
+    assertEquals(used / 60_000, minutes.path("minutes").asLong(), minutes.toString());
+    assertEquals(60, minutes.path("allowance").asLong(), minutes.toString());
+    System.out.printf(
+        "[SchedulerIT] %d ms of steps in pods kept in the state; minutes record %s%n",
+        used, minutes);
+  }
+
+  /** The time the check's steps took, as the check-writer filed them. */
+  private static long stepMillis(CheckRecord check) {
+    long steps = 0;
+    for (var step : check.steps()) {
+      if (step.startedAt() != null && step.endedAt() != null) {
+        steps += Duration.between(step.startedAt(), step.endedAt()).toMillis();
+      }
+    }
+    return steps;
+  }
+
+  /** Waits until the one run's pod has printed "ready" in its second step, waiting to go on. */
+  private static void awaitPodWaiting() throws Exception {
+    Checks.await(
+        Duration.ofSeconds(120),
+        "the run's pod waiting in its second step",
+        () -> {
+          List<Pod> p = pods();
+          try {
+            return p.size() == 1
+                && inPod(p.get(0).getMetadata().getName(), "cat", "/knotless/steps/1/out")
+                    .contains("ready");
+          } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            return false; // its container is not running yet
+          }
+        });
+  }
+
+  /** The public step time the state holds for the owner's repository, over every day. */
+  private static long usedMillis() throws Exception {
+    String repo = owner.account.did() + "/" + owner.key();
+    try (var c =
+            java.sql.DriverManager.getConnection(
+                shape.postgres().jdbcUrl(), "postgres", "postgres");
+        var q =
+            c.prepareStatement("select coalesce(sum(millis), 0) from repo_used where repo = ?")) {
+      q.setString(1, repo);
+      try (var r = q.executeQuery()) {
+        r.next();
+        return r.getLong(1);
+      }
+    }
   }
 
   /** How many pods were made in the runs' namespace so far, as the API server was asked. */

@@ -10,7 +10,6 @@ import dev.knotless.runner.discover.Discoverer;
 import dev.knotless.runner.discover.RepoList;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
-import dev.knotless.runner.engine.AskedLedger;
 import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
@@ -158,7 +157,8 @@ public class PassWiring {
             PassExtras.all(
                     planner,
                     filer,
-                    new AskedLedger(),
+                    // The worker's, so a stop hands back what each asked run was asked for with.
+                    worker.asked(),
                     config.keepChecks(),
                     config.secretsFile().orElse(null))
                 .forRunner(runnerClient.did()));

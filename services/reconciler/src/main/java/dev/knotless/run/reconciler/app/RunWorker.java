@@ -7,15 +7,16 @@ import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.engine.AskedLedger;
 import dev.knotless.runner.engine.ExecutorChoice;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.engine.SharedUsage;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
-import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.StateStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -58,6 +59,9 @@ public class RunWorker implements RepoPass.RunSink {
   private final ReconcilerConfig.Worker config;
   private final Clock clock = Clock.systemUTC();
   private final EventReports reports;
+  private final AskedLedger asked = new AskedLedger();
+  private final StopHandover handover;
+  private final StaleRuns stale;
   private volatile Jobs jobs;
   private volatile String runnerDid = "";
   private volatile dev.knotless.runner.engine.MinutesWriter minutes;
@@ -92,8 +96,16 @@ public class RunWorker implements RepoPass.RunSink {
               public void ended(String checkKey) {
                 patiently("take " + checkKey + " off the queue", () -> queue.remove(checkKey, id));
               }
+
+              @Override
+              public void cutOff(String checkKey) {
+                handover.cutOffEnded(checkKey);
+              }
             },
             clock);
+    this.handover = new StopHandover(queue, state, id, asked, reports, this::ring);
+    this.stale =
+        new StaleRuns(queue, state, this.config.staleAfter(), this::publish, this::ring, clock);
   }
 
   @Inject io.agroal.api.AgroalDataSource db;
@@ -107,6 +119,11 @@ public class RunWorker implements RepoPass.RunSink {
     this.minutes =
         new dev.knotless.runner.engine.MinutesWriter(
             new dev.knotless.runner.checks.RetryingWrites(runner), clock);
+  }
+
+  /** What each run this worker's passes asked for by name was asked for with. */
+  public AskedLedger asked() {
+    return asked;
   }
 
   /** This worker's id in the run queue. */
@@ -138,7 +155,7 @@ public class RunWorker implements RepoPass.RunSink {
     if (stopping) {
       // Filed by a pass that was under way as the stop came: another worker runs it.
       LOG.infof("%s: %s filed as this worker stops: handed back", run.label(), run.rkey());
-      handBack(run.rkey());
+      handover.dropped(run);
       return;
     }
     publish(EventReports.filed(run));
@@ -203,7 +220,12 @@ public class RunWorker implements RepoPass.RunSink {
                   System.getenv()),
               reports,
               clock,
-              usage::ended,
+              ended -> {
+                if (!stopping) {
+                  asked.take(ended.request().runId()); // a stop finds only what still runs
+                }
+                usage.ended(ended);
+              },
               // Minutes records are decided on the whole runner's usage (ended), not this share.
               record -> {});
       // Owner caps hold across reconcilers: admissions count what the others' runs hold.
@@ -259,7 +281,10 @@ public class RunWorker implements RepoPass.RunSink {
     await(() -> queue.heartbeat(id));
   }
 
-  /** Puts runs whose worker went silent back into their repositories' dropped runs. */
+  /**
+   * Puts runs whose worker went silent back into their repositories' dropped runs ({@link
+   * StaleRuns}).
+   */
   @Scheduled(
       every = "${knotless.reconciler.worker.heartbeat:5s}",
       delay = 2,
@@ -270,61 +295,27 @@ public class RunWorker implements RepoPass.RunSink {
       // leaves what it hands back to the others.
       return;
     }
-    List<QueuedRun> stale = await(() -> queue.stale(config.staleAfter()));
-    for (QueuedRun r : stale) {
-      if (r.worker == null || r.subject == null || r.worker.equals(id)) {
-        // Unheld rows are not runs; this worker's own rows look stale only after the database was
-        // away, and their runs are still going here.
-        continue;
-      }
-      if ("ASKED".equals(r.runClass)) {
-        // A run asked for by name is filed again from the owner's request, which the row does
-        // not hold (its variables); it is ended as lost rather than run without them.
-        if (await(() -> queue.takeStale(r.checkKey, config.staleAfter()))) {
-          LOG.warnf("%s: run %s asked for by name was lost with its worker", r.repo, r.checkKey);
-          publish(
-              new RunEvent.Ended(
-                  r.checkKey,
-                  clock.instant(),
-                  "error",
-                  0,
-                  List.of(),
-                  "its worker stopped; ask for it again"));
-        }
-        continue;
-      }
-      // The state first, then the row: a recovery cut short leaves the row, to be taken again.
-      state.update(
-          r.repo,
-          s ->
-              s.withDropped(
-                  new DroppedRun(r.subject, r.commitId, r.baseCommit, List.of(r.workflow))));
-      if (await(() -> queue.takeStale(r.checkKey, config.staleAfter()))) {
-        LOG.infof(
-            "%s: %s at %s was held by %s, silent past %s: filed again",
-            r.repo, r.workflow, r.commitId, r.worker, config.staleAfter());
-        doorbells.send(
-            Message.of(DoorbellMessage.encode(Doorbell.RETRY))
-                .addMetadata(
-                    OutgoingKafkaRecordMetadata.<String>builder().withKey(r.repo).build()));
-      }
-    }
+    stale.recover(id);
   }
 
   /** Rings {@code repo}'s door through the topic, so the reconciler Kafka gives it passes it. */
   public void ring(dev.knotless.runner.doorbell.RepoId repo, Doorbell bell) {
+    ring(repo.toString(), bell);
+  }
+
+  private void ring(String repo, Doorbell bell) {
     doorbells.send(
         Message.of(DoorbellMessage.encode(bell))
-            .addMetadata(
-                OutgoingKafkaRecordMetadata.<String>builder().withKey(repo.toString()).build()));
+            .addMetadata(OutgoingKafkaRecordMetadata.<String>builder().withKey(repo).build()));
   }
 
   /**
-   * The stop runner.md asks for, in a replica: runs asked for by name are cancelled; waiting runs
-   * are handed back at once (their rows let go, so another worker files and runs them again under
-   * the same check), except those at the commit of a running deploy; the runs going, deploys
-   * included, get up to {@code stop-wait} to end and file their checks; whatever still runs then is
-   * cancelled without an end and handed back the same way.
+   * The stop runner.md asks for, in a replica: runs asked for by name are cancelled and handed to
+   * the reconciler that passes their repository now, to be filed and run again ({@link
+   * StopHandover}); waiting runs are handed back at once (their rows let go, so another worker
+   * files and runs them again under the same check), except those at the commit of a running
+   * deploy; the runs going, deploys included, get up to {@code stop-wait} to end and file their
+   * checks; whatever still runs then is cancelled without an end and handed back the same way.
    */
   void stop(@Observes ShutdownEvent ev) {
     stopping = true;
@@ -333,18 +324,7 @@ public class RunWorker implements RepoPass.RunSink {
     if (j == null) {
       return;
     }
-    j.stop(
-        new Jobs.StopDrops() {
-          @Override
-          public boolean fileCancelled() {
-            return false;
-          }
-
-          @Override
-          public void dropped(PlannedRun run) {
-            handBack(run.rkey());
-          }
-        });
+    j.stop(handover);
     try {
       LOG.infof("stopping: waiting up to %s for %d running runs", config.stopWait(), j.counts()[1]);
       if (!j.awaitIdle(config.stopWait())) {
@@ -379,17 +359,6 @@ public class RunWorker implements RepoPass.RunSink {
     }
   }
 
-  /** Lets go of one run's row at once, so another worker's recovery files it again. */
-  private void handBack(String checkKey) {
-    try {
-      if (await(() -> queue.releaseOne(checkKey, id))) {
-        LOG.infof("stopping: %s handed back to the other workers", checkKey);
-      }
-    } catch (RuntimeException e) {
-      LOG.warnf("%s could not be handed back now; it is at the stop's end: %s", checkKey, e);
-    }
-  }
-
   /**
    * A queue write a run's progress needs, tried again every second for a minute while PostgreSQL is
    * away: a database restart must not end a run. Past that the run goes on, and the row is left to
@@ -418,7 +387,7 @@ public class RunWorker implements RepoPass.RunSink {
     }
   }
 
-  private static <T> T await(Supplier<Uni<T>> work) {
+  static <T> T await(Supplier<Uni<T>> work) {
     try {
       return VertxContextSupport.subscribeAndAwait(work);
     } catch (RuntimeException e) {

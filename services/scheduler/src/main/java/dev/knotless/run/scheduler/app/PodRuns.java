@@ -17,7 +17,6 @@ import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.queue.Takeover;
 import dev.knotless.runner.schedule.Scheduler;
-import dev.knotless.runner.schedule.UsageLedger;
 import dev.knotless.runner.sealed.SealedStart;
 import dev.knotless.runtime.pods.Fabric8PodApi;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -76,7 +75,10 @@ public class PodRuns {
   private volatile PodExecutor executor;
   private volatile OrderPlanner planner;
   private volatile SealedStart sealed = SealedStart.none();
+  private volatile PodUsage usage;
   private ScheduledExecutorService loops;
+
+  @Inject io.agroal.api.AgroalDataSource db;
 
   @Inject
   @Channel("run-events")
@@ -197,15 +199,15 @@ public class PodRuns {
               }
             },
             clock);
+    usage = PodUsage.open(config, db, runnerDid, access.runner(), clock);
     jobs =
         new Jobs(
-            new Scheduler(
-                dev.knotless.runner.schedule.SchedulerConfig.defaults(config.jobs(), ""),
-                new UsageLedger()),
+            new Scheduler(usage.config(), usage.shared().ledger()),
             executor,
             reports,
             clock,
-            ended -> {},
+            usage.shared()::ended,
+            // Minutes records are decided on the whole runner's usage (ended), as a reconciler's.
             minutes -> {});
   }
 
@@ -237,6 +239,9 @@ public class PodRuns {
     loops.scheduleWithFixedDelay(
         this::heartbeat, 0, config.heartbeat().toMillis(), TimeUnit.MILLISECONDS);
     loops.scheduleWithFixedDelay(this::sweep, 0, config.sweep().toMillis(), TimeUnit.MILLISECONDS);
+    long refresh = config.usageRefresh().toMillis();
+    loops.scheduleWithFixedDelay(
+        () -> usage.shared().refresh(jobs), refresh, refresh, TimeUnit.MILLISECONDS);
   }
 
   private PodSettings settings() {

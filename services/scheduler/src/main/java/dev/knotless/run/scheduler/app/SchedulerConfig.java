@@ -30,6 +30,24 @@ public interface SchedulerConfig {
   @WithDefault("8")
   int jobs();
 
+  /**
+   * How many jobs one owner's runs may hold at once ({@code --owner-jobs}); unset: {@code jobs}.
+   */
+  Optional<Integer> ownerJobs();
+
+  /**
+   * Minutes of steps per owner over 30 days, public repositories ({@code --allowance}), counted
+   * with what every worker's runs used, from the state in PostgreSQL; unset: none.
+   */
+  Optional<Long> allowance();
+
+  /**
+   * How often the leader catches its usage up with the state (runs other workers ran) and writes
+   * the minutes records held back by their five-minute spacing.
+   */
+  @WithDefault("10s")
+  Duration usageRefresh();
+
   /** How long a run's pod may stay pending before its run fails. */
   @WithDefault("300s")
   Duration pendingTimeout();

@@ -1,7 +1,5 @@
-package dev.knotless.run.reconciler.app;
+package dev.knotless.runner.engine;
 
-import dev.knotless.runner.engine.Jobs;
-import dev.knotless.runner.engine.MinutesWriter;
 import dev.knotless.runner.schedule.MinutesRecords;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.RunRequest;
@@ -12,16 +10,18 @@ import dev.knotless.runner.state.UsageSeed;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import org.jboss.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One worker's share of the runner's usage, kept whole in the shared state: each run's step time
- * goes into its repository's {@code used} in PostgreSQL, the scheduler's ledger is caught up with
- * every reconciler's from there, and the owners' minutes records are decided and written from the
- * whole runner's usage, as the all-in-one writes them from its own. Thread-safe.
+ * One worker's share of the runner's usage, kept whole in the shared state of the distributed shape
+ * (a reconciler that runs steps, or the scheduler that runs pods): each run's step time goes into
+ * its repository's {@code used} in PostgreSQL, the scheduler's ledger is caught up with every
+ * worker's from there, and the owners' minutes records are decided and written from the whole
+ * runner's usage, as the all-in-one writes them from its own. Thread-safe.
  */
-final class SharedUsage {
-  private static final Logger LOG = Logger.getLogger(SharedUsage.class);
+public final class SharedUsage {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedUsage.class);
 
   private final StateStore state;
   private final SchedulerConfig config;
@@ -33,17 +33,17 @@ final class SharedUsage {
   /**
    * @param minutes where owners' minutes records go, or null to write none
    */
-  SharedUsage(StateStore state, SchedulerConfig config, MinutesWriter minutes, Clock clock) {
+  public SharedUsage(StateStore state, SchedulerConfig config, MinutesWriter minutes, Clock clock) {
     this.state = state;
     this.config = config;
     this.minutes = minutes;
     this.clock = clock;
-    // Allowances count what every reconciler's runs used, as the state in PostgreSQL has it.
+    // Allowances count what every worker's runs used, as the state in PostgreSQL has it.
     UsageSeed.into(ledger, state);
   }
 
   /** The scheduler's ledger; touched only under the job pool's lock. */
-  UsageLedger ledger() {
+  public UsageLedger ledger() {
     return ledger;
   }
 
@@ -52,7 +52,7 @@ final class SharedUsage {
    * when the spacing or the 80% and 100% marks of the whole runner's usage say so. A database that
    * cannot be reached costs the record of this run's time, never the run's end.
    */
-  void ended(RunEnded ended) {
+  public void ended(RunEnded ended) {
     RunRequest r = ended.request();
     try {
       state.update(
@@ -78,15 +78,15 @@ final class SharedUsage {
         write(r.ownerDid(), owner);
       }
     } catch (RuntimeException e) {
-      LOG.warnf("%s: the usage of run %s was not kept: %s", r.repo(), r.runId(), e.getMessage());
+      LOG.warn("{}: the usage of run {} was not kept: {}", r.repo(), r.runId(), e.getMessage());
     }
   }
 
   /**
-   * Catches the ledger up with what every reconciler's runs used (under {@code jobs}' lock, which
+   * Catches the ledger up with what every worker's runs used (under {@code jobs}' lock, which
    * guards the scheduler), and writes the records the five-minute spacing held back, once due.
    */
-  void refresh(Jobs jobs) {
+  public void refresh(Jobs jobs) {
     try {
       UsageLedger all = new UsageLedger();
       UsageSeed.into(all, state);
@@ -103,11 +103,11 @@ final class SharedUsage {
         due.forEach(o -> write(o, ownerUsage(o)));
       }
     } catch (RuntimeException e) {
-      LOG.warnf("usage not caught up with the other reconcilers': %s", e.getMessage());
+      LOG.warn("usage not caught up with the other workers': {}", e.getMessage());
     }
   }
 
-  /** The owner's public usage as every reconciler's runs added it to the shared state. */
+  /** The owner's public usage as every worker's runs added it to the shared state. */
   private UsageLedger ownerUsage(String ownerDid) {
     UsageLedger out = new UsageLedger();
     for (String repo : state.repositories()) {
