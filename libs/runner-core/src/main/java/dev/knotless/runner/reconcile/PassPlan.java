@@ -1,5 +1,6 @@
 package dev.knotless.runner.reconcile;
 
+import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.RepoState;
 import java.util.List;
 
@@ -32,11 +33,29 @@ public record PassPlan(
   }
 
   /**
-   * The state with deleted refs forgotten (generation, dropped and wanted runs), and for a baseline
-   * every ref's generation recorded except the ones due.
+   * Runs dropped at a stop at a ref that has moved on since: they never run (the newer commit runs
+   * all its workflows), and {@link #settle} forgets them. In the distributed shape their checks
+   * were left queued when they were handed back, so the caller ends them.
+   */
+  public List<DroppedRun> movedOn(RepoState state) {
+    return state.dropped().stream()
+        .filter(
+            d ->
+                refs.stream()
+                    .anyMatch(r -> r.name().equals(d.subject()) && !r.target().equals(d.commit())))
+        .toList();
+  }
+
+  /**
+   * The state with deleted refs forgotten (generation, dropped and wanted runs), runs dropped at a
+   * ref that moved on forgotten, and for a baseline every ref's generation recorded except the ones
+   * due.
    */
   public RepoState settle(RepoState state) {
     RepoState s = state;
+    for (DroppedRun d : movedOn(state)) {
+      s = s.withoutDropped(d);
+    }
     for (String ref : deleted) {
       s = s.forgetRef(ref).withoutWanted(ref);
     }

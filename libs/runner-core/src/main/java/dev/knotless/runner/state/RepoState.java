@@ -175,6 +175,17 @@ public record RepoState(
     return change(b -> b.dropped.removeIf(d -> d.subject().equals(subject)));
   }
 
+  /** A copy without one dropped entry: the same subject, commit and base. */
+  public RepoState withoutDropped(DroppedRun run) {
+    return change(
+        b ->
+            b.dropped.removeIf(
+                d ->
+                    d.subject().equals(run.subject())
+                        && d.commit().equals(run.commit())
+                        && d.base().equals(run.base())));
+  }
+
   /** A copy with a workflow wanted by name at a ref, replacing an earlier wish for it there. */
   public RepoState withWanted(String ref, WantedRun run) {
     return change(

@@ -74,6 +74,18 @@ class DuePlannerTest {
   }
 
   @Test
+  void aRunDroppedAfterItsRefMovedOnIsNamedToBeEndedAndForgotten() {
+    // Handed back by a stopping worker after the newer commit was already filed here.
+    DroppedRun old = new DroppedRun("refs/heads/main", "c4", "", List.of("ci", "deploy"));
+    DroppedRun current = new DroppedRun("refs/heads/feature", "f2", "", List.of("ci"));
+    RepoState state = ran(5, 2).withDropped(old).withDropped(current);
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
+    assertEquals(List.of(old), plan.movedOn(state));
+    assertEquals(List.of("refs/heads/feature:DROPPED"), dueNames(plan));
+    assertEquals(List.of(current), plan.settle(state).dropped());
+  }
+
+  @Test
   void aDeletedRefNeverRunsAndIsForgottenWithWhatWasDroppedOrWantedThere() {
     RepoState state =
         ran(5, 1)

@@ -17,6 +17,7 @@ import dev.knotless.runner.reconcile.RefState;
 import dev.knotless.runner.reconcile.RepoView;
 import dev.knotless.runner.reconcile.Watch;
 import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
@@ -85,6 +86,13 @@ public final class RepoPass {
   public interface RunSink {
     /** Takes a run whose check was filed as queued. */
     void submit(PlannedRun run);
+
+    /**
+     * A run a stop dropped will not run again, its ref having moved on: ends its check where the
+     * stop left it queued. The all-in-one filed such checks cancelled as it stopped, so by default
+     * nothing is done.
+     */
+    default void movedOn(String checkKey, String note) {}
   }
 
   private final Function<Watched, XrpcClient> ownerClients;
@@ -290,6 +298,7 @@ public final class RepoPass {
     }
     trace.now(PassTrace.Stage.SNAPSHOT, repo.stateKey());
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
+    endMovedOn(repo, plan, known.orElse(RepoState.empty()));
     if (plan.baseline()) {
       state.update(repo.stateKey(), plan::settle);
       LOG.info(
@@ -428,5 +437,24 @@ public final class RepoPass {
   /** Files the end of a check for a run that never started (a stop dropped it). */
   public static CheckRecord cancelled(CheckRecord queued, String why, Instant now) {
     return queued.ended(CheckStatus.CANCELLED, now, List.of(), why);
+  }
+
+  /** Ends the checks of runs dropped at refs that moved on since, before the state forgets them. */
+  private void endMovedOn(Watched repo, PassPlan plan, RepoState known) {
+    for (DroppedRun d : plan.movedOn(known)) {
+      for (String w : d.workflows()) {
+        LOG.info(
+            "{}: {} at {} dropped at a stop, not run: {} moved on",
+            repo.label(),
+            w,
+            d.commit(),
+            d.subject());
+        sink.movedOn(
+            RunPlanner.pushKey(repo, d.subject(), d.commit(), w),
+            "superseded: a stop cut it off, and "
+                + d.subject()
+                + " moved on before it could run again");
+      }
+    }
   }
 }

@@ -132,6 +132,12 @@ public class RunWorker implements RepoPass.RunSink {
   }
 
   @Override
+  public void movedOn(String checkKey, String note) {
+    // Handed back at a stop and never filed again: the check is still queued.
+    publish(new RunEvent.Ended(checkKey, clock.instant(), "cancelled", 0, List.of(), note));
+  }
+
+  @Override
   public void submit(PlannedRun run) {
     RunRequest r = run.request();
     QueuedRun row = new QueuedRun();
