@@ -6,6 +6,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.records.PackRecord;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -117,7 +118,10 @@ public final class PackStore {
                 slots.acquireUninterruptibly();
                 try {
                   byte[] part = Arrays.copyOfRange(pack, (int) cut[0], (int) cut[1]);
-                  return uploadPart(part);
+                  long t = Trace.start();
+                  BlobRef ref = uploadPart(part);
+                  Trace.step("uploadBlob (" + part.length + " bytes)", t);
+                  return ref;
                 } catch (IOException e) {
                   throw new UncheckedIOException(e);
                 } finally {
@@ -189,40 +193,90 @@ public final class PackStore {
     if (pack.inline()) {
       bytes = pack.data();
     } else {
-      Semaphore slots = new Semaphore(DOWNLOADS_AT_ONCE);
-      List<CompletableFuture<byte[]>> futures = new ArrayList<>();
-      for (BlobRef part : pack.parts()) {
-        futures.add(
-            CompletableFuture.supplyAsync(
-                () -> {
-                  slots.acquireUninterruptibly();
-                  try {
-                    // No more than the part's reference says: a PDS sending more is cut there.
-                    return client.getBlob(did, part.cid(), part.size());
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                  } finally {
-                    slots.release();
-                  }
-                },
-                Threads.IO));
-      }
-      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      List<CompletableFuture<byte[]>> futures = downloads(did, pack);
+      ByteArrayOutputStream all = new ByteArrayOutputStream((int) pack.size());
       for (CompletableFuture<byte[]> f : futures) {
         all.writeBytes(RangeScanner.join(f));
       }
       bytes = all.toByteArray();
     }
     if (bytes.length != pack.size()) {
-      throw new IOException(
-          "pack "
-              + pack.rkey()
-              + " is "
-              + bytes.length
-              + " bytes, but its record says "
-              + pack.size());
+      throw sizeMismatch(pack, bytes.length);
     }
     return bytes;
+  }
+
+  /**
+   * Writes the pack's bytes to {@code out} as they arrive: inline data at once, or its parts,
+   * downloaded eight at a time, each written as soon as it and every part before it are in, so a
+   * reader such as {@code git index-pack} works on the first part while later ones download. Fails
+   * before a byte is written if the record's sizes do not add up, and part way when a part is not
+   * the size its reference says.
+   */
+  public void readInto(String did, PackRecord pack, java.io.OutputStream out) throws IOException {
+    checkSize(pack);
+    if (pack.inline()) {
+      if (pack.data().length != pack.size()) {
+        throw sizeMismatch(pack, pack.data().length);
+      }
+      out.write(pack.data());
+      return;
+    }
+    List<CompletableFuture<byte[]>> futures = downloads(did, pack);
+    long written = 0;
+    try {
+      for (int i = 0; i < futures.size(); i++) {
+        byte[] part = RangeScanner.join(futures.get(i));
+        if (part.length != pack.parts().get(i).size()) {
+          throw new IOException(
+              "part "
+                  + i
+                  + " of pack "
+                  + pack.rkey()
+                  + " is "
+                  + part.length
+                  + " bytes, but its reference says "
+                  + pack.parts().get(i).size());
+        }
+        out.write(part);
+        written += part.length;
+      }
+    } finally {
+      if (written != pack.size()) {
+        futures.forEach(f -> f.cancel(false));
+      }
+    }
+  }
+
+  private static IOException sizeMismatch(PackRecord pack, long actual) {
+    return new IOException(
+        "pack " + pack.rkey() + " is " + actual + " bytes, but its record says " + pack.size());
+  }
+
+  /** The parts' downloads, started eight at a time, in order. */
+  private List<CompletableFuture<byte[]>> downloads(String did, PackRecord pack) {
+    Semaphore slots = new Semaphore(DOWNLOADS_AT_ONCE);
+    List<CompletableFuture<byte[]>> futures = new ArrayList<>();
+    for (BlobRef part : pack.parts()) {
+      futures.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                slots.acquireUninterruptibly();
+                try {
+                  // No more than the part's reference says: a PDS sending more is cut there.
+                  long t = Trace.start();
+                  byte[] b = client.getBlob(did, part.cid(), part.size());
+                  Trace.step("getBlob (" + b.length + " bytes)", t);
+                  return b;
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                } finally {
+                  slots.release();
+                }
+              },
+              Threads.IO));
+    }
+    return futures;
   }
 
   /**

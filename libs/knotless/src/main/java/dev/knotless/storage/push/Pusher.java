@@ -13,6 +13,7 @@ import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.pack.PackPlacement;
 import dev.knotless.storage.pack.PackStore;
@@ -148,11 +149,15 @@ public final class Pusher {
     if (!tips.isEmpty()) {
       List<String> bases = new ArrayList<>(remoteTargets);
       bases.removeAll(local.missing(remoteTargets));
+      long began = Trace.start();
       byte[] bytes = packObjects(local, tips, bases);
+      Trace.step("pack-objects (" + bytes.length + " bytes)", began);
       if (PackPlacement.objectCount(bytes) > 0) {
         try {
+          began = Trace.start();
           pack =
               packs.place(Keys.pack(key, Tid.next()), bytes, List.copyOf(tips), bases, List.of());
+          Trace.step("pack placed", began);
         } catch (XrpcException e) {
           if (e.kind() != XrpcException.Kind.RATE_LIMITED) {
             throw e;
@@ -196,7 +201,9 @@ public final class Pusher {
     boolean landed = false;
     for (int i = 0; i < batches.size(); i++) {
       try {
+        long began = Trace.start();
         client.applyWrites(snap.address().did(), batches.get(i).writes());
+        Trace.step("applyWrites (" + batches.get(i).writes().size() + " writes)", began);
       } catch (XrpcException e) {
         if (e.kind() == XrpcException.Kind.RATE_LIMITED) {
           String when =

@@ -1,6 +1,7 @@
 package dev.knotless.storage.remote;
 
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.cli.CompactLauncher;
 import dev.knotless.storage.git.Git;
 import java.io.BufferedReader;
@@ -18,6 +19,7 @@ public final class GitRemoteKnotless {
   private GitRemoteKnotless() {}
 
   public static void main(String[] args) {
+    Trace.mark("main");
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     if (args.length < 1) {
       System.err.println("usage: git-remote-knotless <remote> [<url>] (git runs this for you)");
@@ -28,7 +30,9 @@ public final class GitRemoteKnotless {
     Map<String, String> env = System.getenv();
     String gitDir = env.getOrDefault("GIT_DIR", ".git");
     try {
+      long t = Trace.start();
       KnotlessRepos repos = KnotlessRepos.fromEnvironment(env);
+      Trace.step("set up", t);
       RemoteHelper helper =
           new RemoteHelper(
               repos,
@@ -40,6 +44,7 @@ public final class GitRemoteKnotless {
               result -> CompactLauncher.afterPush(repos, url, result));
       helper.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
       out.flush();
+      Trace.mark("exit");
       System.exit(0);
     } catch (Exception e) {
       // The one place every failure ends: git shows this line to the user.
