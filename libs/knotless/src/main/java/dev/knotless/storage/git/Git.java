@@ -176,6 +176,62 @@ public final class Git {
     }
   }
 
+  /** Reads a process's stdout, as it comes. */
+  @FunctionalInterface
+  public interface Reader<T> {
+    T read(InputStream stdout) throws IOException;
+  }
+
+  /**
+   * Runs git, feeding it {@code stdin}, while {@code reader} works on its stdout as it comes (as a
+   * push uploads the first part of a pack while {@code pack-objects} still writes the rest).
+   * Returns what the reader made, once git exited 0; fails with git's stderr on a non-zero exit,
+   * however much the reader had read. When the reader fails, git is stopped and its failure thrown.
+   */
+  public <T> T stream(byte[] stdin, Reader<T> reader, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("git");
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("GIT_DIR", gitDir.toString());
+    pb.environment().putAll(env);
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      throw new GitException("could not start git (is it installed?): " + e.getMessage(), -1);
+    }
+    CompletableFuture<byte[]> err = drain(p.getErrorStream());
+    try (OutputStream in = p.getOutputStream()) {
+      if (stdin != null) {
+        in.write(stdin);
+      }
+    } catch (IOException e) {
+      // git may exit before reading all its input; its exit code and stderr say why.
+    }
+    T result;
+    try (InputStream out = p.getInputStream()) {
+      result = reader.read(out);
+      out.transferTo(OutputStream.nullOutputStream());
+    } catch (IOException | RuntimeException e) {
+      p.destroyForcibly();
+      throw e;
+    }
+    try {
+      int code = p.waitFor();
+      if (code != 0) {
+        String stderr = new String(err.join(), StandardCharsets.UTF_8).strip();
+        throw new GitException(
+            "git " + String.join(" ", args) + " failed (exit " + code + "): " + stderr, code);
+      }
+      return result;
+    } catch (InterruptedException e) {
+      p.destroy();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while git " + args[0] + " ran", e);
+    }
+  }
+
   /** Runs git and returns its stdout, failing with git's stderr on a non-zero exit. */
   public byte[] run(byte[] stdin, String... args) throws IOException {
     return run(stdin, List.of(args));

@@ -15,7 +15,6 @@ import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
 import dev.knotless.storage.Trace;
 import dev.knotless.storage.git.Git;
-import dev.knotless.storage.pack.PackPlacement;
 import dev.knotless.storage.pack.PackStore;
 import dev.knotless.storage.records.PackRecord;
 import dev.knotless.storage.records.RefRecord;
@@ -149,26 +148,26 @@ public final class Pusher {
     if (!tips.isEmpty()) {
       List<String> bases = new ArrayList<>(remoteTargets);
       bases.removeAll(local.missing(remoteTargets));
+      // The pack is placed as pack-objects writes it: a large one's first part uploads while
+      // the rest is still being compressed.
       long began = Trace.start();
-      byte[] bytes = packObjects(local, tips, bases);
-      Trace.step("pack-objects (" + bytes.length + " bytes)", began);
-      if (PackPlacement.objectCount(bytes) > 0) {
-        try {
-          began = Trace.start();
-          pack =
-              packs.place(Keys.pack(key, Tid.next()), bytes, List.copyOf(tips), bases, List.of());
-          Trace.step("pack placed", began);
-        } catch (XrpcException e) {
-          if (e.kind() != XrpcException.Kind.RATE_LIMITED) {
-            throw e;
-          }
-          // Nothing is written yet, not even a first push's repo record.
-          String when =
-              e.rateLimitReset().map(t -> "blob uploads resume at " + t).orElse("try again later");
-          accepted.forEach(d -> errors.put(d.update().ref(), RATE_LIMITED + when));
-          return result(updates, errors, false);
+      String rkey = Keys.pack(key, Tid.next());
+      try {
+        pack =
+            packObjects(
+                local, tips, bases, in -> packs.place(rkey, in, List.copyOf(tips), bases, List.of()));
+      } catch (XrpcException e) {
+        if (e.kind() != XrpcException.Kind.RATE_LIMITED) {
+          throw e;
         }
+        // Nothing is written yet, not even a first push's repo record.
+        String when =
+            e.rateLimitReset().map(t -> "blob uploads resume at " + t).orElse("try again later");
+        accepted.forEach(d -> errors.put(d.update().ref(), RATE_LIMITED + when));
+        return result(updates, errors, false);
       }
+      Trace.step(
+          "pack-objects and placing (" + (pack == null ? 0 : pack.size()) + " bytes)", began);
     }
     Duration limit =
         MAX_STALENESS.compareTo(claimGrace.dividedBy(2)) < 0
@@ -312,13 +311,19 @@ public final class Pusher {
     }
   }
 
-  /** A self-contained pack of every object reachable from the tips and not from the bases. */
-  static byte[] packObjects(Git local, Set<String> tips, List<String> bases) throws IOException {
+  /**
+   * A self-contained pack of every object reachable from the tips and not from the bases, handed to
+   * {@code place} as git writes it.
+   */
+  static PackRecord packObjects(
+      Git local, Set<String> tips, List<String> bases, Git.Reader<PackRecord> place)
+      throws IOException {
     StringBuilder in = new StringBuilder();
     tips.forEach(t -> in.append(t).append('\n'));
     bases.forEach(b -> in.append('^').append(b).append('\n'));
-    return local.run(
+    return local.stream(
         in.toString().getBytes(StandardCharsets.UTF_8),
+        place,
         "pack-objects",
         "--revs",
         "--stdout",
