@@ -80,6 +80,25 @@ public final class KeyRanges {
   }
 
   /**
+   * How many pages of 100 a plain scan would still take below {@code last}, the key ending a full
+   * first page, at the density that page shows: the keys expected below it, plus the one page that
+   * finds the end.
+   */
+  public static int pagesLeft(String key, String last) {
+    String prefix = Keys.prefix(key);
+    if (!last.startsWith(prefix) || last.length() == prefix.length()) {
+      throw new IllegalArgumentException("not a key of repository " + key + ": " + last);
+    }
+    double position = position(last.substring(prefix.length()));
+    double above = 1.0 - position;
+    if (above <= 0) {
+      return Integer.MAX_VALUE;
+    }
+    double left = RangeScanner.PAGE * position / above;
+    return (int) Math.min(Integer.MAX_VALUE, Math.floor(left / RangeScanner.PAGE) + 1);
+  }
+
+  /**
    * Groups of letters [lo, hi], from {@code top} down to the first letter, each expected to hold
    * about {@link #RANGE_TARGET} keys at the density a first page ending at {@code position} shows;
    * null when that takes more than {@link #MAX_RANGES}.

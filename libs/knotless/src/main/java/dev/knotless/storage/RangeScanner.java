@@ -55,10 +55,54 @@ public final class RangeScanner {
   /** Continues a scan whose first page, already read and all in range, is {@code firstPage}. */
   public static List<Record> finishSplit(
       PageSource source, String key, List<Record> firstPage, Executor executor) throws IOException {
+    return finishSplit(source, key, firstPage, executor, Pace.UNKNOWN);
+  }
+
+  /**
+   * How long the first round trip took: a small request's (the repo record's) and the first page's,
+   * in nanoseconds, each 0 when not measured.
+   */
+  public record Pace(long smallNanos, long pageNanos) {
+    /** Nothing measured: the ranges are read side by side. */
+    public static final Pace UNKNOWN = new Pace(0, 0);
+
+    /**
+     * Whether {@code ranges} requests side by side are expected to end sooner than {@code pages}
+     * one after another. Each request waits on the link (about the small request's time) and costs
+     * the PDS the work of a page (what the page took beyond that); the PDS does requests that come
+     * at once mostly one after another. So the ranges save the waits of all but one page and cost
+     * the work of the requests they add: they pay when {@code (ranges - pages) × work <= (pages -
+     * 1) × wait}. Fewer ranges than pages always pay; on a link with almost no wait, more never do.
+     */
+    public boolean rangesPay(int ranges, int pages) {
+      if (ranges <= pages || smallNanos <= 0 || pageNanos <= 0) {
+        return true;
+      }
+      long wait = smallNanos;
+      long work = Math.max(1, pageNanos - smallNanos);
+      return (double) (ranges - pages) * work <= (double) (pages - 1) * wait;
+    }
+  }
+
+  /**
+   * Continues a scan whose first page, already read and all in range, is {@code firstPage}: in
+   * ranges side by side, or, when {@code pace} says those would not end sooner, page after page.
+   */
+  public static List<Record> finishSplit(
+      PageSource source, String key, List<Record> firstPage, Executor executor, Pace pace)
+      throws IOException {
     List<Record> out = new ArrayList<>(firstPage);
     String last = firstPage.get(firstPage.size() - 1).rkey();
+    List<KeyRanges.Range> ranges = KeyRanges.after(key, last);
+    if (ranges.size() > 1 && !pace.rangesPay(ranges.size(), KeyRanges.pagesLeft(key, last))) {
+      ranges = List.of(new KeyRanges.Range(last, null));
+    }
+    if (ranges.size() == 1) {
+      out.addAll(scanRange(source, Keys.prefix(key), ranges.get(0)));
+      return out;
+    }
     List<CompletableFuture<List<Record>>> parts = new ArrayList<>();
-    for (KeyRanges.Range range : KeyRanges.after(key, last)) {
+    for (KeyRanges.Range range : ranges) {
       parts.add(
           CompletableFuture.supplyAsync(
               () -> {

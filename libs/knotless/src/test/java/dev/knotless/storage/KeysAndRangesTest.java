@@ -91,6 +91,26 @@ class KeysAndRangesTest {
   }
 
   @Test
+  void pagesLeftIsWhatAPlainScanWouldStillRead() {
+    // 590 refs: about 490 left below the first page, five more pages.
+    assertEquals(5, KeyRanges.pagesLeft(KEY, KEY + ".um22"));
+    // About 130 refs: one more page, the short one.
+    assertEquals(1, KeyRanges.pagesLeft(KEY, KEY + ".bbbb"));
+  }
+
+  @Test
+  void rangesAreReadSideBySideOnlyWhereTheWaitsTheySaveOutweighTheWorkTheyAdd() {
+    long ms = 1_000_000;
+    // Nothing measured, or no more ranges than pages: side by side.
+    assertTrue(RangeScanner.Pace.UNKNOWN.rangesPay(8, 5));
+    assertTrue(new RangeScanner.Pace(1 * ms, 40 * ms).rangesPay(5, 5));
+    // A link with almost no wait, where a page is mostly the PDS's work: page after page.
+    assertFalse(new RangeScanner.Pace(8 * ms, 30 * ms).rangesPay(8, 5));
+    // 50 ms a request: three more requests' work is far less than four waits saved.
+    assertTrue(new RangeScanner.Pace(58 * ms, 80 * ms).rangesPay(8, 5));
+  }
+
+  @Test
   void aRepositoryTooDenseForEightRangesOfEightyIsCutIntoEightEvenOnes() {
     // 100 keys within the top letter's upper half: some 6,400 keys, over 700 per range.
     List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + ".zm22");
