@@ -195,7 +195,10 @@ public final class StorageBench {
     gitOutput
         .lines()
         .filter(l -> l.startsWith("knotless trace: "))
-        .forEach(l -> System.out.println("    " + what + ": " + l.substring("knotless trace: ".length())));
+        .forEach(
+            l ->
+                System.out.println(
+                    "    " + what + ": " + l.substring("knotless trace: ".length())));
   }
 
   private static void checkHead(Path clone, String head) throws Exception {
@@ -289,8 +292,7 @@ public final class StorageBench {
     }
   }
 
-  private static int sequentialPages(XrpcClient client, String did, String key)
-      throws IOException {
+  private static int sequentialPages(XrpcClient client, String did, String key) throws IOException {
     int count = 0;
     String cursor = Keys.scanStart(key);
     while (true) {

@@ -68,19 +68,17 @@ public final class RangeScanner {
 
     /**
      * Whether {@code ranges} requests side by side are expected to end sooner than {@code pages}
-     * one after another. Each request waits on the link (about the small request's time) and costs
-     * the PDS the work of a page (what the page took beyond that); the PDS does requests that come
-     * at once mostly one after another. So the ranges save the waits of all but one page and cost
-     * the work of the requests they add: they pay when {@code (ranges - pages) × work <= (pages -
-     * 1) × wait}. Fewer ranges than pages always pay; on a link with almost no wait, more never do.
+     * one after another. Side by side, they save the link's wait (about a small request's time) on
+     * all but one page. What they add is more requests, and on a PDS busy with them at once each
+     * added request can cost as long as a page took: the work of the PDS and of both ends is not
+     * saved by sending at once. So they pay when {@code (ranges - pages) × page <= (pages - 1) ×
+     * small}. Fewer ranges than pages always pay; on a link with almost no wait, more never do.
      */
     public boolean rangesPay(int ranges, int pages) {
       if (ranges <= pages || smallNanos <= 0 || pageNanos <= 0) {
         return true;
       }
-      long wait = smallNanos;
-      long work = Math.max(1, pageNanos - smallNanos);
-      return (double) (ranges - pages) * work <= (double) (pages - 1) * wait;
+      return (double) (ranges - pages) * pageNanos <= (double) (pages - 1) * smallNanos;
     }
   }
 
@@ -94,7 +92,19 @@ public final class RangeScanner {
     List<Record> out = new ArrayList<>(firstPage);
     String last = firstPage.get(firstPage.size() - 1).rkey();
     List<KeyRanges.Range> ranges = KeyRanges.after(key, last);
-    if (ranges.size() > 1 && !pace.rangesPay(ranges.size(), KeyRanges.pagesLeft(key, last))) {
+    int pages = KeyRanges.pagesLeft(key, last);
+    boolean pay = pace.rangesPay(ranges.size(), pages);
+    if (Trace.on()) {
+      Trace.mark(
+          String.format(
+              "refs past the first page: %d ranges or %d pages; repo record %.1f ms, page %.1f ms: %s",
+              ranges.size(),
+              pages,
+              pace.smallNanos() / 1e6,
+              pace.pageNanos() / 1e6,
+              pay ? "ranges" : "pages"));
+    }
+    if (ranges.size() > 1 && !pay) {
       ranges = List.of(new KeyRanges.Range(last, null));
     }
     if (ranges.size() == 1) {

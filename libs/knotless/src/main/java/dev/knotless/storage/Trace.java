@@ -5,8 +5,8 @@ import java.io.PrintStream;
 /**
  * A timed trace of one git operation, on stderr, when {@code KNOTLESS_TRACE} is set (to anything
  * but empty, {@code 0} or {@code false}): each step as {@code knotless trace: <at> ms <step> <took>
- * ms}, where {@code at} counts from the JVM's start (its own start included) and {@code
- * took} is the step's own duration. Off by default; costs a field read when off. Thread-safe.
+ * ms}, where {@code at} counts from the JVM's start (its own start included) and {@code took} is
+ * the step's own duration. Off by default; costs a field read when off. Thread-safe.
  */
 public final class Trace {
   private static final boolean ON = enabled(System.getenv("KNOTLESS_TRACE"));
@@ -37,7 +37,13 @@ public final class Trace {
     if (ON) {
       long took = (System.nanoTime() - startNanos) / 1_000_000;
       ERR.println(
-          "knotless trace: " + (System.currentTimeMillis() - START_MILLIS) + " ms " + what + " " + took + " ms");
+          "knotless trace: "
+              + (System.currentTimeMillis() - START_MILLIS)
+              + " ms "
+              + what
+              + " "
+              + took
+              + " ms");
     }
   }
 
@@ -49,9 +55,9 @@ public final class Trace {
   }
 
   /**
-   * When the JVM started, to the millisecond (the process's start time in {@code /proc} is only
-   * as exact as the boot time it counts from, a whole second). Loading the management classes
-   * costs a traced run some tens of milliseconds.
+   * When the JVM started, to the millisecond (the process's start time in {@code /proc} is only as
+   * exact as the boot time it counts from, a whole second). Loading the management classes costs a
+   * traced run some tens of milliseconds.
    */
   private static long processStart() {
     return java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();

@@ -106,8 +106,10 @@ class KeysAndRangesTest {
     assertTrue(new RangeScanner.Pace(1 * ms, 40 * ms).rangesPay(5, 5));
     // A link with almost no wait, where a page is mostly the PDS's work: page after page.
     assertFalse(new RangeScanner.Pace(8 * ms, 30 * ms).rangesPay(8, 5));
-    // 50 ms a request: three more requests' work is far less than four waits saved.
-    assertTrue(new RangeScanner.Pace(58 * ms, 80 * ms).rangesPay(8, 5));
+    // 60 ms of wait a request: three more requests of 80 ms cost less than four waits saved.
+    assertTrue(new RangeScanner.Pace(62 * ms, 80 * ms).rangesPay(8, 5));
+    // A slow page with the same wait: they no longer pay.
+    assertFalse(new RangeScanner.Pace(62 * ms, 120 * ms).rangesPay(8, 5));
   }
 
   @Test

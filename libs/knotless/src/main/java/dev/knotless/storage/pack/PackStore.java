@@ -115,8 +115,8 @@ public final class PackStore {
   /**
    * As {@link #place(String, byte[], List, List, List)}, for a pack still being written to {@code
    * in} (by {@code git pack-objects}): a pack too big to ride inline has each part uploaded as soon
-   * as it is full, four at a time, while the rest is still being written. Returns null for a pack of
-   * no objects, which is stored nowhere.
+   * as it is full, four at a time, while the rest is still being written. Returns null for a pack
+   * of no objects, which is stored nowhere.
    */
   public PackRecord place(
       String rkey,

@@ -155,7 +155,10 @@ public final class Pusher {
       try {
         pack =
             packObjects(
-                local, tips, bases, in -> packs.place(rkey, in, List.copyOf(tips), bases, List.of()));
+                local,
+                tips,
+                bases,
+                in -> packs.place(rkey, in, List.copyOf(tips), bases, List.of()));
       } catch (XrpcException e) {
         if (e.kind() != XrpcException.Kind.RATE_LIMITED) {
           throw e;
