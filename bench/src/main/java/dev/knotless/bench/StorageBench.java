@@ -18,6 +18,7 @@ import dev.knotless.testing.CountingProxy;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.PdsOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 /**
@@ -137,6 +139,11 @@ public final class StorageBench {
     env.put("KNOTLESS_IDENTIFIER", owner.handle());
     env.put("KNOTLESS_PASSWORD", owner.password());
     env.put("KNOTLESS_COMPACT", "off");
+    // KNOTLESS_TRACE=1 bin/bench Storage prints the helper's timed trace of every push and clone.
+    String trace = System.getenv("KNOTLESS_TRACE");
+    if (trace != null) {
+      env.put("KNOTLESS_TRACE", trace);
+    }
     String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
     List<Long> pushes = new ArrayList<>();
     List<Long> clones = new ArrayList<>();
@@ -145,13 +152,15 @@ public final class StorageBench {
       String url = "knotless://" + owner.handle() + "/bench-" + i;
       env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-push-" + i).toString());
       long t0 = System.nanoTime();
-      git(work, env, "push", "-q", url, "main");
+      String out = git(work, env, "push", "-q", url, "main");
       pushes.add(System.nanoTime() - t0);
+      printTrace("push " + i, out);
       env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-clone-" + i).toString());
       Path clone = dir.resolve("clone-" + i);
       t0 = System.nanoTime();
-      git(dir, env, "clone", "-q", url, clone.toString());
+      out = git(dir, env, "clone", "-q", url, clone.toString());
       clones.add(System.nanoTime() - t0);
+      printTrace("clone " + i, out);
       checkHead(clone, head);
     }
     return List.of(
@@ -180,6 +189,16 @@ public final class StorageBench {
     return List.of(
         row("push 10 MB, git to a local bare repo (floor)", pushes),
         row("clone 10 MB, git from a local bare repo (floor)", clones));
+  }
+
+  private static void printTrace(String what, String gitOutput) {
+    gitOutput
+        .lines()
+        .filter(l -> l.startsWith("knotless trace: "))
+        .forEach(
+            l ->
+                System.out.println(
+                    "    " + what + ": " + l.substring("knotless trace: ".length())));
   }
 
   private static void checkHead(Path clone, String head) throws Exception {
@@ -243,14 +262,37 @@ public final class StorageBench {
                 "590 refs, sequential pages of 100, +" + ms,
                 proxy,
                 reps,
-                () -> sequentialRefs(reader, owner.did(), key)));
+                () -> sequentialRefs(reader, at, key)));
       }
     }
     return rows;
   }
 
-  /** How the client before the parallel ranges read refs: page after page below the cursor. */
-  static int sequentialRefs(XrpcClient client, String did, String key) throws IOException {
+  /**
+   * How the client before the parallel ranges read a snapshot: the repo record beside the first
+   * page, as the snapshot reads them, then page after page below the cursor.
+   */
+  static int sequentialRefs(XrpcClient client, RepoAddress at, String key) throws IOException {
+    String did = at.did();
+    CompletableFuture<Boolean> repo =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return client.findRecord(did, Lexicons.REPO, at.name()).isPresent();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+    try {
+      return sequentialPages(client, did, key);
+    } finally {
+      if (!repo.join()) {
+        throw new IllegalStateException("no repo record for " + at.url());
+      }
+    }
+  }
+
+  private static int sequentialPages(XrpcClient client, String did, String key) throws IOException {
     int count = 0;
     String cursor = Keys.scanStart(key);
     while (true) {

@@ -55,10 +55,64 @@ public final class RangeScanner {
   /** Continues a scan whose first page, already read and all in range, is {@code firstPage}. */
   public static List<Record> finishSplit(
       PageSource source, String key, List<Record> firstPage, Executor executor) throws IOException {
+    return finishSplit(source, key, firstPage, executor, Pace.UNKNOWN);
+  }
+
+  /**
+   * How long the first round trip took: a small request's (the repo record's) and the first page's,
+   * in nanoseconds, each 0 when not measured.
+   */
+  public record Pace(long smallNanos, long pageNanos) {
+    /** Nothing measured: the ranges are read side by side. */
+    public static final Pace UNKNOWN = new Pace(0, 0);
+
+    /**
+     * Whether {@code ranges} requests side by side are expected to end sooner than {@code pages}
+     * one after another. Side by side, they save the link's wait (about a small request's time) on
+     * all but one page. What they add is more requests, and on a PDS busy with them at once each
+     * added request can cost as long as a page took: the work of the PDS and of both ends is not
+     * saved by sending at once. So they pay when {@code (ranges - pages) × page <= (pages - 1) ×
+     * small}. Fewer ranges than pages always pay; on a link with almost no wait, more never do.
+     */
+    public boolean rangesPay(int ranges, int pages) {
+      if (ranges <= pages || smallNanos <= 0 || pageNanos <= 0) {
+        return true;
+      }
+      return (double) (ranges - pages) * pageNanos <= (double) (pages - 1) * smallNanos;
+    }
+  }
+
+  /**
+   * Continues a scan whose first page, already read and all in range, is {@code firstPage}: in
+   * ranges side by side, or, when {@code pace} says those would not end sooner, page after page.
+   */
+  public static List<Record> finishSplit(
+      PageSource source, String key, List<Record> firstPage, Executor executor, Pace pace)
+      throws IOException {
     List<Record> out = new ArrayList<>(firstPage);
     String last = firstPage.get(firstPage.size() - 1).rkey();
+    List<KeyRanges.Range> ranges = KeyRanges.after(key, last);
+    int pages = KeyRanges.pagesLeft(key, last);
+    boolean pay = pace.rangesPay(ranges.size(), pages);
+    if (Trace.on()) {
+      Trace.mark(
+          String.format(
+              "refs past the first page: %d ranges or %d pages; repo record %.1f ms, page %.1f ms: %s",
+              ranges.size(),
+              pages,
+              pace.smallNanos() / 1e6,
+              pace.pageNanos() / 1e6,
+              pay ? "ranges" : "pages"));
+    }
+    if (ranges.size() > 1 && !pay) {
+      ranges = List.of(new KeyRanges.Range(last, null));
+    }
+    if (ranges.size() == 1) {
+      out.addAll(scanRange(source, Keys.prefix(key), ranges.get(0)));
+      return out;
+    }
     List<CompletableFuture<List<Record>>> parts = new ArrayList<>();
-    for (KeyRanges.Range range : KeyRanges.after(key, last)) {
+    for (KeyRanges.Range range : ranges) {
       parts.add(
           CompletableFuture.supplyAsync(
               () -> {

@@ -20,7 +20,9 @@ import java.util.function.Supplier;
 /**
  * Reads snapshots. With the key cached, the repo record and the refs (and the newest packs, when
  * asked) go out at once: one round trip. Without, the repo record comes first: two. A cached key
- * that no longer matches is replaced and the refs reread under the new one. Thread-safe.
+ * that no longer matches is replaced and the refs reread under the new one. Refs past a full first
+ * page are read in ranges side by side when the first round trip's times say the link's wait is
+ * worth saving ({@link RangeScanner.Pace}), else page after page. Thread-safe.
  */
 public final class SnapshotReader {
   /** Which packs a snapshot reads beside the refs. */
@@ -45,6 +47,14 @@ public final class SnapshotReader {
   private final XrpcClient client;
   private final StorageCache cache;
   private final Clock clock;
+
+  /**
+   * The quickest repo record read so far, in nanoseconds (0 before the first): the link's wait with
+   * little of the PDS's work in it. One read beside a page can queue behind that page at the PDS,
+   * so the quickest seen is the better measure.
+   */
+  private final java.util.concurrent.atomic.AtomicLong quickestSmall =
+      new java.util.concurrent.atomic.AtomicLong();
 
   public SnapshotReader(XrpcClient client, StorageCache cache, Clock clock) {
     this.client = client;
@@ -104,9 +114,10 @@ public final class SnapshotReader {
     Optional<String> cached = cache.key(at);
     if (cached.isPresent()) {
       String key = cached.get();
-      CompletableFuture<Optional<Record>> repo = async(() -> find(at));
+      long[] nanos = new long[2];
+      CompletableFuture<Optional<Record>> repo = async(() -> timed(nanos, 0, () -> find(at)));
       CompletableFuture<List<Record>> refsFirst =
-          async(() -> firstPage(at, Lexicons.REF, key, 100));
+          async(() -> timed(nanos, 1, () -> firstPage(at, Lexicons.REF, key, 100)));
       CompletableFuture<List<Record>> packPage =
           packs == Packs.NONE
               ? CompletableFuture.completedFuture(List.of())
@@ -121,40 +132,67 @@ public final class SnapshotReader {
       RepoRecord record =
           RepoRecord.parse(repoRecord.get().uri(), at.name(), repoRecord.get().value());
       if (record.key().equals(key)) {
-        return assemble(at, record, key, refs, packRecords, packs, renamedFrom, started);
+        RangeScanner.Pace pace = new RangeScanner.Pace(quickest(nanos[0]), nanos[1]);
+        return assemble(at, record, key, refs, packRecords, packs, renamedFrom, started, pace);
       }
       // The name now means another repository: read it under its own key.
       cache.putKey(at, record.key());
-      return readRanges(at, record, packs, renamedFrom, started);
+      return readRanges(at, record, packs, renamedFrom, started, quickest(nanos[0]));
     }
-    Optional<Record> repoRecord = find(at);
+    long[] nanos = new long[1];
+    Optional<Record> repoRecord = timed(nanos, 0, () -> find(at));
     if (repoRecord.isEmpty()) {
       return new Snapshot(at, null, List.of(), List.of(), true, renamedFrom, started);
     }
     RepoRecord record =
         RepoRecord.parse(repoRecord.get().uri(), at.name(), repoRecord.get().value());
     cache.putKey(at, record.key());
-    return readRanges(at, record, packs, renamedFrom, started);
+    return readRanges(at, record, packs, renamedFrom, started, quickest(nanos[0]));
+  }
+
+  /** Notes a repo record read's time; returns the quickest so far. */
+  private long quickest(long nanos) {
+    return quickestSmall.accumulateAndGet(nanos, (a, b) -> a == 0 ? b : Math.min(a, b));
+  }
+
+  /** Runs {@code s}, noting how long it took in {@code nanos[i]}. */
+  private static <T> T timed(long[] nanos, int i, IoSupplier<T> s) throws IOException {
+    long t = System.nanoTime();
+    try {
+      return s.get();
+    } finally {
+      nanos[i] = System.nanoTime() - t;
+    }
   }
 
   private Snapshot readRanges(
-      RepoAddress at, RepoRecord record, Packs packs, String renamedFrom, java.time.Instant started)
+      RepoAddress at,
+      RepoRecord record,
+      Packs packs,
+      String renamedFrom,
+      java.time.Instant started,
+      long smallNanos)
       throws IOException {
     String key = record.key();
-    CompletableFuture<List<Record>> refsFirst = async(() -> firstPage(at, Lexicons.REF, key, 100));
+    long[] nanos = new long[1];
+    CompletableFuture<List<Record>> refsFirst =
+        async(() -> timed(nanos, 0, () -> firstPage(at, Lexicons.REF, key, 100)));
     CompletableFuture<List<Record>> packPage =
         packs == Packs.NONE
             ? CompletableFuture.completedFuture(List.of())
             : async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
+    List<Record> refs = RangeScanner.join(refsFirst);
+    List<Record> packRecords = RangeScanner.join(packPage);
     return assemble(
         at,
         record,
         key,
-        RangeScanner.join(refsFirst),
-        RangeScanner.join(packPage),
+        refs,
+        packRecords,
         packs,
         renamedFrom,
-        started);
+        started,
+        new RangeScanner.Pace(smallNanos, nanos[0]));
   }
 
   private Snapshot assemble(
@@ -165,11 +203,13 @@ public final class SnapshotReader {
       List<Record> packRecords,
       Packs packs,
       String renamedFrom,
-      java.time.Instant started)
+      java.time.Instant started,
+      RangeScanner.Pace pace)
       throws IOException {
     List<Record> refRecords = refsFirst;
     if (refsFirst.size() == RangeScanner.PAGE) {
-      refRecords = RangeScanner.finishSplit(source(at, Lexicons.REF), key, refsFirst, Threads.IO);
+      refRecords =
+          RangeScanner.finishSplit(source(at, Lexicons.REF), key, refsFirst, Threads.IO, pace);
     }
     List<RefRecord> refs = new ArrayList<>();
     for (Record r : refRecords) {

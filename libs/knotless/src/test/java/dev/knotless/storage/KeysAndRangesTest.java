@@ -46,30 +46,78 @@ class KeysAndRangesTest {
   }
 
   @Test
-  void theRestOfAFullFirstPageIsCutIntoAtMostEightRangesCoveringEveryLowerLetter() {
-    List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + ".qabc");
-    assertEquals(8, ranges.size());
-    assertEquals(KEY + ".qabc", ranges.get(0).cursor());
-    assertEquals(null, ranges.get(ranges.size() - 1).floor());
-    // Every key below the first page's last belongs to exactly one range.
-    for (char c : KeyRanges.SORTED_ALPHABET.toCharArray()) {
-      String k = KEY + "." + c + "zzzz";
-      if (k.compareTo(KEY + ".qabc") >= 0) {
-        continue;
-      }
-      int holders = 0;
-      for (KeyRanges.Range r : ranges) {
-        if (k.compareTo(r.cursor()) < 0 && r.holds(Keys.prefix(KEY), k)) {
-          holders++;
+  void theRestOfAFullFirstPageIsCutIntoRangesCoveringEveryLowerLetterOnce() {
+    for (String last : List.of(".qabc", ".um22", ".z222", ".zzzz", ".c7aa", ".3xyz")) {
+      List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + last);
+      assertTrue(ranges.size() >= 1 && ranges.size() <= KeyRanges.MAX_RANGES, last);
+      assertEquals(KEY + last, ranges.get(0).cursor());
+      assertEquals(null, ranges.get(ranges.size() - 1).floor());
+      // Every key below the first page's last belongs to exactly one range.
+      for (char c : KeyRanges.SORTED_ALPHABET.toCharArray()) {
+        for (String rest : List.of("2222", "mmmm", "zzzz")) {
+          String k = KEY + "." + c + rest;
+          if (k.compareTo(KEY + last) >= 0) {
+            continue;
+          }
+          int holders = 0;
+          for (KeyRanges.Range r : ranges) {
+            if (k.compareTo(r.cursor()) < 0 && r.holds(Keys.prefix(KEY), k)) {
+              holders++;
+            }
+          }
+          assertEquals(1, holders, "key " + k + " after " + last);
         }
       }
-      assertEquals(1, holders, "key " + k);
     }
   }
 
   @Test
-  void aFirstPageEndingLowInTheAlphabetLeavesFewerRanges() {
-    assertEquals(2, KeyRanges.after(KEY, KEY + ".3xyz").size());
+  void asManyRangesAsTheFirstPagesDensityNeedsAtEightyKeysEach() {
+    // 100 keys from the top down into 'q': about 10 a letter, 326 keys in all, 226 left below:
+    // three ranges of 70 to 74 and the last letter alone.
+    assertEquals(4, KeyRanges.after(KEY, KEY + ".qabc").size());
+    // 590 refs end their first page about 17% down, in 'u': about 18 a letter, so ranges of four
+    // letters (74 keys), seven of them.
+    assertEquals(7, KeyRanges.after(KEY, KEY + ".um22").size());
+  }
+
+  @Test
+  void aRestThatFitsOneRangeIsReadAsOnePageAfterPage() {
+    // A first page ending low in the alphabet leaves a few keys: one range, a plain scan.
+    List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + ".3xyz");
+    assertEquals(List.of(new KeyRanges.Range(KEY + ".3xyz", null)), ranges);
+    // About 130 refs: the first page ends in 'b', 23% up; the 30 left are one range.
+    assertEquals(1, KeyRanges.after(KEY, KEY + ".bbbb").size());
+  }
+
+  @Test
+  void pagesLeftIsWhatAPlainScanWouldStillRead() {
+    // 590 refs: about 490 left below the first page, five more pages.
+    assertEquals(5, KeyRanges.pagesLeft(KEY, KEY + ".um22"));
+    // About 130 refs: one more page, the short one.
+    assertEquals(1, KeyRanges.pagesLeft(KEY, KEY + ".bbbb"));
+  }
+
+  @Test
+  void rangesAreReadSideBySideOnlyWhereTheWaitsTheySaveOutweighTheWorkTheyAdd() {
+    long ms = 1_000_000;
+    // Nothing measured, or no more ranges than pages: side by side.
+    assertTrue(RangeScanner.Pace.UNKNOWN.rangesPay(8, 5));
+    assertTrue(new RangeScanner.Pace(1 * ms, 40 * ms).rangesPay(5, 5));
+    // A link with almost no wait, where a page is mostly the PDS's work: page after page.
+    assertFalse(new RangeScanner.Pace(8 * ms, 30 * ms).rangesPay(8, 5));
+    // 60 ms of wait a request: three more requests of 80 ms cost less than four waits saved.
+    assertTrue(new RangeScanner.Pace(62 * ms, 80 * ms).rangesPay(8, 5));
+    // A slow page with the same wait: they no longer pay.
+    assertFalse(new RangeScanner.Pace(62 * ms, 120 * ms).rangesPay(8, 5));
+  }
+
+  @Test
+  void aRepositoryTooDenseForEightRangesOfEightyIsCutIntoEightEvenOnes() {
+    // 100 keys within the top letter's upper half: some 6,400 keys, over 700 per range.
+    List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + ".zm22");
+    assertEquals(8, ranges.size());
+    assertEquals(KEY + ".w", ranges.get(1).cursor());
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.pack.PackStore;
 import dev.knotless.storage.records.PackRecord;
@@ -65,6 +66,7 @@ public final class Fetcher {
    */
   public Stats fetch(Snapshot snap, Git local, Collection<String> wanted) throws IOException {
     State s = new State(snap, local, new LinkedHashSet<>(wanted));
+    long t = Trace.start();
     // One question to git: which wanted objects, and which newest packs' tips, are not here.
     Set<String> tips = new HashSet<>();
     snap.newestPacks().forEach(p -> tips.addAll(p.tips()));
@@ -77,6 +79,7 @@ public final class Fetcher {
     if (s.missing().isEmpty() || !snap.exists()) {
       return new Stats(0);
     }
+    Trace.step("missing check", t);
     // 1. The newest packs the snapshot read, at no further round trip when inline.
     try {
       s.index(
@@ -86,7 +89,10 @@ public final class Fetcher {
     } catch (Vanished v) {
       LOG.debug("a newest pack vanished; the walk will find its replacement");
     }
-    if (s.done()) {
+    t = Trace.start();
+    boolean done = s.done();
+    Trace.step("history check", t);
+    if (done) {
       return new Stats(s.indexed.size());
     }
     // 2. The packs the refs name, all at once, until no missing target names an unread pack.
@@ -262,8 +268,14 @@ public final class Fetcher {
                 () -> {
                   slots.acquireUninterruptibly();
                   try {
-                    byte[] bytes = store.read(snap.address().did(), p);
-                    local.run(bytes, "index-pack", "--stdin", "--fix-thin");
+                    // The pack streams into index-pack as it downloads, part by part.
+                    long t = Trace.start();
+                    local.pipe(
+                        in -> store.readInto(snap.address().did(), p, in),
+                        "index-pack",
+                        "--stdin",
+                        "--fix-thin");
+                    Trace.step("pack downloaded and indexed (" + p.size() + " bytes)", t);
                   } catch (IOException e) {
                     throw new UncheckedIOException(e);
                   } finally {

@@ -87,6 +87,151 @@ public final class Git {
     }
   }
 
+  /** Writes a process's stdin, as it goes. */
+  @FunctionalInterface
+  public interface Feed {
+    void writeTo(OutputStream stdin) throws IOException;
+  }
+
+  /**
+   * Runs git while {@code feed} writes its stdin, so git works on the first bytes while the rest
+   * are still coming (as {@code index-pack --stdin} does with a pack being downloaded); returns its
+   * stdout, failing with git's stderr on a non-zero exit. When the feed fails for its own reasons
+   * (its source, not git), git is stopped and the feed's failure is thrown.
+   */
+  public byte[] pipe(Feed feed, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("git");
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("GIT_DIR", gitDir.toString());
+    pb.environment().putAll(env);
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      throw new GitException("could not start git (is it installed?): " + e.getMessage(), -1);
+    }
+    CompletableFuture<byte[]> out = drain(p.getInputStream());
+    CompletableFuture<byte[]> err = drain(p.getErrorStream());
+    Stdin in = new Stdin(p.getOutputStream());
+    try {
+      feed.writeTo(in);
+    } catch (IOException | RuntimeException e) {
+      if (in.failure == null) {
+        p.destroyForcibly();
+        closeQuietly(in);
+        throw e;
+      }
+      // git stopped reading its input: its exit code and stderr say why.
+    }
+    closeQuietly(in);
+    try {
+      int code = p.waitFor();
+      String stderr = new String(err.join(), StandardCharsets.UTF_8).strip();
+      if (code != 0) {
+        throw new GitException(
+            "git " + String.join(" ", args) + " failed (exit " + code + "): " + stderr, code);
+      }
+      if (in.failure != null) {
+        throw in.failure;
+      }
+      return out.join();
+    } catch (InterruptedException e) {
+      p.destroy();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while git " + args[0] + " ran", e);
+    }
+  }
+
+  /** A process's stdin that remembers whether writing to it failed. */
+  private static final class Stdin extends java.io.FilterOutputStream {
+    IOException failure;
+
+    Stdin(OutputStream out) {
+      super(out);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      try {
+        out.write(b, off, len);
+      } catch (IOException e) {
+        failure = failure == null ? e : failure;
+        throw e;
+      }
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+  }
+
+  private static void closeQuietly(OutputStream s) {
+    try {
+      s.close();
+    } catch (IOException e) {
+      // git exited before reading all its input: its exit code and stderr say why.
+    }
+  }
+
+  /** Reads a process's stdout, as it comes. */
+  @FunctionalInterface
+  public interface Reader<T> {
+    T read(InputStream stdout) throws IOException;
+  }
+
+  /**
+   * Runs git, feeding it {@code stdin}, while {@code reader} works on its stdout as it comes (as a
+   * push uploads the first part of a pack while {@code pack-objects} still writes the rest).
+   * Returns what the reader made, once git exited 0; fails with git's stderr on a non-zero exit,
+   * however much the reader had read. When the reader fails, git is stopped and its failure thrown.
+   */
+  public <T> T stream(byte[] stdin, Reader<T> reader, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("git");
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("GIT_DIR", gitDir.toString());
+    pb.environment().putAll(env);
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      throw new GitException("could not start git (is it installed?): " + e.getMessage(), -1);
+    }
+    CompletableFuture<byte[]> err = drain(p.getErrorStream());
+    try (OutputStream in = p.getOutputStream()) {
+      if (stdin != null) {
+        in.write(stdin);
+      }
+    } catch (IOException e) {
+      // git may exit before reading all its input; its exit code and stderr say why.
+    }
+    T result;
+    try (InputStream out = p.getInputStream()) {
+      result = reader.read(out);
+      out.transferTo(OutputStream.nullOutputStream());
+    } catch (IOException | RuntimeException e) {
+      p.destroyForcibly();
+      throw e;
+    }
+    try {
+      int code = p.waitFor();
+      if (code != 0) {
+        String stderr = new String(err.join(), StandardCharsets.UTF_8).strip();
+        throw new GitException(
+            "git " + String.join(" ", args) + " failed (exit " + code + "): " + stderr, code);
+      }
+      return result;
+    } catch (InterruptedException e) {
+      p.destroy();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while git " + args[0] + " ran", e);
+    }
+  }
+
   /** Runs git and returns its stdout, failing with git's stderr on a non-zero exit. */
   public byte[] run(byte[] stdin, String... args) throws IOException {
     return run(stdin, List.of(args));

@@ -6,6 +6,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.records.PackRecord;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -75,7 +76,22 @@ public final class PackStore {
       return new PackRecord(
           rkey, tips, bases, objects, pack.length, pack, List.of(), supersedes, at);
     }
-    int partSize = PackPlacement.firstPartSize(blobLimit());
+    return overBlobs(
+        rkey, pack, objects, PackPlacement.firstPartSize(blobLimit()), tips, bases, supersedes, at);
+  }
+
+  /** Uploads the pack's parts, halving their size while the PDS refuses them as too large. */
+  private PackRecord overBlobs(
+      String rkey,
+      byte[] pack,
+      long objects,
+      int firstPartSize,
+      List<String> tips,
+      List<String> bases,
+      List<String> supersedes,
+      String at)
+      throws IOException {
+    int partSize = firstPartSize;
     while (true) {
       try {
         List<BlobRef> parts = upload(pack, partSize);
@@ -96,36 +112,101 @@ public final class PackStore {
     }
   }
 
-  private long blobLimit() throws IOException {
-    var cached = cache.blobLimit(client.service());
-    if (cached.isPresent()) {
-      return cached.get();
+  /**
+   * As {@link #place(String, byte[], List, List, List)}, for a pack still being written to {@code
+   * in} (by {@code git pack-objects}): a pack too big to ride inline has each part uploaded as soon
+   * as it is full, four at a time, while the rest is still being written. Returns null for a pack
+   * of no objects, which is stored nowhere.
+   */
+  public PackRecord place(
+      String rkey,
+      java.io.InputStream in,
+      List<String> tips,
+      List<String> bases,
+      List<String> supersedes)
+      throws IOException {
+    byte[] head = in.readNBytes(PackPlacement.INLINE_MAX + 1);
+    if (head.length <= PackPlacement.INLINE_MAX) {
+      return PackPlacement.objectCount(head) == 0
+          ? null
+          : place(rkey, head, tips, bases, supersedes);
     }
-    long limit = client.describeServer().blobUploadLimit();
-    cache.putBlobLimit(client.service(), limit);
-    return limit;
+    long objects = PackPlacement.objectCount(head);
+    if (objects < 0) {
+      throw new IOException("git pack-objects produced something that is not a pack");
+    }
+    String at = clock.instant().toString();
+    int partSize = PackPlacement.firstPartSize(blobLimit());
+    if (partSize < head.length) {
+      // A PDS with blobs smaller than an inline pack: the whole pack first, as before.
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      all.writeBytes(head);
+      in.transferTo(all);
+      return overBlobs(rkey, all.toByteArray(), objects, partSize, tips, bases, supersedes, at);
+    }
+    Semaphore slots = new Semaphore(UPLOADS_AT_ONCE);
+    List<byte[]> parts = new ArrayList<>();
+    List<CompletableFuture<BlobRef>> uploads = new ArrayList<>();
+    byte[] part = Arrays.copyOf(head, partSize);
+    int filled = head.length;
+    while (true) {
+      filled += in.readNBytes(part, filled, partSize - filled);
+      if (filled == 0) {
+        break;
+      }
+      byte[] full = filled == partSize ? part : Arrays.copyOf(part, filled);
+      parts.add(full);
+      uploads.add(uploadAsync(full, slots));
+      if (filled < partSize) {
+        break;
+      }
+      part = new byte[partSize];
+      filled = 0;
+    }
+    long size = 0;
+    for (byte[] b : parts) {
+      size += b.length;
+    }
+    try {
+      List<BlobRef> refs = joinAll(uploads);
+      return new PackRecord(rkey, tips, bases, objects, size, null, refs, supersedes, at);
+    } catch (XrpcException e) {
+      if (!e.tooLarge()) {
+        throw e;
+      }
+      OptionalInt next = PackPlacement.halve(partSize);
+      if (next.isEmpty()) {
+        throw new IOException(
+            "the PDS refuses even " + partSize + "-byte parts as too large: " + e.getMessage(), e);
+      }
+      ByteArrayOutputStream all = new ByteArrayOutputStream((int) size);
+      parts.forEach(all::writeBytes);
+      return overBlobs(
+          rkey, all.toByteArray(), objects, next.getAsInt(), tips, bases, supersedes, at);
+    }
   }
 
-  private List<BlobRef> upload(byte[] pack, int partSize) throws IOException {
-    List<long[]> cuts = PackPlacement.cut(pack.length, partSize);
-    Semaphore slots = new Semaphore(UPLOADS_AT_ONCE);
-    List<CompletableFuture<BlobRef>> futures = new ArrayList<>();
-    for (long[] cut : cuts) {
-      futures.add(
-          CompletableFuture.supplyAsync(
-              () -> {
-                slots.acquireUninterruptibly();
-                try {
-                  byte[] part = Arrays.copyOfRange(pack, (int) cut[0], (int) cut[1]);
-                  return uploadPart(part);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                } finally {
-                  slots.release();
-                }
-              },
-              Threads.IO));
-    }
+  private CompletableFuture<BlobRef> uploadAsync(byte[] part, Semaphore slots) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          slots.acquireUninterruptibly();
+          try {
+            long t = Trace.start();
+            BlobRef ref = uploadPart(part);
+            Trace.step("uploadBlob (" + part.length + " bytes)", t);
+            return ref;
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          } finally {
+            slots.release();
+          }
+        },
+        Threads.IO);
+  }
+
+  /** Waits for every upload, then throws the first failure, if any. */
+  private static List<BlobRef> joinAll(List<CompletableFuture<BlobRef>> futures)
+      throws IOException {
     List<BlobRef> out = new ArrayList<>();
     IOException first = null;
     for (CompletableFuture<BlobRef> f : futures) {
@@ -139,6 +220,25 @@ public final class PackStore {
       throw first;
     }
     return out;
+  }
+
+  private long blobLimit() throws IOException {
+    var cached = cache.blobLimit(client.service());
+    if (cached.isPresent()) {
+      return cached.get();
+    }
+    long limit = client.describeServer().blobUploadLimit();
+    cache.putBlobLimit(client.service(), limit);
+    return limit;
+  }
+
+  private List<BlobRef> upload(byte[] pack, int partSize) throws IOException {
+    Semaphore slots = new Semaphore(UPLOADS_AT_ONCE);
+    List<CompletableFuture<BlobRef>> futures = new ArrayList<>();
+    for (long[] cut : PackPlacement.cut(pack.length, partSize)) {
+      futures.add(uploadAsync(Arrays.copyOfRange(pack, (int) cut[0], (int) cut[1]), slots));
+    }
+    return joinAll(futures);
   }
 
   /**
@@ -189,40 +289,90 @@ public final class PackStore {
     if (pack.inline()) {
       bytes = pack.data();
     } else {
-      Semaphore slots = new Semaphore(DOWNLOADS_AT_ONCE);
-      List<CompletableFuture<byte[]>> futures = new ArrayList<>();
-      for (BlobRef part : pack.parts()) {
-        futures.add(
-            CompletableFuture.supplyAsync(
-                () -> {
-                  slots.acquireUninterruptibly();
-                  try {
-                    // No more than the part's reference says: a PDS sending more is cut there.
-                    return client.getBlob(did, part.cid(), part.size());
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                  } finally {
-                    slots.release();
-                  }
-                },
-                Threads.IO));
-      }
-      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      List<CompletableFuture<byte[]>> futures = downloads(did, pack);
+      ByteArrayOutputStream all = new ByteArrayOutputStream((int) pack.size());
       for (CompletableFuture<byte[]> f : futures) {
         all.writeBytes(RangeScanner.join(f));
       }
       bytes = all.toByteArray();
     }
     if (bytes.length != pack.size()) {
-      throw new IOException(
-          "pack "
-              + pack.rkey()
-              + " is "
-              + bytes.length
-              + " bytes, but its record says "
-              + pack.size());
+      throw sizeMismatch(pack, bytes.length);
     }
     return bytes;
+  }
+
+  /**
+   * Writes the pack's bytes to {@code out} as they arrive: inline data at once, or its parts,
+   * downloaded eight at a time, each written as soon as it and every part before it are in, so a
+   * reader such as {@code git index-pack} works on the first part while later ones download. Fails
+   * before a byte is written if the record's sizes do not add up, and part way when a part is not
+   * the size its reference says.
+   */
+  public void readInto(String did, PackRecord pack, java.io.OutputStream out) throws IOException {
+    checkSize(pack);
+    if (pack.inline()) {
+      if (pack.data().length != pack.size()) {
+        throw sizeMismatch(pack, pack.data().length);
+      }
+      out.write(pack.data());
+      return;
+    }
+    List<CompletableFuture<byte[]>> futures = downloads(did, pack);
+    long written = 0;
+    try {
+      for (int i = 0; i < futures.size(); i++) {
+        byte[] part = RangeScanner.join(futures.get(i));
+        if (part.length != pack.parts().get(i).size()) {
+          throw new IOException(
+              "part "
+                  + i
+                  + " of pack "
+                  + pack.rkey()
+                  + " is "
+                  + part.length
+                  + " bytes, but its reference says "
+                  + pack.parts().get(i).size());
+        }
+        out.write(part);
+        written += part.length;
+      }
+    } finally {
+      if (written != pack.size()) {
+        futures.forEach(f -> f.cancel(false));
+      }
+    }
+  }
+
+  private static IOException sizeMismatch(PackRecord pack, long actual) {
+    return new IOException(
+        "pack " + pack.rkey() + " is " + actual + " bytes, but its record says " + pack.size());
+  }
+
+  /** The parts' downloads, started eight at a time, in order. */
+  private List<CompletableFuture<byte[]>> downloads(String did, PackRecord pack) {
+    Semaphore slots = new Semaphore(DOWNLOADS_AT_ONCE);
+    List<CompletableFuture<byte[]>> futures = new ArrayList<>();
+    for (BlobRef part : pack.parts()) {
+      futures.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                slots.acquireUninterruptibly();
+                try {
+                  // No more than the part's reference says: a PDS sending more is cut there.
+                  long t = Trace.start();
+                  byte[] b = client.getBlob(did, part.cid(), part.size());
+                  Trace.step("getBlob (" + b.length + " bytes)", t);
+                  return b;
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                } finally {
+                  slots.release();
+                }
+              },
+              Threads.IO));
+    }
+    return futures;
   }
 
   /**

@@ -13,8 +13,8 @@ import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.git.Git;
-import dev.knotless.storage.pack.PackPlacement;
 import dev.knotless.storage.pack.PackStore;
 import dev.knotless.storage.records.PackRecord;
 import dev.knotless.storage.records.RefRecord;
@@ -148,22 +148,29 @@ public final class Pusher {
     if (!tips.isEmpty()) {
       List<String> bases = new ArrayList<>(remoteTargets);
       bases.removeAll(local.missing(remoteTargets));
-      byte[] bytes = packObjects(local, tips, bases);
-      if (PackPlacement.objectCount(bytes) > 0) {
-        try {
-          pack =
-              packs.place(Keys.pack(key, Tid.next()), bytes, List.copyOf(tips), bases, List.of());
-        } catch (XrpcException e) {
-          if (e.kind() != XrpcException.Kind.RATE_LIMITED) {
-            throw e;
-          }
-          // Nothing is written yet, not even a first push's repo record.
-          String when =
-              e.rateLimitReset().map(t -> "blob uploads resume at " + t).orElse("try again later");
-          accepted.forEach(d -> errors.put(d.update().ref(), RATE_LIMITED + when));
-          return result(updates, errors, false);
+      // The pack is placed as pack-objects writes it: a large one's first part uploads while
+      // the rest is still being compressed.
+      long began = Trace.start();
+      String rkey = Keys.pack(key, Tid.next());
+      try {
+        pack =
+            packObjects(
+                local,
+                tips,
+                bases,
+                in -> packs.place(rkey, in, List.copyOf(tips), bases, List.of()));
+      } catch (XrpcException e) {
+        if (e.kind() != XrpcException.Kind.RATE_LIMITED) {
+          throw e;
         }
+        // Nothing is written yet, not even a first push's repo record.
+        String when =
+            e.rateLimitReset().map(t -> "blob uploads resume at " + t).orElse("try again later");
+        accepted.forEach(d -> errors.put(d.update().ref(), RATE_LIMITED + when));
+        return result(updates, errors, false);
       }
+      Trace.step(
+          "pack-objects and placing (" + (pack == null ? 0 : pack.size()) + " bytes)", began);
     }
     Duration limit =
         MAX_STALENESS.compareTo(claimGrace.dividedBy(2)) < 0
@@ -196,7 +203,9 @@ public final class Pusher {
     boolean landed = false;
     for (int i = 0; i < batches.size(); i++) {
       try {
+        long began = Trace.start();
         client.applyWrites(snap.address().did(), batches.get(i).writes());
+        Trace.step("applyWrites (" + batches.get(i).writes().size() + " writes)", began);
       } catch (XrpcException e) {
         if (e.kind() == XrpcException.Kind.RATE_LIMITED) {
           String when =
@@ -305,13 +314,19 @@ public final class Pusher {
     }
   }
 
-  /** A self-contained pack of every object reachable from the tips and not from the bases. */
-  static byte[] packObjects(Git local, Set<String> tips, List<String> bases) throws IOException {
+  /**
+   * A self-contained pack of every object reachable from the tips and not from the bases, handed to
+   * {@code place} as git writes it.
+   */
+  static PackRecord packObjects(
+      Git local, Set<String> tips, List<String> bases, Git.Reader<PackRecord> place)
+      throws IOException {
     StringBuilder in = new StringBuilder();
     tips.forEach(t -> in.append(t).append('\n'));
     bases.forEach(b -> in.append('^').append(b).append('\n'));
-    return local.run(
+    return local.stream(
         in.toString().getBytes(StandardCharsets.UTF_8),
+        place,
         "pack-objects",
         "--revs",
         "--stdout",

@@ -1,6 +1,7 @@
 package dev.knotless.storage.remote;
 
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.cli.CompactLauncher;
 import dev.knotless.storage.git.Git;
 import java.io.BufferedReader;
@@ -27,6 +28,7 @@ public final class GitRemoteKnotless {
    */
   public static void main(
       String[] args, java.util.function.Function<Map<String, String>, KnotlessRepos> repos) {
+    Trace.mark("main");
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     if (args.length < 1) {
       System.err.println("usage: git-remote-knotless <remote> [<url>] (git runs this for you)");
@@ -37,7 +39,9 @@ public final class GitRemoteKnotless {
     Map<String, String> env = System.getenv();
     String gitDir = env.getOrDefault("GIT_DIR", ".git");
     try {
+      long t = Trace.start();
       KnotlessRepos knotless = repos.apply(env);
+      Trace.step("set up", t);
       RemoteHelper helper =
           new RemoteHelper(
               knotless,
@@ -49,6 +53,7 @@ public final class GitRemoteKnotless {
               result -> CompactLauncher.afterPush(knotless, url, result));
       helper.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
       out.flush();
+      Trace.mark("exit");
       System.exit(0);
     } catch (Exception e) {
       // The one place every failure ends: git shows this line to the user.

@@ -7,6 +7,7 @@ import dev.knotless.storage.KnotlessUrl;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.push.PushResult;
 import dev.knotless.storage.push.RefUpdate;
@@ -97,7 +98,9 @@ public final class RemoteHelper {
   }
 
   private void list(SnapshotReader.Packs packs) throws IOException {
+    long t = Trace.start();
     snapshot = read(packs);
+    Trace.step("snapshot (" + packs.name().toLowerCase(java.util.Locale.ROOT) + " packs)", t);
     Map<String, RefRecord> live = snapshot.liveRefs();
     for (RefRecord r : live.values()) {
       out.print(r.target() + " " + r.name() + "\n");
@@ -139,9 +142,11 @@ public final class RemoteHelper {
 
   private RepoAddress address() throws IOException {
     if (address == null) {
+      long t = Trace.start();
       address = repos.locate(url);
       pin(address);
       reader = repos.reader(address);
+      Trace.step("locate " + url.owner(), t);
     }
     return address;
   }
@@ -187,7 +192,9 @@ public final class RemoteHelper {
       }
       wanted.add(parts[1]);
     }
+    long t = Trace.start();
     repos.fetcher(reader).fetch(snapshot, local, wanted);
+    Trace.step("fetch", t);
     out.print("\n");
   }
 
@@ -211,13 +218,18 @@ public final class RemoteHelper {
       }
     }
     RepoAddress at = address();
+    long t = Trace.start();
     XrpcClient writer = repos.writer(at);
+    Trace.step("login", t);
     Snapshot snap = snapshot;
     if (snap == null || snap.address().did() == null) {
+      t = Trace.start();
       snap = read(SnapshotReader.Packs.NONE);
+      Trace.step("snapshot (no packs)", t);
     }
     // The compaction's count rides beside the push's first write, so it costs no round trip.
     PushResult result;
+    t = Trace.start();
     try {
       result =
           repos.pusher(writer).countingPacks(repos.compactionCount()).push(snap, local, updates);
@@ -234,6 +246,7 @@ public final class RemoteHelper {
       }
       throw e;
     }
+    Trace.step("push", t);
     for (PushResult.Outcome o : result.outcomes()) {
       out.print(o.ok() ? "ok " + o.ref() + "\n" : "error " + o.ref() + " " + o.error() + "\n");
     }
