@@ -181,8 +181,7 @@ public final class PullPass {
     String owner = repo.id().ownerDid();
     List<AppviewPulls.Listed> listed = listing.pulls();
     JsonNode record = snap.repo().raw();
-    List<String> collaborators = dids(record.path("collaborators"));
-    List<String> agents = dids(record.path("agents"));
+    List<String> collaborators = PullRunTrust.dids(record.path("collaborators"));
 
     stage.accept("reading the heads of " + listed.size() + " pulls");
     Map<String, Found> found = new LinkedHashMap<>();
@@ -209,7 +208,7 @@ public final class PullPass {
         }
         continue;
       }
-      Found f = where(repo, snap, p, collaborators, agents);
+      Found f = where(repo, snap, p);
       if (f != null) {
         found.put(p.uri(), f);
       }
@@ -298,7 +297,7 @@ public final class PullPass {
         p,
         new Due(f.at(), PullPlanner.Why.ASKED, workflows),
         defaultRef,
-        dids(snap.repo().raw().path("collaborators")),
+        PullRunTrust.dids(snap.repo().raw().path("collaborators")),
         paused,
         clock.instant(),
         each);
@@ -312,7 +311,7 @@ public final class PullPass {
 
   /** Where an open pull is now, or null when its base, head repository or head branch is gone. */
   private Found where(
-      Watched repo, Snapshot snap, PullRecord p, List<String> collaborators, List<String> agents) {
+      Watched repo, Snapshot snap, PullRecord p) {
     RefRecord base = snap.liveRefs().get(p.base().ref());
     if (base == null) {
       LOG.info(
@@ -355,18 +354,11 @@ public final class PullPass {
           p.head().ref());
       return null;
     }
-    PullTrust trust =
-        PullTrust.of(p.author(), p.head().did(), repo.id().ownerDid(), collaborators, agents);
+    PullTrust trust = PullRunTrust.of(p, repo.id().ownerDid(), snap.repo().raw());
     return new Found(p, headRepo, new PullAt(p.uri(), trust, head.target(), base.target()));
   }
 
   private static String rkey(String uri) {
     return uri.substring(uri.lastIndexOf('/') + 1);
-  }
-
-  private static List<String> dids(JsonNode array) {
-    List<String> out = new ArrayList<>();
-    array.forEach(n -> out.add(n.asText()));
-    return out;
   }
 }

@@ -78,6 +78,7 @@ final class BatchChecks {
    *     into it are kept for the push that lands it
    * @param next whether it lands next (class Main), rather than built ahead (Later)
    * @param trusted whether every pull in it is trusted
+   * @param stacked its pulls as stacked on its base to make its tip, with their head branches
    */
   Filed file(
       Watched repo,
@@ -86,7 +87,8 @@ final class BatchChecks {
       String defaultRef,
       Batch b,
       boolean next,
-      boolean trusted)
+      boolean trusted,
+      List<RunOrder.Stacked> stacked)
       throws IOException {
     WorkflowSet set = CommitFiles.workflowSet(mirror.git(), b.tip());
     Instant now = clock.instant();
@@ -140,6 +142,7 @@ final class BatchChecks {
                   RunClasses.forBatch(next),
                   trusted,
                   note,
+                  stacked,
                   now);
       // A trusted batch's pass is kept as a trusted pull's is: the push that lands it takes it.
       if (PassReuse.whyNotKept(
