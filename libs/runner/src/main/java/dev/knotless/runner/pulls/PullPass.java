@@ -110,6 +110,35 @@ public final class PullPass {
   }
 
   /**
+   * What a pulls step is made of besides the appview: the runner's parts, as a service has them.
+   */
+  public record Parts(
+      dev.knotless.runner.pass.PdsAccess access,
+      StateStore state,
+      CheckFiler filer,
+      dev.knotless.runner.pass.RunPlanner planner,
+      RepoPass.RunSink sink,
+      Clock clock) {}
+
+  /**
+   * The pulls step of a runner that runs pushes too (not {@code --pulls-only}), listing pulls from
+   * {@code appview} and reading heads through the runner's PDS access.
+   */
+  public static PullPass of(Parts parts, dev.knotless.atproto.XrpcClient appview) {
+    return new PullPass(
+        new AppviewPulls(appview),
+        parts.access().heads(),
+        parts.state(),
+        parts.filer(),
+        parts.planner(),
+        parts.sink(),
+        parts.access().cache().dir(),
+        parts.clock(),
+        false,
+        parts.access().runner().did());
+  }
+
+  /**
    * Has each pull found closed without being merged told to {@code closed}, by its AT-URI, on every
    * pass that lists it: the caches forget the layers its passes kept.
    */
