@@ -78,7 +78,8 @@ final class BatchChecks {
    *     into it are kept for the push that lands it
    * @param next whether it lands next (class Main), rather than built ahead (Later)
    * @param trusted whether every pull in it is trusted
-   * @param stacked its pulls as stacked on its base to make its tip, with their head branches
+   * @param headRef the head branch of each of its pulls, by AT-URI: what stacking it made its
+   *     tip with, which a run's order carries
    */
   Filed file(
       Watched repo,
@@ -88,8 +89,12 @@ final class BatchChecks {
       Batch b,
       boolean next,
       boolean trusted,
-      List<RunOrder.Stacked> stacked)
+      java.util.function.UnaryOperator<String> headRef)
       throws IOException {
+    List<RunOrder.Stacked> stacked =
+        b.pulls().stream()
+            .map(p -> new RunOrder.Stacked(p.uri(), p.head(), headRef.apply(p.uri())))
+            .toList();
     WorkflowSet set = CommitFiles.workflowSet(mirror.git(), b.tip());
     Instant now = clock.instant();
     String note =

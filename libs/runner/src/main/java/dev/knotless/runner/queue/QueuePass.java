@@ -361,12 +361,9 @@ public final class QueuePass {
       boolean trusted =
           b.pulls().stream().allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
       String defaultRef = "refs/heads/" + snap.repo().defaultBranchName().orElse("main");
-      List<RunOrder.Stacked> stacked = new ArrayList<>();
-      for (Pull p : b.pulls()) {
-        stacked.add(new RunOrder.Stacked(p.uri(), p.head(), open.get(p.uri()).pull().head().ref()));
-      }
       BatchChecks.Filed f =
-          checks.file(repo, mirror, ref, defaultRef, b, next, trusted, stacked);
+          checks.file(
+              repo, mirror, ref, defaultRef, b, next, trusted, u -> open.get(u).pull().head().ref());
       runIds.put(batchKey(b), f.runs().stream().map(PlannedRun::runId).toList());
       if (f.filed() == 0) {
         apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail

@@ -5,24 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.cli.KnotlessCli;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.storage.KnotlessRepos;
-import dev.knotless.storage.cli.CliContext;
 import dev.knotless.storage.secrets.RunnerKeyRecord;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.OwnerRepo;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -172,25 +164,6 @@ class HostedRunnerIT {
 
   /** Runs {@code knotless <args>} as {@code owner} with the appview set; returns its output. */
   private static String knotless(Account owner, String stdin, String... args) {
-    Map<String, String> env = new HashMap<>(shape.pds().environment());
-    env.put("KNOTLESS_APPVIEW", appview.url().toString());
-    env.put("KNOTLESS_IDENTIFIER", owner.handle());
-    env.put("KNOTLESS_PASSWORD", owner.password());
-    Path home = shape.dir().resolve("cli-" + owner.handle());
-    env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
-    env.put("HOME", home.toString());
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        KnotlessCli.run(
-            List.of(args),
-            new CliContext(
-                env,
-                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                () -> KnotlessRepos.fromEnvironment(env)));
-    assertEquals(0, code, "knotless " + String.join(" ", args) + ": " + err);
-    return out.toString(StandardCharsets.UTF_8);
+    return OwnerCli.knotless(shape, appview.url(), owner, stdin, args);
   }
 }

@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.git.Git;
+import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.OwnerRepo;
@@ -22,16 +26,28 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pulls in the distributed shape with the scheduler: the reconciler lists the repository's pulls
- * from the appview, files each due pull's check and only queues its run, with its order; the
- * scheduler reads the pull record and its head from the PDS, merges the head into the base tip
- * again, and runs the steps in a pod the test kubelet runs as a real container. A pull's run gets
- * no secret on the scheduler either, though the scheduler's secrets file grants the repository one.
+ * Runs other than a push's in the distributed shape with the scheduler, each run in a pod the test
+ * kubelet runs as a real container. Pulls: the reconciler lists the repository's pulls from the
+ * appview, files each due pull's check and only queues its run, with its order; the scheduler reads
+ * the pull record and its head from the PDS, merges the head into the base tip again, and runs the
+ * steps. A pull's run gets no secret on the scheduler either, though the scheduler's secrets file
+ * grants the repository one. A write-back: a run asked for by name in a repository of the runner's
+ * own writes what its steps changed in the pod back to the branch, as a new commit.
  */
-class SchedulerPullsIT {
+class SchedulerOrdersIT {
   static final String NAMESPACE = "runs";
   static final String SANDBOX = "gvisor";
   static final String SECRET = "pull-secret-" + Long.toHexString(System.nanoTime());
+  static final String FMT =
+      """
+      on: {asked: {refs: ["*"], commit: ["gen/*.txt"]}}
+      steps:
+        - name: generate
+          run: |
+            mkdir -p gen other
+            echo "made at $KNOTLESS_RUN_SHA" > gen/out.txt
+            echo "not written back" > other/skip.txt
+      """;
   static final String CI =
       """
       on: {pull: {base: [refs/heads/main]}}
@@ -48,6 +64,7 @@ class SchedulerPullsIT {
   private static LocalDistributed shape;
   private static HarnessAppview appview;
   private static OwnerRepo owner;
+  private static OwnerRepo own;
   private static KubeApiServer api;
   private static TestKubelet kubelet;
   private static KubernetesClient client;
@@ -60,12 +77,16 @@ class SchedulerPullsIT {
     api = KubeApiServer.start();
     kubelet = TestKubelet.start(api, Map.of(SANDBOX, LocalDocker.SANDBOX_RUNTIME), 0);
     client = api.client(NAMESPACE, "test-" + TOKEN);
-    Path dir = Files.createTempDirectory("scheduler-pulls-it");
+    Path dir = Files.createTempDirectory("scheduler-orders-it");
     shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler();
     appview = HarnessAppview.start(shape.pds().pdsUrl(), shape.pds().plcUrl());
     shape.withAppview(appview.url(), false);
     owner =
         shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
+    // A write-back pushes as the runner: only to a repository of its own.
+    own =
+        shape.ownerRepo(
+            shape.runner(), "own", Map.of("README.md", "hi\n", ".knotless/workflows/fmt.yml", FMT));
     Path secrets = dir.resolve("secrets.json");
     Files.writeString(
         secrets, "{\"" + owner.account.did() + "/app\": {\"TOKEN\": \"" + SECRET + "\"}}");
@@ -123,7 +144,7 @@ class SchedulerPullsIT {
 
     CheckRecord passed = ended(goodPull);
     System.out.printf(
-        "[SchedulerPullsIT] pull opened to its check ended: %d ms%n",
+        "[SchedulerOrdersIT] pull opened to its check ended: %d ms%n",
         (System.nanoTime() - t0) / 1_000_000);
     String log = Checks.log(shape, passed);
     assertEquals(CheckStatus.SUCCESS, passed.status(), log);
@@ -149,6 +170,54 @@ class SchedulerPullsIT {
         Duration.ofSeconds(30),
         "the runs' pods deleted",
         () -> client.pods().inNamespace(NAMESPACE).list().getItems().isEmpty());
+  }
+
+  @Test
+  void aRunAskedForByNameWritesBackWhatItsStepsChangedInThePod() throws Exception {
+    Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
+    own.git("checkout", "-q", "-b", "feature", "main");
+    String sha = own.commit(Map.of("feature.txt", "f\n"));
+    own.push("feature");
+    own.git("checkout", "-q", "main");
+    long podsBefore = podsMade();
+
+    OwnerCli.knotless(
+        shape, appview.url(), shape.runner(), "", "rerun", own.label(), "--ref", "feature",
+        "--workflow", "fmt");
+    CheckRecord c =
+        CheckRecord.fromJson(
+            Checks.awaitOne(
+                    shape,
+                    Duration.ofSeconds(180),
+                    r ->
+                        r.workflow().equals("fmt")
+                            && r.commit().equals(sha)
+                            && r.status().ended())
+                .value());
+    String log = Checks.log(shape, c);
+    assertEquals(CheckStatus.SUCCESS, c.status(), c.note() + "\n" + log);
+    assertTrue(log.contains("==> wrote back 1 files to refs/heads/feature as "), log);
+    assertEquals(1, podsMade() - podsBefore, "the run had a pod");
+
+    // The branch moved to a commit on top of the one the run checked, holding what the step made;
+    // the scheduler pushed it from its own mirror.
+    java.time.Clock clock = java.time.Clock.systemUTC();
+    String written =
+        new SnapshotReader(own.client, StorageCache.at(shape.dir().resolve("read"), clock), clock)
+            .read(own.address, SnapshotReader.Packs.NONE)
+            .liveRefs()
+            .get("refs/heads/feature")
+            .target();
+    assertFalse(written.equals(sha), "the branch did not move");
+    Git mirror =
+        Mirror.open(
+                StorageCache.at(shape.dir().resolve("scheduler-1/cache"), clock).dir(),
+                shape.runner().did(),
+                own.key())
+            .git();
+    assertEquals(sha, mirror.revParse(written + "^").strip());
+    assertEquals("made at " + sha, mirror.text("show", written + ":gen/out.txt").strip());
+    assertEquals("gen/out.txt", mirror.text("diff", "--name-only", sha, written).strip());
   }
 
   /** The one ended check of pull {@code uri}. */
