@@ -38,6 +38,8 @@ public final class EventReports implements RunReports {
   private final Queue queue;
   private final Clock clock;
   private volatile boolean stopping;
+  private final java.util.Map<String, Follower> followers =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public EventReports(Consumer<RunEvent> publish, Queue queue, Clock clock) {
     this.publish = publish;
@@ -75,13 +77,16 @@ public final class EventReports implements RunReports {
 
   @Override
   public RunListener listener(PlannedRun run) {
-    return new Follower(run.rkey());
+    Follower f = new Follower(run.rkey());
+    followers.put(run.runId(), f);
+    return f;
   }
 
   @Override
   public void ended(PlannedRun run, CheckRecord running, RunResult result, String fault) {
     String key = run.rkey();
     if (result == null) {
+      followers.remove(run.runId());
       byte[] log =
           ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);
       publish.accept(new RunEvent.Output(key, clock.instant(), 0, log));
@@ -90,8 +95,13 @@ public final class EventReports implements RunReports {
       queue.ended(key);
       return;
     }
+    Follower follower = followers.remove(run.runId());
     if (stopping && result.outcome() instanceof RunOutcome.Cancelled) {
       return;
+    }
+    if (follower != null) {
+      // What was added to the log after the steps (a write-back's line) goes out before the end.
+      follower.runEnded(result);
     }
     List<String> steps = new ArrayList<>();
     for (StepResult s : result.steps()) {
@@ -110,6 +120,7 @@ public final class EventReports implements RunReports {
 
   @Override
   public void cancelledUnstarted(PlannedRun run, String why) {
+    followers.remove(run.runId());
     if (stopping) {
       return;
     }
