@@ -25,9 +25,9 @@ import java.util.List;
 /**
  * Plans a pull's or a merge-queue batch's run again from its {@link RunOrder}, trusting nothing of
  * the order it does not read again and check: each pull's record is read from its author's PDS and
- * must be into the order's repository and branch from the head branch the order names; the base
- * tip and each head are fetched from their repositories' PDSes; the pulls are merged in order as
- * the pass merged them ({@link MergeCommits#stack}), and the run goes ahead only if that makes the
+ * must be into the order's repository and branch from the head branch the order names; the base tip
+ * and each head are fetched from their repositories' PDSes; the pulls are merged in order as the
+ * pass merged them ({@link MergeCommits#stack}), and the run goes ahead only if that makes the
  * commit the order names. Whose code it is comes from {@link PullRunTrust} on the repository record
  * read here, and the run is made by the pass's own {@link PullRunPlanner}, so it gets no secrets
  * and is never trusted code, as on the reconciler. Thread-safe.

@@ -178,7 +178,9 @@ public final class OrderPlanner {
               found.snapshot(), access.fetcher(access.ownerOf(repo)), List.of(order.commit()));
         }
       }
-      w = workflow(planner.workflows(mirror.git(), order.commit()), order.workflow(), order.commit());
+      w =
+          workflow(
+              planner.workflows(mirror.git(), order.commit()), order.workflow(), order.commit());
     } catch (IOException e) {
       throw new PlannedRun.PrepareException(
           order.commit() + " of " + order.label() + " could not be fetched: " + e.getMessage());

@@ -339,8 +339,7 @@ public final class PullPass {
   }
 
   /** Where an open pull is now, or null when its base, head repository or head branch is gone. */
-  private Found where(
-      Watched repo, Snapshot snap, PullRecord p) {
+  private Found where(Watched repo, Snapshot snap, PullRecord p) {
     RefRecord base = snap.liveRefs().get(p.base().ref());
     if (base == null) {
       LOG.info(

@@ -29,7 +29,9 @@ public final class PullRunTrust {
     return out;
   }
 
-  /** The trust of pull {@code p} into a repository of {@code ownerDid} whose record is {@code repo}. */
+  /**
+   * The trust of pull {@code p} into a repository of {@code ownerDid} whose record is {@code repo}.
+   */
   public static PullTrust of(PullRecord p, String ownerDid, JsonNode repo) {
     return PullTrust.of(
         p.author(),
@@ -40,9 +42,9 @@ public final class PullRunTrust {
   }
 
   /**
-   * A pull's trust at its merge commit: {@code trust}, or {@link PullTrust#UNTRUSTED} when the merge
-   * brings shared steps from accounts the base's lock does not name and who do not write to the
-   * repository ({@code strangers}, from {@link #lockStrangers}).
+   * A pull's trust at its merge commit: {@code trust}, or {@link PullTrust#UNTRUSTED} when the
+   * merge brings shared steps from accounts the base's lock does not name and who do not write to
+   * the repository ({@code strangers}, from {@link #lockStrangers}).
    */
   public static PullTrust atMerge(PullTrust trust, List<String> strangers) {
     return trust.runsAsItMoves() && !strangers.isEmpty() ? PullTrust.UNTRUSTED : trust;

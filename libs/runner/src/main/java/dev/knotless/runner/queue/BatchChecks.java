@@ -78,8 +78,8 @@ final class BatchChecks {
    *     into it are kept for the push that lands it
    * @param next whether it lands next (class Main), rather than built ahead (Later)
    * @param trusted whether every pull in it is trusted
-   * @param headRef the head branch of each of its pulls, by AT-URI: what stacking it made its
-   *     tip with, which a run's order carries
+   * @param headRef the head branch of each of its pulls, by AT-URI: what stacking it made its tip
+   *     with, which a run's order carries
    */
   Filed file(
       Watched repo,

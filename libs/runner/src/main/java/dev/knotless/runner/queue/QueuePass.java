@@ -363,7 +363,14 @@ public final class QueuePass {
       String defaultRef = "refs/heads/" + snap.repo().defaultBranchName().orElse("main");
       BatchChecks.Filed f =
           checks.file(
-              repo, mirror, ref, defaultRef, b, next, trusted, u -> open.get(u).pull().head().ref());
+              repo,
+              mirror,
+              ref,
+              defaultRef,
+              b,
+              next,
+              trusted,
+              u -> open.get(u).pull().head().ref());
       runIds.put(batchKey(b), f.runs().stream().map(PlannedRun::runId).toList());
       if (f.filed() == 0) {
         apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail

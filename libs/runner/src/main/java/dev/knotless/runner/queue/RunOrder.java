@@ -94,7 +94,8 @@ public record RunOrder(
         throw new IllegalArgumentException("pulls[].head is not a commit id: " + head);
       }
       if (headRef == null || !headRef.startsWith("refs/heads/") || headRef.length() == 11) {
-        throw new IllegalArgumentException("pulls[].headRef is not a branch's full ref: " + headRef);
+        throw new IllegalArgumentException(
+            "pulls[].headRef is not a branch's full ref: " + headRef);
       }
     }
   }
@@ -213,8 +214,8 @@ public record RunOrder(
   /**
    * Reads an order.
    *
-   * @throws IllegalArgumentException naming what is wrong: not JSON, another major version, a
-   *     kind this reader does not run, a missing or malformed field
+   * @throws IllegalArgumentException naming what is wrong: not JSON, another major version, a kind
+   *     this reader does not run, a missing or malformed field
    */
   public static RunOrder fromJson(String json) {
     JsonNode o;

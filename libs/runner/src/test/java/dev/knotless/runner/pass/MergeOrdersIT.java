@@ -74,8 +74,7 @@ class MergeOrdersIT {
     Clock clock = Clock.systemUTC();
     PdsAccess access = PdsAccess.login(env, clock);
     RunPlanner planner =
-        new RunPlanner(
-            new RunPlanner.Settings(secrets, Duration.ofMinutes(5), null, Map.of()));
+        new RunPlanner(new RunPlanner.Settings(secrets, Duration.ofMinutes(5), null, Map.of()));
     return new Stage(
         owner,
         new OrderPlanner(access, planner, tmp.resolve("scheduler-cache"), clock),
@@ -94,8 +93,7 @@ class MergeOrdersIT {
   private static RunOrder pullOrder(Stage s, String uri, String branch, String commit, String ref)
       throws Exception {
     String head = head(s.owner(), branch);
-    String key =
-        CheckKeys.pull(s.owner().account.did(), s.key(), uri, head, s.base(), "ci");
+    String key = CheckKeys.pull(s.owner().account.did(), s.key(), uri, head, s.base(), "ci");
     return new RunOrder(
         s.owner().label(),
         s.owner().account.did(),
@@ -145,13 +143,15 @@ class MergeOrdersIT {
     assertFalse(spec.env().containsValue("s3cret-value"), spec.env().toString());
     assertFalse(spec.trustedCode());
     assertTrue(
-        spec.preamble().contains("==> TOKEN is not given to a pull's run: no pull run gets secrets"),
+        spec.preamble()
+            .contains("==> TOKEN is not given to a pull's run: no pull run gets secrets"),
         spec.preamble().toString());
     // The owner's pull is trusted: it reads the shared caches.
     assertEquals(CacheUse.READ, spec.caches().use());
 
     // The order says nothing of trust: the stranger's reads its caches apart all the same.
-    RunSpec strangers = spec(s.orders(), pullOrder(s, theirs, "two", merged(s, theirs, "two"), MAIN));
+    RunSpec strangers =
+        spec(s.orders(), pullOrder(s, theirs, "two", merged(s, theirs, "two"), MAIN));
     assertEquals(CacheUse.APART, strangers.caches().use());
     assertFalse(strangers.env().containsValue("s3cret-value"));
   }

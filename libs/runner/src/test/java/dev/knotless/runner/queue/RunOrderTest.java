@@ -139,7 +139,16 @@ class RunOrderTest {
                   .getMessage();
           assertTrue(why.contains(field), field + ": " + why);
         });
-    String pushWithPulls = order().toJson().replace("\"kind\":\"push\"", "\"kind\":\"push\",\"pulls\":[{\"uri\":\"" + PULL + "\",\"head\":\"" + HEAD + "\",\"headRef\":\"refs/heads/x\"}]");
+    String pushWithPulls =
+        order()
+            .toJson()
+            .replace(
+                "\"kind\":\"push\"",
+                "\"kind\":\"push\",\"pulls\":[{\"uri\":\""
+                    + PULL
+                    + "\",\"head\":\""
+                    + HEAD
+                    + "\",\"headRef\":\"refs/heads/x\"}]");
     assertTrue(
         assertThrows(IllegalArgumentException.class, () -> RunOrder.fromJson(pushWithPulls))
             .getMessage()

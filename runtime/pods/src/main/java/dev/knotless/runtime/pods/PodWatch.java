@@ -21,10 +21,9 @@ import org.slf4j.LoggerFactory;
  * The runners' pods of one namespace (those carrying {@link RunPod#RUNNER_LABEL}) as the API
  * server's watch tells them: a Fabric8 informer, started on first use (its first list is waited
  * for), that keeps them in memory, relists by itself when its watch breaks, and goes over every pod
- * again every {@code resync} (30 s unless the operator sets another) as a safety net for a change it
- * handled badly. A phase change, a
- * deletion or a node lost reaches {@link #whenLost} and {@link #awaitChange} as the event comes,
- * not at the next poll. Thread-safe.
+ * again every {@code resync} (30 s unless the operator sets another) as a safety net for a change
+ * it handled badly. A phase change, a deletion or a node lost reaches {@link #whenLost} and {@link
+ * #awaitChange} as the event comes, not at the next poll. Thread-safe.
  */
 final class PodWatch implements AutoCloseable {
 

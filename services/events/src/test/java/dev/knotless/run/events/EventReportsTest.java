@@ -82,8 +82,9 @@ class EventReportsTest {
     RunResult ran = new RunResult(List.of(), new RunOutcome.Passed(), steps, List.of());
     listener.runEnded(ran);
     // A write-back's hook adds its line once the steps ended, after the listener last heard.
-    byte[] whole = (new String(steps, StandardCharsets.UTF_8) + "==> wrote back 1 files\n")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] whole =
+        (new String(steps, StandardCharsets.UTF_8) + "==> wrote back 1 files\n")
+            .getBytes(StandardCharsets.UTF_8);
     reports.ended(
         run, null, new RunResult(List.of(), new RunOutcome.Passed(), whole, List.of()), null);
 

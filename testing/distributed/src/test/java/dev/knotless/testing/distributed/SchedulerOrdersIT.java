@@ -182,17 +182,22 @@ class SchedulerOrdersIT {
     long podsBefore = podsMade();
 
     OwnerCli.knotless(
-        shape, appview.url(), shape.runner(), "", "rerun", own.label(), "--ref", "feature",
-        "--workflow", "fmt");
+        shape,
+        appview.url(),
+        shape.runner(),
+        "",
+        "rerun",
+        own.label(),
+        "--ref",
+        "feature",
+        "--workflow",
+        "fmt");
     CheckRecord c =
         CheckRecord.fromJson(
             Checks.awaitOne(
                     shape,
                     Duration.ofSeconds(180),
-                    r ->
-                        r.workflow().equals("fmt")
-                            && r.commit().equals(sha)
-                            && r.status().ended())
+                    r -> r.workflow().equals("fmt") && r.commit().equals(sha) && r.status().ended())
                 .value());
     String log = Checks.log(shape, c);
     assertEquals(CheckStatus.SUCCESS, c.status(), c.note() + "\n" + log);

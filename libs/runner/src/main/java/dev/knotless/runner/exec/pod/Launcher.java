@@ -178,8 +178,7 @@ public final class Launcher {
 
   /**
    * The exec that starts step {@code index}, under {@code nice -n <niceness>} when above 0 and the
-   * image has {@code nice}; its
-   * stdin must then be {@link #stdin}.
+   * image has {@code nice}; its stdin must then be {@link #stdin}.
    */
   public static List<String> launchCommand(int index, int niceness) {
     return List.of(

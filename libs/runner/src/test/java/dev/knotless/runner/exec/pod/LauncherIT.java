@@ -47,7 +47,9 @@ class LauncherIT {
 
   @Test
   void aStepWithANicenessRunsInAnImageThatHasNoNice() throws Exception {
-    assertEquals("0\nhello from a low-priority run\n", launch(10, "echo \"$GREETING\" from a low-priority run"));
+    assertEquals(
+        "0\nhello from a low-priority run\n",
+        launch(10, "echo \"$GREETING\" from a low-priority run"));
   }
 
   @Test

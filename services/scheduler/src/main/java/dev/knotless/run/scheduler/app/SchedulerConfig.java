@@ -39,8 +39,8 @@ public interface SchedulerConfig {
   Duration pullGrace();
 
   /**
-   * How often the watch on the runner's pods goes over every pod again, events or not: a safety
-   * net for an event handled badly. Zero never does.
+   * How often the watch on the runner's pods goes over every pod again, events or not: a safety net
+   * for an event handled badly. Zero never does.
    */
   @WithDefault("30s")
   Duration watchResync();
