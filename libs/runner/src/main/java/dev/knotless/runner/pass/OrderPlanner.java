@@ -21,8 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * read again from its owner's PDS, the commit fetched into this process's own mirror, the workflow
  * read from the commit and the spec made by the same {@link RunPlanner} a pass uses, with this
  * process's secrets file. The work is done when the run gets its job, so a repository that cannot
- * be read or a workflow that is gone ends the run as an error naming why. Thread-safe: runs of one
- * repository take turns on its mirror.
+ * be read or a workflow that is gone ends the run as an error naming why. A write-back planned this
+ * way writes back as the pass's would (its {@link PlannedRun.Preparer#afterSteps}). Thread-safe:
+ * runs of one repository take turns on its mirror.
  */
 public final class OrderPlanner {
 
@@ -31,16 +32,24 @@ public final class OrderPlanner {
   private final Path cacheDir;
   private final Clock clock;
   private final Map<String, Object> mirrorLocks = new ConcurrentHashMap<>();
+  private final MergeOrders merges;
 
   public OrderPlanner(PdsAccess access, RunPlanner planner, Path cacheDir, Clock clock) {
     this.access = access;
     this.planner = planner;
     this.cacheDir = cacheDir;
     this.clock = clock;
+    this.merges = new MergeOrders(this, access, planner, cacheDir, clock);
   }
 
-  /** The run {@code order} names, queued; its spec is made when it gets its job. */
+  /**
+   * The run {@code order} names, queued; its spec is made when it gets its job. A pull's or a
+   * batch's order is planned by {@link MergeOrders}.
+   */
   public PlannedRun plan(RunOrder order) {
+    if (order.kind() != RunOrder.Kind.PUSH) {
+      return merges.plan(order);
+    }
     String name = order.label().substring(order.label().indexOf('/') + 1);
     CheckRecord queued =
         RunPlanner.pushCheck(
@@ -61,10 +70,46 @@ public final class OrderPlanner {
             order.runClass(),
             order.superseded(),
             false);
-    return new PlannedRun(order.label(), request, queued, () -> spec(order), order);
+    return new PlannedRun(order.label(), request, queued, new Replanned(() -> push(order)), order);
   }
 
-  private RunSpec spec(RunOrder order) throws PlannedRun.PrepareException {
+  /**
+   * Makes a run's preparer when the run gets its job, and prepares it: the spec under the order's
+   * check key, and what the planned run does after its steps (a write-back's commit).
+   */
+  static final class Replanned implements PlannedRun.Preparer {
+    /** Plans the run again, reading what it needs. */
+    @FunctionalInterface
+    interface Plan {
+      PlannedRun plan() throws PlannedRun.PrepareException;
+    }
+
+    private final Plan plan;
+    private volatile PlannedRun.Preparer planned;
+
+    Replanned(Plan plan) {
+      this.plan = plan;
+    }
+
+    @Override
+    public RunSpec prepare() throws PlannedRun.PrepareException {
+      PlannedRun run = plan.plan();
+      planned = run.prepare();
+      return run.prepare().prepare().withRunKey(run.order().checkKey());
+    }
+
+    @Override
+    public dev.knotless.runner.exec.AfterSteps afterSteps() {
+      PlannedRun.Preparer p = planned;
+      return p == null ? dev.knotless.runner.exec.AfterSteps.NONE : p.afterSteps();
+    }
+  }
+
+  /**
+   * The repository {@code order} names, read again from its owner's PDS, with the snapshot it was
+   * read from; a repository that is now another (a name taken over) is refused.
+   */
+  Watched.Found found(RunOrder order) throws PlannedRun.PrepareException {
     Watched.Found found;
     try {
       found = access.find(order.label());
@@ -85,10 +130,47 @@ public final class OrderPlanner {
               + order.repoKey()
               + " as when the run was queued: it is not run");
     }
+    return found;
+  }
+
+  /** What runs of {@code repo} hold while they change its mirror: they take turns. */
+  Object mirrorLock(Watched repo) {
+    return mirrorLocks.computeIfAbsent(repo.stateKey(), k -> new Object());
+  }
+
+  /** Workflow {@code name} of {@code set}, read at {@code commit}, or why it is not there. */
+  static Workflow workflow(WorkflowSet set, String name, String commit)
+      throws PlannedRun.PrepareException {
+    return set.workflow(name)
+        .orElseThrow(
+            () ->
+                new PlannedRun.PrepareException(
+                    "workflow "
+                        + name
+                        + " is not at "
+                        + commit
+                        + " any more: "
+                        + set.error(name)
+                            .map(e -> e.field() + ": " + e.problem())
+                            .orElse("no such file")));
+  }
+
+  /** The planned run's check key must be the order's: else it is another run, and not run. */
+  static PlannedRun same(PlannedRun run, RunOrder order) throws PlannedRun.PrepareException {
+    if (!run.rkey().equals(order.checkKey())) {
+      throw new PlannedRun.PrepareException(
+          "the run's check key is " + run.rkey() + " here, " + order.checkKey() + " when queued");
+    }
+    return new PlannedRun(run.label(), run.request(), run.check(), run.prepare(), order);
+  }
+
+  private PlannedRun push(RunOrder order) throws PlannedRun.PrepareException {
+    Watched.Found found = found(order);
+    Watched repo = found.repo();
     Mirror mirror;
     Workflow w;
     try {
-      synchronized (mirrorLocks.computeIfAbsent(repo.stateKey(), k -> new Object())) {
+      synchronized (mirrorLock(repo)) {
         mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
         if (!mirror.git().has(order.commit())) {
           // The snapshot the repository was just read from: its refs are read once per run.
@@ -96,25 +178,14 @@ public final class OrderPlanner {
               found.snapshot(), access.fetcher(access.ownerOf(repo)), List.of(order.commit()));
         }
       }
-      WorkflowSet set = planner.workflows(mirror.git(), order.commit());
       w =
-          set.workflow(order.workflow())
-              .orElseThrow(
-                  () ->
-                      new PlannedRun.PrepareException(
-                          "workflow "
-                              + order.workflow()
-                              + " is not at "
-                              + order.commit()
-                              + " any more: "
-                              + set.error(order.workflow())
-                                  .map(e -> e.field() + ": " + e.problem())
-                                  .orElse("no such file")));
+          workflow(
+              planner.workflows(mirror.git(), order.commit()), order.workflow(), order.commit());
     } catch (IOException e) {
       throw new PlannedRun.PrepareException(
           order.commit() + " of " + order.label() + " could not be fetched: " + e.getMessage());
     }
-    PlannedRun run =
+    return same(
         planner.push(
             repo,
             mirror.dir(),
@@ -124,11 +195,7 @@ public final class OrderPlanner {
             order.base(),
             order.runClass(),
             order.asked(),
-            clock.instant());
-    if (!run.rkey().equals(order.checkKey())) {
-      throw new PlannedRun.PrepareException(
-          "the run's check key is " + run.rkey() + " here, " + order.checkKey() + " when queued");
-    }
-    return run.prepare().prepare().withRunKey(order.checkKey());
+            clock.instant()),
+        order);
   }
 }

@@ -9,6 +9,7 @@ import dev.knotless.runner.exec.ExecStep;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.cache.CacheRequest;
 import dev.knotless.runner.exec.cache.CacheRules;
+import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.run.InvalidVariablesException;
 import dev.knotless.runner.run.RunContext;
 import dev.knotless.runner.run.StepEnvironment;
@@ -108,7 +109,45 @@ public final class PullRunPlanner {
         RunPlanner.request(
             repo, rkey, p.uri(), SubjectKind.PULL, w, p.head() + " " + p.base(), runClass);
     PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
-    return new PlannedRun(repo.label(), request, queued, prepare);
+    RunOrder order =
+        order(
+            repo,
+            w,
+            p.baseRef(),
+            p.checkedOut(),
+            p.base(),
+            runClass,
+            rkey,
+            RunOrder.Kind.PULL,
+            List.of(new RunOrder.Stacked(p.uri(), p.head(), p.headRef())));
+    return new PlannedRun(repo.label(), request, queued, prepare, order);
+  }
+
+  /** What another process needs to run a pull's or batch's run: nothing it does not read again. */
+  private static RunOrder order(
+      Watched repo,
+      Workflow w,
+      String baseRef,
+      String checkedOut,
+      String base,
+      RunClass runClass,
+      String rkey,
+      RunOrder.Kind kind,
+      List<RunOrder.Stacked> pulls) {
+    return new RunOrder(
+        repo.label(),
+        repo.id().ownerDid(),
+        repo.id().repoKey(),
+        baseRef,
+        checkedOut,
+        base,
+        w.name(),
+        runClass,
+        w.superseded(),
+        Map.of(),
+        rkey,
+        kind,
+        pulls);
   }
 
   /**
@@ -116,6 +155,9 @@ public final class PullRunPlanner {
    * {@code base} of {@code baseRef}, told the tip as {@code KNOTLESS_RUN_SHA}, the base as {@code
    * KNOTLESS_RUN_BASE} and the branch as {@code KNOTLESS_RUN_REF}; no secrets, and no step matches
    * a ref, as in a pull's run. {@code trusted} when every pull in it is.
+   *
+   * @param stacked the batch's pulls in the order they were stacked on {@code base} to make {@code
+   *     tip}: what another process needs to make the tip again
    */
   public PlannedRun batch(
       Watched repo,
@@ -127,6 +169,7 @@ public final class PullRunPlanner {
       RunClass runClass,
       boolean trusted,
       String note,
+      List<RunOrder.Stacked> stacked,
       Instant now) {
     String rkey =
         CheckKeys.queue(repo.id().ownerDid(), repo.id().repoKey(), baseRef, tip, base, w.name());
@@ -151,7 +194,9 @@ public final class PullRunPlanner {
             repo, rkey, "queue " + baseRef, SubjectKind.BATCH, w, tip + " " + base, runClass);
     PullSubject p = new PullSubject("queue " + baseRef, baseRef, tip, baseRef, base, tip);
     PlannedRun.Preparer prepare = () -> pullSpec(repo, mirror, w, p, rkey, trusted);
-    return new PlannedRun(repo.label(), request, queued, prepare);
+    RunOrder order =
+        order(repo, w, baseRef, tip, base, runClass, rkey, RunOrder.Kind.BATCH, stacked);
+    return new PlannedRun(repo.label(), request, queued, prepare, order);
   }
 
   private RunSpec pullSpec(

@@ -8,7 +8,6 @@ import dev.knotless.runner.pass.PullRunPlanner;
 import dev.knotless.runner.pass.PullRunPlanner.PullSubject;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
-import dev.knotless.runner.pass.SharedStepFiles;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PassReuse;
 import dev.knotless.runner.pull.PullPlanner.Due;
@@ -18,9 +17,7 @@ import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.state.PassedRun;
-import dev.knotless.runner.workflow.SharedSteps;
 import dev.knotless.runner.workflow.Step;
-import dev.knotless.runner.workflow.StepLock;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowError;
 import dev.knotless.runner.workflow.WorkflowSet;
@@ -176,9 +173,10 @@ final class PullChecks {
     // A run a stop dropped ran because it was due then: asked for, if it needed asking.
     boolean ownersAsk = due.why() == Why.ASKED || due.why() == Why.DROPPED;
     if (trust.runsAsItMoves()) {
-      List<String> strangers = lockStrangers(repo, mirror, checked.commit(), base, collaborators);
+      List<String> strangers =
+          PullRunTrust.lockStrangers(repo, mirror, checked.commit(), base, collaborators);
       if (!strangers.isEmpty()) {
-        trust = PullTrust.UNTRUSTED;
+        trust = PullRunTrust.atMerge(trust, strangers);
         LOG.info(
             "{}: pull {} is not trusted: it brings shared steps from {}, which the base's lock"
                 + " does not name and who do not write to the repository; {}",
@@ -272,28 +270,6 @@ final class PullChecks {
         filed,
         runs.size());
     runs.forEach(sink::submit);
-  }
-
-  /**
-   * The accounts the lock at the merge commit names that the base's lock does not, and that do not
-   * write to the repository; a lock that does not parse names a stranger of its own.
-   */
-  private static List<String> lockStrangers(
-      Watched repo, Mirror mirror, String merged, String base, List<String> collaborators)
-      throws IOException {
-    StepLock pullLock;
-    StepLock baseLock;
-    try {
-      pullLock = SharedStepFiles.lock(mirror.git(), merged);
-    } catch (IllegalArgumentException e) {
-      return List.of("an unreadable lock (" + e.getMessage() + ")");
-    }
-    try {
-      baseLock = SharedStepFiles.lock(mirror.git(), base);
-    } catch (IllegalArgumentException e) {
-      baseLock = StepLock.NONE;
-    }
-    return SharedSteps.strangers(pullLock, baseLock, repo.id().ownerDid(), collaborators);
   }
 
   private static List<StepResult> skipped(Workflow w) {

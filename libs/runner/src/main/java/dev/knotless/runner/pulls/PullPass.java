@@ -110,6 +110,35 @@ public final class PullPass {
   }
 
   /**
+   * What a pulls step is made of besides the appview: the runner's parts, as a service has them.
+   */
+  public record Parts(
+      dev.knotless.runner.pass.PdsAccess access,
+      StateStore state,
+      CheckFiler filer,
+      dev.knotless.runner.pass.RunPlanner planner,
+      RepoPass.RunSink sink,
+      Clock clock) {}
+
+  /**
+   * The pulls step of a runner that runs pushes too (not {@code --pulls-only}), listing pulls from
+   * {@code appview} and reading heads through the runner's PDS access.
+   */
+  public static PullPass of(Parts parts, dev.knotless.atproto.XrpcClient appview) {
+    return new PullPass(
+        new AppviewPulls(appview),
+        parts.access().heads(),
+        parts.state(),
+        parts.filer(),
+        parts.planner(),
+        parts.sink(),
+        parts.access().cache().dir(),
+        parts.clock(),
+        false,
+        parts.access().runner().did());
+  }
+
+  /**
    * Has each pull found closed without being merged told to {@code closed}, by its AT-URI, on every
    * pass that lists it: the caches forget the layers its passes kept.
    */
@@ -181,8 +210,7 @@ public final class PullPass {
     String owner = repo.id().ownerDid();
     List<AppviewPulls.Listed> listed = listing.pulls();
     JsonNode record = snap.repo().raw();
-    List<String> collaborators = dids(record.path("collaborators"));
-    List<String> agents = dids(record.path("agents"));
+    List<String> collaborators = PullRunTrust.dids(record.path("collaborators"));
 
     stage.accept("reading the heads of " + listed.size() + " pulls");
     Map<String, Found> found = new LinkedHashMap<>();
@@ -209,7 +237,7 @@ public final class PullPass {
         }
         continue;
       }
-      Found f = where(repo, snap, p, collaborators, agents);
+      Found f = where(repo, snap, p);
       if (f != null) {
         found.put(p.uri(), f);
       }
@@ -298,7 +326,7 @@ public final class PullPass {
         p,
         new Due(f.at(), PullPlanner.Why.ASKED, workflows),
         defaultRef,
-        dids(snap.repo().raw().path("collaborators")),
+        PullRunTrust.dids(snap.repo().raw().path("collaborators")),
         paused,
         clock.instant(),
         each);
@@ -311,8 +339,7 @@ public final class PullPass {
   }
 
   /** Where an open pull is now, or null when its base, head repository or head branch is gone. */
-  private Found where(
-      Watched repo, Snapshot snap, PullRecord p, List<String> collaborators, List<String> agents) {
+  private Found where(Watched repo, Snapshot snap, PullRecord p) {
     RefRecord base = snap.liveRefs().get(p.base().ref());
     if (base == null) {
       LOG.info(
@@ -355,18 +382,11 @@ public final class PullPass {
           p.head().ref());
       return null;
     }
-    PullTrust trust =
-        PullTrust.of(p.author(), p.head().did(), repo.id().ownerDid(), collaborators, agents);
+    PullTrust trust = PullRunTrust.of(p, repo.id().ownerDid(), snap.repo().raw());
     return new Found(p, headRepo, new PullAt(p.uri(), trust, head.target(), base.target()));
   }
 
   private static String rkey(String uri) {
     return uri.substring(uri.lastIndexOf('/') + 1);
-  }
-
-  private static List<String> dids(JsonNode array) {
-    List<String> out = new ArrayList<>();
-    array.forEach(n -> out.add(n.asText()));
-    return out;
   }
 }

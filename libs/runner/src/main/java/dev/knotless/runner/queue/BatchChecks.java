@@ -78,6 +78,8 @@ final class BatchChecks {
    *     into it are kept for the push that lands it
    * @param next whether it lands next (class Main), rather than built ahead (Later)
    * @param trusted whether every pull in it is trusted
+   * @param headRef the head branch of each of its pulls, by AT-URI: what stacking it made its tip
+   *     with, which a run's order carries
    */
   Filed file(
       Watched repo,
@@ -86,8 +88,13 @@ final class BatchChecks {
       String defaultRef,
       Batch b,
       boolean next,
-      boolean trusted)
+      boolean trusted,
+      java.util.function.UnaryOperator<String> headRef)
       throws IOException {
+    List<RunOrder.Stacked> stacked =
+        b.pulls().stream()
+            .map(p -> new RunOrder.Stacked(p.uri(), p.head(), headRef.apply(p.uri())))
+            .toList();
     WorkflowSet set = CommitFiles.workflowSet(mirror.git(), b.tip());
     Instant now = clock.instant();
     String note =
@@ -140,6 +147,7 @@ final class BatchChecks {
                   RunClasses.forBatch(next),
                   trusted,
                   note,
+                  stacked,
                   now);
       // A trusted batch's pass is kept as a trusted pull's is: the push that lands it takes it.
       if (PassReuse.whyNotKept(

@@ -361,7 +361,8 @@ public final class QueuePass {
       boolean trusted =
           b.pulls().stream().allMatch(p -> open.get(p.uri()).at().trust() == PullTrust.TRUSTED);
       String defaultRef = "refs/heads/" + snap.repo().defaultBranchName().orElse("main");
-      BatchChecks.Filed f = checks.file(repo, mirror, ref, defaultRef, b, next, trusted);
+      java.util.function.UnaryOperator<String> headRef = u -> open.get(u).pull().head().ref();
+      BatchChecks.Filed f = checks.file(repo, mirror, ref, defaultRef, b, next, trusted, headRef);
       runIds.put(batchKey(b), f.runs().stream().map(PlannedRun::runId).toList());
       if (f.filed() == 0) {
         apply(QueuePlan.passed(s, b.id())); // nothing runs on it: nothing to fail

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.workflow.Superseded;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -16,9 +18,16 @@ import java.util.regex.Pattern;
  * process that runs it reads the workflow from the commit and the secrets from its own file, with
  * the same planner the pass uses, so a queue row can never carry a value a step may not see.
  *
+ * <p>Three kinds ({@link Kind}): a push's run; a pull's run, checked at the merge of its head into
+ * the base tip; a merge-queue batch's run, checked at its pulls stacked in order on the base tip.
+ * For the last two {@code ref} is the base branch, {@code base} the base tip, {@code commit} the
+ * commit the run checks out (the merge or the stack's tip) and {@code pulls} the pulls merged, in
+ * order. The process that runs one makes that commit again from the PDS and runs it only if it
+ * comes out the same; whose code it is, it decides again from the records it reads itself.
+ *
  * <p>As JSON it carries a {@code version}; a reader takes any version with the same major number
- * and ignores fields it does not know, so a rolling upgrade that adds a field loses no run.
- * Immutable.
+ * and ignores fields it does not know, so a rolling upgrade that adds a field loses no run. Version
+ * 1.1 added {@code kind} and {@code pulls}; a 1.0 order is a push's. Immutable.
  *
  * @param label the repository as the runner names it, {@code <handle or did>/<name>}
  * @param ownerDid its owner's DID
@@ -31,6 +40,9 @@ import java.util.regex.Pattern;
  * @param superseded what a newer run of the workflow at the same ref does to this one
  * @param asked the variables a run asked for by name was asked with (empty for others)
  * @param checkKey the check's record key
+ * @param kind what the run checks: a push, a pull or a merge-queue batch
+ * @param pulls the pulls merged into {@code base} to make {@code commit}, in order: one for a
+ *     pull's run, one or more for a batch's, none for a push's
  */
 public record RunOrder(
     String label,
@@ -43,10 +55,79 @@ public record RunOrder(
     RunClass runClass,
     Superseded superseded,
     Map<String, String> asked,
-    String checkKey) {
+    String checkKey,
+    Kind kind,
+    List<Stacked> pulls) {
 
   /** The format's version: {@code major.minor}; readers refuse only another major. */
-  public static final String VERSION = "1.0";
+  public static final String VERSION = "1.1";
+
+  /** What a run checks. */
+  public enum Kind {
+    /** A push to {@code ref}, at {@code commit}. */
+    PUSH,
+    /** A pull into {@code ref}: its head merged into the base tip. */
+    PULL,
+    /** A merge-queue batch on {@code ref}: its pulls stacked in order on the base tip. */
+    BATCH;
+
+    /** Its name in JSON. */
+    public String json() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * One pull merged into a pull's or batch's run.
+   *
+   * @param uri the pull record's AT-URI
+   * @param head the commit of its head the run merged
+   * @param headRef its head branch, a full ref (it names the merge commit)
+   */
+  public record Stacked(String uri, String head, String headRef) {
+    /** Checks every field, naming the first that is wrong. */
+    public Stacked {
+      if (uri == null || !uri.startsWith("at://") || uri.contains(" ")) {
+        throw new IllegalArgumentException("pulls[].uri is not an AT-URI: " + uri);
+      }
+      if (head == null || !SHA.matcher(head).matches()) {
+        throw new IllegalArgumentException("pulls[].head is not a commit id: " + head);
+      }
+      if (headRef == null || !headRef.startsWith("refs/heads/") || headRef.length() == 11) {
+        throw new IllegalArgumentException(
+            "pulls[].headRef is not a branch's full ref: " + headRef);
+      }
+    }
+  }
+
+  /** A push's order. */
+  public RunOrder(
+      String label,
+      String ownerDid,
+      String repoKey,
+      String ref,
+      String commit,
+      String base,
+      String workflow,
+      RunClass runClass,
+      Superseded superseded,
+      Map<String, String> asked,
+      String checkKey) {
+    this(
+        label,
+        ownerDid,
+        repoKey,
+        ref,
+        commit,
+        base,
+        workflow,
+        runClass,
+        superseded,
+        asked,
+        checkKey,
+        Kind.PUSH,
+        List.of());
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
@@ -71,6 +152,29 @@ public record RunOrder(
       throw new IllegalArgumentException("ownerDid is not a DID: " + ownerDid);
     }
     asked = Map.copyOf(asked);
+    Objects.requireNonNull(kind, "kind");
+    pulls = List.copyOf(pulls);
+    switch (kind) {
+      case PUSH -> {
+        if (!pulls.isEmpty()) {
+          throw new IllegalArgumentException("pulls is not empty in a push's order");
+        }
+      }
+      case PULL -> {
+        if (pulls.size() != 1) {
+          throw new IllegalArgumentException(
+              "pulls holds " + pulls.size() + " pulls in a pull's order, not one");
+        }
+      }
+      case BATCH -> {
+        if (pulls.isEmpty()) {
+          throw new IllegalArgumentException("pulls is empty in a batch's order");
+        }
+      }
+    }
+    if (kind != Kind.PUSH && base == null) {
+      throw new IllegalArgumentException("base is missing in a " + kind.json() + "'s order");
+    }
   }
 
   private static void require(String value, String field) {
@@ -97,14 +201,21 @@ public record RunOrder(
     ObjectNode a = o.putObject("asked");
     new java.util.TreeMap<>(asked).forEach(a::put);
     o.put("checkKey", checkKey);
+    o.put("kind", kind.json());
+    if (!pulls.isEmpty()) {
+      com.fasterxml.jackson.databind.node.ArrayNode ps = o.putArray("pulls");
+      for (Stacked p : pulls) {
+        ps.addObject().put("uri", p.uri()).put("head", p.head()).put("headRef", p.headRef());
+      }
+    }
     return o.toString();
   }
 
   /**
    * Reads an order.
    *
-   * @throws IllegalArgumentException naming what is wrong: not JSON, another major version, a
-   *     missing or malformed field
+   * @throws IllegalArgumentException naming what is wrong: not JSON, another major version, a kind
+   *     this reader does not run, a missing or malformed field
    */
   public static RunOrder fromJson(String json) {
     JsonNode o;
@@ -125,6 +236,8 @@ public record RunOrder(
               + major(VERSION)
               + ".x");
     }
+    // The kind first: an order of a kind this reader does not run is refused as that.
+    Kind kind = kind(o);
     RunClass runClass;
     try {
       runClass = RunClass.valueOf(o.path("runClass").asText(""));
@@ -155,7 +268,42 @@ public record RunOrder(
         runClass,
         superseded,
         asked,
-        text(o, "checkKey"));
+        text(o, "checkKey"),
+        kind,
+        pulls(o));
+  }
+
+  /** The order's kind: a 1.0 order has none, and is a push's. */
+  private static Kind kind(JsonNode o) {
+    JsonNode k = o.get("kind");
+    if (k == null) {
+      return Kind.PUSH;
+    }
+    for (Kind kind : Kind.values()) {
+      if (k.isTextual() && kind.json().equals(k.asText())) {
+        return kind;
+      }
+    }
+    throw new IllegalArgumentException(
+        "kind is " + k + ", which this reader does not run (it runs push, pull and batch)");
+  }
+
+  private static List<Stacked> pulls(JsonNode o) {
+    JsonNode ps = o.path("pulls");
+    if (ps.isMissingNode() || ps.isNull()) {
+      return List.of();
+    }
+    if (!ps.isArray()) {
+      throw new IllegalArgumentException("pulls is not an array");
+    }
+    List<Stacked> out = new ArrayList<>();
+    for (JsonNode p : ps) {
+      if (!p.isObject()) {
+        throw new IllegalArgumentException("pulls[" + out.size() + "] is not an object");
+      }
+      out.add(new Stacked(text(p, "uri"), text(p, "head"), text(p, "headRef")));
+    }
+    return out;
   }
 
   private static String text(JsonNode o, String field) {

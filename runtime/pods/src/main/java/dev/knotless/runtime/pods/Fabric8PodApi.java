@@ -54,11 +54,24 @@ public final class Fabric8PodApi implements PodApi, AutoCloseable {
    */
   public Fabric8PodApi(
       KubernetesClient client, String namespace, Duration pullGrace, Duration pendingLimit) {
+    this(client, namespace, pullGrace, pendingLimit, PodWatch.RESYNC);
+  }
+
+  /**
+   * As above, the watch going over every pod again each {@code resync} (zero: never), events or
+   * not.
+   */
+  public Fabric8PodApi(
+      KubernetesClient client,
+      String namespace,
+      Duration pullGrace,
+      Duration pendingLimit,
+      Duration resync) {
     this.client = client;
     this.namespace = namespace;
     this.pullGrace = pullGrace;
     this.pendingLimit = pendingLimit;
-    this.watch = new PodWatch(client, namespace);
+    this.watch = new PodWatch(client, namespace, resync);
   }
 
   @Override

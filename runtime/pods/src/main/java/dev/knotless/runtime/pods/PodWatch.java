@@ -21,27 +21,35 @@ import org.slf4j.LoggerFactory;
  * The runners' pods of one namespace (those carrying {@link RunPod#RUNNER_LABEL}) as the API
  * server's watch tells them: a Fabric8 informer, started on first use (its first list is waited
  * for), that keeps them in memory, relists by itself when its watch breaks, and goes over every pod
- * again each {@link #RESYNC} as a safety net for a change it handled badly. A phase change, a
- * deletion or a node lost reaches {@link #whenLost} and {@link #awaitChange} as the event comes,
- * not at the next poll. Thread-safe.
+ * again every {@code resync} (30 s unless the operator sets another) as a safety net for a change
+ * it handled badly. A phase change, a deletion or a node lost reaches {@link #whenLost} and {@link
+ * #awaitChange} as the event comes, not at the next poll. Thread-safe.
  */
 final class PodWatch implements AutoCloseable {
 
-  /** How often every pod the watch holds is looked at again, events or not. */
+  /** How often every pod the watch holds is looked at again, events or not, by default. */
   static final Duration RESYNC = Duration.ofSeconds(30);
 
   private static final Logger LOG = LoggerFactory.getLogger(PodWatch.class);
 
   private final KubernetesClient client;
   private final String namespace;
+  private final Duration resync;
   private final Object changed = new Object();
   private final Map<String, List<Lost>> lost = new ConcurrentHashMap<>();
   private long version;
   private SharedIndexInformer<Pod> informer;
 
-  PodWatch(KubernetesClient client, String namespace) {
+  /**
+   * @param resync how often every pod is looked at again, events or not; zero never
+   */
+  PodWatch(KubernetesClient client, String namespace, Duration resync) {
+    if (resync.isNegative()) {
+      throw new IllegalArgumentException("the watch's resync is negative: " + resync);
+    }
     this.client = client;
     this.namespace = namespace;
+    this.resync = resync;
   }
 
   private synchronized SharedIndexInformer<Pod> informer() {
@@ -51,7 +59,7 @@ final class PodWatch implements AutoCloseable {
               .pods()
               .inNamespace(namespace)
               .withLabel(RunPod.RUNNER_LABEL)
-              .inform(new Events(), RESYNC.toMillis());
+              .inform(new Events(), resync.toMillis());
     }
     return informer;
   }

@@ -45,6 +45,8 @@ public final class EventReports implements RunReports {
   private final Clock clock;
   private volatile boolean stopping;
   private final java.util.Set<String> cutOff = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.Map<String, Follower> followers =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public EventReports(Consumer<RunEvent> publish, Queue queue, Clock clock) {
     this.publish = publish;
@@ -91,7 +93,9 @@ public final class EventReports implements RunReports {
 
   @Override
   public RunListener listener(PlannedRun run) {
-    return new Follower(run.rkey());
+    Follower f = new Follower(run.rkey());
+    followers.put(run.runId(), f);
+    return f;
   }
 
   @Override
@@ -103,6 +107,7 @@ public final class EventReports implements RunReports {
       return;
     }
     if (result == null) {
+      followers.remove(run.runId());
       byte[] log =
           ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);
       publish.accept(new RunEvent.Output(key, clock.instant(), 0, log));
@@ -111,8 +116,13 @@ public final class EventReports implements RunReports {
       queue.ended(key);
       return;
     }
+    Follower follower = followers.remove(run.runId());
     if (stopping && result.outcome() instanceof RunOutcome.Cancelled) {
       return;
+    }
+    if (follower != null) {
+      // What was added to the log after the steps (a write-back's line) goes out before the end.
+      follower.runEnded(result);
     }
     List<String> steps = new ArrayList<>();
     for (StepResult s : result.steps()) {
@@ -131,6 +141,7 @@ public final class EventReports implements RunReports {
 
   @Override
   public void cancelledUnstarted(PlannedRun run, String why) {
+    followers.remove(run.runId());
     if (stopping) {
       return;
     }

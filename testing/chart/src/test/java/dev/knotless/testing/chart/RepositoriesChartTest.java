@@ -45,6 +45,7 @@ class RepositoriesChartTest {
                         && m.getMountPath().equals("/etc/knotless/repositories")
                         && Boolean.TRUE.equals(m.getReadOnly())));
     assertEquals("true", env(c, "KNOTLESS_RECONCILER_DISCOVER").getValue());
+    assertEquals("true", env(c, "KNOTLESS_RECONCILER_PULLS").getValue());
     assertEquals("https://appview.example.com", env(c, "KNOTLESS_RECONCILER_APPVIEW").getValue());
 
     Container ingester = ChartTest.pod(all, "ingester").getContainers().get(0);
@@ -75,7 +76,7 @@ class RepositoriesChartTest {
   }
 
   @Test
-  void anEntryInAnotherFormatOrDiscoveryWithoutAnAppviewFailsTheRender() {
+  void anEntryInAnotherFormatOrDiscoveryOrPullsWithoutAnAppviewFailsTheRender() {
     RuntimeException bad =
         assertThrows(
             RuntimeException.class,
@@ -92,6 +93,10 @@ class RepositoriesChartTest {
             RuntimeException.class,
             () -> RenderedChart.render(List.of(), Map.of("discover", true)));
     assertTrue(blind.getMessage().contains("discover needs appview"), blind.getMessage());
+    RuntimeException noPulls =
+        assertThrows(
+            RuntimeException.class, () -> RenderedChart.render(List.of(), Map.of("pulls", true)));
+    assertTrue(noPulls.getMessage().contains("pulls needs appview"), noPulls.getMessage());
   }
 
   @Test

@@ -110,6 +110,7 @@ class SchedulerChartTest {
             Map.entry("KNOTLESS_SCHEDULER_RUN_IMAGE", "debian:bookworm-slim"),
             Map.entry("KNOTLESS_SCHEDULER_JOBS", "8"),
             Map.entry("KNOTLESS_SCHEDULER_PENDING_TIMEOUT", "300s"),
+            Map.entry("KNOTLESS_SCHEDULER_WATCH_RESYNC", "30s"),
             Map.entry("KNOTLESS_SCHEDULER_CPUS", "1.5"),
             Map.entry("KNOTLESS_SCHEDULER_MEMORY", "6"),
             Map.entry("KNOTLESS_SCHEDULER_EPHEMERAL_STORAGE", "20"),

@@ -71,7 +71,13 @@ public final class Launcher {
           "mkdir -p " + STEPS + " && mkdir \"$knotless_d\" || exit " + LAUNCH_FAILED,
           // The launcher's own notices (a shell's "Killed") are not the step's output.
           "exec </dev/null >/dev/null 2>&1",
-          "if [ \"$2\" -gt 0 ]; then knotless_nice=\"nice -n $2\"; else knotless_nice=; fi",
+          // An image need not have nice (a minimal busybox lacks it): the pod's lower CPU request
+          // is the weight that counts, nice only adds to it where there is one.
+          "if [ \"$2\" -gt 0 ] && command -v nice >/dev/null 2>&1; then",
+          "  knotless_nice=\"nice -n $2\"",
+          "else",
+          "  knotless_nice=",
+          "fi",
           "if cd " + WORK + "; then",
           "  (eval \"$knotless_code\" && exec setsid $knotless_nice sh -ec \"$"
               + SCRIPT_VARIABLE
@@ -171,8 +177,8 @@ public final class Launcher {
   private Launcher() {}
 
   /**
-   * The exec that starts step {@code index}, under {@code nice -n <niceness>} when above 0; its
-   * stdin must then be {@link #stdin}.
+   * The exec that starts step {@code index}, under {@code nice -n <niceness>} when above 0 and the
+   * image has {@code nice}; its stdin must then be {@link #stdin}.
    */
   public static List<String> launchCommand(int index, int niceness) {
     return List.of(

@@ -16,6 +16,7 @@ import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pass.WriteBack;
+import dev.knotless.runner.pulls.PullPass;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.sealed.SealedStart;
 import dev.knotless.runner.state.StateStore;
@@ -154,14 +155,18 @@ public class PassWiring {
                     .map(f -> PausedOwners.read(f, runnerClient.did()))
                     .orElse(PausedOwners.none()),
             clock,
-            PassExtras.all(
-                    planner,
-                    filer,
-                    // The worker's, so a stop hands back what each asked run was asked for with.
-                    worker.asked(),
-                    config.keepChecks(),
-                    config.secretsFile().orElse(null))
-                .forRunner(runnerClient.did()));
+            pulls(
+                config,
+                PassExtras.all(
+                        planner,
+                        filer,
+                        // The worker's, so a stop hands back what each asked run was asked for
+                        // with.
+                        worker.asked(),
+                        config.keepChecks(),
+                        config.secretsFile().orElse(null))
+                    .forRunner(runnerClient.did()),
+                new PullPass.Parts(access, state, filer, planner, worker, clock)));
     if (config.discover()) {
       URI appview =
           config
@@ -188,6 +193,23 @@ public class PassWiring {
       sweeps.scheduleWithFixedDelay(d::sweep, 0, config.sweep().toSeconds(), TimeUnit.SECONDS);
     }
     return new WiredPass(pass, watching);
+  }
+
+  /** {@code extras}, with the pulls step when {@code knotless.reconciler.pulls} is on. */
+  private static PassExtras pulls(ReconcilerConfig config, PassExtras extras, PullPass.Parts parts)
+      throws IOException {
+    if (!config.pulls()) {
+      return extras;
+    }
+    URI appview =
+        config
+            .appview()
+            .orElseThrow(
+                () ->
+                    new IOException(
+                        "knotless.reconciler.pulls needs knotless.reconciler.appview, where"
+                            + " listPulls is asked"));
+    return extras.withPulls(PullPass.of(parts, XrpcClient.create(appview)), false);
   }
 
   /** The listed repositories: the list file (the chart's ConfigMap) and the {@code repos} key. */

@@ -48,7 +48,18 @@ public interface ReconcilerConfig {
   @WithDefault("false")
   boolean discover();
 
-  /** The appview ({@code KNOTLESS_APPVIEW}): listRepos for discovery, owners' sealed secrets. */
+  /**
+   * Checks the watched repositories' open pulls after their refs, as the all-in-one's {@code
+   * --pulls}: listed by {@link #appview} ({@code dev.knotless.listPulls}), each due pull's runs
+   * filed at the merge of its head into the base tip.
+   */
+  @WithDefault("false")
+  boolean pulls();
+
+  /**
+   * The appview ({@code KNOTLESS_APPVIEW}): listRepos for discovery, listPulls for pulls, owners'
+   * sealed secrets.
+   */
   Optional<URI> appview();
 
   /**

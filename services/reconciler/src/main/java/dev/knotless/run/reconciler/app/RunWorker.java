@@ -146,7 +146,7 @@ public class RunWorker implements RepoPass.RunSink {
     row.ownerDid = r.ownerDid();
     row.runClass = r.runClass().name();
     row.workflow = r.workflow();
-    row.commitId = r.revision();
+    row.commitId = run.check().commit(); // a pull's head: its revision is "<head> <base>"
     row.subject = r.subject();
     row.baseCommit = run.check().baseCommit();
     if (queueOnly()) {

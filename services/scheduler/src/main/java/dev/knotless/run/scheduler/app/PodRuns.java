@@ -149,7 +149,11 @@ public class PodRuns {
     executor =
         new PodExecutor(
             new Fabric8PodApi(
-                client, config.namespace(), config.pullGrace(), config.pendingTimeout()),
+                client,
+                config.namespace(),
+                config.pullGrace(),
+                config.pendingTimeout(),
+                config.watchResync()),
             settings(),
             runnerDid,
             config.work(),

@@ -56,6 +56,13 @@ public interface SchedulerConfig {
   @WithDefault("30s")
   Duration pullGrace();
 
+  /**
+   * How often the watch on the runner's pods goes over every pod again, events or not: a safety net
+   * for an event handled badly. Zero never does.
+   */
+  @WithDefault("30s")
+  Duration watchResync();
+
   /** CPUs a run's pod may use. */
   OptionalDouble cpus();
 
