@@ -1,7 +1,6 @@
 package dev.knotless.runner.engine;
 
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.cli.RunnerOptions;
@@ -20,20 +19,13 @@ import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
-import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
-import dev.knotless.runner.pass.WriteBack;
-import dev.knotless.runner.schedule.PausedOwners;
-import dev.knotless.runner.schedule.Scheduler;
-import dev.knotless.runner.schedule.SchedulerConfig;
-import dev.knotless.runner.schedule.UsageLedger;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.StorageCache;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -55,7 +47,6 @@ public final class Runner implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Runner.class);
   private static final Duration SLOW_PASS = Duration.ofMinutes(5);
-  private static final int START_READS = 8;
   // How often held-back minutes records are looked at: they are due five minutes after the last
   // write, so this is how late one may go out.
   private static final Duration MINUTES_POLL = Duration.ofSeconds(10);
@@ -171,147 +162,22 @@ public final class Runner implements AutoCloseable {
     XrpcClient runnerClient = access.runner();
     var sealed = dev.knotless.runner.sealed.SealedStart.begin(o, runnerClient, clock);
     StorageCache cache = access.cache();
-    List<Watched> repos = new ArrayList<>();
-    List<String> failures = new ArrayList<>();
-    // A start reads every repository before the first pass; side by side, so a runner watching
-    // hundreds does not start one round trip at a time.
-    ExecutorService startPool =
-        Executors.newFixedThreadPool(START_READS, Jobs.named("knotless-start"));
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
-    try {
-      List<java.util.concurrent.Future<Watched>> reads = new ArrayList<>();
-      for (String label : o.repos()) {
-        reads.add(startPool.submit(() -> access.read(label)));
-      }
-      for (int i = 0; i < reads.size(); i++) {
-        String label = o.repos().get(i);
-        try {
-          Watched w = reads.get(i).get();
-          LOG.info("{}: watching {}", label, w.stateKey());
-          repos.add(w);
-        } catch (java.util.concurrent.ExecutionException e) {
-          Throwable why = e.getCause();
-          if (!(why instanceof IOException) && !(why instanceof IllegalArgumentException)) {
-            throw new IOException(label + ": " + why, why);
-          }
-          LOG.error(
-              "{}: cannot be watched, passed over until the next start: {}",
-              label,
-              why.getMessage());
-          failures.add(label + ": " + why.getMessage());
-        }
-      }
-      if (repos.isEmpty() && (!o.discover() || !failures.isEmpty())) {
-        throw new IOException(
-            "none of the repositories can be read: " + String.join("; ", failures));
-      }
-      List<java.util.concurrent.Future<Integer>> stale = new ArrayList<>();
-      for (Watched w : repos) {
-        stale.add(
-            startPool.submit(
-                () ->
-                    filer.endStale(
-                        CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()),
-                        clock.instant())));
-      }
-      for (int i = 0; i < repos.size(); i++) {
-        int ended = stale.get(i).get();
-        if (ended > 0) {
-          LOG.info(
-              "{}: ended {} checks an earlier run left queued or running",
-              repos.get(i).label(),
-              ended);
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while starting", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-    } finally {
-      startPool.shutdownNow();
-    }
+    List<Watched> repos = StartReads.readAll(o, access, filer, clock);
 
-    SchedulerConfig config =
-        SchedulerConfig.defaults(o.jobs(), runnerClient.did())
-            .withCaps(o.pullJobs(), o.ownerJobs() == 0 ? o.jobs() : o.ownerJobs())
-            .withAllowances(
-                o.allowanceMinutes() == 0 ? SchedulerConfig.UNLIMITED : o.allowanceMinutes(),
-                o.privateAllowanceMinutes() == 0
-                    ? SchedulerConfig.UNLIMITED
-                    : o.privateAllowanceMinutes(),
-                o.unmetered());
     var self = new java.util.concurrent.atomic.AtomicReference<Runner>();
-    UsageLedger usage = new UsageLedger();
-    // Allowances count 30 days of steps: what earlier runs of this runner used still counts.
-    dev.knotless.runner.state.UsageSeed.into(usage, state);
-    Scheduler scheduler = new Scheduler(config, usage);
-    Executor executor =
-        ExecutorChoice.open(
-            o.executor(), o.docker(), o.caches(), runnerClient.did(), o.work(), clock, env);
-    // What a runner killed mid-run left (containers, networks) goes before any run starts.
-    executor.removeLeftovers();
-    MinutesWriter minutes = new MinutesWriter(writes, clock);
-    dev.knotless.runner.liveoutput.LiveOutput live = LiveOutputs.open(o.appview(), runnerClient);
-    Jobs jobs =
-        new Jobs(
-            scheduler,
-            executor,
-            dev.knotless.runner.queue.QueueWiring.ringing(
-                new FiledChecks(
-                        filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed)))
-                    .withLiveOutput(live, runnerClient.did()),
-                key -> ringing(self.get(), key),
-                o.queue()),
-            clock,
-            ended -> RunRecords.usage(state, ended),
-            minutes::write);
-    RunPlanner planner =
-        new RunPlanner(
-                new RunPlanner.Settings(
-                    o.secrets(),
-                    o.stepTimeout(),
-                    o.runTimeout(),
-                    ExecutorChoice.hostEnvironment(o.executor(), env),
-                    o.trust()),
-                new WriteBack(runnerClient, cache, clock),
-                sealed.owner())
-            .withSharedSteps(
-                new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
-    AskedLedger asked = new AskedLedger();
+    RunnerParts parts =
+        RunnerParts.wire(
+            o, env, clock, state, access, sealed, writes, filer, key -> ringing(self.get(), key));
+    Executor executor = parts.executor();
+    Jobs jobs = parts.jobs();
+    MinutesWriter minutes = parts.minutes();
+    var live = parts.live();
+    AskedLedger asked = parts.asked();
+    PassExtras extras = parts.extras();
+    RepoPass pass = parts.pass();
     String runnerDid = runnerClient.did();
-    PassExtras extras =
-        dev.knotless.runner.queue.QueueWiring.extras(
-            o, access, state, filer, planner, asked, jobs::submit, jobs::cancel, clock);
-    RepoPass pass =
-        new RepoPass(
-            access::ownerOf,
-            access,
-            state,
-            filer,
-            planner,
-            jobs::submit,
-            cache.dir(),
-            () ->
-                o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),
-            clock,
-            extras);
-    if (executor instanceof dev.knotless.runner.exec.docker.DockerExecutor d
-        && d.cacheStore() != null) {
-      dev.knotless.runner.exec.cache.CacheStore caches = d.cacheStore();
-      pass.withCaches(
-          caches::takeKept,
-          key -> {
-            var gone = caches.removeRepo(key);
-            LOG.info(
-                "removed {} cache bases and kept sets of the deleted repository {}, {} bytes",
-                gone.count(),
-                key,
-                gone.bytes());
-          });
-      pass.onClosedPulls(caches::forgetKept);
-    }
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
