@@ -54,20 +54,24 @@ public final class Git {
     }
   }
 
-  /** Runs git, feeding {@code stdin} (may be null), and returns whatever it ended with. */
-  public Result exec(byte[] stdin, List<String> args) throws IOException {
+  /** Starts git in this repository with {@code args}, its streams left to the caller. */
+  private Process start(List<String> args) throws GitException {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
     cmd.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put("GIT_DIR", gitDir.toString());
     pb.environment().putAll(env);
-    Process p;
     try {
-      p = pb.start();
+      return pb.start();
     } catch (IOException e) {
       throw new GitException("could not start git (is it installed?): " + e.getMessage(), -1);
     }
+  }
+
+  /** Runs git, feeding {@code stdin} (may be null), and returns whatever it ended with. */
+  public Result exec(byte[] stdin, List<String> args) throws IOException {
+    Process p = start(args);
     CompletableFuture<byte[]> out = drain(p.getInputStream());
     CompletableFuture<byte[]> err = drain(p.getErrorStream());
     try (OutputStream in = p.getOutputStream()) {
@@ -100,18 +104,7 @@ public final class Git {
    * (its source, not git), git is stopped and the feed's failure is thrown.
    */
   public byte[] pipe(Feed feed, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add("git");
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put("GIT_DIR", gitDir.toString());
-    pb.environment().putAll(env);
-    Process p;
-    try {
-      p = pb.start();
-    } catch (IOException e) {
-      throw new GitException("could not start git (is it installed?): " + e.getMessage(), -1);
-    }
+    Process p = start(List.of(args));
     CompletableFuture<byte[]> out = drain(p.getInputStream());
     CompletableFuture<byte[]> err = drain(p.getErrorStream());
     Stdin in = new Stdin(p.getOutputStream());
@@ -189,18 +182,7 @@ public final class Git {
    * however much the reader had read. When the reader fails, git is stopped and its failure thrown.
    */
   public <T> T stream(byte[] stdin, Reader<T> reader, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add("git");
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put("GIT_DIR", gitDir.toString());
-    pb.environment().putAll(env);
-    Process p;
-    try {
-      p = pb.start();
-    } catch (IOException e) {
-      throw new GitException("could not start git (is it installed?): " + e.getMessage(), -1);
-    }
+    Process p = start(List.of(args));
     CompletableFuture<byte[]> err = drain(p.getErrorStream());
     try (OutputStream in = p.getOutputStream()) {
       if (stdin != null) {

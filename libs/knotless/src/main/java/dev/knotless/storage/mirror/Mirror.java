@@ -114,7 +114,10 @@ public final class Mirror {
     if (synced.moved()
         || !Files.exists(dir.resolve("objects/info/commit-graphs/commit-graph-chain"))) {
       if (!synced.empty()) {
-        git.run(null, "commit-graph", "write", "--reachable", "--split");
+        // Two syncs of one mirror may tidy at once; git's own lock on the chain would fail one.
+        try (Held held = hold(dir.resolve("knotless-graph.lock"), true)) {
+          git.run(null, "commit-graph", "write", "--reachable", "--split");
+        }
       }
     }
     repackIfNeeded();

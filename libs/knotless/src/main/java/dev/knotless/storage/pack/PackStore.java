@@ -97,17 +97,9 @@ public final class PackStore {
         List<BlobRef> parts = upload(pack, partSize);
         return new PackRecord(rkey, tips, bases, objects, pack.length, null, parts, supersedes, at);
       } catch (XrpcException e) {
-        if (!e.tooLarge()) {
-          throw e;
-        }
-        OptionalInt next = PackPlacement.halve(partSize);
-        if (next.isEmpty()) {
-          throw new IOException(
-              "the PDS refuses even " + partSize + "-byte parts as too large: " + e.getMessage(),
-              e);
-        }
-        LOG.debug("a {}-byte part was too large; trying {} bytes", partSize, next.getAsInt());
-        partSize = next.getAsInt();
+        int next = smallerPart(partSize, e);
+        LOG.debug("a {}-byte part was too large; trying {} bytes", partSize, next);
+        partSize = next;
       }
     }
   }
@@ -171,18 +163,10 @@ public final class PackStore {
       List<BlobRef> refs = joinAll(uploads);
       return new PackRecord(rkey, tips, bases, objects, size, null, refs, supersedes, at);
     } catch (XrpcException e) {
-      if (!e.tooLarge()) {
-        throw e;
-      }
-      OptionalInt next = PackPlacement.halve(partSize);
-      if (next.isEmpty()) {
-        throw new IOException(
-            "the PDS refuses even " + partSize + "-byte parts as too large: " + e.getMessage(), e);
-      }
+      int next = smallerPart(partSize, e);
       ByteArrayOutputStream all = new ByteArrayOutputStream((int) size);
       parts.forEach(all::writeBytes);
-      return overBlobs(
-          rkey, all.toByteArray(), objects, next.getAsInt(), tips, bases, supersedes, at);
+      return overBlobs(rkey, all.toByteArray(), objects, next, tips, bases, supersedes, at);
     }
   }
 
@@ -347,6 +331,22 @@ public final class PackStore {
   private static IOException sizeMismatch(PackRecord pack, long actual) {
     return new IOException(
         "pack " + pack.rkey() + " is " + actual + " bytes, but its record says " + pack.size());
+  }
+
+  /**
+   * The part size to try after the PDS refused {@code partSize}: half of it, rethrowing {@code e}
+   * when it was not a refusal for size, and failing when parts can be halved no further.
+   */
+  private static int smallerPart(int partSize, XrpcException e) throws IOException {
+    if (!e.tooLarge()) {
+      throw e;
+    }
+    OptionalInt next = PackPlacement.halve(partSize);
+    if (next.isEmpty()) {
+      throw new IOException(
+          "the PDS refuses even " + partSize + "-byte parts as too large: " + e.getMessage(), e);
+    }
+    return next.getAsInt();
   }
 
   /** The parts' downloads, started eight at a time, in order. */

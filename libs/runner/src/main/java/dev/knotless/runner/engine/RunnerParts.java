@@ -9,7 +9,6 @@ import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
-import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
@@ -98,17 +97,16 @@ record RunnerParts(
             ended -> RunRecords.usage(state, ended),
             minutes::write);
     RunPlanner planner =
-        new RunPlanner(
-                new RunPlanner.Settings(
-                    o.secrets(),
-                    o.stepTimeout(),
-                    o.runTimeout(),
-                    ExecutorChoice.hostEnvironment(o.executor(), env),
-                    o.trust()),
-                new WriteBack(runnerClient, cache, clock),
-                sealed.owner())
-            .withSharedSteps(
-                new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
+        RunPlanner.forRunner(
+            new RunPlanner.Settings(
+                o.secrets(),
+                o.stepTimeout(),
+                o.runTimeout(),
+                ExecutorChoice.hostEnvironment(o.executor(), env),
+                o.trust()),
+            access,
+            sealed.owner(),
+            clock);
     AskedLedger asked = new AskedLedger();
     PassExtras extras =
         dev.knotless.runner.queue.QueueWiring.extras(

@@ -88,6 +88,21 @@ public final class RunPlanner {
   private final WriteBack writeBack;
   private final dev.knotless.runner.sealed.OwnerSecrets ownerSecrets;
 
+  /**
+   * The planner of a runner reading through {@code access}: write-backs made in the runner's own
+   * account, shared steps read from their owners' heads into the storage cache, and sealed secrets
+   * opened with {@code ownerSecrets} (null: only the operator's file grants).
+   */
+  public static RunPlanner forRunner(
+      Settings settings,
+      PdsAccess access,
+      dev.knotless.runner.sealed.OwnerSecrets ownerSecrets,
+      java.time.Clock clock) {
+    return new RunPlanner(
+            settings, new WriteBack(access.runner(), access.cache(), clock), ownerSecrets)
+        .withSharedSteps(new SharedStepFiles(access.heads(), access.cache().dir()));
+  }
+
   public RunPlanner(Settings settings) {
     this(settings, null);
   }

@@ -15,7 +15,6 @@ import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
-import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.pulls.PullPass;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.sealed.SealedStart;
@@ -129,17 +128,16 @@ public class PassWiring {
 
     CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
     RunPlanner planner =
-        new RunPlanner(
-                new RunPlanner.Settings(
-                    config.secretsFile().orElse(null),
-                    config.stepTimeout(),
-                    config.runTimeout().orElse(null),
-                    dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
-                        config.worker().executor(), env)),
-                new WriteBack(runnerClient, cache, clock),
-                sealed.owner())
-            .withSharedSteps(
-                new dev.knotless.runner.pass.SharedStepFiles(access.heads(), cache.dir()));
+        RunPlanner.forRunner(
+            new RunPlanner.Settings(
+                config.secretsFile().orElse(null),
+                config.stepTimeout(),
+                config.runTimeout().orElse(null),
+                dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
+                    config.worker().executor(), env)),
+            access,
+            sealed.owner(),
+            clock);
     RepoPass pass =
         new RepoPass(
             access::ownerOf,
@@ -168,14 +166,7 @@ public class PassWiring {
                     .forRunner(runnerClient.did()),
                 new PullPass.Parts(access, state, filer, planner, worker, clock)));
     if (config.discover()) {
-      URI appview =
-          config
-              .appview()
-              .orElseThrow(
-                  () ->
-                      new IOException(
-                          "knotless.reconciler.discover needs knotless.reconciler.appview, where"
-                              + " listRepos is asked"));
+      URI appview = appview(config, "knotless.reconciler.discover", "listRepos");
       discoverer =
           new Discoverer(
               new AppviewRepos(XrpcClient.create(appview)),
@@ -201,15 +192,19 @@ public class PassWiring {
     if (!config.pulls()) {
       return extras;
     }
-    URI appview =
-        config
-            .appview()
-            .orElseThrow(
-                () ->
-                    new IOException(
-                        "knotless.reconciler.pulls needs knotless.reconciler.appview, where"
-                            + " listPulls is asked"));
+    URI appview = appview(config, "knotless.reconciler.pulls", "listPulls");
     return extras.withPulls(PullPass.of(parts, XrpcClient.create(appview)), false);
+  }
+
+  /** The appview, which {@code setting} needs to ask {@code method}: a clear error without it. */
+  private static URI appview(ReconcilerConfig config, String setting, String method)
+      throws IOException {
+    return config
+        .appview()
+        .orElseThrow(
+            () ->
+                new IOException(
+                    setting + " needs knotless.reconciler.appview, where " + method + " is asked"));
   }
 
   /** The listed repositories: the list file (the chart's ConfigMap) and the {@code repos} key. */
