@@ -54,14 +54,29 @@ public final class Git {
     }
   }
 
+  /**
+   * Starts a long-lived git in this repository (such as {@code cat-file --batch-command}) that the
+   * caller talks to through its stdin and stdout; its stderr is discarded.
+   */
+  public Process startQuiet(String... args) throws GitException {
+    return start(List.of(args), true);
+  }
+
   /** Starts git in this repository with {@code args}, its streams left to the caller. */
   private Process start(List<String> args) throws GitException {
+    return start(args, false);
+  }
+
+  private Process start(List<String> args, boolean quiet) throws GitException {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
     cmd.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put("GIT_DIR", gitDir.toString());
     pb.environment().putAll(env);
+    if (quiet) {
+      pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+    }
     try {
       return pb.start();
     } catch (IOException e) {

@@ -43,10 +43,7 @@ final class ObjectReader implements AutoCloseable {
 
   /** Starts the process in {@code git}'s repository. */
   static ObjectReader open(Git git) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder("git", "cat-file", "--batch-command");
-    pb.environment().put("GIT_DIR", git.gitDir().toString());
-    pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-    return new ObjectReader(pb.start());
+    return new ObjectReader(git.startQuiet("cat-file", "--batch-command"));
   }
 
   /** The object's type and size, or null when there is no such object. */
@@ -141,12 +138,7 @@ final class ObjectReader implements AutoCloseable {
   }
 
   private static String hex(byte[] a, int from, int length) {
-    StringBuilder s = new StringBuilder(length * 2);
-    for (int i = from; i < from + length; i++) {
-      s.append(Character.forDigit((a[i] >> 4) & 0xf, 16))
-          .append(Character.forDigit(a[i] & 0xf, 16));
-    }
-    return s.toString();
+    return java.util.HexFormat.of().formatHex(a, from, from + length);
   }
 
   @Override
