@@ -51,6 +51,7 @@ public final class ServiceAddresses {
   private final Resolver resolver;
   private final Map<String, InetSocketAddress> routes;
   private volatile PinnedTunnel tunnel;
+  private volatile java.net.http.HttpClient client;
 
   private ServiceAddresses(
       boolean loopback, Resolver resolver, Map<String, InetSocketAddress> routes) {
@@ -211,9 +212,40 @@ public final class ServiceAddresses {
     };
   }
 
-  /** An HTTP client builder whose connections go through {@link #pinning()}. */
+  /**
+   * An HTTP client builder whose connections go through {@link #pinning()}, with the JDK's TLS set
+   * up at the first https connection rather than as the client is built ({@link LazyTls}).
+   */
   public java.net.http.HttpClient.Builder clientBuilder() {
-    return java.net.http.HttpClient.newBuilder().proxy(pinning());
+    return java.net.http.HttpClient.newBuilder()
+        .proxy(pinning())
+        .sslContext(LazyTls.context())
+        .sslParameters(LazyTls.parameters());
+  }
+
+  /**
+   * The one HTTP client every XRPC and identity request of this process makes through these
+   * addresses: HTTP/1.1 (the reference PDS refuses h2c upgrades), no redirects followed, a 10 s
+   * connect timeout. One client keeps one pool of connections and one selector thread, and costs
+   * its set-up once: a short command used to build two, and the runner one per PDS client.
+   */
+  public java.net.http.HttpClient client() {
+    java.net.http.HttpClient c = client;
+    if (c == null) {
+      synchronized (this) {
+        c = client;
+        if (c == null) {
+          c =
+              clientBuilder()
+                  .version(java.net.http.HttpClient.Version.HTTP_1_1)
+                  .connectTimeout(java.time.Duration.ofSeconds(10))
+                  .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
+                  .build();
+          client = c;
+        }
+      }
+    }
+    return c;
   }
 
   private PinnedTunnel tunnel() {

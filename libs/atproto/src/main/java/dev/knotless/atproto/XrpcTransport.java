@@ -50,13 +50,8 @@ final class XrpcTransport {
   }
 
   static HttpClient defaultHttpClient() {
-    // HTTP/1.1: a PDS over plain http would otherwise be asked to upgrade to h2c on every call.
     // Pinned: an https connection goes to an address checked when it is made.
-    return ServiceAddresses.process()
-        .clientBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(10))
-        .build();
+    return ServiceAddresses.process().client();
   }
 
   URI service() {

@@ -1,6 +1,7 @@
 package dev.knotless.cli;
 
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.ProcessExit;
 import dev.knotless.storage.cli.CliContext;
 import dev.knotless.storage.cli.UsageException;
 import java.io.IOException;
@@ -66,7 +67,7 @@ public final class KnotlessCli implements Runnable {
     CliContext ctx =
         new CliContext(
             System.getenv(), out, System.err, () -> KnotlessRepos.fromEnvironment(System.getenv()));
-    System.exit(run(Arrays.asList(argv), ctx));
+    ProcessExit.now(run(Arrays.asList(argv), ctx));
   }
 
   /** Runs one invocation and returns its exit code. */

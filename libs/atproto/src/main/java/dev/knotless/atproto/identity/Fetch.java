@@ -33,12 +33,7 @@ final class Fetch {
 
   /** As {@link #defaultClient()}, pinning to what {@code addresses} allows. */
   static HttpClient defaultClient(ServiceAddresses addresses) {
-    return addresses
-        .clientBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(TIMEOUT)
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
+    return addresses.client();
   }
 
   static HttpResponse<String> get(

@@ -43,7 +43,11 @@ public final class CompactLauncher {
         }
       }
       case BACKGROUND -> {
-        List<String> cmd = new ArrayList<>();
+        // Through sh, which puts the compaction in the background and ends at once: a child still
+        // running when this JVM exits would hold the exit up (see ProcessExit), and the push's
+        // git would wait for it.
+        List<String> cmd =
+            new ArrayList<>(List.of("/bin/sh", "-c", "\"$@\" &", "knotless-compact"));
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
@@ -57,9 +61,12 @@ public final class CompactLauncher {
               .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .redirectError(ProcessBuilder.Redirect.DISCARD)
-              .start();
+              .start()
+              .waitFor();
         } catch (IOException e) {
           LOG.warn("could not start a background compaction: {}", e.getMessage());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
       }
     }

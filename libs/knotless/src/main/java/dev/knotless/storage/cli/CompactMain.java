@@ -1,6 +1,7 @@
 package dev.knotless.storage.cli;
 
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.ProcessExit;
 import java.io.IOException;
 
 /**
@@ -24,10 +25,10 @@ public final class CompactMain {
             System.err,
             () -> KnotlessRepos.fromEnvironment(System.getenv()));
     try {
-      System.exit(CompactCommand.run(argv[argv.length - 1], due, ctx));
+      ProcessExit.now(CompactCommand.run(argv[argv.length - 1], due, ctx));
     } catch (IOException | IllegalArgumentException e) {
       System.err.println("knotless: " + e.getMessage());
-      System.exit(1);
+      ProcessExit.now(1);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.knotless.storage.remote;
 
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.ProcessExit;
 import dev.knotless.storage.Trace;
 import dev.knotless.storage.cli.CompactLauncher;
 import dev.knotless.storage.git.Git;
@@ -53,13 +54,12 @@ public final class GitRemoteKnotless {
               result -> CompactLauncher.afterPush(knotless, url, result));
       helper.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
       out.flush();
-      Trace.mark("exit");
-      System.exit(0);
+      ProcessExit.now(0);
     } catch (Exception e) {
       // The one place every failure ends: git shows this line to the user.
       out.flush();
       System.err.println("fatal: knotless: " + e.getMessage());
-      System.exit(1);
+      ProcessExit.now(1);
     }
   }
 }
