@@ -1,5 +1,6 @@
 package dev.knotless.storage.remote;
 
+import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.ProcessExit;
 import dev.knotless.storage.Trace;
@@ -20,6 +21,7 @@ public final class GitRemoteKnotless {
   private GitRemoteKnotless() {}
 
   public static void main(String[] args) {
+    XrpcClient.prepareInBackground();
     main(args, KnotlessRepos::fromEnvironment);
   }
 
