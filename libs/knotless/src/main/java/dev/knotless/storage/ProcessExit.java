@@ -27,6 +27,8 @@ public final class ProcessExit {
       List<String> inFlight =
           Thread.getAllStackTraces().keySet().stream()
               .filter(t -> t != Thread.currentThread() && t.getState() == Thread.State.RUNNABLE)
+              .filter(
+                  t -> t.getThreadGroup() != null && !"system".equals(t.getThreadGroup().getName()))
               .map(Thread::getName)
               .sorted()
               .toList();
