@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * Where the rest of a ref range lies, after a full first page. Ref keys end in the base32 of a
  * hash, so their letters spread evenly over the alphabet, and a key's first letters say where in
- * the range it lies ({@link #position}). A first descending page of {@value RangeScanner#PAGE}
- * keys spans the hashes from the top of the alphabet down to its last key, which says how densely
- * keys lie, and so how many are left below it. Pure and thread-safe.
+ * the range it lies ({@link #position}). A first descending page of {@value RangeScanner#PAGE} keys
+ * spans the hashes from the top of the alphabet down to its last key, which says how densely keys
+ * lie, and so how many are left below it. Pure and thread-safe.
  */
 public final class KeyRanges {
   /** The base32 alphabet in byte order, the order the PDS lists keys in. */
@@ -36,8 +36,8 @@ public final class KeyRanges {
   }
 
   /**
-   * How many pages of 100 a plain scan would still take below {@code last}: the keys expected
-   * below it, plus the one page that finds the end.
+   * How many pages of 100 a plain scan would still take below {@code last}: the keys expected below
+   * it, plus the one page that finds the end.
    */
   public static int pagesLeft(String key, String last) {
     double left = keysLeft(key, last);

@@ -84,8 +84,7 @@ public final class RangeScanner {
    * another, plus one per gap where its ends meet.
    */
   public static List<Record> finishSplit(
-      PageSource source, String key, List<Record> firstPage, Executor executor)
-      throws IOException {
+      PageSource source, String key, List<Record> firstPage, Executor executor) throws IOException {
     String last = firstPage.get(firstPage.size() - 1).rkey();
     int gaps = KeyRanges.gapsFor(key, last);
     MeetingScan scan =

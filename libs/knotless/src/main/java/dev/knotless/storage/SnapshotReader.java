@@ -139,11 +139,7 @@ public final class SnapshotReader {
   }
 
   private Snapshot readRanges(
-      RepoAddress at,
-      RepoRecord record,
-      Packs packs,
-      String renamedFrom,
-      java.time.Instant started)
+      RepoAddress at, RepoRecord record, Packs packs, String renamedFrom, java.time.Instant started)
       throws IOException {
     String key = record.key();
     CompletableFuture<List<Record>> refsFirst = async(() -> firstPage(at, Lexicons.REF, key, 100));

@@ -111,8 +111,7 @@ class KeysAndRangesTest {
     var pool = Executors.newFixedThreadPool(8);
     try {
       var e =
-          assertThrows(
-              java.io.IOException.class, () -> RangeScanner.scanSplit(liar, KEY, pool));
+          assertThrows(java.io.IOException.class, () -> RangeScanner.scanSplit(liar, KEY, pool));
       String top = keys.descendingSet().tailSet(Keys.scanStart(KEY), false).first();
       assertTrue(e.getMessage().contains(top), e.getMessage());
     } finally {
@@ -165,7 +164,8 @@ class KeysAndRangesTest {
       pages++;
       // Ignoring reverse, a PDS lists downward from the cursor.
       return java.util.Optional.of(
-          page(reverse ? keys.tailSet(cursor, false) : keys.descendingSet().tailSet(cursor, false)));
+          page(
+              reverse ? keys.tailSet(cursor, false) : keys.descendingSet().tailSet(cursor, false)));
     }
 
     private static RecordPage page(java.util.SortedSet<String> from) {
