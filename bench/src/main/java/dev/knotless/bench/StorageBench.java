@@ -1,47 +1,29 @@
 package dev.knotless.bench;
 
-import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
-import dev.knotless.atproto.XrpcClient;
-import dev.knotless.storage.Keys;
-import dev.knotless.storage.Lexicons;
-import dev.knotless.storage.RepoAddress;
-import dev.knotless.storage.Settings;
-import dev.knotless.storage.SnapshotReader;
-import dev.knotless.storage.StorageCache;
-import dev.knotless.storage.git.Git;
 import dev.knotless.storage.push.PushResult;
-import dev.knotless.storage.push.Pusher;
-import dev.knotless.storage.push.RefUpdate;
 import dev.knotless.testing.Account;
-import dev.knotless.testing.CountingProxy;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.PdsOptions;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 /**
  * What storing a repository as records costs next to plain git, over the local reference PDS: (a) a
  * push and a clone of a generated 10 MB repository with plain {@code git} through {@code
  * git-remote-knotless}; (b) the same push and clone against a local bare repository, the floor; (c)
- * reading the snapshot of a repository with 590 refs, parallel ranges against pages one after
- * another, through a {@link CountingProxy} with 0 and 50 ms added per request. Prints a table;
- * asserts nothing. Run: {@code bin/bench Storage [repetitions (5)]}.
+ * reading the snapshot of a repository with 590 refs, the snapshot reader against pages one after
+ * another, at several added latencies ({@link ManyRefsRead}). Prints a table; asserts nothing. Run:
+ * {@code bin/bench Storage [repetitions (5)] [refs]}; {@code refs} runs (c) alone.
  */
 public final class StorageBench {
-  private static final int REFS = 590;
   private static final Path ROOT =
       Path.of(System.getProperty("knotless.repo.root", ".")).toAbsolutePath();
 
@@ -49,16 +31,19 @@ public final class StorageBench {
 
   public static void main(String[] args) throws Exception {
     int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+    boolean refsOnly = args.length > 1 && args[1].equals("refs");
     Path tmp = Files.createTempDirectory("knotless-storage-bench");
     List<String[]> rows = new ArrayList<>();
     System.out.println("load before: " + uptime());
     try (PdsInstance pds = PdsInstance.start(PdsOptions.defaults())) {
-      Path work = tmp.resolve("work");
-      String size = generate(work);
-      System.out.println("repository: " + size);
-      rows.addAll(knotlessPushAndClone(pds, work, tmp.resolve("knotless"), reps));
-      rows.addAll(barePushAndClone(work, tmp.resolve("bare"), reps));
-      rows.addAll(refsRead(pds, tmp.resolve("refs"), Math.max(reps, 9)));
+      if (!refsOnly) {
+        Path work = tmp.resolve("work");
+        String size = generate(work);
+        System.out.println("repository: " + size);
+        rows.addAll(knotlessPushAndClone(pds, work, tmp.resolve("knotless"), reps));
+        rows.addAll(barePushAndClone(work, tmp.resolve("bare"), reps));
+      }
+      rows.addAll(ManyRefsRead.rows(pds, tmp.resolve("refs"), Math.max(reps, 9)));
     }
     System.out.println("load after: " + uptime());
     System.out.printf("%-52s %12s %9s %11s%n", "measure", "time", "requests", "round trips");
@@ -208,146 +193,16 @@ public final class StorageBench {
     }
   }
 
-  // ---- (c): reading 590 refs
-  // ---------------------------------------------------------------------
-
-  static List<String[]> refsRead(PdsInstance pds, Path dir, int reps) throws Exception {
-    Account owner = pds.createAccount("srefs");
-    Path work = dir.resolve("work");
-    Files.createDirectories(work);
-    git(work, Map.of(), "init", "-q", "-b", "main");
-    Files.writeString(work.resolve("README"), "refs\n");
-    git(work, Map.of(), "add", "-A");
-    git(work, Map.of(), "commit", "-q", "-m", "one");
-    String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
-    XrpcClient writer = XrpcClient.create(pds.pdsUrl());
-    writer.login(owner.handle(), owner.password());
-    Clock clock = Clock.systemUTC();
-    Pusher pusher =
-        new Pusher(
-            writer,
-            StorageCache.at(dir.resolve("cache-writer"), clock),
-            clock,
-            Settings.defaults().claimGrace());
-    RepoAddress direct = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "many-refs");
-    Git local = Git.at(work.resolve(".git"));
-    // One real push makes the repo record and its pack; the other refs point at the same commit,
-    // so they are ref records alone, written by the Pusher in batches of 200.
-    expectOk(pusher.push(direct, local, List.of(new RefUpdate("refs/heads/main", head, false))));
-    List<RefUpdate> more = new ArrayList<>();
-    for (int i = 1; i < REFS; i++) {
-      more.add(new RefUpdate(String.format("refs/heads/branch-%03d", i), head, false));
-    }
-    expectOk(pusher.push(direct, local, more));
-
-    List<String[]> rows = new ArrayList<>();
-    for (Duration latency : List.of(Duration.ZERO, Duration.ofMillis(50))) {
-      try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), latency)) {
-        XrpcClient reader = XrpcClient.create(proxy.url());
-        RepoAddress at = new RepoAddress(owner.did(), owner.handle(), proxy.url(), "many-refs");
-        SnapshotReader snapshots =
-            new SnapshotReader(
-                reader, StorageCache.at(dir.resolve("cache-" + latency.toMillis()), clock), clock);
-        // The first read caches the key, so the timed ones are warm reads (one round trip first).
-        String key = snapshots.read(at, SnapshotReader.Packs.NONE).repo().key();
-        String ms = latency.toMillis() + " ms";
-        rows.add(
-            timed(
-                "590 refs, parallel ranges (SnapshotReader), +" + ms,
-                proxy,
-                reps,
-                () -> snapshots.read(at, SnapshotReader.Packs.NONE).refs().size()));
-        rows.add(
-            timed(
-                "590 refs, sequential pages of 100, +" + ms,
-                proxy,
-                reps,
-                () -> sequentialRefs(reader, at, key)));
-      }
-    }
-    return rows;
-  }
-
-  /**
-   * How the client before the parallel ranges read a snapshot: the repo record beside the first
-   * page, as the snapshot reads them, then page after page below the cursor.
-   */
-  static int sequentialRefs(XrpcClient client, RepoAddress at, String key) throws IOException {
-    String did = at.did();
-    CompletableFuture<Boolean> repo =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return client.findRecord(did, Lexicons.REPO, at.name()).isPresent();
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            });
-    try {
-      return sequentialPages(client, did, key);
-    } finally {
-      if (!repo.join()) {
-        throw new IllegalStateException("no repo record for " + at.url());
-      }
-    }
-  }
-
-  private static int sequentialPages(XrpcClient client, String did, String key) throws IOException {
-    int count = 0;
-    String cursor = Keys.scanStart(key);
-    while (true) {
-      RecordPage page = client.listRecords(did, Lexicons.REF, 100, cursor, false);
-      for (Record r : page.records()) {
-        if (!Keys.inRange(key, r.rkey())) {
-          return count;
-        }
-        count++;
-      }
-      if (page.records().size() < 100) {
-        return count;
-      }
-      cursor = page.records().get(page.records().size() - 1).rkey();
-    }
-  }
-
-  /** A read that returns how many refs it saw. */
-  @FunctionalInterface
-  interface RefsRead {
-    int read() throws IOException;
-  }
-
-  private static String[] timed(String label, CountingProxy proxy, int reps, RefsRead read)
-      throws IOException {
-    List<Long> times = new ArrayList<>();
-    int requests = 0;
-    int roundTrips = 0;
-    for (int i = 0; i < reps; i++) {
-      proxy.reset();
-      long t0 = System.nanoTime();
-      int n = read.read();
-      times.add(System.nanoTime() - t0);
-      if (n != REFS) {
-        throw new IllegalStateException(label + " read " + n + " refs, not " + REFS);
-      }
-      requests = proxy.requests();
-      roundTrips = proxy.roundTrips();
-    }
-    String[] r = row(label, times);
-    r[2] = Integer.toString(requests);
-    r[3] = Integer.toString(roundTrips);
-    return r;
-  }
-
   // ---- helpers
   // -----------------------------------------------------------------------------------
 
-  private static void expectOk(PushResult result) {
+  static void expectOk(PushResult result) {
     if (!result.allOk()) {
       throw new IllegalStateException("setup push refused: " + result.outcomes());
     }
   }
 
-  private static String[] row(String label, List<Long> nanos) {
+  static String[] row(String label, List<Long> nanos) {
     List<Long> sorted = nanos.stream().sorted().toList();
     long median = sorted.get(sorted.size() / 2);
     String time =
@@ -369,7 +224,7 @@ public final class StorageBench {
   }
 
   /** Runs git in {@code dir} with extra environment; the environment keeps secrets off argv. */
-  private static String git(Path dir, Map<String, String> env, String... args) throws Exception {
+  static String git(Path dir, Map<String, String> env, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("git"));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);

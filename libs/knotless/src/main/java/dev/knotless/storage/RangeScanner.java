@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -18,22 +19,46 @@ public final class RangeScanner {
   /** The page size every scan asks for. */
   public static final int PAGE = 100;
 
-  /** Lists one descending page of a collection below {@code cursor}, {@link #PAGE} records. */
+  /** Lists pages of one collection, {@link #PAGE} records each. */
   @FunctionalInterface
   public interface PageSource {
+    /** One page below {@code cursor} (exclusive), highest key first. */
     RecordPage below(String cursor) throws IOException;
+
+    /**
+     * One page above {@code cursor} (exclusive), lowest key first; empty when the source cannot
+     * list upward, and then scans read downward only.
+     */
+    default Optional<RecordPage> above(String cursor) throws IOException {
+      return Optional.empty();
+    }
   }
 
   private RangeScanner() {}
 
   /** Reads the whole range page after page, starting from {@code <key>/}. */
   public static List<Record> scan(PageSource source, String key) throws IOException {
-    return scanRange(source, Keys.prefix(key), new KeyRanges.Range(Keys.scanStart(key), null));
+    String prefix = Keys.prefix(key);
+    List<Record> out = new ArrayList<>();
+    String cursor = Keys.scanStart(key);
+    while (true) {
+      RecordPage page = source.below(cursor);
+      for (Record r : page.records()) {
+        if (!r.rkey().startsWith(prefix)) {
+          return out;
+        }
+        out.add(r);
+      }
+      if (page.records().size() < PAGE) {
+        return out;
+      }
+      cursor = page.records().get(page.records().size() - 1).rkey();
+    }
   }
 
   /**
-   * Reads the range: the first page alone, then, if it was full, the rest in up to eight ranges
-   * side by side on {@code executor}. The result is in descending key order.
+   * Reads the range: the first page alone, then, if it was full, the rest from both ends ({@link
+   * #finishSplit}). The result is in descending key order.
    */
   public static List<Record> scanSplit(PageSource source, String key, Executor executor)
       throws IOException {
@@ -52,101 +77,33 @@ public final class RangeScanner {
     return finishSplit(source, key, out, executor);
   }
 
-  /** Continues a scan whose first page, already read and all in range, is {@code firstPage}. */
+  /**
+   * Continues a scan whose first page, already read and all in range, is {@code firstPage}: the
+   * keys below it in gaps read from both ends ({@link MeetingScan}), as many as {@link
+   * KeyRanges#gapsFor} plans. Those read in one round about the pages a plain scan reads one after
+   * another, plus one per gap where its ends meet.
+   */
   public static List<Record> finishSplit(
       PageSource source, String key, List<Record> firstPage, Executor executor) throws IOException {
-    return finishSplit(source, key, firstPage, executor, Pace.UNKNOWN);
-  }
-
-  /**
-   * How long the first round trip took: a small request's (the repo record's) and the first page's,
-   * in nanoseconds, each 0 when not measured.
-   */
-  public record Pace(long smallNanos, long pageNanos) {
-    /** Nothing measured: the ranges are read side by side. */
-    public static final Pace UNKNOWN = new Pace(0, 0);
-
-    /**
-     * Whether {@code ranges} requests side by side are expected to end sooner than {@code pages}
-     * one after another. Side by side, they save the link's wait (about a small request's time) on
-     * all but one page. What they add is more requests, and on a PDS busy with them at once each
-     * added request can cost as long as a page took: the work of the PDS and of both ends is not
-     * saved by sending at once. So they pay when {@code (ranges - pages) × page <= (pages - 1) ×
-     * small}. Fewer ranges than pages always pay; on a link with almost no wait, more never do.
-     */
-    public boolean rangesPay(int ranges, int pages) {
-      if (ranges <= pages || smallNanos <= 0 || pageNanos <= 0) {
-        return true;
-      }
-      return (double) (ranges - pages) * pageNanos <= (double) (pages - 1) * smallNanos;
-    }
-  }
-
-  /**
-   * Continues a scan whose first page, already read and all in range, is {@code firstPage}: in
-   * ranges side by side, or, when {@code pace} says those would not end sooner, page after page.
-   */
-  public static List<Record> finishSplit(
-      PageSource source, String key, List<Record> firstPage, Executor executor, Pace pace)
-      throws IOException {
-    List<Record> out = new ArrayList<>(firstPage);
     String last = firstPage.get(firstPage.size() - 1).rkey();
-    List<KeyRanges.Range> ranges = KeyRanges.after(key, last);
-    int pages = KeyRanges.pagesLeft(key, last);
-    boolean pay = pace.rangesPay(ranges.size(), pages);
+    int gaps = KeyRanges.gapsFor(key, last);
+    MeetingScan scan =
+        new MeetingScan(
+            source, key, last, KeyRanges.seeds(key, last, gaps), firstPage.size(), executor);
+    List<Record> out = new ArrayList<>(firstPage);
+    out.addAll(scan.run());
     if (Trace.on()) {
       Trace.mark(
           String.format(
-              "refs past the first page: %d ranges or %d pages; repo record %.1f ms, page %.1f ms: %s",
-              ranges.size(),
-              pages,
-              pace.smallNanos() / 1e6,
-              pace.pageNanos() / 1e6,
-              pay ? "ranges" : "pages"));
-    }
-    if (ranges.size() > 1 && !pay) {
-      ranges = List.of(new KeyRanges.Range(last, null));
-    }
-    if (ranges.size() == 1) {
-      out.addAll(scanRange(source, Keys.prefix(key), ranges.get(0)));
-      return out;
-    }
-    List<CompletableFuture<List<Record>>> parts = new ArrayList<>();
-    for (KeyRanges.Range range : ranges) {
-      parts.add(
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return scanRange(source, Keys.prefix(key), range);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              },
-              executor));
-    }
-    for (CompletableFuture<List<Record>> part : parts) {
-      out.addAll(join(part));
+              "refs past the first page: about %.0f (%d pages one after another): %d gaps,"
+                  + " %d requests in %d rounds",
+              KeyRanges.keysLeft(key, last),
+              KeyRanges.pagesLeft(key, last),
+              gaps,
+              scan.requests(),
+              scan.rounds()));
     }
     return out;
-  }
-
-  static List<Record> scanRange(PageSource source, String prefix, KeyRanges.Range range)
-      throws IOException {
-    List<Record> out = new ArrayList<>();
-    String cursor = range.cursor();
-    while (true) {
-      RecordPage page = source.below(cursor);
-      for (Record r : page.records()) {
-        if (!range.holds(prefix, r.rkey())) {
-          return out;
-        }
-        out.add(r);
-      }
-      if (page.records().size() < PAGE) {
-        return out;
-      }
-      cursor = page.records().get(page.records().size() - 1).rkey();
-    }
   }
 
   /** Waits for a future, unwrapping the I/O failure it ended with. */

@@ -21,8 +21,7 @@ import java.util.function.Supplier;
  * Reads snapshots. With the key cached, the repo record and the refs (and the newest packs, when
  * asked) go out at once: one round trip. Without, the repo record comes first: two. A cached key
  * that no longer matches is replaced and the refs reread under the new one. Refs past a full first
- * page are read in ranges side by side when the first round trip's times say the link's wait is
- * worth saving ({@link RangeScanner.Pace}), else page after page. Thread-safe.
+ * page are read in gaps from both ends at once ({@link RangeScanner#finishSplit}). Thread-safe.
  */
 public final class SnapshotReader {
   /** Which packs a snapshot reads beside the refs. */
@@ -47,14 +46,6 @@ public final class SnapshotReader {
   private final XrpcClient client;
   private final StorageCache cache;
   private final Clock clock;
-
-  /**
-   * The quickest repo record read so far, in nanoseconds (0 before the first): the link's wait with
-   * little of the PDS's work in it. One read beside a page can queue behind that page at the PDS,
-   * so the quickest seen is the better measure.
-   */
-  private final java.util.concurrent.atomic.AtomicLong quickestSmall =
-      new java.util.concurrent.atomic.AtomicLong();
 
   public SnapshotReader(XrpcClient client, StorageCache cache, Clock clock) {
     this.client = client;
@@ -114,10 +105,9 @@ public final class SnapshotReader {
     Optional<String> cached = cache.key(at);
     if (cached.isPresent()) {
       String key = cached.get();
-      long[] nanos = new long[2];
-      CompletableFuture<Optional<Record>> repo = async(() -> timed(nanos, 0, () -> find(at)));
+      CompletableFuture<Optional<Record>> repo = async(() -> find(at));
       CompletableFuture<List<Record>> refsFirst =
-          async(() -> timed(nanos, 1, () -> firstPage(at, Lexicons.REF, key, 100)));
+          async(() -> firstPage(at, Lexicons.REF, key, 100));
       CompletableFuture<List<Record>> packPage =
           packs == Packs.NONE
               ? CompletableFuture.completedFuture(List.of())
@@ -132,67 +122,34 @@ public final class SnapshotReader {
       RepoRecord record =
           RepoRecord.parse(repoRecord.get().uri(), at.name(), repoRecord.get().value());
       if (record.key().equals(key)) {
-        RangeScanner.Pace pace = new RangeScanner.Pace(quickest(nanos[0]), nanos[1]);
-        return assemble(at, record, key, refs, packRecords, packs, renamedFrom, started, pace);
+        return assemble(at, record, key, refs, packRecords, packs, renamedFrom, started);
       }
       // The name now means another repository: read it under its own key.
       cache.putKey(at, record.key());
-      return readRanges(at, record, packs, renamedFrom, started, quickest(nanos[0]));
+      return readRanges(at, record, packs, renamedFrom, started);
     }
-    long[] nanos = new long[1];
-    Optional<Record> repoRecord = timed(nanos, 0, () -> find(at));
+    Optional<Record> repoRecord = find(at);
     if (repoRecord.isEmpty()) {
       return new Snapshot(at, null, List.of(), List.of(), true, renamedFrom, started);
     }
     RepoRecord record =
         RepoRecord.parse(repoRecord.get().uri(), at.name(), repoRecord.get().value());
     cache.putKey(at, record.key());
-    return readRanges(at, record, packs, renamedFrom, started, quickest(nanos[0]));
-  }
-
-  /** Notes a repo record read's time; returns the quickest so far. */
-  private long quickest(long nanos) {
-    return quickestSmall.accumulateAndGet(nanos, (a, b) -> a == 0 ? b : Math.min(a, b));
-  }
-
-  /** Runs {@code s}, noting how long it took in {@code nanos[i]}. */
-  private static <T> T timed(long[] nanos, int i, IoSupplier<T> s) throws IOException {
-    long t = System.nanoTime();
-    try {
-      return s.get();
-    } finally {
-      nanos[i] = System.nanoTime() - t;
-    }
+    return readRanges(at, record, packs, renamedFrom, started);
   }
 
   private Snapshot readRanges(
-      RepoAddress at,
-      RepoRecord record,
-      Packs packs,
-      String renamedFrom,
-      java.time.Instant started,
-      long smallNanos)
+      RepoAddress at, RepoRecord record, Packs packs, String renamedFrom, java.time.Instant started)
       throws IOException {
     String key = record.key();
-    long[] nanos = new long[1];
-    CompletableFuture<List<Record>> refsFirst =
-        async(() -> timed(nanos, 0, () -> firstPage(at, Lexicons.REF, key, 100)));
+    CompletableFuture<List<Record>> refsFirst = async(() -> firstPage(at, Lexicons.REF, key, 100));
     CompletableFuture<List<Record>> packPage =
         packs == Packs.NONE
             ? CompletableFuture.completedFuture(List.of())
             : async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
     List<Record> refs = RangeScanner.join(refsFirst);
     List<Record> packRecords = RangeScanner.join(packPage);
-    return assemble(
-        at,
-        record,
-        key,
-        refs,
-        packRecords,
-        packs,
-        renamedFrom,
-        started,
-        new RangeScanner.Pace(smallNanos, nanos[0]));
+    return assemble(at, record, key, refs, packRecords, packs, renamedFrom, started);
   }
 
   private Snapshot assemble(
@@ -203,13 +160,11 @@ public final class SnapshotReader {
       List<Record> packRecords,
       Packs packs,
       String renamedFrom,
-      java.time.Instant started,
-      RangeScanner.Pace pace)
+      java.time.Instant started)
       throws IOException {
     List<Record> refRecords = refsFirst;
     if (refsFirst.size() == RangeScanner.PAGE) {
-      refRecords =
-          RangeScanner.finishSplit(source(at, Lexicons.REF), key, refsFirst, Threads.IO, pace);
+      refRecords = RangeScanner.finishSplit(source(at, Lexicons.REF), key, refsFirst, Threads.IO);
     }
     List<RefRecord> refs = new ArrayList<>();
     for (Record r : refRecords) {
@@ -255,9 +210,20 @@ public final class SnapshotReader {
     return out;
   }
 
-  /** A descending page source over one collection of the repository's account. */
+  /** A page source over one collection of the repository's account, downward and upward. */
   public RangeScanner.PageSource source(RepoAddress at, String collection) {
-    return cursor -> client.listRecords(at.did(), collection, RangeScanner.PAGE, cursor, false);
+    return new RangeScanner.PageSource() {
+      @Override
+      public RecordPage below(String cursor) throws IOException {
+        return client.listRecords(at.did(), collection, RangeScanner.PAGE, cursor, false);
+      }
+
+      @Override
+      public Optional<RecordPage> above(String cursor) throws IOException {
+        return Optional.of(
+            client.listRecords(at.did(), collection, RangeScanner.PAGE, cursor, true));
+      }
+    };
   }
 
   private static <T> CompletableFuture<T> async(IoSupplier<T> s) {

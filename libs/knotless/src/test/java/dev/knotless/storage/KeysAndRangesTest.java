@@ -46,110 +46,137 @@ class KeysAndRangesTest {
   }
 
   @Test
-  void theRestOfAFullFirstPageIsCutIntoRangesCoveringEveryLowerLetterOnce() {
-    for (String last : List.of(".qabc", ".um22", ".z222", ".zzzz", ".c7aa", ".3xyz")) {
-      List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + last);
-      assertTrue(ranges.size() >= 1 && ranges.size() <= KeyRanges.MAX_RANGES, last);
-      assertEquals(KEY + last, ranges.get(0).cursor());
-      assertEquals(null, ranges.get(ranges.size() - 1).floor());
-      // Every key below the first page's last belongs to exactly one range.
-      for (char c : KeyRanges.SORTED_ALPHABET.toCharArray()) {
-        for (String rest : List.of("2222", "mmmm", "zzzz")) {
-          String k = KEY + "." + c + rest;
-          if (k.compareTo(KEY + last) >= 0) {
-            continue;
-          }
-          int holders = 0;
-          for (KeyRanges.Range r : ranges) {
-            if (k.compareTo(r.cursor()) < 0 && r.holds(Keys.prefix(KEY), k)) {
-              holders++;
-            }
-          }
-          assertEquals(1, holders, "key " + k + " after " + last);
-        }
-      }
-    }
-  }
-
-  @Test
-  void asManyRangesAsTheFirstPagesDensityNeedsAtEightyKeysEach() {
-    // 100 keys from the top down into 'q': about 10 a letter, 326 keys in all, 226 left below:
-    // three ranges of 70 to 74 and the last letter alone.
-    assertEquals(4, KeyRanges.after(KEY, KEY + ".qabc").size());
-    // 590 refs end their first page about 17% down, in 'u': about 18 a letter, so ranges of four
-    // letters (74 keys), seven of them.
-    assertEquals(7, KeyRanges.after(KEY, KEY + ".um22").size());
-  }
-
-  @Test
-  void aRestThatFitsOneRangeIsReadAsOnePageAfterPage() {
-    // A first page ending low in the alphabet leaves a few keys: one range, a plain scan.
-    List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + ".3xyz");
-    assertEquals(List.of(new KeyRanges.Range(KEY + ".3xyz", null)), ranges);
-    // About 130 refs: the first page ends in 'b', 23% up; the 30 left are one range.
-    assertEquals(1, KeyRanges.after(KEY, KEY + ".bbbb").size());
-  }
-
-  @Test
-  void pagesLeftIsWhatAPlainScanWouldStillRead() {
-    // 590 refs: about 490 left below the first page, five more pages.
+  void theKeysLeftBelowAFullFirstPageAreCutIntoGapsOfAbout170() {
+    // 590 refs end their first page about 17% down, in 'u': about 490 left, five more pages, and
+    // three gaps (two seeds), each below the one before and above the repository's prefix.
     assertEquals(5, KeyRanges.pagesLeft(KEY, KEY + ".um22"));
-    // About 130 refs: one more page, the short one.
+    assertEquals(3, KeyRanges.gapsFor(KEY, KEY + ".um22"));
+    List<String> seeds = KeyRanges.seeds(KEY, KEY + ".um22", 3);
+    assertEquals(2, seeds.size());
+    assertTrue(seeds.get(0).compareTo(KEY + ".um22") < 0);
+    assertTrue(seeds.get(1).compareTo(seeds.get(0)) < 0);
+    assertTrue(seeds.get(1).compareTo(Keys.prefix(KEY)) > 0);
+    // About 130 refs: one more page, the short one, and one gap.
     assertEquals(1, KeyRanges.pagesLeft(KEY, KEY + ".bbbb"));
+    assertEquals(1, KeyRanges.gapsFor(KEY, KEY + ".bbbb"));
+    assertEquals(List.of(), KeyRanges.seeds(KEY, KEY + ".bbbb", 1));
+    // Some 6,400 keys: no more than four gaps, eight requests at once.
+    assertEquals(KeyRanges.MAX_GAPS, KeyRanges.gapsFor(KEY, KEY + ".zm22"));
   }
 
   @Test
-  void rangesAreReadSideBySideOnlyWhereTheWaitsTheySaveOutweighTheWorkTheyAdd() {
-    long ms = 1_000_000;
-    // Nothing measured, or no more ranges than pages: side by side.
-    assertTrue(RangeScanner.Pace.UNKNOWN.rangesPay(8, 5));
-    assertTrue(new RangeScanner.Pace(1 * ms, 40 * ms).rangesPay(5, 5));
-    // A link with almost no wait, where a page is mostly the PDS's work: page after page.
-    assertFalse(new RangeScanner.Pace(8 * ms, 30 * ms).rangesPay(8, 5));
-    // 60 ms of wait a request: three more requests of 80 ms cost less than four waits saved.
-    assertTrue(new RangeScanner.Pace(62 * ms, 80 * ms).rangesPay(8, 5));
-    // A slow page with the same wait: they no longer pay.
-    assertFalse(new RangeScanner.Pace(62 * ms, 120 * ms).rangesPay(8, 5));
-  }
-
-  @Test
-  void aRepositoryTooDenseForEightRangesOfEightyIsCutIntoEightEvenOnes() {
-    // 100 keys within the top letter's upper half: some 6,400 keys, over 700 per range.
-    List<KeyRanges.Range> ranges = KeyRanges.after(KEY, KEY + ".zm22");
-    assertEquals(8, ranges.size());
-    assertEquals(KEY + ".w", ranges.get(1).cursor());
-  }
-
-  @Test
-  void aSplitScanReadsEveryRefOnceAndStopsAtOtherRepositories() throws Exception {
-    TreeSet<String> keys = new TreeSet<>();
-    for (int i = 0; i < 590; i++) {
-      keys.add(Keys.ref(KEY, "refs/heads/b" + i));
+  void everyRefIsReadOnceWhateverTheSizeAndNoneOfOtherRepositories() throws Exception {
+    var pool = Executors.newFixedThreadPool(8);
+    try {
+      for (int n : List.of(100, 101, 150, 200, 250, 590, 1000, 3000)) {
+        Listing listing = new Listing(refs(n), true);
+        List<Record> all = RangeScanner.scanSplit(listing, KEY, pool);
+        assertAllOnceInOrder(n, all);
+        // A plain scan reads n / 100 + 1 pages; the two ends of each gap cost at most one more.
+        int plain = n / RangeScanner.PAGE + 1;
+        int gaps = n <= 100 ? 0 : KeyRanges.gapsFor(KEY, all.get(99).rkey());
+        assertTrue(listing.pages <= plain + gaps, n + " refs: " + listing.pages + " pages");
+      }
+    } finally {
+      pool.shutdownNow();
     }
-    keys.add("3kaaaaaaaaaaa.zzzz");
-    keys.add("3kzzzzzzzzzzz.aaaa");
-    RangeScanner.PageSource source =
+  }
+
+  @Test
+  void aPdsThatIgnoresReverseIsReadDownwardAlone() throws Exception {
+    var pool = Executors.newFixedThreadPool(8);
+    try {
+      Listing listing = new Listing(refs(590), false);
+      assertAllOnceInOrder(590, RangeScanner.scanSplit(listing, KEY, pool));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aPdsListingKeysAboveTheCursorFailsTheReadNamingTheKey() throws Exception {
+    TreeSet<String> keys = refs(590);
+    RangeScanner.PageSource liar =
         cursor -> {
+          // Always the repository's first page, whatever the cursor: a scan would never end.
           List<Record> page = new ArrayList<>();
-          for (String k : keys.descendingSet().tailSet(cursor, false)) {
+          for (String k : keys.descendingSet().tailSet(Keys.scanStart(KEY), false)) {
             if (page.size() == RangeScanner.PAGE) {
               break;
             }
-            page.add(new Record("at://did:plc:x/dev.knotless.ref/" + k, "c", null));
+            page.add(record(k));
           }
-          return new RecordPage(page, page.isEmpty() ? null : page.get(page.size() - 1).rkey());
+          return new RecordPage(page, null);
         };
     var pool = Executors.newFixedThreadPool(8);
     try {
-      List<Record> all = RangeScanner.scanSplit(source, KEY, pool);
-      assertEquals(590, all.size());
-      assertEquals(590, all.stream().map(Record::rkey).distinct().count());
-      assertFalse(all.stream().anyMatch(r -> !r.rkey().startsWith(KEY + ".")));
-      List<String> sorted =
-          all.stream().map(Record::rkey).sorted(Comparator.reverseOrder()).toList();
-      assertEquals(sorted, all.stream().map(Record::rkey).toList());
+      var e =
+          assertThrows(java.io.IOException.class, () -> RangeScanner.scanSplit(liar, KEY, pool));
+      String top = keys.descendingSet().tailSet(Keys.scanStart(KEY), false).first();
+      assertTrue(e.getMessage().contains(top), e.getMessage());
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  private static TreeSet<String> refs(int n) {
+    TreeSet<String> keys = new TreeSet<>();
+    for (int i = 0; i < n; i++) {
+      keys.add(Keys.ref(KEY, "refs/heads/b" + i));
+    }
+    // Neighbours in the same collection, below and above the repository's keys.
+    keys.add("3kaaaaaaaaaaa.zzzz");
+    keys.add("3kzzzzzzzzzzz.aaaa");
+    return keys;
+  }
+
+  private static void assertAllOnceInOrder(int n, List<Record> all) {
+    assertEquals(n, all.size());
+    assertEquals(n, all.stream().map(Record::rkey).distinct().count());
+    assertFalse(all.stream().anyMatch(r -> !r.rkey().startsWith(KEY + ".")));
+    List<String> sorted = all.stream().map(Record::rkey).sorted(Comparator.reverseOrder()).toList();
+    assertEquals(sorted, all.stream().map(Record::rkey).toList());
+  }
+
+  private static Record record(String k) {
+    return new Record("at://did:plc:x/dev.knotless.ref/" + k, "c", null);
+  }
+
+  /** A collection listed as the reference PDS lists it, counting the pages it serves. */
+  private static final class Listing implements RangeScanner.PageSource {
+    private final TreeSet<String> keys;
+    private final boolean reverse;
+    private int pages;
+
+    Listing(TreeSet<String> keys, boolean reverse) {
+      this.keys = keys;
+      this.reverse = reverse;
+    }
+
+    @Override
+    public synchronized RecordPage below(String cursor) {
+      pages++;
+      return page(keys.descendingSet().tailSet(cursor, false));
+    }
+
+    @Override
+    public synchronized java.util.Optional<RecordPage> above(String cursor) {
+      pages++;
+      // Ignoring reverse, a PDS lists downward from the cursor.
+      return java.util.Optional.of(
+          page(
+              reverse ? keys.tailSet(cursor, false) : keys.descendingSet().tailSet(cursor, false)));
+    }
+
+    private static RecordPage page(java.util.SortedSet<String> from) {
+      List<Record> page = new ArrayList<>();
+      for (String k : from) {
+        if (page.size() == RangeScanner.PAGE) {
+          break;
+        }
+        page.add(record(k));
+      }
+      return new RecordPage(page, page.isEmpty() ? null : page.get(page.size() - 1).rkey());
     }
   }
 

@@ -43,6 +43,15 @@ import java.util.concurrent.TimeUnit;
  * {@code subscribeRepos} must go to the PDS directly. Thread-safe.
  */
 public final class CountingProxy implements AutoCloseable {
+  static {
+    // The JDK's HttpServer leaves Nagle's algorithm on, so a reply written as headers then body
+    // can wait 40 ms for the client's delayed ACK: that stalled one request in several, more often
+    // with several in flight. Read when the first HttpServer in the JVM starts, so set it here.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   /** Headers that belong to one connection, not to the request, or that the client sets itself. */
   private static final Set<String> NOT_FORWARDED =
       Set.of(
