@@ -30,7 +30,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import org.jboss.logmanager.ExtLogRecord;
+import org.jboss.logmanager.formatters.PatternFormatter;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -136,6 +136,8 @@ class FoundRepoRenamedIT {
 
     private Lines(Logger logger) {
       this.logger = logger;
+      // Its message with the arguments put in, however the logger was called.
+      setFormatter(new PatternFormatter("%s"));
     }
 
     static Lines of(String name) {
@@ -150,7 +152,7 @@ class FoundRepoRenamedIT {
 
     @Override
     public void publish(LogRecord r) {
-      lines.add(r instanceof ExtLogRecord e ? e.getFormattedMessage() : r.getMessage());
+      lines.add(getFormatter().formatMessage(r));
     }
 
     @Override
