@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -54,18 +55,24 @@ public final class OwnerPdsResource implements QuarkusTestResourceLifecycleManag
       Path secrets = dir.resolve("secrets.json");
       Files.writeString(
           secrets, "{\"" + owner.account.did() + "/app\": {\"TOKEN\": \"" + TOKEN + "\"}}");
-      return Map.of(
-          "knotless.reconciler.secrets-file", secrets.toString(),
-          "knotless.reconciler.pds", pds.pdsUrl().toString(),
-          "knotless.reconciler.identifier", runner.handle(),
-          "knotless.reconciler.password", runner.password(),
-          "knotless.reconciler.repos", owner.account.did() + "/app",
-          "knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"),
-          "knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"),
-          "knotless.reconciler.cache-dir", dir.resolve("runner-cache").toString());
+      Map<String, String> config = new HashMap<>(runnerSettings(pds, runner, dir));
+      config.put("knotless.reconciler.secrets-file", secrets.toString());
+      config.put("knotless.reconciler.repos", owner.account.did() + "/app");
+      return config;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The settings that have the reconciler read {@code pds} and file checks as {@code runner}. */
+  static Map<String, String> runnerSettings(PdsInstance pds, Account runner, Path dir) {
+    return Map.of(
+        "knotless.reconciler.pds", pds.pdsUrl().toString(),
+        "knotless.reconciler.identifier", runner.handle(),
+        "knotless.reconciler.password", runner.password(),
+        "knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"),
+        "knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"),
+        "knotless.reconciler.cache-dir", dir.resolve("runner-cache").toString());
   }
 
   @Override

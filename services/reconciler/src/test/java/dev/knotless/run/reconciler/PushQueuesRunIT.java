@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.XrpcClient;
-import dev.knotless.run.events.DoorbellMessage;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
-import dev.knotless.run.events.Topics;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.testkit.KafkaBrokerResource;
@@ -20,7 +17,6 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
-import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.OwnerRepo;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
@@ -31,10 +27,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -87,7 +79,7 @@ class PushQueuesRunIT {
     assertEquals("ci", check.workflow());
 
     // The worker claims the run, runs it, and tells the check-writer how it went.
-    List<RunEvent> events = runEvents(filed.rkey());
+    List<RunEvent> events = Outputs.runEvents(filed.rkey(), DEADLINE);
     System.out.printf(
         "[PushQueuesRunIT] doorbell to run ended in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     assertTrue(events.get(0) instanceof RunEvent.Filed, events.toString());
@@ -126,35 +118,6 @@ class PushQueuesRunIT {
         "filing the check queued is counted too: " + metrics());
   }
 
-  /** The run events of one check, from the topic, up to its end. */
-  private List<RunEvent> runEvents(String key) {
-    Properties p = new Properties();
-    KafkaBrokerResource.testClient(p);
-    p.put("group.id", "push-queues-run-it-" + System.nanoTime());
-    p.put("auto.offset.reset", "earliest");
-    List<RunEvent> out = new ArrayList<>();
-    try (var consumer =
-        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-            p,
-            new org.apache.kafka.common.serialization.StringDeserializer(),
-            new org.apache.kafka.common.serialization.StringDeserializer())) {
-      consumer.subscribe(List.of(Topics.RUN_EVENTS));
-      long deadline = System.nanoTime() + DEADLINE.toNanos();
-      while (System.nanoTime() < deadline) {
-        for (var r : consumer.poll(Duration.ofMillis(500))) {
-          if (key.equals(r.key())) {
-            RunEvent e = RunEventJson.decode(r.value());
-            out.add(e);
-            if (e instanceof RunEvent.Ended) {
-              return out;
-            }
-          }
-        }
-      }
-    }
-    throw new AssertionError("the run did not end in time; events so far: " + out);
-  }
-
   private double passesOk() {
     return metric("knotless_run_passes_total{outcome=\"ok\"");
   }
@@ -179,14 +142,7 @@ class PushQueuesRunIT {
   }
 
   private static List<Record> checks() throws Exception {
-    Account runner = OwnerPdsResource.runner();
-    XrpcClient client = XrpcClient.create(java.net.URI.create(pdsUrl()));
-    return client.listRecords(runner.did(), CheckRecord.COLLECTION, 100, null, false).records();
-  }
-
-  private static String pdsUrl() {
-    return org.eclipse.microprofile.config.ConfigProvider.getConfig()
-        .getValue("knotless.reconciler.pds", String.class);
+    return Outputs.checks(OwnerPdsResource.runner().did());
   }
 
   private List<QueuedRun> queued(String ownerDid) {
@@ -210,14 +166,7 @@ class PushQueuesRunIT {
   }
 
   private void ring(RepoId repo, Doorbell bell) throws Exception {
-    Properties p = new Properties();
-    KafkaBrokerResource.testClient(p);
-    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
-      producer
-          .send(
-              new ProducerRecord<>(Topics.DOORBELLS, repo.toString(), DoorbellMessage.encode(bell)))
-          .get();
-    }
+    Outputs.ring(repo, bell);
     assertTrue(bootstrap != null);
   }
 }
