@@ -31,19 +31,26 @@ public final class StorageBench {
 
   public static void main(String[] args) throws Exception {
     int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
-    boolean refsOnly = args.length > 1 && args[1].equals("refs");
+    String part = args.length > 1 ? args[1] : "all";
+    if (!List.of("all", "git", "refs").contains(part)) {
+      throw new IllegalArgumentException("the part is all, git or refs, not " + part);
+    }
     Path tmp = Files.createTempDirectory("knotless-storage-bench");
     List<String[]> rows = new ArrayList<>();
     System.out.println("load before: " + uptime());
     try (PdsInstance pds = PdsInstance.start(PdsOptions.defaults())) {
-      if (!refsOnly) {
+      if (!part.equals("refs")) {
         Path work = tmp.resolve("work");
         String size = generate(work);
         System.out.println("repository: " + size);
-        rows.addAll(knotlessPushAndClone(pds, work, tmp.resolve("knotless"), reps));
-        rows.addAll(barePushAndClone(work, tmp.resolve("bare"), reps));
+        rows.addAll(pushesAndClones(pds, work, tmp, reps));
       }
-      rows.addAll(ManyRefsRead.rows(pds, tmp.resolve("refs"), Math.max(reps, 9)));
+      if (part.equals("git")) {
+        reps = 0;
+      }
+      if (reps > 0) {
+        rows.addAll(ManyRefsRead.rows(pds, tmp.resolve("refs"), Math.max(reps, 9)));
+      }
     }
     System.out.println("load after: " + uptime());
     System.out.printf("%-52s %12s %9s %11s%n", "measure", "time", "requests", "round trips");
@@ -116,7 +123,11 @@ public final class StorageBench {
   // ---- (a) and (b): push and clone with plain git
   // ------------------------------------------------
 
-  static List<String[]> knotlessPushAndClone(PdsInstance pds, Path work, Path dir, int reps)
+  /**
+   * Each repetition pushes and clones through the helper, then to and from a bare repository (the
+   * floor), so that both see the machine as it is then; each pair's ratio is printed too.
+   */
+  static List<String[]> pushesAndClones(PdsInstance pds, Path work, Path tmp, int reps)
       throws Exception {
     Account owner = pds.createAccount("sbench");
     Map<String, String> env = new HashMap<>(pds.environment());
@@ -129,9 +140,14 @@ public final class StorageBench {
     if (trace != null) {
       env.put("KNOTLESS_TRACE", trace);
     }
+    Path dir = tmp.resolve("knotless");
+    Path bareDir = tmp.resolve("bare");
+    Files.createDirectories(bareDir);
     String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
     List<Long> pushes = new ArrayList<>();
     List<Long> clones = new ArrayList<>();
+    List<Long> barePushes = new ArrayList<>();
+    List<Long> bareClones = new ArrayList<>();
     for (int i = 0; i < reps; i++) {
       // A new repository and a fresh cache each time: every push is a first push of everything.
       String url = "knotless://" + owner.handle() + "/bench-" + i;
@@ -147,33 +163,33 @@ public final class StorageBench {
       clones.add(System.nanoTime() - t0);
       printTrace("clone " + i, out);
       checkHead(clone, head);
+
+      Path bare = bareDir.resolve("floor-" + i + ".git");
+      git(bareDir, Map.of(), "init", "-q", "--bare", "-b", "main", bare.toString());
+      t0 = System.nanoTime();
+      git(work, Map.of(), "push", "-q", bare.toString(), "main");
+      barePushes.add(System.nanoTime() - t0);
+      Path bareClone = bareDir.resolve("clone-" + i);
+      t0 = System.nanoTime();
+      // file:// makes git pack and index as over a network, not hard-link the object files.
+      git(bareDir, Map.of(), "clone", "-q", "file://" + bare, bareClone.toString());
+      bareClones.add(System.nanoTime() - t0);
+      checkHead(bareClone, head);
+      System.out.printf(
+          "  repetition %d: push %d ms (floor %d ms, %.2fx), clone %d ms (floor %d ms, %.2fx)%n",
+          i,
+          pushes.get(i) / 1_000_000,
+          barePushes.get(i) / 1_000_000,
+          (double) pushes.get(i) / barePushes.get(i),
+          clones.get(i) / 1_000_000,
+          bareClones.get(i) / 1_000_000,
+          (double) clones.get(i) / bareClones.get(i));
     }
     return List.of(
         row("push 10 MB, git via knotless helper", pushes),
-        row("clone 10 MB, git via knotless helper", clones));
-  }
-
-  static List<String[]> barePushAndClone(Path work, Path dir, int reps) throws Exception {
-    Files.createDirectories(dir);
-    String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
-    List<Long> pushes = new ArrayList<>();
-    List<Long> clones = new ArrayList<>();
-    for (int i = 0; i < reps; i++) {
-      Path bare = dir.resolve("floor-" + i + ".git");
-      git(dir, Map.of(), "init", "-q", "--bare", "-b", "main", bare.toString());
-      long t0 = System.nanoTime();
-      git(work, Map.of(), "push", "-q", bare.toString(), "main");
-      pushes.add(System.nanoTime() - t0);
-      Path clone = dir.resolve("clone-" + i);
-      t0 = System.nanoTime();
-      // file:// makes git pack and index as over a network, not hard-link the object files.
-      git(dir, Map.of(), "clone", "-q", "file://" + bare, clone.toString());
-      clones.add(System.nanoTime() - t0);
-      checkHead(clone, head);
-    }
-    return List.of(
-        row("push 10 MB, git to a local bare repo (floor)", pushes),
-        row("clone 10 MB, git from a local bare repo (floor)", clones));
+        row("clone 10 MB, git via knotless helper", clones),
+        row("push 10 MB, git to a local bare repo (floor)", barePushes),
+        row("clone 10 MB, git from a local bare repo (floor)", bareClones));
   }
 
   private static void printTrace(String what, String gitOutput) {
