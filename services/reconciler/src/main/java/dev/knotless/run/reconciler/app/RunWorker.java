@@ -240,11 +240,15 @@ public class RunWorker implements RepoPass.RunSink {
     return jobs;
   }
 
+  // Each tick waits for the application to run: one before that made this bean while its doorbell
+  // emitter was not yet connected, and failed with an ERROR at every start.
+
   /** Catches usage up with every reconciler's and writes held-back minutes records. */
   @Scheduled(
       every = "${knotless.reconciler.worker.usage-refresh:10s}",
       delay = 5,
-      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+      skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void usageAndMinutes() {
     Jobs j = jobs;
     SharedUsage u = usage;
@@ -256,7 +260,8 @@ public class RunWorker implements RepoPass.RunSink {
   /** Admits what waits on an owner's job that another reconciler's run held until now. */
   @Scheduled(
       every = "${knotless.reconciler.worker.heartbeat:5s}",
-      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+      skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void admitWaiting() {
     Jobs j = jobs;
     if (j != null && !stopping) {
@@ -282,7 +287,8 @@ public class RunWorker implements RepoPass.RunSink {
 
   @Scheduled(
       every = "${knotless.reconciler.worker.heartbeat:5s}",
-      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+      skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void heartbeat() {
     await(() -> queue.heartbeat(id));
   }
@@ -294,7 +300,8 @@ public class RunWorker implements RepoPass.RunSink {
   @Scheduled(
       every = "${knotless.reconciler.worker.heartbeat:5s}",
       delay = 2,
-      concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+      concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+      skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void recover() {
     if (queueOnly() || stopping) {
       // The scheduler holds every run and takes over its own at a failover; a stopping worker
