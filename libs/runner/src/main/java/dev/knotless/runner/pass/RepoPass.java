@@ -320,13 +320,14 @@ public final class RepoPass {
       }
     } else if (filesRefs) {
       stage.accept("syncing the mirror");
-      MirrorView view0 = mirror.view();
+      MirrorView view0 = mirror.begun();
       trace.now(PassTrace.Stage.MIRROR, repo.stateKey());
       for (DueRef due : plan.due()) {
         stage.accept("filing the checks of " + due.ref().name());
-        pushes.file(repo, view0.mirror, view0.before, view.defaultRef(), due, pausedNow);
+        pushes.file(repo, view0.mirror, view0.syncing, view.defaultRef(), due, pausedNow);
         state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
       }
+      view0.syncing.await();
       if (askedNow) {
         for (AskedRun asked : plan.asked()) {
           stage.accept("filing the runs asked for at " + asked.ref().name());
@@ -358,7 +359,7 @@ public final class RepoPass {
     if (mirror.synced != null) {
       // After the checks are filed: nothing on their way waits for the commit-graph.
       stage.accept("writing the mirror's commit-graph");
-      mirror.synced.mirror.tidy(mirror.synced.synced);
+      mirror.synced.mirror.tidy(mirror.synced.syncing.await());
     }
     return prune(repo, view);
   }
@@ -376,11 +377,20 @@ public final class RepoPass {
       this.snap = snap;
     }
 
-    MirrorView view() throws IOException {
+    /** The mirror with its sync begun: the newest packs indexed, the history check going on. */
+    MirrorView begun() throws IOException {
       if (synced == null) {
-        synced = syncMirror(repo, owner, snap);
+        Mirror m = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+        synced = new MirrorView(m, m.begin(snap, readers.fetcher(owner)));
       }
       return synced;
+    }
+
+    /** The mirror synced: its history checked and its refs set. */
+    MirrorView view() throws IOException {
+      MirrorView v = begun();
+      v.syncing.await();
+      return v;
     }
   }
 
@@ -399,14 +409,7 @@ public final class RepoPass {
     return Outcome.DONE;
   }
 
-  private record MirrorView(Mirror mirror, Map<String, String> before, Mirror.Synced synced) {}
-
-  /** Syncs the refs; the commit-graph waits for {@link Mirror#tidy} at the pass's end. */
-  private MirrorView syncMirror(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
-    Mirror mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-    Mirror.Synced synced = mirror.syncRefs(snap, readers.fetcher(owner));
-    return new MirrorView(mirror, synced.before(), synced);
-  }
+  private record MirrorView(Mirror mirror, Mirror.Syncing syncing) {}
 
   private static RepoView view(Watched repo, Snapshot snap) {
     List<RefState> refs = new ArrayList<>();
