@@ -193,8 +193,8 @@ class MirrorIT {
     s.push("refs/heads/main", two);
     s.push("refs/heads/topic/x", two);
 
-    Mirror.Syncing begun = m.begin(
-        s.runner.reader().read(s.repo, SnapshotReader.Packs.NEWEST), s.runner.fetcher());
+    Mirror.Syncing begun =
+        m.begin(s.runner.reader().read(s.repo, SnapshotReader.Packs.NEWEST), s.runner.fetcher());
     assertEquals(
         Map.of("refs/heads/main", one, "refs/tags/v1", one),
         begun.before(),

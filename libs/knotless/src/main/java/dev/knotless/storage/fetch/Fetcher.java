@@ -96,9 +96,9 @@ public final class Fetcher {
   /**
    * The first part of {@link #fetch}: asks which wanted objects are missing and indexes the newest
    * packs holding them; {@link Pending#finish} does the rest. {@code whole} are objects whose
-   * history is known to be whole here (a mirror's ref targets): a wanted object that is present
-   * but not among them still has its history checked, since a pack indexed by a sync that then
-   * failed its check leaves it present with a hole behind it.
+   * history is known to be whole here (a mirror's ref targets): a wanted object that is present but
+   * not among them still has its history checked, since a pack indexed by a sync that then failed
+   * its check leaves it present with a hole behind it.
    */
   public Pending begin(
       Snapshot snap, Git local, Collection<String> wanted, Collection<String> whole)

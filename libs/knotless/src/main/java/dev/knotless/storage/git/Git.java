@@ -67,7 +67,96 @@ public final class Git {
     return start(args, false);
   }
 
+  /** A process started ahead of need, found by what it was started as. */
+  private record Warm(Path gitDir, Map<String, String> env, List<String> args, boolean quiet) {}
+
+  private static final java.util.concurrent.ConcurrentHashMap<
+          Warm, java.util.concurrent.ConcurrentLinkedDeque<Process>>
+      WARM = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
+  public static final List<String> BATCH_COMMAND = List.of("cat-file", "--batch-command");
+
+  /** {@code cat-file --batch-check}, as {@link #missing} runs it. */
+  private static final List<String> BATCH_CHECK = List.of("cat-file", "--batch-check");
+
+  /**
+   * {@code rev-list} as {@link #firstMissingReachable} runs it: the tips come on its stdin, and
+   * {@code --all} is read after them, so a process started early still sees the refs as they are
+   * when it is asked.
+   */
+  private static final List<String> HOLES =
+      List.of("rev-list", "--objects", "--missing=print", "--stdin", "--not", "--all");
+
+  /**
+   * Starts, on another thread, the processes a sync of pushed commits will ask first ({@link
+   * #missing}, {@link #firstMissingReachable}, and {@code readers} object readers), so that when
+   * they are asked they are already up: git reads nothing of the repository's objects or refs
+   * before its first question. Each is used at most once; {@link #endPrestarted} ends those never
+   * used. Git processes left waiting on their stdin end when this JVM does.
+   */
+  public void prestart(int readers) {
+    List<Warm> wanted = new ArrayList<>();
+    wanted.add(new Warm(gitDir, env, BATCH_CHECK, false));
+    wanted.add(new Warm(gitDir, env, HOLES, false));
+    for (int i = 0; i < readers; i++) {
+      wanted.add(new Warm(gitDir, env, BATCH_COMMAND, true));
+    }
+    for (Warm w : wanted) {
+      STARTING
+          .computeIfAbsent(gitDir, k -> new java.util.concurrent.ConcurrentLinkedQueue<>())
+          .add(
+              CompletableFuture.runAsync(
+                  () -> {
+                    try {
+                      Process p = spawn(w.args(), w.quiet());
+                      WARM.computeIfAbsent(
+                              w, k -> new java.util.concurrent.ConcurrentLinkedDeque<>())
+                          .add(p);
+                    } catch (GitException e) {
+                      // Started when asked instead, and failing then with its own message.
+                    }
+                  },
+                  Threads.IO));
+    }
+  }
+
+  /** The starts {@link #prestart} has under way, by repository. */
+  private static final java.util.concurrent.ConcurrentHashMap<
+          Path, java.util.concurrent.ConcurrentLinkedQueue<CompletableFuture<Void>>>
+      STARTING = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Ends the processes {@link #prestart} started in this repository that were never used. */
+  public void endPrestarted() {
+    var starting = STARTING.get(gitDir);
+    CompletableFuture<Void> f;
+    while (starting != null && (f = starting.poll()) != null) {
+      f.join(); // a start under way lands in WARM first, so none is missed
+    }
+    for (var e : WARM.entrySet()) {
+      if (e.getKey().gitDir().equals(gitDir)) {
+        Process p;
+        while ((p = e.getValue().poll()) != null) {
+          p.destroy();
+        }
+      }
+    }
+  }
+
   private Process start(List<String> args, boolean quiet) throws GitException {
+    var warm = WARM.get(new Warm(gitDir, env, List.copyOf(args), quiet));
+    if (warm != null) {
+      Process p;
+      while ((p = warm.poll()) != null) {
+        if (p.isAlive()) {
+          return p;
+        }
+      }
+    }
+    return spawn(args, quiet);
+  }
+
+  private Process spawn(List<String> args, boolean quiet) throws GitException {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
     cmd.addAll(args);
@@ -261,7 +350,7 @@ public final class Git {
     }
     String text =
         new String(
-            run(in.toString().getBytes(StandardCharsets.UTF_8), "cat-file", "--batch-check"),
+            run(in.toString().getBytes(StandardCharsets.UTF_8), BATCH_CHECK),
             StandardCharsets.UTF_8);
     for (String line : text.split("\n")) {
       if (line.endsWith(" missing")) {
@@ -280,11 +369,11 @@ public final class Git {
     if (tips.isEmpty()) {
       return java.util.Optional.empty();
     }
-    List<String> args = new ArrayList<>(List.of("rev-list", "--objects", "--missing=print"));
-    args.addAll(tips);
-    args.add("--not");
-    args.add("--all");
-    Result r = exec(null, args);
+    StringBuilder in = new StringBuilder();
+    for (String tip : tips) {
+      in.append(tip).append('\n');
+    }
+    Result r = exec(in.toString().getBytes(StandardCharsets.UTF_8), HOLES);
     for (String line : r.out().split("\n")) {
       if (line.startsWith("?")) {
         return java.util.Optional.of(line.substring(1).strip());

@@ -1,11 +1,11 @@
 package dev.knotless.storage.mirror;
 
 import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.Threads;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.records.RefRecord;
-import dev.knotless.storage.Threads;
-import dev.knotless.storage.Trace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -73,6 +73,23 @@ public final class Mirror {
     return new Mirror(dir);
   }
 
+  /**
+   * Starts the git processes a sync of pushed commits, and the reading of their workflows and
+   * changed paths, ask first ({@link Git#prestart}), while the caller waits on the PDS for the
+   * snapshot; does nothing for a mirror not made yet. {@link #endPrestarted} ends those not used.
+   */
+  public static void prestart(Path cacheDir, String did, String key) {
+    Path dir = location(cacheDir, did, key);
+    if (Files.isDirectory(dir)) {
+      Git.at(dir).prestart(2);
+    }
+  }
+
+  /** Ends what {@link #prestart} started and nothing used. */
+  public static void endPrestarted(Path cacheDir, String did, String key) {
+    Git.at(location(cacheDir, did, key)).endPrestarted();
+  }
+
   public Path dir() {
     return dir;
   }
@@ -114,8 +131,8 @@ public final class Mirror {
   }
 
   /**
-   * The first part of the fetch, taking turns with other fetches; the refs' targets are the
-   * objects whose history is known whole.
+   * The first part of the fetch, taking turns with other fetches; the refs' targets are the objects
+   * whose history is known whole.
    */
   private Fetcher.Pending fetchBegun(
       Snapshot snap, Map<String, RefRecord> live, Map<String, String> refs, Fetcher fetcher)
@@ -141,7 +158,9 @@ public final class Mirror {
     private final CompletableFuture<Synced> rest;
 
     private Syncing(
-        Map<String, String> before, CompletableFuture<Void> checked, CompletableFuture<Synced> rest) {
+        Map<String, String> before,
+        CompletableFuture<Void> checked,
+        CompletableFuture<Synced> rest) {
       this.before = before;
       this.checked = checked;
       this.rest = rest;
@@ -220,7 +239,9 @@ public final class Mirror {
     return refsSet(snap, live);
   }
 
-  /** Checks that the history is whole, fetching what is missing, taking turns with other fetches. */
+  /**
+   * Checks that the history is whole, fetching what is missing, taking turns with other fetches.
+   */
   private void check(Fetcher.Pending pending) throws IOException {
     try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
       pending.finish();

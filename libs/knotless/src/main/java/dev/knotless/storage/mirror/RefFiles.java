@@ -13,11 +13,11 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A mirror's refs read from its files ({@code packed-refs}, then the loose refs under {@code refs/},
- * which win), as {@code git for-each-ref} lists them, without starting git. A repository whose refs
- * are not kept in such files (a reftable), or a file that does not read as a ref, is asked of git
- * instead. Read under the mirror's refs lock, so no sync of ours writes them meanwhile; git writes
- * each file whole (a lock file renamed over it). Stateless.
+ * A mirror's refs read from its files ({@code packed-refs}, then the loose refs under {@code
+ * refs/}, which win), as {@code git for-each-ref} lists them, without starting git. A repository
+ * whose refs are not kept in such files (a reftable), or a file that does not read as a ref, is
+ * asked of git instead. Read under the mirror's refs lock, so no sync of ours writes them
+ * meanwhile; git writes each file whole (a lock file renamed over it). Stateless.
  */
 final class RefFiles {
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}([0-9a-f]{24})?");

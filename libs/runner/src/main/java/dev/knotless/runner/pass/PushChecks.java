@@ -186,7 +186,9 @@ final class PushChecks {
     planned.forEach(sink::submit);
   }
 
-  /** The workflows at a commit and the paths changed since {@code was}, or why they could not be. */
+  /**
+   * The workflows at a commit and the paths changed since {@code was}, or why they could not be.
+   */
   private record Read(WorkflowSet workflows, Set<String> changed, IOException failed) {}
 
   /**

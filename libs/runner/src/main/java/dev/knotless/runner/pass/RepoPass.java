@@ -31,7 +31,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -219,6 +218,19 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
+    if (!pushed) {
+      return pass(repo, stage, false);
+    }
+    // The mirror's first git processes start while the snapshot is read.
+    Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+    try {
+      return pass(repo, stage, true);
+    } finally {
+      Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+    }
+  }
+
+  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
