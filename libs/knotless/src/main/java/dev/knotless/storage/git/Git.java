@@ -88,19 +88,34 @@ public final class Git {
   private static final List<String> HOLES =
       List.of("rev-list", "--objects", "--missing=print", "--stdin", "--not", "--all");
 
+  /** A git process {@link #prestart} can start ahead of need. */
+  public enum Ahead {
+    /** {@code cat-file --batch-check}, as {@link #missing} runs it. */
+    MISSING(BATCH_CHECK, false),
+    /** {@code rev-list}, as {@link #firstMissingReachable} runs it. */
+    HISTORY(HOLES, false),
+    /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
+    READER(BATCH_COMMAND, true);
+
+    private final List<String> args;
+    private final boolean quiet;
+
+    Ahead(List<String> args, boolean quiet) {
+      this.args = args;
+      this.quiet = quiet;
+    }
+  }
+
   /**
-   * Starts, on another thread, the processes a sync of pushed commits will ask first ({@link
-   * #missing}, {@link #firstMissingReachable}, and {@code readers} object readers), so that when
-   * they are asked they are already up: git reads nothing of the repository's objects or refs
-   * before its first question. Each is used at most once; {@link #endPrestarted} ends those never
-   * used. Git processes left waiting on their stdin end when this JVM does.
+   * Starts {@code what}, on other threads, so that when asked they are already up: git reads
+   * nothing of the repository's objects or refs before its first question. Each is used at most
+   * once, by the first call here that starts the same command; {@link #endPrestarted} ends those
+   * never used. Git processes left waiting on their stdin end when this JVM does.
    */
-  public void prestart(int readers) {
+  public void prestart(Ahead... what) {
     List<Warm> wanted = new ArrayList<>();
-    wanted.add(new Warm(gitDir, env, BATCH_CHECK, false));
-    wanted.add(new Warm(gitDir, env, HOLES, false));
-    for (int i = 0; i < readers; i++) {
-      wanted.add(new Warm(gitDir, env, BATCH_COMMAND, true));
+    for (Ahead a : what) {
+      wanted.add(new Warm(gitDir, env, a.args, a.quiet));
     }
     for (Warm w : wanted) {
       STARTING
@@ -141,6 +156,7 @@ public final class Git {
         }
       }
     }
+    WARM.entrySet().removeIf(e -> e.getKey().gitDir().equals(gitDir) && e.getValue().isEmpty());
   }
 
   private Process start(List<String> args, boolean quiet) throws GitException {

@@ -74,14 +74,14 @@ public final class Mirror {
   }
 
   /**
-   * Starts the git processes a sync of pushed commits, and the reading of their workflows and
-   * changed paths, ask first ({@link Git#prestart}), while the caller waits on the PDS for the
-   * snapshot; does nothing for a mirror not made yet. {@link #endPrestarted} ends those not used.
+   * Starts the question a sync of pushed commits asks first (which objects are missing) while the
+   * caller waits on the PDS for the snapshot; does nothing for a mirror not made yet. {@link
+   * #endPrestarted} ends it if it was not used.
    */
   public static void prestart(Path cacheDir, String did, String key) {
     Path dir = location(cacheDir, did, key);
     if (Files.isDirectory(dir)) {
-      Git.at(dir).prestart(2);
+      Git.at(dir).prestart(Git.Ahead.MISSING);
     }
   }
 

@@ -23,6 +23,7 @@ import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.fetch.Fetcher;
+import dev.knotless.storage.git.Git;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
@@ -218,13 +219,12 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
-    if (!pushed) {
-      return pass(repo, stage, false);
+    if (pushed) {
+      // The mirror's first question starts while the snapshot is read.
+      Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     }
-    // The mirror's first git processes start while the snapshot is read.
-    Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     try {
-      return pass(repo, stage, true);
+      return pass(repo, stage, pushed);
     } finally {
       Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     }
@@ -393,6 +393,9 @@ public final class RepoPass {
     MirrorView begun() throws IOException {
       if (synced == null) {
         Mirror m = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+        // What follows the indexing starts while the missing question and the indexing run: the
+        // history check, and readers of the workflows and the changed paths.
+        m.git().prestart(Git.Ahead.HISTORY, Git.Ahead.READER, Git.Ahead.READER);
         synced = new MirrorView(m, m.begin(snap, readers.fetcher(owner)));
       }
       return synced;
