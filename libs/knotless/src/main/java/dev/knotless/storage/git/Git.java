@@ -67,13 +67,6 @@ public final class Git {
     return start(args, false);
   }
 
-  /** A process started ahead of need, found by what it was started as. */
-  private record Warm(Path gitDir, Map<String, String> env, List<String> args, boolean quiet) {}
-
-  private static final java.util.concurrent.ConcurrentHashMap<
-          Warm, java.util.concurrent.ConcurrentLinkedDeque<Process>>
-      WARM = new java.util.concurrent.ConcurrentHashMap<>();
-
   /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
   public static final List<String> BATCH_COMMAND = List.of("cat-file", "--batch-command");
 
@@ -113,63 +106,20 @@ public final class Git {
    * never used. Git processes left waiting on their stdin end when this JVM does.
    */
   public void prestart(Ahead... what) {
-    List<Warm> wanted = new ArrayList<>();
     for (Ahead a : what) {
-      wanted.add(new Warm(gitDir, env, a.args, a.quiet));
-    }
-    for (Warm w : wanted) {
-      STARTING
-          .computeIfAbsent(gitDir, k -> new java.util.concurrent.ConcurrentLinkedQueue<>())
-          .add(
-              CompletableFuture.runAsync(
-                  () -> {
-                    try {
-                      Process p = spawn(w.args(), w.quiet());
-                      WARM.computeIfAbsent(
-                              w, k -> new java.util.concurrent.ConcurrentLinkedDeque<>())
-                          .add(p);
-                    } catch (GitException e) {
-                      // Started when asked instead, and failing then with its own message.
-                    }
-                  },
-                  Threads.IO));
+      Prestarted.start(
+          new Prestarted.Key(gitDir, env, a.args, a.quiet), () -> spawn(a.args, a.quiet));
     }
   }
-
-  /** The starts {@link #prestart} has under way, by repository. */
-  private static final java.util.concurrent.ConcurrentHashMap<
-          Path, java.util.concurrent.ConcurrentLinkedQueue<CompletableFuture<Void>>>
-      STARTING = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Ends the processes {@link #prestart} started in this repository that were never used. */
   public void endPrestarted() {
-    var starting = STARTING.get(gitDir);
-    CompletableFuture<Void> f;
-    while (starting != null && (f = starting.poll()) != null) {
-      f.join(); // a start under way lands in WARM first, so none is missed
-    }
-    for (var e : WARM.entrySet()) {
-      if (e.getKey().gitDir().equals(gitDir)) {
-        Process p;
-        while ((p = e.getValue().poll()) != null) {
-          p.destroy();
-        }
-      }
-    }
-    WARM.entrySet().removeIf(e -> e.getKey().gitDir().equals(gitDir) && e.getValue().isEmpty());
+    Prestarted.end(gitDir);
   }
 
   private Process start(List<String> args, boolean quiet) throws GitException {
-    var warm = WARM.get(new Warm(gitDir, env, List.copyOf(args), quiet));
-    if (warm != null) {
-      Process p;
-      while ((p = warm.poll()) != null) {
-        if (p.isAlive()) {
-          return p;
-        }
-      }
-    }
-    return spawn(args, quiet);
+    Process p = Prestarted.take(new Prestarted.Key(gitDir, env, List.copyOf(args), quiet));
+    return p != null ? p : spawn(args, quiet);
   }
 
   private Process spawn(List<String> args, boolean quiet) throws GitException {

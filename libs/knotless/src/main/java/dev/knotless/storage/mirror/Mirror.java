@@ -8,13 +8,10 @@ import dev.knotless.storage.git.Git;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.UUID;
@@ -125,7 +122,7 @@ public final class Mirror {
 
   /** The refs now, read from their files under the refs lock. */
   private Map<String, String> refsNow() throws IOException {
-    try (Held held = hold(refsLock(), true)) {
+    try (Locks.Held held = Locks.hold(refsLock(), true)) {
       return Map.copyOf(RefFiles.read(git));
     }
   }
@@ -137,7 +134,7 @@ public final class Mirror {
   private Fetcher.Pending fetchBegun(
       Snapshot snap, Map<String, RefRecord> live, Map<String, String> refs, Fetcher fetcher)
       throws IOException {
-    try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-fetch.lock"), true)) {
       return fetcher.begin(
           snap,
           git,
@@ -243,7 +240,7 @@ public final class Mirror {
    * Checks that the history is whole, fetching what is missing, taking turns with other fetches.
    */
   private void check(Fetcher.Pending pending) throws IOException {
-    try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-fetch.lock"), true)) {
       pending.finish();
     }
   }
@@ -269,7 +266,7 @@ public final class Mirror {
         || !Files.exists(dir.resolve("objects/info/commit-graphs/commit-graph-chain"))) {
       if (!synced.empty()) {
         // Two syncs of one mirror may tidy at once; git's own lock on the chain would fail one.
-        try (Held held = hold(dir.resolve("knotless-graph.lock"), true)) {
+        try (Locks.Held held = Locks.hold(dir.resolve("knotless-graph.lock"), true)) {
           git.run(null, "commit-graph", "write", "--reachable", "--split");
         }
       }
@@ -283,7 +280,7 @@ public final class Mirror {
    */
   public void fetch(Snapshot snap, Fetcher fetcher, java.util.Collection<String> wanted)
       throws IOException {
-    try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-fetch.lock"), true)) {
       fetcher.fetch(snap, git, wanted);
     }
   }
@@ -294,7 +291,7 @@ public final class Mirror {
    */
   private boolean setRefs(Snapshot snap, Map<String, RefRecord> live, Map<String, String> before)
       throws IOException {
-    try (Held held = hold(refsLock(), true)) {
+    try (Locks.Held held = Locks.hold(refsLock(), true)) {
       removeStaleRefLocks();
       Map<String, String> have = RefFiles.read(git);
       before.putAll(have);
@@ -366,59 +363,12 @@ public final class Mirror {
     if (packs <= MAX_PACKS) {
       return;
     }
-    try (Held held = hold(dir.resolve("knotless-repack.lock"), false)) {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-repack.lock"), false)) {
       if (held == null) {
         return;
       }
       // Keep objects no ref reaches: a fetch in progress may still need them.
       git.run(null, "repack", "-a", "-d", "-q", "--keep-unreachable");
-    }
-  }
-
-  private static final java.util.concurrent.ConcurrentHashMap<
-          Path, java.util.concurrent.locks.ReentrantLock>
-      IN_PROCESS = new java.util.concurrent.ConcurrentHashMap<>();
-
-  /** A lock held both within this JVM (file locks are per process) and across processes. */
-  private record Held(java.util.concurrent.locks.ReentrantLock local, FileChannel ch, FileLock lock)
-      implements AutoCloseable {
-    @Override
-    public void close() throws IOException {
-      try {
-        lock.release();
-        ch.close();
-      } finally {
-        local.unlock();
-      }
-    }
-  }
-
-  /** Takes the lock on {@code file}, waiting when {@code wait}, else null when it is held. */
-  private static Held hold(Path file, boolean wait) throws IOException {
-    var local =
-        IN_PROCESS.computeIfAbsent(
-            file.toAbsolutePath(), f -> new java.util.concurrent.locks.ReentrantLock());
-    if (wait) {
-      local.lock();
-    } else if (!local.tryLock()) {
-      return null;
-    }
-    FileChannel ch = null;
-    try {
-      ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      FileLock lock = wait ? ch.lock() : ch.tryLock();
-      if (lock == null) {
-        ch.close();
-        local.unlock();
-        return null;
-      }
-      return new Held(local, ch, lock);
-    } catch (IOException | RuntimeException e) {
-      if (ch != null) {
-        ch.close();
-      }
-      local.unlock();
-      throw e;
     }
   }
 
