@@ -118,6 +118,93 @@ class MirrorIT {
     m.git().run(null, "fsck", "--connectivity-only", "--no-progress");
   }
 
+  @Test
+  void aPushedPackWithAHoleInItsHistoryFailsTheSyncAndMovesNoRefBegunOrNot(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Setup s = new Setup(pds, tmp);
+    String parent = s.local.revParse("HEAD");
+    String tip = s.commit("b.txt", "b\n");
+    // A pack of the tip alone, claiming no bases, and a ref to it: no pack holds its parent.
+    byte[] pack =
+        s.local.run(
+            (tip + "\n^" + parent + "\n").getBytes(StandardCharsets.UTF_8),
+            "pack-objects",
+            "--revs",
+            "--stdout",
+            "-q");
+    String key = dev.knotless.atproto.Tid.next();
+    String now = java.time.Instant.now().toString();
+    var p =
+        new dev.knotless.storage.records.PackRecord(
+            Keys.pack(key, dev.knotless.atproto.Tid.next()),
+            List.of(tip),
+            List.of(),
+            dev.knotless.storage.pack.PackPlacement.objectCount(pack),
+            pack.length,
+            pack,
+            List.of(),
+            List.of(),
+            now);
+    var repoRecord = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    repoRecord.put("key", key).put("defaultBranch", "main").put("createdAt", now);
+    var ref =
+        new dev.knotless.storage.records.RefRecord(
+            Keys.ref(key, "refs/heads/main"), "refs/heads/main", tip, 1, p.rkey(), now, now, null);
+    s.owner.client.applyWrites(
+        s.owner.owner.did(),
+        List.of(
+            dev.knotless.atproto.Write.create(Lexicons.REPO, "holed", repoRecord),
+            dev.knotless.atproto.Write.create(Lexicons.PACK, p.rkey(), p.toJson()),
+            dev.knotless.atproto.Write.create(Lexicons.REF, ref.rkey(), ref.toJson())));
+    Snapshot snap = s.runner.reader().read(s.owner.repo("holed"), SnapshotReader.Packs.NEWEST);
+    Mirror m = Mirror.open(s.runner.cache.dir(), snap.address().did(), snap.repo().key());
+
+    Mirror.Syncing begun = m.begin(snap, s.runner.fetcher());
+    assertTrue(m.git().has(tip), "the pushed commit is there to read while its history is checked");
+    java.io.IOException checked =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.io.IOException.class, begun::awaitChecked);
+    assertTrue(
+        checked.getMessage().startsWith("the remote has no pack holding "), checked.getMessage());
+    java.io.IOException all =
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, begun::await);
+    assertEquals(checked.getMessage(), all.getMessage(), "the same failure, from either wait");
+    assertEquals(Map.of(), m.git().refs(), "no ref is set to the holed history");
+
+    // Again, now that the pushed commit is present: its history is still checked, and fails.
+    java.io.IOException again =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.io.IOException.class, () -> m.syncRefs(snap, s.runner.fetcher()));
+    assertEquals(checked.getMessage(), again.getMessage());
+    assertEquals(Map.of(), m.git().refs());
+  }
+
+  @Test
+  void refsReadFromTheirFilesAreTheRefsGitLists(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    Setup s = new Setup(pds, tmp);
+    String one = s.commit("a.txt", "a\n");
+    s.push("refs/heads/main", one);
+    s.push("refs/tags/v1", one);
+    Mirror m = s.sync();
+    // Some refs packed, as a git gc by hand would leave them; one then moved, so loose again.
+    m.git().run(null, "pack-refs", "--all");
+    String two = s.commit("b.txt", "b\n");
+    s.push("refs/heads/main", two);
+    s.push("refs/heads/topic/x", two);
+
+    Mirror.Syncing begun =
+        m.begin(s.runner.reader().read(s.repo, SnapshotReader.Packs.NEWEST), s.runner.fetcher());
+    assertEquals(
+        Map.of("refs/heads/main", one, "refs/tags/v1", one),
+        begun.before(),
+        "the refs before the sync, packed ones included");
+    begun.await();
+    assertEquals(
+        Map.of("refs/heads/main", two, "refs/tags/v1", one, "refs/heads/topic/x", two),
+        m.git().refs());
+  }
+
   private static long packs(Mirror m) throws Exception {
     try (Stream<Path> s = Files.list(m.dir().resolve("objects/pack"))) {
       return s.filter(p -> p.toString().endsWith(".pack")).count();

@@ -65,6 +65,44 @@ public final class Fetcher {
    * @throws IOException "the remote has no pack holding <sha>" when the packs run out
    */
   public Stats fetch(Snapshot snap, Git local, Collection<String> wanted) throws IOException {
+    return begin(snap, local, wanted, wanted).finish();
+  }
+
+  /**
+   * A fetch part done: the snapshot's newest packs that hold a missing tip are indexed, and {@link
+   * #finish} is left to check that the history is whole and to fetch what is still missing, so a
+   * caller can read the pushed commit while that check runs. Nothing fetched may be trusted (no ref
+   * set to it, nothing run from it) before {@link #finish} returned.
+   */
+  public final class Pending {
+    private final State state;
+    private final Stats done;
+
+    private Pending(State state, Stats done) {
+      this.state = state;
+      this.done = done;
+    }
+
+    /**
+     * Checks that the history of everything wanted is whole, fetching what is still missing.
+     *
+     * @throws IOException "the remote has no pack holding <sha>" when the packs run out
+     */
+    public Stats finish() throws IOException {
+      return done != null ? done : rest(state);
+    }
+  }
+
+  /**
+   * The first part of {@link #fetch}: asks which wanted objects are missing and indexes the newest
+   * packs holding them; {@link Pending#finish} does the rest. {@code whole} are objects whose
+   * history is known to be whole here (a mirror's ref targets): a wanted object that is present but
+   * not among them still has its history checked, since a pack indexed by a sync that then failed
+   * its check leaves it present with a hole behind it.
+   */
+  public Pending begin(
+      Snapshot snap, Git local, Collection<String> wanted, Collection<String> whole)
+      throws IOException {
     State s = new State(snap, local, new LinkedHashSet<>(wanted));
     long t = Trace.start();
     // One question to git: which wanted objects, and which newest packs' tips, are not here.
@@ -76,8 +114,11 @@ public final class Fetcher {
     Set<String> missingWanted = new HashSet<>(absent);
     missingWanted.retainAll(s.wanted);
     s.missingNow = java.util.Collections.unmodifiableSet(missingWanted);
-    if (s.missing().isEmpty() || !snap.exists()) {
-      return new Stats(0);
+    if (!snap.exists() || (s.missing().isEmpty() && whole.containsAll(s.wanted))) {
+      return new Pending(s, new Stats(0));
+    }
+    if (s.missing().isEmpty()) {
+      return new Pending(s, null);
     }
     Trace.step("missing check", t);
     // 1. The newest packs the snapshot read, at no further round trip when inline.
@@ -89,7 +130,14 @@ public final class Fetcher {
     } catch (Vanished v) {
       LOG.debug("a newest pack vanished; the walk will find its replacement");
     }
-    t = Trace.start();
+    return new Pending(s, null);
+  }
+
+  /** The rest of a fetch once the newest packs are indexed. */
+  private Stats rest(State s) throws IOException {
+    Snapshot snap = s.snap;
+    Git local = s.local;
+    long t = Trace.start();
     boolean done = s.done();
     Trace.step("history check", t);
     if (done) {

@@ -67,7 +67,62 @@ public final class Git {
     return start(args, false);
   }
 
+  /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
+  public static final List<String> BATCH_COMMAND = List.of("cat-file", "--batch-command");
+
+  /** {@code cat-file --batch-check}, as {@link #missing} runs it. */
+  private static final List<String> BATCH_CHECK = List.of("cat-file", "--batch-check");
+
+  /**
+   * {@code rev-list} as {@link #firstMissingReachable} runs it: the tips come on its stdin, and
+   * {@code --all} is read after them, so a process started early still sees the refs as they are
+   * when it is asked.
+   */
+  private static final List<String> HOLES =
+      List.of("rev-list", "--objects", "--missing=print", "--stdin", "--not", "--all");
+
+  /** A git process {@link #prestart} can start ahead of need. */
+  public enum Ahead {
+    /** {@code cat-file --batch-check}, as {@link #missing} runs it. */
+    MISSING(BATCH_CHECK, false),
+    /** {@code rev-list}, as {@link #firstMissingReachable} runs it. */
+    HISTORY(HOLES, false),
+    /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
+    READER(BATCH_COMMAND, true);
+
+    private final List<String> args;
+    private final boolean quiet;
+
+    Ahead(List<String> args, boolean quiet) {
+      this.args = args;
+      this.quiet = quiet;
+    }
+  }
+
+  /**
+   * Starts {@code what}, on other threads, so that when asked they are already up: git reads
+   * nothing of the repository's objects or refs before its first question. Each is used at most
+   * once, by the first call here that starts the same command; {@link #endPrestarted} ends those
+   * never used. Git processes left waiting on their stdin end when this JVM does.
+   */
+  public void prestart(Ahead... what) {
+    for (Ahead a : what) {
+      Prestarted.start(
+          new Prestarted.Key(gitDir, env, a.args, a.quiet), () -> spawn(a.args, a.quiet));
+    }
+  }
+
+  /** Ends the processes {@link #prestart} started in this repository that were never used. */
+  public void endPrestarted() {
+    Prestarted.end(gitDir);
+  }
+
   private Process start(List<String> args, boolean quiet) throws GitException {
+    Process p = Prestarted.take(new Prestarted.Key(gitDir, env, List.copyOf(args), quiet));
+    return p != null ? p : spawn(args, quiet);
+  }
+
+  private Process spawn(List<String> args, boolean quiet) throws GitException {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
     cmd.addAll(args);
@@ -261,7 +316,7 @@ public final class Git {
     }
     String text =
         new String(
-            run(in.toString().getBytes(StandardCharsets.UTF_8), "cat-file", "--batch-check"),
+            run(in.toString().getBytes(StandardCharsets.UTF_8), BATCH_CHECK),
             StandardCharsets.UTF_8);
     for (String line : text.split("\n")) {
       if (line.endsWith(" missing")) {
@@ -280,11 +335,11 @@ public final class Git {
     if (tips.isEmpty()) {
       return java.util.Optional.empty();
     }
-    List<String> args = new ArrayList<>(List.of("rev-list", "--objects", "--missing=print"));
-    args.addAll(tips);
-    args.add("--not");
-    args.add("--all");
-    Result r = exec(null, args);
+    StringBuilder in = new StringBuilder();
+    for (String tip : tips) {
+      in.append(tip).append('\n');
+    }
+    Result r = exec(in.toString().getBytes(StandardCharsets.UTF_8), HOLES);
     for (String line : r.out().split("\n")) {
       if (line.startsWith("?")) {
         return java.util.Optional.of(line.substring(1).strip());

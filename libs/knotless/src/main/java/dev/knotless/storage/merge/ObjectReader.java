@@ -43,7 +43,7 @@ final class ObjectReader implements AutoCloseable {
 
   /** Starts the process in {@code git}'s repository. */
   static ObjectReader open(Git git) throws IOException {
-    return new ObjectReader(git.startQuiet("cat-file", "--batch-command"));
+    return new ObjectReader(git.startQuiet(Git.BATCH_COMMAND.toArray(String[]::new)));
   }
 
   /** The object's type and size, or null when there is no such object. */

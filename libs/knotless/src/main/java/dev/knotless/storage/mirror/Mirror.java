@@ -1,20 +1,22 @@
 package dev.knotless.storage.mirror;
 
 import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.Threads;
+import dev.knotless.storage.Trace;
 import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,6 +70,23 @@ public final class Mirror {
     return new Mirror(dir);
   }
 
+  /**
+   * Starts the question a sync of pushed commits asks first (which objects are missing) while the
+   * caller waits on the PDS for the snapshot; does nothing for a mirror not made yet. {@link
+   * #endPrestarted} ends it if it was not used.
+   */
+  public static void prestart(Path cacheDir, String did, String key) {
+    Path dir = location(cacheDir, did, key);
+    if (Files.isDirectory(dir)) {
+      Git.at(dir).prestart(Git.Ahead.MISSING);
+    }
+  }
+
+  /** Ends what {@link #prestart} started and nothing used. */
+  public static void endPrestarted(Path cacheDir, String did, String key) {
+    Git.at(location(cacheDir, did, key)).endPrestarted();
+  }
+
   public Path dir() {
     return dir;
   }
@@ -98,12 +117,144 @@ public final class Mirror {
    */
   public Synced syncRefs(Snapshot snap, Fetcher fetcher) throws IOException {
     Map<String, RefRecord> live = snap.liveRefs();
-    try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
-      fetcher.fetch(snap, git, live.values().stream().map(RefRecord::target).toList());
+    return finish(snap, live, fetchBegun(snap, live, refsNow(), fetcher));
+  }
+
+  /** The refs now, read from their files under the refs lock. */
+  private Map<String, String> refsNow() throws IOException {
+    try (Locks.Held held = Locks.hold(refsLock(), true)) {
+      return Map.copyOf(RefFiles.read(git));
     }
+  }
+
+  /**
+   * The first part of the fetch, taking turns with other fetches; the refs' targets are the objects
+   * whose history is known whole.
+   */
+  private Fetcher.Pending fetchBegun(
+      Snapshot snap, Map<String, RefRecord> live, Map<String, String> refs, Fetcher fetcher)
+      throws IOException {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-fetch.lock"), true)) {
+      return fetcher.begin(
+          snap,
+          git,
+          live.values().stream().map(RefRecord::target).toList(),
+          java.util.Set.copyOf(refs.values()));
+    }
+  }
+
+  /**
+   * A {@link #syncRefs} begun: the snapshot's newest packs are indexed, so the pushed commits can
+   * be read, while the check that their history is whole, and then the ref transaction, run on
+   * another thread. What was fetched may be read but not trusted until {@link #await} returned: a
+   * pack whose history has a hole fails there, and no ref is set to it.
+   */
+  public static final class Syncing {
+    private final Map<String, String> before;
+    private final CompletableFuture<Void> checked;
+    private final CompletableFuture<Synced> rest;
+
+    private Syncing(
+        Map<String, String> before,
+        CompletableFuture<Void> checked,
+        CompletableFuture<Synced> rest) {
+      this.before = before;
+      this.checked = checked;
+      this.rest = rest;
+    }
+
+    /** The mirror's refs as they were when the sync began, read from their files. */
+    public Map<String, String> before() {
+      return before;
+    }
+
+    /**
+     * Waits for the check that the history is whole (and any fetch it needed); throws as {@link
+     * #syncRefs} would. The refs may still be being set. Idempotent.
+     */
+    public void awaitChecked() throws IOException {
+      join(checked);
+    }
+
+    /**
+     * Waits for the history check and the ref transaction; throws as {@link #syncRefs} would.
+     * Idempotent.
+     */
+    public Synced await() throws IOException {
+      return join(rest);
+    }
+
+    private static <T> T join(CompletableFuture<T> f) throws IOException {
+      try {
+        return f.join();
+      } catch (CompletionException e) {
+        if (e.getCause() instanceof UncheckedIOException u) {
+          throw u.getCause();
+        }
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        throw new IOException(e.getCause());
+      }
+    }
+  }
+
+  /**
+   * {@link #syncRefs}, returning once the newest packs are indexed; the history check and then the
+   * ref transaction go on beside the caller, on another thread.
+   */
+  public Syncing begin(Snapshot snap, Fetcher fetcher) throws IOException {
+    Map<String, RefRecord> live = snap.liveRefs();
+    Map<String, String> before = refsNow();
+    Fetcher.Pending pending = fetchBegun(snap, live, before, fetcher);
+    CompletableFuture<Void> checked =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                check(pending);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            },
+            Threads.IO);
+    CompletableFuture<Synced> rest =
+        checked.thenApply(
+            v -> {
+              try {
+                return refsSet(snap, live);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+    return new Syncing(before, checked, rest);
+  }
+
+  /** Checks the history and fetches the rest (taking turns with other fetches), then sets refs. */
+  private Synced finish(Snapshot snap, Map<String, RefRecord> live, Fetcher.Pending pending)
+      throws IOException {
+    check(pending);
+    return refsSet(snap, live);
+  }
+
+  /**
+   * Checks that the history is whole, fetching what is missing, taking turns with other fetches.
+   */
+  private void check(Fetcher.Pending pending) throws IOException {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-fetch.lock"), true)) {
+      pending.finish();
+    }
+  }
+
+  private Synced refsSet(Snapshot snap, Map<String, RefRecord> live) throws IOException {
     Map<String, String> before = new java.util.HashMap<>();
+    long t = Trace.start();
     boolean moved = setRefs(snap, live, before);
+    Trace.step("refs set", t);
     return new Synced(Map.copyOf(before), moved, live.isEmpty());
+  }
+
+  private Path refsLock() {
+    return dir.resolveSibling(dir.getFileName() + ".refs.lock");
   }
 
   /**
@@ -115,7 +266,7 @@ public final class Mirror {
         || !Files.exists(dir.resolve("objects/info/commit-graphs/commit-graph-chain"))) {
       if (!synced.empty()) {
         // Two syncs of one mirror may tidy at once; git's own lock on the chain would fail one.
-        try (Held held = hold(dir.resolve("knotless-graph.lock"), true)) {
+        try (Locks.Held held = Locks.hold(dir.resolve("knotless-graph.lock"), true)) {
           git.run(null, "commit-graph", "write", "--reachable", "--split");
         }
       }
@@ -129,7 +280,7 @@ public final class Mirror {
    */
   public void fetch(Snapshot snap, Fetcher fetcher, java.util.Collection<String> wanted)
       throws IOException {
-    try (Held held = hold(dir.resolve("knotless-fetch.lock"), true)) {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-fetch.lock"), true)) {
       fetcher.fetch(snap, git, wanted);
     }
   }
@@ -140,10 +291,9 @@ public final class Mirror {
    */
   private boolean setRefs(Snapshot snap, Map<String, RefRecord> live, Map<String, String> before)
       throws IOException {
-    Path lockFile = dir.resolveSibling(dir.getFileName() + ".refs.lock");
-    try (Held held = hold(lockFile, true)) {
+    try (Locks.Held held = Locks.hold(refsLock(), true)) {
       removeStaleRefLocks();
-      Map<String, String> have = git.refs();
+      Map<String, String> have = RefFiles.read(git);
       before.putAll(have);
       StringBuilder tx = new StringBuilder("start\n");
       boolean changed = false;
@@ -213,59 +363,12 @@ public final class Mirror {
     if (packs <= MAX_PACKS) {
       return;
     }
-    try (Held held = hold(dir.resolve("knotless-repack.lock"), false)) {
+    try (Locks.Held held = Locks.hold(dir.resolve("knotless-repack.lock"), false)) {
       if (held == null) {
         return;
       }
       // Keep objects no ref reaches: a fetch in progress may still need them.
       git.run(null, "repack", "-a", "-d", "-q", "--keep-unreachable");
-    }
-  }
-
-  private static final java.util.concurrent.ConcurrentHashMap<
-          Path, java.util.concurrent.locks.ReentrantLock>
-      IN_PROCESS = new java.util.concurrent.ConcurrentHashMap<>();
-
-  /** A lock held both within this JVM (file locks are per process) and across processes. */
-  private record Held(java.util.concurrent.locks.ReentrantLock local, FileChannel ch, FileLock lock)
-      implements AutoCloseable {
-    @Override
-    public void close() throws IOException {
-      try {
-        lock.release();
-        ch.close();
-      } finally {
-        local.unlock();
-      }
-    }
-  }
-
-  /** Takes the lock on {@code file}, waiting when {@code wait}, else null when it is held. */
-  private static Held hold(Path file, boolean wait) throws IOException {
-    var local =
-        IN_PROCESS.computeIfAbsent(
-            file.toAbsolutePath(), f -> new java.util.concurrent.locks.ReentrantLock());
-    if (wait) {
-      local.lock();
-    } else if (!local.tryLock()) {
-      return null;
-    }
-    FileChannel ch = null;
-    try {
-      ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      FileLock lock = wait ? ch.lock() : ch.tryLock();
-      if (lock == null) {
-        ch.close();
-        local.unlock();
-        return null;
-      }
-      return new Held(local, ch, lock);
-    } catch (IOException | RuntimeException e) {
-      if (ch != null) {
-        ch.close();
-      }
-      local.unlock();
-      throw e;
     }
   }
 

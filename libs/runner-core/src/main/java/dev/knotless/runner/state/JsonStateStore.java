@@ -68,9 +68,14 @@ public final class JsonStateStore implements StateStore {
 
   @Override
   public synchronized RepoState update(String repo, UnaryOperator<RepoState> change) {
-    RepoState next = change.apply(repos.getOrDefault(repo, RepoState.empty()));
+    RepoState now = repos.get(repo);
+    RepoState next = change.apply(now != null ? now : RepoState.empty());
     if (next == null) {
       throw new IllegalArgumentException("a state change for " + repo + " returned nothing");
+    }
+    if (next.equals(now)) {
+      // Stored already: a change that changes nothing costs no write (and no sync of the disk).
+      return now;
     }
     Map<String, RepoState> changed = new LinkedHashMap<>(repos);
     changed.put(repo, next);

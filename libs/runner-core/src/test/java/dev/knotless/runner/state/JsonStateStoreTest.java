@@ -118,6 +118,28 @@ class JsonStateStoreTest extends StateStoreContract {
   }
 
   @Test
+  void anUpdateThatChangesNothingLeavesTheFileAsItWas() throws IOException {
+    Path file = dir.resolve("state.json");
+    JsonStateStore store = new JsonStateStore(file);
+    store.update(REPO, s -> s.withRef("refs/heads/main", 3));
+    Object written = Files.getAttribute(file, "unix:ino");
+
+    store.update(REPO, s -> s.withRef("refs/heads/main", 3));
+    assertEquals(written, Files.getAttribute(file, "unix:ino"), "not written again");
+    store.update(REPO, s -> s.withRef("refs/heads/main", 4));
+    assertTrue(!written.equals(Files.getAttribute(file, "unix:ino")), "a change is written");
+    assertEquals(4L, reopenAt(file).load(REPO).orElseThrow().refs().get("refs/heads/main"));
+
+    // A repository with no state yet gets it, even an empty one: it is known from then on.
+    store.update("did:plc:other/3kother", s -> s);
+    assertTrue(reopenAt(file).load("did:plc:other/3kother").isPresent());
+  }
+
+  private static StateStore reopenAt(Path file) {
+    return new JsonStateStore(file);
+  }
+
+  @Test
   void theFileIsLaidOutFieldByFieldEachKeyedByRepository() throws IOException {
     Path file = dir.resolve("state.json");
     new JsonStateStore(file).update(REPO, s -> everyField());

@@ -19,9 +19,15 @@ public interface PassTrace {
     PASS,
     /** The repository record, its refs and its rerun requests were read. */
     SNAPSHOT,
-    /** The mirror holds the refs' targets. */
+    /**
+     * The mirror holds the pushed commits (their packs indexed); the check that their history is
+     * whole, and setting the mirror's refs, go on beside the reading of the workflows.
+     */
     MIRROR,
-    /** A due commit's workflows and changed paths were read from the mirror. */
+    /**
+     * A due commit's workflows and changed paths were read from the mirror, and its history found
+     * whole.
+     */
     WORKFLOWS,
     /** A run's check was filed queued. */
     QUEUED,

@@ -66,43 +66,40 @@ final class PushChecks {
   }
 
   /**
-   * Files every check of {@code due}'s commit, then hands its runs on. {@code before} is the
-   * mirror's refs before this pass synced it; {@code defaultRef} the repository's default branch.
+   * Files every check of {@code due}'s commit, then hands its runs on. {@code syncing} is the
+   * mirror's sync of this pass, begun: its refs from before say where the ref was; its history
+   * check runs while the workflows and changed paths are read, and must pass before anything is
+   * filed. {@code defaultRef} is the repository's default branch.
    */
   void file(
       Watched repo,
       Mirror mirror,
-      Map<String, String> before,
+      Mirror.Syncing syncing,
       String defaultRef,
       DueRef due,
       PausedOwners pausedNow)
       throws IOException {
     RefState ref = due.ref();
     String commit = ref.target();
-    String was = before.get(ref.name());
-    // At the same commit (a rerun, or runs dropped at a stop) nothing moved: skip nothing. The
-    // changed paths are read beside the workflows, two git commands at once.
-    java.util.concurrent.CompletableFuture<Set<String>> changing =
-        commit.equals(was) || was == null
-            ? java.util.concurrent.CompletableFuture.completedFuture(null)
-            : java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return CommitFiles.changed(mirror.git(), was, commit);
-                  } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                  }
-                },
-                dev.knotless.storage.Threads.IO);
-    WorkflowSet set = planner.workflows(mirror.git(), commit);
-    Set<String> changed;
+    String was = syncing.before().get(ref.name());
+    Read read;
     try {
-      changed = changing.join();
-    } catch (java.util.concurrent.CompletionException e) {
-      throw e.getCause() instanceof java.io.UncheckedIOException u
-          ? u.getCause()
-          : new IOException(e.getCause());
+      read = read(mirror, was, commit);
+    } finally {
+      // Nothing read is acted on before the pushed history is known whole: a pack with a hole
+      // fails the pass here, with the sync's own message, before any check is filed or step runs.
+      syncing.awaitChecked();
     }
+    if (read.failed != null) {
+      // Read before the sync fetched all it needed: read again from the whole history (refs set).
+      syncing.await();
+      read = read(mirror, was, commit);
+      if (read.failed != null) {
+        throw read.failed;
+      }
+    }
+    WorkflowSet set = read.workflows;
+    Set<String> changed = read.changed;
     trace.now(PassTrace.Stage.WORKFLOWS, repo.stateKey());
     Instant now = clock.instant();
     List<String> only = due.onlyWorkflows();
@@ -184,6 +181,52 @@ final class PushChecks {
         commit.substring(0, 12),
         set.workflows().size() + set.errors().size(),
         planned.size());
+    // The mirror's refs were set while the checks were filed; a run clones the mirror.
+    syncing.await();
     planned.forEach(sink::submit);
+  }
+
+  /**
+   * The workflows at a commit and the paths changed since {@code was}, or why they could not be.
+   */
+  private record Read(WorkflowSet workflows, Set<String> changed, IOException failed) {}
+
+  /**
+   * Reads the workflows at {@code commit} and, beside them (two git commands at once), the paths
+   * changed since {@code was}; at the same commit (a rerun, or runs dropped at a stop) or with none
+   * before, nothing moved, so no path skips anything.
+   */
+  private Read read(Mirror mirror, String was, String commit) {
+    long t = dev.knotless.storage.Trace.start();
+    java.util.concurrent.CompletableFuture<Set<String>> changing =
+        commit.equals(was) || was == null
+            ? java.util.concurrent.CompletableFuture.completedFuture(null)
+            : java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return CommitFiles.changed(mirror.git(), was, commit);
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                },
+                dev.knotless.storage.Threads.IO);
+    WorkflowSet set = null;
+    IOException failed = null;
+    try {
+      set = planner.workflows(mirror.git(), commit);
+    } catch (IOException e) {
+      failed = e;
+    }
+    try {
+      Set<String> changed = changing.join();
+      dev.knotless.storage.Trace.step("workflows and changed paths read", t);
+      return new Read(set, changed, failed);
+    } catch (java.util.concurrent.CompletionException e) {
+      IOException cause =
+          e.getCause() instanceof java.io.UncheckedIOException u
+              ? u.getCause()
+              : new IOException(e.getCause());
+      return new Read(null, null, failed != null ? failed : cause);
+    }
   }
 }

@@ -23,6 +23,7 @@ import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.fetch.Fetcher;
+import dev.knotless.storage.git.Git;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
@@ -31,7 +32,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -219,6 +219,18 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
+    if (pushed) {
+      // The mirror's first question starts while the snapshot is read.
+      Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+    }
+    try {
+      return pass(repo, stage, pushed);
+    } finally {
+      Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+    }
+  }
+
+  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
@@ -320,13 +332,14 @@ public final class RepoPass {
       }
     } else if (filesRefs) {
       stage.accept("syncing the mirror");
-      MirrorView view0 = mirror.view();
+      MirrorView view0 = mirror.begun();
       trace.now(PassTrace.Stage.MIRROR, repo.stateKey());
       for (DueRef due : plan.due()) {
         stage.accept("filing the checks of " + due.ref().name());
-        pushes.file(repo, view0.mirror, view0.before, view.defaultRef(), due, pausedNow);
+        pushes.file(repo, view0.mirror, view0.syncing, view.defaultRef(), due, pausedNow);
         state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
       }
+      view0.syncing.await();
       if (askedNow) {
         for (AskedRun asked : plan.asked()) {
           stage.accept("filing the runs asked for at " + asked.ref().name());
@@ -358,7 +371,7 @@ public final class RepoPass {
     if (mirror.synced != null) {
       // After the checks are filed: nothing on their way waits for the commit-graph.
       stage.accept("writing the mirror's commit-graph");
-      mirror.synced.mirror.tidy(mirror.synced.synced);
+      mirror.synced.mirror.tidy(mirror.synced.syncing.await());
     }
     return prune(repo, view);
   }
@@ -376,11 +389,23 @@ public final class RepoPass {
       this.snap = snap;
     }
 
-    MirrorView view() throws IOException {
+    /** The mirror with its sync begun: the newest packs indexed, the history check going on. */
+    MirrorView begun() throws IOException {
       if (synced == null) {
-        synced = syncMirror(repo, owner, snap);
+        Mirror m = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
+        // What follows the indexing starts while the missing question and the indexing run: the
+        // history check, and readers of the workflows and the changed paths.
+        m.git().prestart(Git.Ahead.HISTORY, Git.Ahead.READER, Git.Ahead.READER);
+        synced = new MirrorView(m, m.begin(snap, readers.fetcher(owner)));
       }
       return synced;
+    }
+
+    /** The mirror synced: its history checked and its refs set. */
+    MirrorView view() throws IOException {
+      MirrorView v = begun();
+      v.syncing.await();
+      return v;
     }
   }
 
@@ -399,14 +424,7 @@ public final class RepoPass {
     return Outcome.DONE;
   }
 
-  private record MirrorView(Mirror mirror, Map<String, String> before, Mirror.Synced synced) {}
-
-  /** Syncs the refs; the commit-graph waits for {@link Mirror#tidy} at the pass's end. */
-  private MirrorView syncMirror(Watched repo, XrpcClient owner, Snapshot snap) throws IOException {
-    Mirror mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-    Mirror.Synced synced = mirror.syncRefs(snap, readers.fetcher(owner));
-    return new MirrorView(mirror, synced.before(), synced);
-  }
+  private record MirrorView(Mirror mirror, Mirror.Syncing syncing) {}
 
   private static RepoView view(Watched repo, Snapshot snap) {
     List<RefState> refs = new ArrayList<>();
