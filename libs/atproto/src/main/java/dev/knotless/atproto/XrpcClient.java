@@ -59,17 +59,6 @@ public final class XrpcClient {
     this.clock = clock;
   }
 
-  /**
-   * Starts, on a thread of its own, the one-time set-up of the JSON reading and writing every reply
-   * goes through: 0.1 to 0.2 s of class initialisation in a new JVM. A short command calls this
-   * first, so that the rest of its start runs beside it instead of after it.
-   */
-  public static void prepareInBackground() {
-    Thread t = new Thread(XrpcTransport::prepareJson, "knotless-json-setup");
-    t.setDaemon(true);
-    t.start();
-  }
-
   /** An anonymous client of the PDS at {@code pds}, sharing the process's HTTP client. */
   public static XrpcClient create(URI pds) {
     return create(pds, XrpcTransport.defaultHttpClient());

@@ -49,15 +49,6 @@ final class XrpcTransport {
     this.deadline = deadline;
   }
 
-  /** Reads and writes a small document, so the JSON classes are ready before a reply comes. */
-  static void prepareJson() {
-    try {
-      JSON.writeValueAsBytes(JSON.readTree("{\"records\":[{\"uri\":\"at://x\",\"value\":{}}]}"));
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
   static HttpClient defaultHttpClient() {
     // Pinned: an https connection goes to an address checked when it is made.
     return ServiceAddresses.process().client();

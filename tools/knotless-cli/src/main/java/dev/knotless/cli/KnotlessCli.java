@@ -1,6 +1,5 @@
 package dev.knotless.cli;
 
-import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.ProcessExit;
 import dev.knotless.storage.cli.CliContext;
@@ -64,7 +63,6 @@ public final class KnotlessCli implements Runnable {
   }
 
   public static void main(String[] argv) {
-    XrpcClient.prepareInBackground();
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     CliContext ctx =
         new CliContext(

@@ -1,6 +1,5 @@
 package dev.knotless.storage.remote;
 
-import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.ProcessExit;
 import dev.knotless.storage.Trace;
@@ -21,7 +20,6 @@ public final class GitRemoteKnotless {
   private GitRemoteKnotless() {}
 
   public static void main(String[] args) {
-    XrpcClient.prepareInBackground();
     main(args, KnotlessRepos::fromEnvironment);
   }
 
