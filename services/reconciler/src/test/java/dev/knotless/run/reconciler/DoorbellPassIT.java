@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.knotless.run.events.DoorbellMessage;
-import dev.knotless.run.events.Topics;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.reconciler.app.QueueGauges;
 import dev.knotless.run.testkit.KafkaBrokerResource;
@@ -25,11 +23,7 @@ import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +56,7 @@ class DoorbellPassIT {
   void aDoorbellPublishedBecomesOnePassWithItsReason() throws Exception {
     RepoId repo = new RepoId("did:plc:alice", "3kaaaaaaaaaa1");
     long t0 = System.nanoTime();
-    ring(repo, Doorbell.frame("dev.knotless.ref"));
+    Outputs.ring(repo, Doorbell.frame("dev.knotless.ref"));
     await().atMost(DEADLINE).until(() -> passes.of(repo).size() == 1);
     System.out.printf(
         "[DoorbellPassIT] doorbell to pass in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
@@ -73,10 +67,10 @@ class DoorbellPassIT {
   void ringsDuringAPassCoalesceIntoExactlyOneMorePass() throws Exception {
     RepoId repo = new RepoId("did:plc:bob", "3kbbbbbbbbbb1");
     passes.hold(repo);
-    ring(repo, Doorbell.SWEEP);
+    Outputs.ring(repo, Doorbell.SWEEP);
     await().atMost(DEADLINE).until(() -> passes.of(repo).size() == 1);
     for (int i = 0; i < 10; i++) {
-      ring(repo, i % 2 == 0 ? Doorbell.frame("dev.knotless.ref") : Doorbell.ASKED);
+      Outputs.ring(repo, i % 2 == 0 ? Doorbell.frame("dev.knotless.ref") : Doorbell.ASKED);
     }
     // The burst is on the topic before the pass is let go, so it is all one coalesced ring.
     await().atMost(DEADLINE).until(() -> received("asked") >= 5);
@@ -97,7 +91,7 @@ class DoorbellPassIT {
     RepoId repo = new RepoId("did:plc:carol", "3kcccccccccc1");
     KafkaBrokerResource.broker().restart();
     long t0 = System.nanoTime();
-    ring(repo, Doorbell.connect("jetstream"));
+    Outputs.ring(repo, Doorbell.connect("jetstream"));
     await().atMost(Duration.ofSeconds(120)).until(() -> passes.of(repo).size() == 1);
     System.out.printf(
         "[DoorbellPassIT] after a broker restart, doorbell to pass in %d ms%n",
@@ -166,16 +160,5 @@ class DoorbellPassIT {
       }
     }
     return 0;
-  }
-
-  private void ring(RepoId repo, Doorbell bell) throws Exception {
-    Properties p = new Properties();
-    KafkaBrokerResource.testClient(p);
-    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
-      producer
-          .send(
-              new ProducerRecord<>(Topics.DOORBELLS, repo.toString(), DoorbellMessage.encode(bell)))
-          .get();
-    }
   }
 }
