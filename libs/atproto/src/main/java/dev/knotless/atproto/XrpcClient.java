@@ -61,7 +61,7 @@ public final class XrpcClient {
 
   /** An anonymous client of the PDS at {@code pds}, sharing the process's HTTP client. */
   public static XrpcClient create(URI pds) {
-    return create(pds, XrpcTransport.defaultHttpClient());
+    return create(pds, ServiceAddresses.process().client());
   }
 
   /** An anonymous client of {@code pds} sharing {@code http}. */

@@ -49,11 +49,6 @@ final class XrpcTransport {
     this.deadline = deadline;
   }
 
-  static HttpClient defaultHttpClient() {
-    // Pinned: an https connection goes to an address checked when it is made.
-    return ServiceAddresses.process().client();
-  }
-
   URI service() {
     return service;
   }

@@ -28,12 +28,7 @@ final class Fetch {
    * connections pinned to an address checked when they are made.
    */
   static HttpClient defaultClient() {
-    return defaultClient(ServiceAddresses.process());
-  }
-
-  /** As {@link #defaultClient()}, pinning to what {@code addresses} allows. */
-  static HttpClient defaultClient(ServiceAddresses addresses) {
-    return addresses.client();
+    return ServiceAddresses.process().client();
   }
 
   static HttpResponse<String> get(

@@ -39,8 +39,7 @@ public final class IdentityResolver {
 
   /** A resolver configured from {@code env} ({@code System.getenv()} in production). */
   public static IdentityResolver fromEnvironment(Map<String, String> env, LocalCache cache) {
-    HttpClient http =
-        Fetch.defaultClient(dev.knotless.atproto.ServiceAddresses.fromEnvironment(env));
+    HttpClient http = dev.knotless.atproto.ServiceAddresses.fromEnvironment(env).client();
     return new IdentityResolver(
         HandleResolver.fromEnvironment(env, http), DidResolver.fromEnvironment(env, http), cache);
   }

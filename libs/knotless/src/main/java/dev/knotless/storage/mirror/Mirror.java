@@ -1,5 +1,6 @@
 package dev.knotless.storage.mirror;
 
+import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.Threads;
 import dev.knotless.storage.Trace;
@@ -16,7 +17,6 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -173,7 +173,7 @@ public final class Mirror {
      * #syncRefs} would. The refs may still be being set. Idempotent.
      */
     public void awaitChecked() throws IOException {
-      join(checked);
+      RangeScanner.join(checked);
     }
 
     /**
@@ -181,21 +181,7 @@ public final class Mirror {
      * Idempotent.
      */
     public Synced await() throws IOException {
-      return join(rest);
-    }
-
-    private static <T> T join(CompletableFuture<T> f) throws IOException {
-      try {
-        return f.join();
-      } catch (CompletionException e) {
-        if (e.getCause() instanceof UncheckedIOException u) {
-          throw u.getCause();
-        }
-        if (e.getCause() instanceof RuntimeException r) {
-          throw r;
-        }
-        throw new IOException(e.getCause());
-      }
+      return RangeScanner.join(rest);
     }
   }
 
