@@ -3,7 +3,6 @@ package dev.knotless.storage;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -102,10 +101,10 @@ final class MeetingScan {
       List<CompletableFuture<RecordPage>> downs = new ArrayList<>();
       List<CompletableFuture<Optional<RecordPage>>> ups = new ArrayList<>();
       for (Gap g : open) {
-        downs.add(async(() -> source.below(g.hi)));
+        downs.add(Threads.async(() -> source.below(g.hi), executor));
         requests++;
         boolean up = g.upward && expectedIn(g) > ONE_PAGE;
-        ups.add(up ? async(() -> source.above(g.lo)) : null);
+        ups.add(up ? Threads.async(() -> source.above(g.lo), executor) : null);
         requests += up ? 1 : 0;
       }
       for (int i = 0; i < open.size(); i++) {
@@ -221,22 +220,5 @@ final class MeetingScan {
 
   private double position(String k) {
     return k.startsWith(prefix) ? KeyRanges.position(k.substring(prefix.length())) : 0;
-  }
-
-  private <T> CompletableFuture<T> async(IoCall<T> call) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return call.get();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        },
-        executor);
-  }
-
-  @FunctionalInterface
-  private interface IoCall<T> {
-    T get() throws IOException;
   }
 }

@@ -9,13 +9,11 @@ import dev.knotless.storage.records.RedirectRecord;
 import dev.knotless.storage.records.RefRecord;
 import dev.knotless.storage.records.RepoRecord;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 /**
  * Reads snapshots. With the key cached, the repo record and the refs (and the newest packs, when
@@ -105,13 +103,13 @@ public final class SnapshotReader {
     Optional<String> cached = cache.key(at);
     if (cached.isPresent()) {
       String key = cached.get();
-      CompletableFuture<Optional<Record>> repo = async(() -> find(at));
+      CompletableFuture<Optional<Record>> repo = Threads.async(() -> find(at));
       CompletableFuture<List<Record>> refsFirst =
-          async(() -> firstPage(at, Lexicons.REF, key, 100));
+          Threads.async(() -> firstPage(at, Lexicons.REF, key, 100));
       CompletableFuture<List<Record>> packPage =
           packs == Packs.NONE
               ? CompletableFuture.completedFuture(List.of())
-              : async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
+              : Threads.async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
       Optional<Record> repoRecord = RangeScanner.join(repo);
       List<Record> refs = RangeScanner.join(refsFirst);
       List<Record> packRecords = RangeScanner.join(packPage);
@@ -142,11 +140,12 @@ public final class SnapshotReader {
       RepoAddress at, RepoRecord record, Packs packs, String renamedFrom, java.time.Instant started)
       throws IOException {
     String key = record.key();
-    CompletableFuture<List<Record>> refsFirst = async(() -> firstPage(at, Lexicons.REF, key, 100));
+    CompletableFuture<List<Record>> refsFirst =
+        Threads.async(() -> firstPage(at, Lexicons.REF, key, 100));
     CompletableFuture<List<Record>> packPage =
         packs == Packs.NONE
             ? CompletableFuture.completedFuture(List.of())
-            : async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
+            : Threads.async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
     List<Record> refs = RangeScanner.join(refsFirst);
     List<Record> packRecords = RangeScanner.join(packPage);
     return assemble(at, record, key, refs, packRecords, packs, renamedFrom, started);
@@ -224,24 +223,6 @@ public final class SnapshotReader {
             client.listRecords(at.did(), collection, RangeScanner.PAGE, cursor, true));
       }
     };
-  }
-
-  private static <T> CompletableFuture<T> async(IoSupplier<T> s) {
-    Supplier<T> wrapped =
-        () -> {
-          try {
-            return s.get();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        };
-    return CompletableFuture.supplyAsync(wrapped, Threads.IO);
-  }
-
-  /** A supplier that may fail with an I/O error. */
-  @FunctionalInterface
-  interface IoSupplier<T> {
-    T get() throws IOException;
   }
 
   static AtUri uri(RepoAddress at, String collection, String rkey) {

@@ -1,5 +1,9 @@
 package dev.knotless.storage;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,4 +25,31 @@ public final class Threads {
           });
 
   private Threads() {}
+
+  /** A call that may fail with an I/O error. */
+  @FunctionalInterface
+  public interface IoCall<T> {
+    T get() throws IOException;
+  }
+
+  /**
+   * Runs {@code call} on {@link #IO}. An I/O failure ends the future with an {@link
+   * UncheckedIOException}, which {@link RangeScanner#join} gives back as the I/O failure.
+   */
+  public static <T> CompletableFuture<T> async(IoCall<T> call) {
+    return async(call, IO);
+  }
+
+  /** As {@link #async(IoCall)}, on {@code executor}. */
+  public static <T> CompletableFuture<T> async(IoCall<T> call, Executor executor) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return call.get();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        executor);
+  }
 }

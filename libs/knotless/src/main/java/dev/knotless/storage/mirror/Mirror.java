@@ -194,15 +194,11 @@ public final class Mirror {
     Map<String, String> before = refsNow();
     Fetcher.Pending pending = fetchBegun(snap, live, before, fetcher);
     CompletableFuture<Void> checked =
-        CompletableFuture.runAsync(
+        Threads.async(
             () -> {
-              try {
-                check(pending);
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            },
-            Threads.IO);
+              check(pending);
+              return null;
+            });
     CompletableFuture<Synced> rest =
         checked.thenApply(
             v -> {

@@ -10,7 +10,6 @@ import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.Threads;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,11 +60,11 @@ final class AfterRefusal {
       Instant writtenAt,
       XrpcException e)
       throws IOException {
-    CompletableFuture<List<RefRecord>> refs = async(() -> reader.rereadRefs(repo, key));
+    CompletableFuture<List<RefRecord>> refs = Threads.async(() -> reader.rereadRefs(repo, key));
     CompletableFuture<Optional<Record>> repoRecord =
         mintedKey == null
             ? CompletableFuture.completedFuture(Optional.empty())
-            : async(() -> client.findRecord(repo.did(), Lexicons.REPO, repo.name()));
+            : Threads.async(() -> client.findRecord(repo.did(), Lexicons.REPO, repo.name()));
     Map<String, RefRecord> now = new LinkedHashMap<>();
     for (RefRecord r : RangeScanner.join(refs)) {
       now.put(r.name(), r);
@@ -129,21 +128,5 @@ final class AfterRefusal {
 
   private static List<RefDecision> pending(List<PushPlan.Batch> batches, int from) {
     return batches.subList(from, batches.size()).stream().flatMap(b -> b.refs().stream()).toList();
-  }
-
-  private interface IoCall<T> {
-    T get() throws IOException;
-  }
-
-  private static <T> CompletableFuture<T> async(IoCall<T> call) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return call.get();
-          } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-          }
-        },
-        Threads.IO);
   }
 }

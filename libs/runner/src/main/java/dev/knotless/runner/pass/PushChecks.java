@@ -201,15 +201,8 @@ final class PushChecks {
     java.util.concurrent.CompletableFuture<Set<String>> changing =
         commit.equals(was) || was == null
             ? java.util.concurrent.CompletableFuture.completedFuture(null)
-            : java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return CommitFiles.changed(mirror.git(), was, commit);
-                  } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                  }
-                },
-                dev.knotless.storage.Threads.IO);
+            : dev.knotless.storage.Threads.async(
+                () -> CommitFiles.changed(mirror.git(), was, commit));
     WorkflowSet set = null;
     IOException failed = null;
     try {
