@@ -1,7 +1,6 @@
 package dev.knotless.atproto;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
@@ -19,8 +18,6 @@ import java.util.Base64;
  */
 public record Session(String did, String handle, String accessJwt, String refreshJwt) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /**
    * When the access token expires, from its {@code exp} claim, or {@link Instant#MAX} if unknown.
    */
@@ -35,8 +32,7 @@ public record Session(String did, String handle, String accessJwt, String refres
     }
     try {
       JsonNode claims =
-          JSON.readTree(
-              new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8));
+          Json.read(new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8));
       JsonNode exp = claims.get("exp");
       return exp != null && exp.canConvertToLong()
           ? Instant.ofEpochSecond(exp.asLong())

@@ -111,7 +111,7 @@ public final class XrpcClient {
 
   /** Logs in with an identifier (handle, DID or email) and an app password. */
   public Session login(String identifier, String password) throws XrpcException {
-    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    ObjectNode body = Json.object();
     body.put("identifier", identifier);
     body.put("password", password);
     JsonNode r = postJson("com.atproto.server.createSession", body, null);
@@ -195,7 +195,7 @@ public final class XrpcClient {
 
   /** A procedure (POST) with a JSON body. */
   public JsonNode procedure(String nsid, JsonNode body) throws XrpcException {
-    byte[] bytes = bytes(body);
+    byte[] bytes = Json.write(body);
     return XrpcTransport.json(
         nsid, authed(nsid, token -> transport.post(nsid, bytes, "application/json", token)));
   }
@@ -221,7 +221,8 @@ public final class XrpcClient {
 
   /** A procedure to this client's service carrying {@code token}, such as a service token. */
   public JsonNode procedureWith(String token, String nsid, JsonNode body) throws XrpcException {
-    return XrpcTransport.json(nsid, transport.post(nsid, bytes(body), "application/json", token));
+    return XrpcTransport.json(
+        nsid, transport.post(nsid, Json.write(body), "application/json", token));
   }
 
   // ---- records ---------------------------------------------------------------------------------
@@ -286,7 +287,7 @@ public final class XrpcClient {
       throw new IllegalArgumentException(
           "applyWrites takes at most " + MAX_WRITES + " writes, not " + writes.size());
     }
-    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    ObjectNode body = Json.object();
     body.put("repo", repo);
     ArrayNode arr = body.putArray("writes");
     for (Write w : writes) {
@@ -315,7 +316,7 @@ public final class XrpcClient {
   public WriteResult putRecord(
       String repo, String collection, String rkey, ObjectNode value, Swap swap)
       throws XrpcException {
-    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    ObjectNode body = Json.object();
     body.put("repo", repo);
     body.put("collection", collection);
     body.put("rkey", rkey);
@@ -331,7 +332,7 @@ public final class XrpcClient {
 
   /** Deletes one record; deleting a missing one succeeds. */
   public void deleteRecord(String repo, String collection, String rkey) throws XrpcException {
-    ObjectNode body = XrpcTransport.JSON.createObjectNode();
+    ObjectNode body = Json.object();
     body.put("repo", repo);
     body.put("collection", collection);
     body.put("rkey", rkey);
@@ -401,22 +402,14 @@ public final class XrpcClient {
 
   private JsonNode postJson(String method, JsonNode body, String token) throws XrpcException {
     return XrpcTransport.json(
-        method, transport.post(method, bytes(body), "application/json", token));
-  }
-
-  private static byte[] bytes(JsonNode body) {
-    try {
-      return XrpcTransport.JSON.writeValueAsBytes(body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalArgumentException("cannot encode the request body", e);
-    }
+        method, transport.post(method, Json.write(body), "application/json", token));
   }
 
   private static ObjectNode typed(String collection, ObjectNode value) {
     if (value.has("$type")) {
       return value;
     }
-    ObjectNode copy = XrpcTransport.JSON.createObjectNode();
+    ObjectNode copy = Json.object();
     copy.put("$type", collection);
     copy.setAll(value);
     return copy;

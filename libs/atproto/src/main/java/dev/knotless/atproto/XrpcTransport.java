@@ -1,7 +1,6 @@
 package dev.knotless.atproto;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -22,7 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 final class XrpcTransport {
 
-  static final ObjectMapper JSON = new ObjectMapper();
   private static final Logger LOG = LoggerFactory.getLogger(XrpcTransport.class);
   private static final Duration SLOW = Duration.ofSeconds(5);
 
@@ -79,7 +77,7 @@ final class XrpcTransport {
   static JsonNode json(String method, HttpResponse<byte[]> r) throws XrpcException {
     try {
       byte[] body = r.body();
-      return body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
+      return body.length == 0 ? Json.object() : Json.read(body);
     } catch (IOException e) {
       throw new XrpcException(method, r.statusCode(), null, "the response is not JSON", null, e);
     }
@@ -138,7 +136,7 @@ final class XrpcTransport {
     String error = null;
     String message = null;
     try {
-      JsonNode body = JSON.readTree(r.body());
+      JsonNode body = Json.read(r.body());
       if (body != null && body.isObject()) {
         error = body.path("error").isTextual() ? body.get("error").asText() : null;
         message = body.path("message").isTextual() ? body.get("message").asText() : null;

@@ -1,8 +1,8 @@
 package dev.knotless.atproto.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -32,7 +32,6 @@ import java.util.function.Consumer;
  * does not parse reads as an empty object. Thread-safe.
  */
 final class JsonFiles {
-  static final ObjectMapper JSON = new ObjectMapper();
   private static final ConcurrentHashMap<Path, ReentrantLock> LOCKS = new ConcurrentHashMap<>();
 
   private JsonFiles() {}
@@ -40,11 +39,11 @@ final class JsonFiles {
   /** The file's object, or an empty one if it is missing or unreadable. */
   static ObjectNode read(Path file) {
     try {
-      JsonNode node = JSON.readTree(Files.readAllBytes(file));
-      return node instanceof ObjectNode object ? object : JSON.createObjectNode();
+      JsonNode node = Json.read(Files.readAllBytes(file));
+      return node instanceof ObjectNode object ? object : Json.object();
     } catch (IOException e) {
       // Missing, half-written by a crashed older client, or not ours: the cache starts over.
-      return JSON.createObjectNode();
+      return Json.object();
     }
   }
 
@@ -84,7 +83,7 @@ final class JsonFiles {
             : Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
     try {
       try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ByteBuffer bytes = ByteBuffer.wrap(JSON.writeValueAsBytes(value));
+        ByteBuffer bytes = ByteBuffer.wrap(Json.write(value));
         while (bytes.hasRemaining()) {
           out.write(bytes);
         }

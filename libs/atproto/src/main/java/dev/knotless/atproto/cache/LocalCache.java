@@ -2,6 +2,7 @@ package dev.knotless.atproto.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Json;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -138,7 +139,7 @@ public final class LocalCache {
 
   /** Remembers the key of repository {@code name} of {@code did}. */
   public void putRepoKey(String did, String name, String key) {
-    put(CacheFile.KEYS, did + "/" + name, JsonFiles.JSON.getNodeFactory().textNode(key));
+    put(CacheFile.KEYS, did + "/" + name, Json.nodes().textNode(key));
   }
 
   /** Forgets the key of repository {@code name}, after a snapshot found it changed or gone. */
@@ -153,7 +154,7 @@ public final class LocalCache {
 
   /** Remembers the blob upload limit {@code pds} advertises, in bytes. */
   public void putBlobUploadLimit(URI pds, long bytes) {
-    put(CacheFile.SERVERS, pds.toString(), JsonFiles.JSON.getNodeFactory().numberNode(bytes));
+    put(CacheFile.SERVERS, pds.toString(), Json.nodes().numberNode(bytes));
   }
 
   /** Whether {@code did}'s email claim was looked up before ({@code emails.json}). */
@@ -163,6 +164,6 @@ public final class LocalCache {
 
   /** Remembers that {@code did}'s email claim was looked up. */
   public void markEmailLookedUp(String did) {
-    put(CacheFile.EMAILS, did, JsonFiles.JSON.getNodeFactory().booleanNode(true));
+    put(CacheFile.EMAILS, did, Json.nodes().booleanNode(true));
   }
 }

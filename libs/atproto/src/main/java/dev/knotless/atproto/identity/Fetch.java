@@ -1,7 +1,7 @@
 package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.knotless.atproto.Json;
 import dev.knotless.atproto.ServiceAddresses;
 import java.io.IOException;
 import java.net.URI;
@@ -12,7 +12,6 @@ import java.time.Duration;
 
 /** The GETs identity resolution makes, with errors that say what was asked of whom. */
 final class Fetch {
-  static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   /** The longest a DID document or a handle's answer may take, body included. */
@@ -66,7 +65,7 @@ final class Fetch {
 
   static JsonNode json(HttpResponse<String> response, String purpose) throws IdentityException {
     try {
-      return JSON.readTree(response.body());
+      return Json.read(response.body());
     } catch (IOException e) {
       throw new IdentityException(
           response.uri() + " answered " + purpose + " with something that is not JSON", e);

@@ -2,6 +2,7 @@ package dev.knotless.atproto.identity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Json;
 import dev.knotless.atproto.ServiceAddresses;
 import dev.knotless.atproto.cache.CacheFile;
 import dev.knotless.atproto.cache.LocalCache;
@@ -142,13 +143,13 @@ public final class IdentityResolver {
     if (cache == null) {
       return;
     }
-    ObjectNode value = Fetch.JSON.createObjectNode();
+    ObjectNode value = Json.object();
     value.put("did", identity.did()).put("pds", identity.pds().toString());
     cache.put(CacheFile.IDENTITY, key, value);
     if (!key.equals(identity.did())) {
       cache.put(CacheFile.IDENTITY, identity.did(), value);
     }
-    ObjectNode handle = Fetch.JSON.createObjectNode();
+    ObjectNode handle = Json.object();
     if (identity.handle() != null) {
       handle.put("handle", identity.handle());
     } else {

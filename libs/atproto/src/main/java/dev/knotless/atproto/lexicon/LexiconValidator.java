@@ -1,8 +1,8 @@
 package dev.knotless.atproto.lexicon;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.AtUri;
+import dev.knotless.atproto.Json;
 import dev.knotless.atproto.RecordKeys;
 import dev.knotless.atproto.Tid;
 import java.io.IOException;
@@ -35,7 +35,6 @@ import java.util.stream.Stream;
  * Immutable after {@link #load}; thread-safe.
  */
 public final class LexiconValidator {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern DID = Pattern.compile("did:[a-z]+:[a-zA-Z0-9._:%-]*[a-zA-Z0-9._-]");
 
   private final Map<String, JsonNode> docs;
@@ -52,7 +51,7 @@ public final class LexiconValidator {
       files = walk.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     for (Path f : files) {
-      JsonNode doc = JSON.readTree(f.toFile());
+      JsonNode doc = Json.read(Files.readAllBytes(f));
       docs.put(doc.path("id").asText(), doc);
     }
     return new LexiconValidator(docs);

@@ -15,8 +15,28 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class Prestarted {
 
-  /** What a process was started as: a call starting the same takes it. */
-  record Key(Path gitDir, Map<String, String> env, List<String> args, boolean quiet) {}
+  /**
+   * What a process was started as: a call starting the same takes it.
+   *
+   * <p>{@code equals} and {@code hashCode} are written out: a record's own are made at their first
+   * call from method handles, which took the git helper's short-lived JVM 20 ms, in every start.
+   */
+  record Key(Path gitDir, Map<String, String> env, List<String> args, boolean quiet) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key k
+          && gitDir.equals(k.gitDir)
+          && env.equals(k.env)
+          && args.equals(k.args)
+          && quiet == k.quiet;
+    }
+
+    @Override
+    public int hashCode() {
+      return ((gitDir.hashCode() * 31 + env.hashCode()) * 31 + args.hashCode()) * 31
+          + Boolean.hashCode(quiet);
+    }
+  }
 
   /** Starts one process; may fail as starting git fails. */
   @FunctionalInterface

@@ -1,8 +1,8 @@
 package dev.knotless.storage.secrets;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Json;
 import dev.knotless.atproto.XrpcClient;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,8 +22,6 @@ public final class AppviewSecrets {
   public static final String DELETE = "dev.knotless.deleteSecret";
   public static final String LIST = "dev.knotless.listSecrets";
   public static final String DESCRIBE = "dev.knotless.describeServer";
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final XrpcClient appview;
   private final XrpcClient account;
@@ -63,7 +61,7 @@ public final class AppviewSecrets {
    * @return whether there was one to remove
    */
   public boolean delete(String did, String key, String runner, String name) throws IOException {
-    ObjectNode body = JSON.createObjectNode();
+    ObjectNode body = Json.object();
     body.put("did", did);
     body.put("key", key);
     body.put("runner", runner);

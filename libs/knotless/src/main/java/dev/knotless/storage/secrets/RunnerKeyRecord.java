@@ -1,8 +1,8 @@
 package dev.knotless.storage.secrets;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Json;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.identity.P256DidKey;
 import java.io.IOException;
@@ -21,13 +21,11 @@ public final class RunnerKeyRecord {
   /** Its one record key. */
   public static final String RKEY = "self";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private RunnerKeyRecord() {}
 
   /** The record's value. */
   public static ObjectNode value(String didKey, Instant createdAt) {
-    ObjectNode v = JSON.createObjectNode();
+    ObjectNode v = Json.object();
     v.put("$type", COLLECTION);
     v.put("key", didKey);
     v.put("createdAt", createdAt.toString());

@@ -1,8 +1,8 @@
 package dev.knotless.storage.secrets;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.Json;
 import dev.knotless.atproto.seal.SealBinding;
 import dev.knotless.atproto.seal.SecretSeal;
 import java.io.IOException;
@@ -32,8 +32,6 @@ public record SealedSecret(
     SecretSeal.Sealed sealed,
     String createdAt) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   public SealedSecret {
     refs = List.copyOf(refs);
   }
@@ -45,7 +43,7 @@ public record SealedSecret(
 
   /** As the appview's lexicon writes it. */
   public ObjectNode toJson() {
-    ObjectNode n = JSON.createObjectNode();
+    ObjectNode n = Json.object();
     n.put("did", did);
     n.put("key", key);
     n.put("runner", runner);
