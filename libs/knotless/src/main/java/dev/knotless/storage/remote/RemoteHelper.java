@@ -4,9 +4,11 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.KnotlessUrl;
+import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.Threads;
 import dev.knotless.storage.Trace;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.push.PushResult;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -38,6 +41,7 @@ public final class RemoteHelper {
   private RepoAddress address;
   private XrpcClient reader;
   private Snapshot snapshot;
+  private CompletableFuture<Void> pinning = CompletableFuture.completedFuture(null);
 
   /**
    * @param remoteName the remote's name, or the URL itself when git was given a bare URL
@@ -121,6 +125,7 @@ public final class RemoteHelper {
         throw e;
       }
       at = moved.get();
+      RangeScanner.join(pinning);
       pin(at);
       address = at;
       reader = repos.reader(at);
@@ -137,6 +142,8 @@ public final class RemoteHelper {
                 + moved);
       }
     }
+    // Nothing read reaches git before the address is known to be the one this remote was used with.
+    RangeScanner.join(pinning);
     return s;
   }
 
@@ -144,7 +151,14 @@ public final class RemoteHelper {
     if (address == null) {
       long t = Trace.start();
       address = repos.locate(url);
-      pin(address);
+      RepoAddress at = address;
+      // Its git processes (25 to 40 ms) run beside the snapshot read, which waits for them.
+      pinning =
+          Threads.async(
+              () -> {
+                pin(at);
+                return null;
+              });
       reader = repos.reader(address);
       Trace.step("locate " + url.owner(), t);
     }
@@ -227,6 +241,7 @@ public final class RemoteHelper {
       snap = read(SnapshotReader.Packs.NONE);
       Trace.step("snapshot (no packs)", t);
     }
+    RangeScanner.join(pinning);
     // The compaction's count rides beside the push's first write, so it costs no round trip.
     PushResult result;
     t = Trace.start();
