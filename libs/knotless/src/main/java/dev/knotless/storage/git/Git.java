@@ -47,6 +47,11 @@ public final class Git {
     return gitDir;
   }
 
+  /** The environment git runs with here, besides this JVM's own. */
+  Map<String, String> env() {
+    return env;
+  }
+
   /** What a finished git printed and returned. */
   public record Result(int exitCode, byte[] stdout, String stderr) {
     public String out() {
@@ -70,7 +75,7 @@ public final class Git {
   /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
   public static final List<String> BATCH_COMMAND = List.of("cat-file", "--batch-command");
 
-  /** {@code cat-file --batch-check}, as {@link #missing} runs it. */
+  /** {@code cat-file --batch-check}, as {@link #missing} runs it when the files cannot say. */
   private static final List<String> BATCH_CHECK = List.of("cat-file", "--batch-check");
 
   /**
@@ -83,8 +88,6 @@ public final class Git {
 
   /** A git process {@link #prestart} can start ahead of need. */
   public enum Ahead {
-    /** {@code cat-file --batch-check}, as {@link #missing} runs it. */
-    MISSING(BATCH_CHECK, false),
     /** {@code rev-list}, as {@link #firstMissingReachable} runs it. */
     HISTORY(HOLES, false),
     /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
@@ -309,6 +312,10 @@ public final class Git {
     Set<String> out = new HashSet<>();
     if (shas.isEmpty()) {
       return out;
+    }
+    java.util.Optional<Set<String>> fromFiles = ObjectFiles.missing(gitDir, env, shas);
+    if (fromFiles.isPresent()) {
+      return fromFiles.get();
     }
     StringBuilder in = new StringBuilder();
     for (String s : shas) {

@@ -70,19 +70,7 @@ public final class Mirror {
     return new Mirror(dir);
   }
 
-  /**
-   * Starts the question a sync of pushed commits asks first (which objects are missing) while the
-   * caller waits on the PDS for the snapshot; does nothing for a mirror not made yet. {@link
-   * #endPrestarted} ends it if it was not used.
-   */
-  public static void prestart(Path cacheDir, String did, String key) {
-    Path dir = location(cacheDir, did, key);
-    if (Files.isDirectory(dir)) {
-      Git.at(dir).prestart(Git.Ahead.MISSING);
-    }
-  }
-
-  /** Ends what {@link #prestart} started and nothing used. */
+  /** Ends the git processes a sync started ahead ({@link Git#prestart}) that nothing used. */
   public static void endPrestarted(Path cacheDir, String did, String key) {
     Git.at(location(cacheDir, did, key)).endPrestarted();
   }

@@ -219,10 +219,6 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
-    if (pushed) {
-      // The mirror's first question starts while the snapshot is read.
-      Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-    }
     try {
       return pass(repo, stage, pushed);
     } finally {
