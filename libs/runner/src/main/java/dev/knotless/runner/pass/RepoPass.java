@@ -23,7 +23,6 @@ import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.fetch.Fetcher;
-import dev.knotless.storage.git.Git;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
@@ -219,14 +218,17 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
+    // A push's sync will want its git processes: they start while the snapshot is read.
+    boolean ahead = pushed && Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     try {
-      return pass(repo, stage, pushed);
+      return pass(repo, stage, pushed, ahead);
     } finally {
       Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     }
   }
 
-  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
+  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed, boolean ahead)
+      throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
@@ -320,7 +322,7 @@ public final class RepoPass {
     boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();
     boolean filesRefs = !extras.pullsOnly() && (!plan.due().isEmpty() || askedNow);
     PausedOwners pausedNow = filesRefs || extras.pulls() != null ? paused.read() : null;
-    SyncedMirror mirror = new SyncedMirror(repo, owner, snap);
+    SyncedMirror mirror = new SyncedMirror(repo, owner, snap, ahead);
     if (extras.pullsOnly()) {
       // Another runner runs this repository's pushes: here they are only recorded as seen.
       for (DueRef due : plan.due()) {
@@ -378,20 +380,24 @@ public final class RepoPass {
     private final XrpcClient owner;
     private final Snapshot snap;
     private MirrorView synced;
+    private final boolean ahead;
 
-    SyncedMirror(Watched repo, XrpcClient owner, Snapshot snap) {
+    SyncedMirror(Watched repo, XrpcClient owner, Snapshot snap, boolean ahead) {
       this.repo = repo;
       this.owner = owner;
       this.snap = snap;
+      this.ahead = ahead;
     }
 
     /** The mirror with its sync begun: the newest packs indexed, the history check going on. */
     MirrorView begun() throws IOException {
       if (synced == null) {
         Mirror m = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-        // What follows the indexing starts while the missing question and the indexing run: the
-        // history check, and readers of the workflows and the changed paths.
-        m.git().prestart(Git.Ahead.HISTORY, Git.Ahead.READER, Git.Ahead.READER);
+        if (!ahead) {
+          // Started while the pack is written: the history check, and readers of the workflows
+          // and the changed paths.
+          m.git().prestart(Mirror.AHEAD);
+        }
         synced = new MirrorView(m, m.begin(snap, readers.fetcher(owner)));
       }
       return synced;
