@@ -26,7 +26,7 @@ import java.util.zip.Inflater;
  * check running, for the three or four objects a typical push brings.
  *
  * <p>It takes only the plainest packs and leaves everything else to {@code index-pack}, so that
- * whatever a hostile pack holds meets git's own checks and error messages: a pack over 64 KiB or
+ * whatever a hostile pack holds meets git's own checks and error messages: a pack over 256 KiB or
  * 1,000 objects, one whose trailing checksum is wrong, whose objects do not inflate to exactly
  * their stated sizes or do not end where the checksum begins, one holding a delta (which needs a
  * base) or an object inflating past 8 MiB in all, and one holding any object the repository already
@@ -36,8 +36,8 @@ import java.util.zip.Inflater;
  * renamed into place, read-only, without an fsync (git's default for loose objects). Stateless.
  */
 public final class LooseObjects {
-  /** The largest pack taken here: an inline pack is well under this. */
-  public static final int MAX_PACK_BYTES = 64 * 1024;
+  /** The largest pack taken here: every inline pack (192 KiB at most) fits. */
+  public static final int MAX_PACK_BYTES = 256 * 1024;
 
   private static final int MAX_OBJECTS = 1000;
   private static final long MAX_INFLATED_BYTES = 8L << 20;
