@@ -17,7 +17,6 @@ import dev.knotless.storage.pack.PackStore;
 import dev.knotless.storage.records.PackRecord;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -199,17 +198,8 @@ public final class Fetcher {
       List<CompletableFuture<Record>> reads = new ArrayList<>();
       for (String key : keys) {
         reads.add(
-            CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return client
-                        .findRecord(s.snap.address().did(), Lexicons.PACK, key)
-                        .orElse(null);
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                  }
-                },
-                Threads.IO));
+            Threads.async(
+                () -> client.findRecord(s.snap.address().did(), Lexicons.PACK, key).orElse(null)));
       }
       List<PackRecord> found = new ArrayList<>();
       for (CompletableFuture<Record> f : reads) {
@@ -310,10 +300,10 @@ public final class Fetcher {
       }
       missingNow = null;
       Semaphore slots = new Semaphore(PACKS_AT_ONCE);
-      List<CompletableFuture<Void>> jobs = new ArrayList<>();
+      List<CompletableFuture<Object>> jobs = new ArrayList<>();
       for (PackRecord p : packs) {
         jobs.add(
-            CompletableFuture.runAsync(
+            Threads.async(
                 () -> {
                   slots.acquireUninterruptibly();
                   try {
@@ -322,7 +312,7 @@ public final class Fetcher {
                         && p.data().length == p.size()
                         && LooseObjects.write(local, p.data())) {
                       Trace.step("pack written as loose objects (" + p.size() + " bytes)", t);
-                      return;
+                      return null;
                     }
                     // The pack streams into index-pack as it downloads, part by part.
                     local.pipe(
@@ -331,13 +321,11 @@ public final class Fetcher {
                         "--stdin",
                         "--fix-thin");
                     Trace.step("pack downloaded and indexed (" + p.size() + " bytes)", t);
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+                    return null;
                   } finally {
                     slots.release();
                   }
-                },
-                Threads.IO));
+                }));
       }
       IOException vanished = null;
       for (int i = 0; i < jobs.size(); i++) {

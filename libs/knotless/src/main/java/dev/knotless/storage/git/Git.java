@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -400,16 +399,13 @@ public final class Git {
   }
 
   private static CompletableFuture<byte[]> drain(InputStream in) {
-    return CompletableFuture.supplyAsync(
+    return Threads.async(
         () -> {
           try (in) {
             ByteArrayOutputStream buf = new ByteArrayOutputStream();
             in.transferTo(buf);
             return buf.toByteArray();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
           }
-        },
-        Threads.IO);
+        });
   }
 }

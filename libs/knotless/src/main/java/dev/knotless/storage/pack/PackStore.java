@@ -10,7 +10,6 @@ import dev.knotless.storage.Trace;
 import dev.knotless.storage.records.PackRecord;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -171,7 +170,7 @@ public final class PackStore {
   }
 
   private CompletableFuture<BlobRef> uploadAsync(byte[] part, Semaphore slots) {
-    return CompletableFuture.supplyAsync(
+    return Threads.async(
         () -> {
           slots.acquireUninterruptibly();
           try {
@@ -179,13 +178,10 @@ public final class PackStore {
             BlobRef ref = uploadPart(part);
             Trace.step("uploadBlob (" + part.length + " bytes)", t);
             return ref;
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
           } finally {
             slots.release();
           }
-        },
-        Threads.IO);
+        });
   }
 
   /** Waits for every upload, then throws the first failure, if any. */
@@ -355,7 +351,7 @@ public final class PackStore {
     List<CompletableFuture<byte[]>> futures = new ArrayList<>();
     for (BlobRef part : pack.parts()) {
       futures.add(
-          CompletableFuture.supplyAsync(
+          Threads.async(
               () -> {
                 slots.acquireUninterruptibly();
                 try {
@@ -364,13 +360,10 @@ public final class PackStore {
                   byte[] b = client.getBlob(did, part.cid(), part.size());
                   Trace.step("getBlob (" + b.length + " bytes)", t);
                   return b;
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
                 } finally {
                   slots.release();
                 }
-              },
-              Threads.IO));
+              }));
     }
     return futures;
   }

@@ -20,7 +20,6 @@ import dev.knotless.storage.records.PackRecord;
 import dev.knotless.storage.records.RefRecord;
 import dev.knotless.storage.records.RepoRecord;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -280,28 +279,23 @@ public final class Pusher {
       return null;
     }
     int limit = Math.min(countPacksUpTo, RangeScanner.PAGE);
-    return CompletableFuture.supplyAsync(
+    return Threads.async(
         () -> {
-          try {
-            RecordPage page =
-                client.listRecords(repo.did(), Lexicons.PACK, limit, Keys.scanStart(key), false);
-            int n = 0;
-            boolean sawOwn = false;
-            for (var r : page.records()) {
-              if (Keys.inRange(key, r.rkey())) {
-                n++;
-                sawOwn |= own != null && r.rkey().equals(own.rkey());
-              }
+          RecordPage page =
+              client.listRecords(repo.did(), Lexicons.PACK, limit, Keys.scanStart(key), false);
+          int n = 0;
+          boolean sawOwn = false;
+          for (var r : page.records()) {
+            if (Keys.inRange(key, r.rkey())) {
+              n++;
+              sawOwn |= own != null && r.rkey().equals(own.rkey());
             }
-            if (n == RangeScanner.PAGE) {
-              n += RangeScanner.PAGE; // as the compaction counts a further page
-            }
-            return n + (own != null && !sawOwn ? 1 : 0);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
           }
-        },
-        Threads.IO);
+          if (n == RangeScanner.PAGE) {
+            n += RangeScanner.PAGE; // as the compaction counts a further page
+          }
+          return n + (own != null && !sawOwn ? 1 : 0);
+        });
   }
 
   private static Integer countOrNull(CompletableFuture<Integer> counted) {

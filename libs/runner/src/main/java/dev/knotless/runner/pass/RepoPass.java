@@ -20,6 +20,7 @@ import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.fetch.Fetcher;
@@ -300,7 +301,7 @@ public final class RepoPass {
       known =
           Optional.of(
               Reruns.apply(
-                  Reruns.joined(reruns),
+                  RangeScanner.join(reruns),
                   repo,
                   state,
                   watch != Watch.KNOWN,

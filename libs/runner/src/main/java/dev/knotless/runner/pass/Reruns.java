@@ -92,28 +92,6 @@ public final class Reruns {
   /** Reads the rerun requests on another thread, so they go out beside the snapshot's reads. */
   static java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
       readBeside(XrpcClient owner, Watched repo, StateStore state) {
-    return java.util.concurrent.CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return read(owner, repo, state);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        },
-        dev.knotless.storage.Threads.IO);
-  }
-
-  static <T> T joined(java.util.concurrent.CompletableFuture<T> f) throws IOException {
-    try {
-      return f.join();
-    } catch (java.util.concurrent.CompletionException e) {
-      if (e.getCause() instanceof java.io.UncheckedIOException u) {
-        throw u.getCause();
-      }
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IOException(e.getCause());
-    }
+    return dev.knotless.storage.Threads.async(() -> read(owner, repo, state));
   }
 }
