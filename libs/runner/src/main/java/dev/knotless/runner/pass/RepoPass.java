@@ -323,7 +323,7 @@ public final class RepoPass {
     boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();
     boolean filesRefs = !extras.pullsOnly() && (!plan.due().isEmpty() || askedNow);
     PausedOwners pausedNow = filesRefs || extras.pulls() != null ? paused.read() : null;
-    SyncedMirror mirror = new SyncedMirror(repo, owner, snap, ahead);
+    PassMirror mirror = new PassMirror(cacheDir, repo, () -> readers.fetcher(owner), snap, ahead);
     if (extras.pullsOnly()) {
       // Another runner runs this repository's pushes: here they are only recorded as seen.
       for (DueRef due : plan.due()) {
@@ -331,18 +331,19 @@ public final class RepoPass {
       }
     } else if (filesRefs) {
       stage.accept("syncing the mirror");
-      MirrorView view0 = mirror.begun();
+      Mirror synced = mirror.begun();
+      Mirror.Syncing syncing = mirror.syncing();
       trace.now(PassTrace.Stage.MIRROR, repo.stateKey());
       for (DueRef due : plan.due()) {
         stage.accept("filing the checks of " + due.ref().name());
-        pushes.file(repo, view0.mirror, view0.syncing, view.defaultRef(), due, pausedNow);
+        pushes.file(repo, synced, syncing, view.defaultRef(), due, pausedNow);
         state.update(repo.stateKey(), s -> PassPlan.filed(s, due));
       }
-      view0.syncing.await();
+      syncing.await();
       if (askedNow) {
         for (AskedRun asked : plan.asked()) {
           stage.accept("filing the runs asked for at " + asked.ref().name());
-          extras.asked().file(repo, view0.mirror, asked, pausedNow, sink, clock.instant());
+          extras.asked().file(repo, synced, asked, pausedNow, sink, clock.instant());
           state.update(repo.stateKey(), s -> PassPlan.askedFiled(s, asked));
         }
       }
@@ -360,56 +361,19 @@ public final class RepoPass {
                   snap,
                   watch != Watch.KNOWN,
                   pausedNow,
-                  () -> mirror.view().mirror,
+                  mirror::synced,
                   queued == null ? dev.knotless.runner.pulls.PullPass.Held.NONE : queued.held(),
                   stage);
       if (queued != null) {
-        queue.run(repo, owner, snap, queued, open, () -> mirror.view().mirror, pausedNow, stage);
+        queue.run(repo, owner, snap, queued, open, mirror::synced, pausedNow, stage);
       }
     }
-    if (mirror.synced != null) {
+    if (mirror.used()) {
       // After the checks are filed: nothing on their way waits for the commit-graph.
       stage.accept("writing the mirror's commit-graph");
-      mirror.synced.mirror.tidy(mirror.synced.syncing.await());
+      mirror.tidy();
     }
     return prune(repo, view);
-  }
-
-  /** The repository's mirror, synced with the pass's snapshot at most once, when first needed. */
-  private final class SyncedMirror {
-    private final Watched repo;
-    private final XrpcClient owner;
-    private final Snapshot snap;
-    private MirrorView synced;
-    private final boolean ahead;
-
-    SyncedMirror(Watched repo, XrpcClient owner, Snapshot snap, boolean ahead) {
-      this.repo = repo;
-      this.owner = owner;
-      this.snap = snap;
-      this.ahead = ahead;
-    }
-
-    /** The mirror with its sync begun: the newest packs indexed, the history check going on. */
-    MirrorView begun() throws IOException {
-      if (synced == null) {
-        Mirror m = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-        if (!ahead) {
-          // Started while the pack is written: the history check, and readers of the workflows
-          // and the changed paths.
-          m.git().prestart(Mirror.AHEAD);
-        }
-        synced = new MirrorView(m, m.begin(snap, readers.fetcher(owner)));
-      }
-      return synced;
-    }
-
-    /** The mirror synced: its history checked and its refs set. */
-    MirrorView view() throws IOException {
-      MirrorView v = begun();
-      v.syncing.await();
-      return v;
-    }
   }
 
   /** The pass's last step: at most once an hour, the repository's old checks go. */
@@ -426,8 +390,6 @@ public final class RepoPass {
     }
     return Outcome.DONE;
   }
-
-  private record MirrorView(Mirror mirror, Mirror.Syncing syncing) {}
 
   private static RepoView view(Watched repo, Snapshot snap) {
     List<RefState> refs = new ArrayList<>();
