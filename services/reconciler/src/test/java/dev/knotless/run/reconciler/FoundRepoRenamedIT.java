@@ -89,6 +89,8 @@ class FoundRepoRenamedIT {
       String theirs =
           taken.commit(Map.of(".knotless/workflows/w.yml", FoundRepoResource.SAYS_WHERE));
       taken.push("main");
+      // As the ingester would: the sweep may have found the repository before the push landed.
+      Outputs.ring(takenId, Doorbell.frame("dev.knotless.ref"));
       assertEquals("hello from " + owner + "/app\n", ranOk(taken.key(), theirs));
       assertEquals(new WatchedTable.Row(takenId, "app", WatchedTable.DISCOVERED), row(takenId));
 
