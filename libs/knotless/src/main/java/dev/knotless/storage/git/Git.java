@@ -312,10 +312,6 @@ public final class Git {
     if (shas.isEmpty()) {
       return out;
     }
-    java.util.Optional<Set<String>> fromFiles = ObjectFiles.missing(gitDir, env, shas);
-    if (fromFiles.isPresent()) {
-      return fromFiles.get();
-    }
     StringBuilder in = new StringBuilder();
     for (String s : shas) {
       in.append(s).append('\n');

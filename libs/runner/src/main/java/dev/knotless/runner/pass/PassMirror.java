@@ -23,7 +23,7 @@ final class PassMirror {
 
   /**
    * @param startedAhead whether the pass already started the sync's git processes ({@link
-   *     Mirror#prestart}), while it read the snapshot
+   *     Mirror#AHEAD}); every pass passes false today
    */
   PassMirror(
       Path cacheDir, Watched repo, Supplier<Fetcher> fetcher, Snapshot snap, boolean startedAhead) {

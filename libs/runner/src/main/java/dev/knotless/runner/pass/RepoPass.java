@@ -219,10 +219,8 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
-    // A push's sync will want its git processes: they start while the snapshot is read.
-    boolean ahead = pushed && Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     try {
-      return pass(repo, stage, pushed, ahead);
+      return pass(repo, stage, pushed, false);
     } finally {
       Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     }
