@@ -46,11 +46,6 @@ public final class Git {
     return gitDir;
   }
 
-  /** The environment git runs with here, besides this JVM's own. */
-  Map<String, String> env() {
-    return env;
-  }
-
   /** What a finished git printed and returned. */
   public record Result(int exitCode, byte[] stdout, String stderr) {
     public String out() {
