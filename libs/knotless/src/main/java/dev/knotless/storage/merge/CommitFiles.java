@@ -24,14 +24,16 @@ public final class CommitFiles {
    * The workflows at {@code commit}: the files under {@code .knotless/workflows/}, each read only
    * if its size, which the tree gives, is within {@link WorkflowSet#MAX_FILE_BYTES}; a bigger one
    * is an error without a byte of it read, so a 4 GB file costs nothing.
+   *
+   * <p>A tree the commit names but the repository lacks (a sync still writing objects) fails the
+   * read: only a directory that is not in the commit's tree means no workflows.
    */
   public static WorkflowSet workflowSet(Git git, String commit) throws IOException {
     try (ObjectReader r = ObjectReader.open(git)) {
       if (r.info(commit + "^{commit}") != null) {
         Map<String, byte[]> read = new LinkedHashMap<>();
         Map<String, Long> tooBig = new LinkedHashMap<>();
-        String dir = WorkflowSet.DIRECTORY.substring(0, WorkflowSet.DIRECTORY.length() - 1);
-        List<ObjectReader.Entry> top = r.tree(commit + ":" + dir);
+        List<ObjectReader.Entry> top = workflowsTree(r, commit);
         if (top != null) {
           walk(r, WorkflowSet.DIRECTORY, top, read, tooBig);
         }
@@ -41,6 +43,38 @@ public final class CommitFiles {
       // Below, one git command at a time, which says what is wrong in its own words.
     }
     return workflowSetByCommands(git, commit);
+  }
+
+  /**
+   * The entries of the commit's workflow directory, walked down from its root tree one name at a
+   * time; null when the directory is not there.
+   *
+   * @throws IOException when a tree on the way is named but missing
+   */
+  private static List<ObjectReader.Entry> workflowsTree(ObjectReader r, String commit)
+      throws IOException {
+    List<ObjectReader.Entry> tree = r.tree(commit + "^{tree}");
+    String at = commit + "^{tree}";
+    if (tree == null) {
+      throw new IOException("no tree " + at);
+    }
+    for (String name : WorkflowSet.DIRECTORY.split("/")) {
+      ObjectReader.Entry found = null;
+      for (ObjectReader.Entry e : tree) {
+        if (e.name().equals(name)) {
+          found = e;
+        }
+      }
+      if (found == null || !found.tree()) {
+        return null;
+      }
+      at = found.oid();
+      tree = r.tree(at);
+      if (tree == null) {
+        throw new IOException("no tree " + at + " at " + name);
+      }
+    }
+    return tree;
   }
 
   /** The files under a tree, as {@code ls-tree -r} lists them, read as the listing says. */
@@ -100,6 +134,10 @@ public final class CommitFiles {
         continue;
       }
       String path = entry.substring(tab + 1);
+      if (!meta[3].chars().allMatch(Character::isDigit)) {
+        // ls-tree gives a blob it cannot find no size.
+        throw new IOException("no blob " + meta[2] + " at " + path);
+      }
       long size = Long.parseLong(meta[3]);
       if (size > WorkflowSet.MAX_FILE_BYTES) {
         tooBig.put(path, size);

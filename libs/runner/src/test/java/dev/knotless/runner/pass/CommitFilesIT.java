@@ -1,12 +1,15 @@
 package dev.knotless.runner.pass;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.exec.GitFixture;
 import dev.knotless.runner.workflow.WorkflowError;
 import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.merge.CommitFiles;
+import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -157,6 +160,32 @@ class CommitFilesIT {
     Files.delete(workflows.resolve("x.txt"));
     String none = commit(src, "none");
     assertEquals(List.of(), CommitFiles.workflowSet(git, none).workflows(), "no directory");
+  }
+
+  @Test
+  void aWorkflowTreeOrFileTheCommitNamesButTheRepositoryLacksFailsTheReadRatherThanReadingNone(
+      @TempDir Path tmp) throws Exception {
+    Path src = tmp.resolve("src");
+    Files.createDirectories(src.resolve(".knotless/workflows"));
+    GitFixture.git(src, "init", "--quiet", "--initial-branch=main");
+    Files.writeString(
+        src.resolve(".knotless/workflows/ci.yml"), "on: {push: {}}\nsteps: [{name: a, run: a}]\n");
+    String commit = commit(src, "one");
+    Git git = Git.at(src.resolve(".git"));
+    String blob = GitFixture.git(src, "rev-parse", commit + ":.knotless/workflows/ci.yml").strip();
+    String tree = GitFixture.git(src, "rev-parse", commit + ":.knotless/workflows").strip();
+
+    // As a sync still writing objects leaves it: the commit is there, what it names is not yet.
+    Files.delete(loose(src, blob));
+    IOException noBlob =
+        assertThrows(IOException.class, () -> CommitFiles.workflowSet(git, commit), "no blob");
+    assertTrue(noBlob.getMessage().contains(blob.substring(0, 7)), noBlob.getMessage());
+    Files.delete(loose(src, tree));
+    assertThrows(IOException.class, () -> CommitFiles.workflowSet(git, commit), "no tree");
+  }
+
+  private static Path loose(Path src, String oid) {
+    return src.resolve(".git/objects").resolve(oid.substring(0, 2)).resolve(oid.substring(2));
   }
 
   private static String commit(Path src, String message) throws Exception {
