@@ -12,6 +12,7 @@ import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
 import dev.knotless.storage.Trace;
 import dev.knotless.storage.git.Git;
+import dev.knotless.storage.git.LooseObjects;
 import dev.knotless.storage.pack.PackStore;
 import dev.knotless.storage.records.PackRecord;
 import dev.knotless.storage.records.RefRecord;
@@ -307,6 +308,12 @@ public final class Fetcher {
                   slots.acquireUninterruptibly();
                   try {
                     long t = Trace.start();
+                    if (p.inline()
+                        && p.data().length == p.size()
+                        && LooseObjects.write(local, p.data())) {
+                      Trace.step("pack written as loose objects (" + p.size() + " bytes)", t);
+                      return null;
+                    }
                     // The pack streams into index-pack as it downloads, part by part.
                     local.pipe(
                         in -> store.readInto(snap.address().did(), p, in),

@@ -46,6 +46,11 @@ public final class Git {
     return gitDir;
   }
 
+  /** The environment git runs with here, besides this JVM's own. */
+  Map<String, String> env() {
+    return env;
+  }
+
   /** What a finished git printed and returned. */
   public record Result(int exitCode, byte[] stdout, String stderr) {
     public String out() {
@@ -306,6 +311,10 @@ public final class Git {
     Set<String> out = new HashSet<>();
     if (shas.isEmpty()) {
       return out;
+    }
+    java.util.Optional<Set<String>> fromFiles = ObjectFiles.missing(gitDir, env, shas);
+    if (fromFiles.isPresent()) {
+      return fromFiles.get();
     }
     StringBuilder in = new StringBuilder();
     for (String s : shas) {

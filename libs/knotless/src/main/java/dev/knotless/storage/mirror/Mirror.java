@@ -73,6 +73,19 @@ public final class Mirror {
   /** The git processes a sync of pushed commits uses after the pack is in. */
   public static final Git.Ahead[] AHEAD = {Git.Ahead.HISTORY, Git.Ahead.READER, Git.Ahead.READER};
 
+  /**
+   * Starts {@link #AHEAD} in the mirror while the caller waits on the PDS for the snapshot; false,
+   * doing nothing, for a mirror not made yet. {@link #endPrestarted} ends what was not used.
+   */
+  public static boolean prestart(Path cacheDir, String did, String key) {
+    Path dir = location(cacheDir, did, key);
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    Git.at(dir).prestart(AHEAD);
+    return true;
+  }
+
   /** Ends the git processes a sync started ahead ({@link Git#prestart}) that nothing used. */
   public static void endPrestarted(Path cacheDir, String did, String key) {
     Git.at(location(cacheDir, did, key)).endPrestarted();

@@ -219,14 +219,17 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
+    // A push's sync will want its git processes: they start while the snapshot is read.
+    boolean ahead = pushed && Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     try {
-      return pass(repo, stage, pushed);
+      return pass(repo, stage, pushed, ahead);
     } finally {
       Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     }
   }
 
-  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
+  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed, boolean ahead)
+      throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
@@ -320,7 +323,7 @@ public final class RepoPass {
     boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();
     boolean filesRefs = !extras.pullsOnly() && (!plan.due().isEmpty() || askedNow);
     PausedOwners pausedNow = filesRefs || extras.pulls() != null ? paused.read() : null;
-    PassMirror mirror = new PassMirror(cacheDir, repo, () -> readers.fetcher(owner), snap);
+    PassMirror mirror = new PassMirror(cacheDir, repo, () -> readers.fetcher(owner), snap, ahead);
     if (extras.pullsOnly()) {
       // Another runner runs this repository's pushes: here they are only recorded as seen.
       for (DueRef due : plan.due()) {

@@ -1,0 +1,197 @@
+package dev.knotless.storage.git;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.zip.DataFormatException;
+import java.util.zip.DeflaterOutputStream;
+import java.util.zip.Inflater;
+
+/**
+ * A small pack written into a repository as loose objects, in this JVM, where {@code git
+ * index-pack} would cost a process start and its set-up: 25 to 50 ms of the path from a push to its
+ * check running, for the three or four objects a typical push brings.
+ *
+ * <p>It takes only the plainest packs and leaves everything else to {@code index-pack}, so that
+ * whatever a hostile pack holds meets git's own checks and error messages: a pack over 256 KiB or
+ * 1,000 objects, one whose trailing checksum is wrong, whose objects do not inflate to exactly
+ * their stated sizes or do not end where the checksum begins, one holding a delta (which needs a
+ * base) or an object inflating past 8 MiB in all, and one holding any object the repository already
+ * has. That last rule keeps git's collision check: an object whose name is already taken goes
+ * through {@code index-pack}, which compares the two. Nothing is written unless the whole pack
+ * passes. Objects are written as git writes them, each to a temporary file in its directory, then
+ * renamed into place, read-only, without an fsync (git's default for loose objects). Stateless.
+ */
+public final class LooseObjects {
+  /** The largest pack taken here: every inline pack (192 KiB at most) fits. */
+  public static final int MAX_PACK_BYTES = 256 * 1024;
+
+  private static final int MAX_OBJECTS = 1000;
+  private static final long MAX_INFLATED_BYTES = 8L << 20;
+  private static final int TRAILER = 20;
+  private static final String[] TYPES = {null, "commit", "tree", "blob", "tag"};
+
+  private LooseObjects() {}
+
+  /**
+   * Writes {@code pack}'s objects into {@code git}'s repository as loose objects; false, having
+   * written nothing, when the pack is not one this takes, so {@code index-pack} should.
+   */
+  public static boolean write(Git git, byte[] pack) throws IOException {
+    List<Parsed> objects = parse(pack);
+    if (objects == null) {
+      return false;
+    }
+    Set<String> names = new LinkedHashSet<>();
+    objects.forEach(o -> names.add(o.name));
+    if (names.size() != objects.size()) {
+      return false; // an object twice in one pack: index-pack compares the two
+    }
+    // One writer at a time in this JVM, so that two packs synced at once cannot both find a name
+    // free and write it with different contents.
+    synchronized (LooseObjects.class) {
+      Optional<Set<String>> missing = ObjectFiles.missing(git.gitDir(), git.env(), names);
+      if (missing.isEmpty() || !missing.get().equals(names)) {
+        return false;
+      }
+      writeAll(git.gitDir().resolve("objects"), objects);
+    }
+    return true;
+  }
+
+  private static void writeAll(Path dir, List<Parsed> objects) throws IOException {
+    for (Parsed o : objects) {
+      Path sub = Files.createDirectories(dir.resolve(o.name.substring(0, 2)));
+      Path tmp = Files.createTempFile(sub, "tmp_obj_", "");
+      try {
+        try (OutputStream out = new DeflaterOutputStream(Files.newOutputStream(tmp))) {
+          out.write(header(o));
+          out.write(o.data);
+        }
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r--r--r--"));
+        Files.move(tmp, sub.resolve(o.name.substring(2)), StandardCopyOption.ATOMIC_MOVE);
+      } finally {
+        Files.deleteIfExists(tmp);
+      }
+    }
+  }
+
+  private record Parsed(String type, byte[] data, String name) {}
+
+  /** The pack's objects, or null when it is not one this takes. */
+  static List<Parsed> parse(byte[] pack) {
+    if (pack.length < 12 + TRAILER || pack.length > MAX_PACK_BYTES) {
+      return null;
+    }
+    if (pack[0] != 'P' || pack[1] != 'A' || pack[2] != 'C' || pack[3] != 'K') {
+      return null;
+    }
+    int version = readInt(pack, 4);
+    long count = Integer.toUnsignedLong(readInt(pack, 8));
+    if ((version != 2 && version != 3) || count == 0 || count > MAX_OBJECTS) {
+      return null;
+    }
+    int end = pack.length - TRAILER;
+    MessageDigest sha = sha1();
+    sha.update(pack, 0, end);
+    if (!Arrays.equals(sha.digest(), Arrays.copyOfRange(pack, end, pack.length))) {
+      return null;
+    }
+    List<Parsed> out = new ArrayList<>();
+    long inflated = 0;
+    int pos = 12;
+    Inflater inflater = new Inflater();
+    try {
+      for (long i = 0; i < count; i++) {
+        if (pos >= end) {
+          return null;
+        }
+        int c = pack[pos++] & 0xff;
+        int type = (c >> 4) & 7;
+        long size = c & 0x0f;
+        int shift = 4;
+        while ((c & 0x80) != 0) {
+          if (pos >= end || shift > 28) {
+            return null;
+          }
+          c = pack[pos++] & 0xff;
+          size |= (long) (c & 0x7f) << shift;
+          shift += 7;
+        }
+        inflated += size;
+        if (type < 1 || type > 4 || inflated > MAX_INFLATED_BYTES) {
+          return null; // a delta (6, 7), a reserved type, or too much
+        }
+        byte[] data = new byte[(int) size];
+        inflater.reset();
+        inflater.setInput(pack, pos, end - pos);
+        if (!inflateExactly(inflater, data)) {
+          return null;
+        }
+        pos += (int) inflater.getBytesRead();
+        Parsed p = new Parsed(TYPES[type], data, null);
+        sha.reset();
+        sha.update(header(p));
+        sha.update(data);
+        out.add(new Parsed(p.type, data, HexFormat.of().formatHex(sha.digest())));
+      }
+    } catch (DataFormatException e) {
+      return null;
+    } finally {
+      inflater.end();
+    }
+    return pos == end ? out : null;
+  }
+
+  /** Fills {@code data} and finds the zlib stream's end right after it; false otherwise. */
+  private static boolean inflateExactly(Inflater inflater, byte[] data) throws DataFormatException {
+    int got = 0;
+    while (got < data.length) {
+      int n = inflater.inflate(data, got, data.length - got);
+      if (n == 0 && (inflater.finished() || inflater.needsInput() || inflater.needsDictionary())) {
+        return false;
+      }
+      got += n;
+    }
+    byte[] more = new byte[1];
+    while (!inflater.finished()) {
+      int n = inflater.inflate(more);
+      if (n != 0 || inflater.needsInput() || inflater.needsDictionary()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static byte[] header(Parsed o) {
+    return (o.type + " " + o.data.length + "\0").getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static int readInt(byte[] b, int at) {
+    return ((b[at] & 0xff) << 24)
+        | ((b[at + 1] & 0xff) << 16)
+        | ((b[at + 2] & 0xff) << 8)
+        | (b[at + 3] & 0xff);
+  }
+
+  private static MessageDigest sha1() {
+    try {
+      return MessageDigest.getInstance("SHA-1");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JVM has no SHA-1", e);
+    }
+  }
+}
