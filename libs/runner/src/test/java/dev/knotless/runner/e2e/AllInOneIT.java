@@ -101,6 +101,31 @@ class AllInOneIT {
     }
   }
 
+  @Test
+  void aPushWhoseWorkflowFilesCameInAnOlderPushThanThoseItsPassReadsRunsThem(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    try (RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
+      OwnerRepo repo =
+          new OwnerRepo(pds.createAccount("own"), pds.pdsUrl(), "app", tmp.resolve("owner"));
+      // The workflow's tree is in the first pack; four pushes after it touch only the README, so
+      // a pushed pass, reading the newest four packs, gets the tip's commit and root tree first
+      // and the workflow's tree only when the mirror's history check fetches the first pack.
+      repo.commit(Map.of(".knotless/workflows/ci.yml", PASSING, "README.md", "0\n"));
+      repo.push("main");
+      for (int i = 1; i <= 3; i++) {
+        repo.commit(Map.of("README.md", i + "\n"));
+        repo.push("main");
+      }
+      runner.start(List.of(), repo.label());
+      runner.awaitWatched(repo);
+      String sha = repo.commit(Map.of("README.md", "4\n"));
+      repo.push("main");
+
+      CheckRecord c = runner.awaitEnded(repo, MAIN, sha, "ci");
+      assertEquals(CheckStatus.SUCCESS, c.status(), String.valueOf(c));
+    }
+  }
+
   /** Runs the knotless CLI in-process; returns the exit code and what it printed. */
   static Object[] knotless(Map<String, String> env, String... argv) {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
