@@ -26,21 +26,37 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * DNS rebinding: a name that answers a public address when the runner checks it and 127.0.0.1 when
  * the connection is made. The connection goes through the pinning tunnel, which resolves once at
  * connect time, checks what it got and connects only there; so the request is refused and the
  * loopback server behind the second answer never sees a connection. And the tunnel's own path: a
- * real TLS server reached by name through it, the certificate checked against that name.
+ * real TLS server reached by name through it, the certificate checked against that name. Each runs
+ * with both clients: the JDK's, and the one short-lived commands use ({@link BlockingHttpClient}).
  */
 class DnsRebindingIT {
   private static final String PASS = "changeit";
 
-  @Test
-  void aNameThatRebindsToLoopbackAfterTheCheckIsNotConnectedTo() throws Exception {
+  /** The client under test, through {@code addresses}' tunnel, trusting {@code tls} if given. */
+  private static HttpClient client(boolean blocking, ServiceAddresses addresses, SSLContext tls) {
+    if (blocking) {
+      return new BlockingHttpClient(addresses.pinning(), Duration.ofSeconds(5), tls);
+    }
+    HttpClient.Builder b =
+        addresses
+            .clientBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5));
+    return (tls == null ? b : b.sslContext(tls)).build();
+  }
+
+  @ParameterizedTest(name = "blocking client: {0}")
+  @ValueSource(booleans = {false, true})
+  void aNameThatRebindsToLoopbackAfterTheCheckIsNotConnectedTo(boolean blocking) throws Exception {
     try (ServerSocket loopback = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       List<Socket> accepted = new CopyOnWriteArrayList<>();
       Thread acceptor =
@@ -68,12 +84,7 @@ class DnsRebindingIT {
                 : new InetAddress[] {InetAddress.getLoopbackAddress()};
           };
       ServiceAddresses addresses = ServiceAddresses.strict().withResolver(rebinding);
-      HttpClient http =
-          addresses
-              .clientBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(Duration.ofSeconds(5))
-              .build();
+      HttpClient http = client(blocking, addresses, null);
       XrpcClient client =
           XrpcClient.create(
               URI.create("https://rebind.example:" + loopback.getLocalPort()),
@@ -88,9 +99,10 @@ class DnsRebindingIT {
     }
   }
 
-  @Test
+  @ParameterizedTest(name = "blocking client: {0}")
+  @ValueSource(booleans = {false, true})
   void httpsThroughTheTunnelReachesTheAddressCheckedWithTheCertificateCheckedByName(
-      @TempDir Path dir) throws Exception {
+      boolean blocking, @TempDir Path dir) throws Exception {
     Path keystore = dir.resolve("pds.p12");
     Process keytool =
         new ProcessBuilder(
@@ -157,13 +169,7 @@ class DnsRebindingIT {
                     }
                     return new InetAddress[] {InetAddress.getLoopbackAddress()};
                   });
-      HttpClient http =
-          addresses
-              .clientBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .sslContext(clientTls)
-              .connectTimeout(Duration.ofSeconds(5))
-              .build();
+      HttpClient http = client(blocking, addresses, clientTls);
       URI uri =
           URI.create("https://pds.example:" + server.getAddress().getPort() + "/xrpc/_health");
       addresses.check(uri, "the test PDS");

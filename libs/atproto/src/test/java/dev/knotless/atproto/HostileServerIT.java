@@ -10,7 +10,6 @@ import java.net.URI;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 
 /** A server on 127.0.0.1 that answers every call with a body that never ends. */
 class HostileServerIT {
@@ -47,10 +46,19 @@ class HostileServerIT {
     server.stop(0);
   }
 
-  @Test
-  void anEndlessReplyIsCutOffAtTheLimitAndTheCallFailsSayingSo() {
+  @org.junit.jupiter.params.ParameterizedTest(name = "blocking client: {0}")
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+  void anEndlessReplyIsCutOffAtTheLimitAndTheCallFailsSayingSo(boolean blocking) {
     URI url = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
-    XrpcClient client = XrpcClient.create(url);
+    XrpcClient client =
+        blocking
+            ? XrpcClient.create(
+                url,
+                new BlockingHttpClient(
+                    ServiceAddresses.allowingLoopback().pinning(), java.time.Duration.ofSeconds(5)),
+                XrpcObserver.NONE,
+                ServiceAddresses.allowingLoopback())
+            : XrpcClient.create(url);
     XrpcException e =
         assertThrows(
             XrpcException.class,

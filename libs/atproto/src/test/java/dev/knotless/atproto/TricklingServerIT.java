@@ -67,12 +67,16 @@ class TricklingServerIT {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
-  @Test
-  void aReplyTricklingInSlowlyIsGivenUpAtItsDeadlineSayingSo() throws Exception {
+  @org.junit.jupiter.params.ParameterizedTest(name = "blocking client: {0}")
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+  void aReplyTricklingInSlowlyIsGivenUpAtItsDeadlineSayingSo(boolean blocking) throws Exception {
     XrpcClient client =
         XrpcClient.create(
             url(),
-            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+            blocking
+                ? new BlockingHttpClient(
+                    ServiceAddresses.allowingLoopback().pinning(), Duration.ofSeconds(5))
+                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
             XrpcObserver.NONE,
             ServiceAddresses.allowingLoopback(),
             Duration.ofSeconds(2));

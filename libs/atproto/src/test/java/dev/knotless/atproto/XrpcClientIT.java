@@ -35,8 +35,26 @@ class XrpcClientIT {
     this.pds = pds;
   }
 
+  /** Whether the clients are the short-lived commands' ({@link BlockingHttpClient}). */
+  boolean blocking() {
+    return false;
+  }
+
+  /** A client of {@code url}, on the JDK's HTTP client or, for the subclass, the blocking one. */
+  XrpcClient create(java.net.URI url) {
+    if (!blocking()) {
+      return XrpcClient.create(url);
+    }
+    ServiceAddresses addresses = ServiceAddresses.process();
+    return XrpcClient.create(
+        url,
+        new BlockingHttpClient(addresses.pinning(), java.time.Duration.ofSeconds(10)),
+        XrpcObserver.NONE,
+        addresses);
+  }
+
   private XrpcClient loggedIn(Account a) throws XrpcException {
-    XrpcClient c = XrpcClient.create(pds.pdsUrl());
+    XrpcClient c = create(pds.pdsUrl());
     c.login(a.handle(), a.password());
     return c;
   }
@@ -63,8 +81,7 @@ class XrpcClientIT {
     Account a = pds.createAccount("badpw");
     XrpcException e =
         assertThrows(
-            XrpcException.class,
-            () -> XrpcClient.create(pds.pdsUrl()).login(a.handle(), "not-the-password"));
+            XrpcException.class, () -> create(pds.pdsUrl()).login(a.handle(), "not-the-password"));
     assertEquals(XrpcException.Kind.AUTH, e.kind());
     assertEquals(401, e.status());
   }
@@ -111,7 +128,7 @@ class XrpcClientIT {
     XrpcException e =
         assertThrows(
             XrpcException.class,
-            () -> XrpcClient.create(pds.pdsUrl()).getRecord(a.did(), REF, "nothing.here"));
+            () -> create(pds.pdsUrl()).getRecord(a.did(), REF, "nothing.here"));
     assertEquals(XrpcException.Kind.RECORD_NOT_FOUND, e.kind());
     assertEquals(400, e.status());
   }
@@ -179,13 +196,13 @@ class XrpcClientIT {
     ObjectNode pack = JSON.createObjectNode();
     pack.putArray("parts").add(blob.toJson());
     c.applyWrites(a.did(), List.of(Write.create("dev.knotless.pack", "k.p", pack)));
-    assertArrayEquals(data, XrpcClient.create(pds.pdsUrl()).getBlob(a.did(), blob.cid()));
+    assertArrayEquals(data, create(pds.pdsUrl()).getBlob(a.did(), blob.cid()));
   }
 
   @Test
   void theServerAdvertisesItsBlobLimitAndDescribesRepos() throws Exception {
     Account a = pds.createAccount("describe");
-    XrpcClient anon = XrpcClient.create(pds.pdsUrl());
+    XrpcClient anon = create(pds.pdsUrl());
     assertEquals(pds.blobUploadLimit(), anon.describeServer().blobUploadLimit());
     assertEquals(a.did(), anon.describeRepo(a.handle()).path("did").asText());
   }
@@ -194,7 +211,7 @@ class XrpcClientIT {
   void concurrentCallersWithAnExpiredTokenShareOneRefresh() throws Exception {
     Account a = pds.createAccount("refresh");
     try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl())) {
-      XrpcClient c = XrpcClient.create(proxy.url());
+      XrpcClient c = create(proxy.url());
       Session real = c.login(a.handle(), a.password());
       c.resume(new Session(real.did(), real.handle(), expiredJwt(), real.refreshJwt()));
       proxy.reset();
@@ -221,7 +238,7 @@ class XrpcClientIT {
     XrpcException e =
         assertThrows(
             XrpcException.class,
-            () -> XrpcClient.create(java.net.URI.create("http://127.0.0.1:9")).describeServer());
+            () -> create(java.net.URI.create("http://127.0.0.1:9")).describeServer());
     assertEquals(XrpcException.Kind.NO_STATUS, e.kind());
     assertTrue(e.retryable());
     assertNull(e.error());

@@ -63,6 +63,7 @@ public final class KnotlessCli implements Runnable {
   }
 
   public static void main(String[] argv) {
+    dev.knotless.atproto.ServiceAddresses.shortLivedProcess();
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     CliContext ctx =
         new CliContext(

@@ -101,15 +101,23 @@ public final class LocalCache {
 
   /** Stores {@code value} under {@code key}, stamped now, and drops entries that have expired. */
   public void put(CacheFile file, String key, JsonNode value) {
+    put(file, Map.of(key, value));
+  }
+
+  /** Stores every entry of {@code entries} in one update of the file. */
+  public void put(CacheFile file, Map<String, ? extends JsonNode> entries) {
     long now = clock.millis();
     JsonFiles.update(
         path(file),
         false,
         current -> {
           current.properties().removeIf(e -> !fresh(file, e.getValue()));
-          ObjectNode entry = current.putObject(key);
-          entry.put("at", now);
-          entry.set("value", value);
+          entries.forEach(
+              (key, value) -> {
+                ObjectNode entry = current.putObject(key);
+                entry.put("at", now);
+                entry.set("value", value);
+              });
         });
   }
 

@@ -145,10 +145,11 @@ public final class IdentityResolver {
     }
     ObjectNode value = Json.object();
     value.put("did", identity.did()).put("pds", identity.pds().toString());
-    cache.put(CacheFile.IDENTITY, key, value);
-    if (!key.equals(identity.did())) {
-      cache.put(CacheFile.IDENTITY, identity.did(), value);
-    }
+    // Both names in one update of the file.
+    Map<String, JsonNode> entries = new java.util.HashMap<>();
+    entries.put(key, value);
+    entries.put(identity.did(), value);
+    cache.put(CacheFile.IDENTITY, entries);
     ObjectNode handle = Json.object();
     if (identity.handle() != null) {
       handle.put("handle", identity.handle());

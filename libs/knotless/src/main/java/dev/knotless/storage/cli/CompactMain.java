@@ -13,6 +13,7 @@ public final class CompactMain {
   private CompactMain() {}
 
   public static void main(String[] argv) {
+    dev.knotless.atproto.ServiceAddresses.shortLivedProcess();
     boolean due = argv.length == 2 && argv[0].equals("--due");
     if (argv.length != 1 && !due) {
       System.err.println("usage: CompactMain [--due] <url>");

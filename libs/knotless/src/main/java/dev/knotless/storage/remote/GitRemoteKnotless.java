@@ -20,6 +20,8 @@ public final class GitRemoteKnotless {
   private GitRemoteKnotless() {}
 
   public static void main(String[] args) {
+    // A few requests, then exit: the client that costs least to start.
+    dev.knotless.atproto.ServiceAddresses.shortLivedProcess();
     main(args, KnotlessRepos::fromEnvironment);
   }
 
