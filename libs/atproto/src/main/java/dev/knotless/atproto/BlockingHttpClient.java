@@ -316,11 +316,44 @@ final class BlockingHttpClient extends HttpClient {
     }
   }
 
+  /**
+   * A request body of {@code bytes}, for either client: the JDK's reads it as it reads {@link
+   * HttpRequest.BodyPublishers#ofByteArray}; this one takes the array as it is, rather than
+   * gathering it back from the publisher's 16 KiB pieces (50 to 90 ms for a 4 MB blob in a cold
+   * process).
+   */
+  static HttpRequest.BodyPublisher body(byte[] bytes) {
+    return new Bytes(bytes);
+  }
+
+  private static final class Bytes implements HttpRequest.BodyPublisher {
+    private final byte[] bytes;
+    private final HttpRequest.BodyPublisher inner;
+
+    Bytes(byte[] bytes) {
+      this.bytes = bytes;
+      this.inner = HttpRequest.BodyPublishers.ofByteArray(bytes);
+    }
+
+    @Override
+    public long contentLength() {
+      return bytes.length;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
+      inner.subscribe(subscriber);
+    }
+  }
+
   /** The request's body, or null when it has none. */
   private static byte[] bodyOf(HttpRequest request) throws IOException {
     Optional<HttpRequest.BodyPublisher> publisher = request.bodyPublisher();
     if (publisher.isEmpty()) {
       return null;
+    }
+    if (publisher.get() instanceof Bytes b) {
+      return b.bytes;
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     CompletableFuture<Void> done = new CompletableFuture<>();

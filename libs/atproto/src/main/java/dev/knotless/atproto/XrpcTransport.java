@@ -70,7 +70,7 @@ final class XrpcTransport {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(uri(method, Map.of()))
             .header("Content-Type", contentType)
-            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            .POST(BlockingHttpClient.body(body));
     return send(method, b, token, BoundedBodies.XRPC_REPLY_BYTES);
   }
 
