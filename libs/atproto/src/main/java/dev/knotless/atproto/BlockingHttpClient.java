@@ -17,7 +17,6 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -224,6 +223,9 @@ final class BlockingHttpClient extends HttpClient {
         }
       }
       int status = c.getResponseCode();
+      if (status < 100 || status > 999) {
+        throw new IOException("the reply from " + uri.getHost() + " is not HTTP");
+      }
       HttpHeaders headers = headersOf(c);
       HttpResponse.BodySubscriber<T> subscriber = handler.apply(new Info(status, headers));
       InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
@@ -394,13 +396,18 @@ final class BlockingHttpClient extends HttpClient {
     return out.toByteArray();
   }
 
+  /**
+   * The reply's headers. Names that differ only in case are one header, their values together, as
+   * {@link HttpHeaders} has it: given both, it would refuse the map, and a reply could end the call
+   * with an unchecked exception.
+   */
   private static HttpHeaders headersOf(HttpURLConnection c) {
-    Map<String, List<String>> map = new LinkedHashMap<>();
+    Map<String, List<String>> map = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     c.getHeaderFields()
         .forEach(
             (k, v) -> {
-              if (k != null) { // the status line
-                map.put(k, v);
+              if (k != null && v != null) { // null: the status line
+                map.computeIfAbsent(k, x -> new java.util.ArrayList<>()).addAll(v);
               }
             });
     return HttpHeaders.of(map, (k, v) -> true);
