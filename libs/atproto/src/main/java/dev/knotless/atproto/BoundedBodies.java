@@ -76,6 +76,82 @@ public final class BoundedBodies {
     return info -> new Subscriber(HttpResponse.BodySubscribers.ofByteArray(), limit);
   }
 
+  /**
+   * A handler that writes a successful (200) reply's body to {@code out} as it arrives, failing
+   * with {@link TooLarge} past {@code limit} bytes and with the write's own exception when {@code
+   * out} refuses it; {@code written} counts what was written. The response's body is then empty.
+   * Any other reply is read whole, as {@link #ofByteArray}, for the caller's error, and nothing of
+   * it reaches {@code out}.
+   */
+  public static HttpResponse.BodyHandler<byte[]> into(
+      java.io.OutputStream out, long limit, java.util.concurrent.atomic.AtomicLong written) {
+    return info ->
+        info.statusCode() == 200
+            ? new Into(out, limit, written)
+            : new Subscriber(HttpResponse.BodySubscribers.ofByteArray(), XRPC_REPLY_BYTES);
+  }
+
+  /** Writes each piece of a body to a stream, asking for the next once it is written. */
+  private static final class Into implements HttpResponse.BodySubscriber<byte[]> {
+    private final java.io.OutputStream out;
+    private final long limit;
+    private final java.util.concurrent.atomic.AtomicLong written;
+    private final java.util.concurrent.CompletableFuture<byte[]> body =
+        new java.util.concurrent.CompletableFuture<>();
+    private Flow.Subscription subscription;
+
+    Into(java.io.OutputStream out, long limit, java.util.concurrent.atomic.AtomicLong written) {
+      this.out = out;
+      this.limit = limit;
+      this.written = written;
+    }
+
+    @Override
+    public CompletionStage<byte[]> getBody() {
+      return body;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      this.subscription = s;
+      s.request(1);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> items) {
+      if (body.isDone()) {
+        return;
+      }
+      try {
+        for (ByteBuffer b : items) {
+          int n = b.remaining();
+          if (written.get() + n > limit) {
+            throw new TooLarge(limit);
+          }
+          byte[] a = new byte[n];
+          b.get(a);
+          out.write(a);
+          written.addAndGet(n);
+        }
+      } catch (IOException e) {
+        subscription.cancel();
+        body.completeExceptionally(e);
+        return;
+      }
+      subscription.request(1);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      body.completeExceptionally(t);
+    }
+
+    @Override
+    public void onComplete() {
+      body.complete(new byte[0]);
+    }
+  }
+
   private static final class Subscriber implements HttpResponse.BodySubscriber<byte[]> {
     private final HttpResponse.BodySubscriber<byte[]> inner;
     private final long limit;

@@ -363,6 +363,36 @@ public final class XrpcClient {
     return authed(m, t -> transport.get(m, Map.of("did", did, "cid", cid), t, limit)).body();
   }
 
+  /**
+   * Downloads a blob into {@code out} as it arrives, so the caller's consumer (a git {@code
+   * index-pack}) works on its start while the rest is on the way. It must be {@code size} bytes
+   * (its reference's size): a server that sends more fails the call at that point, one that sends
+   * fewer after its last byte; nothing of an error reply reaches {@code out}. The whole reply is
+   * under the client's deadline, as any other.
+   *
+   * @throws XrpcException also when writing to {@code out} fails (the consumer ended), naming it
+   */
+  public void getBlobInto(String did, String cid, long size, java.io.OutputStream out)
+      throws XrpcException {
+    String m = "com.atproto.sync.getBlob";
+    long limit = Math.min(size, BoundedBodies.XRPC_REPLY_BYTES);
+    java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+    authed(
+        m,
+        t ->
+            transport.get(
+                m, Map.of("did", did, "cid", cid), t, BoundedBodies.into(out, limit, written)));
+    if (written.get() != size) {
+      throw new XrpcException(
+          m,
+          200,
+          null,
+          "the blob " + cid + " is " + written.get() + " bytes, but its reference says " + size,
+          null,
+          null);
+    }
+  }
+
   /** What the server says of itself, its blob limit included. */
   public ServerDescription describeServer() throws XrpcException {
     JsonNode r = query("com.atproto.server.describeServer", Map.of());

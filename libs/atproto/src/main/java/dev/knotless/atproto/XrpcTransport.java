@@ -60,8 +60,18 @@ final class XrpcTransport {
   /** As {@link #get(String, Map, String)}, reading at most {@code limit} bytes of the body. */
   HttpResponse<byte[]> get(String method, Map<String, String> params, String token, long limit)
       throws XrpcException {
+    return get(method, params, token, BoundedBodies.ofByteArray(limit));
+  }
+
+  /** As {@link #get(String, Map, String)}, the body read by {@code handler}. */
+  HttpResponse<byte[]> get(
+      String method,
+      Map<String, String> params,
+      String token,
+      HttpResponse.BodyHandler<byte[]> handler)
+      throws XrpcException {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri(method, params)).GET();
-    return send(method, b, token, limit);
+    return send(method, b, token, handler);
   }
 
   /** A POST with a body of the given content type. */
@@ -71,7 +81,7 @@ final class XrpcTransport {
         HttpRequest.newBuilder(uri(method, Map.of()))
             .header("Content-Type", contentType)
             .POST(BlockingHttpClient.body(body));
-    return send(method, b, token, BoundedBodies.XRPC_REPLY_BYTES);
+    return send(method, b, token, BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
   }
 
   static JsonNode json(String method, HttpResponse<byte[]> r) throws XrpcException {
@@ -99,7 +109,8 @@ final class XrpcTransport {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
-  private HttpResponse<byte[]> send(String method, HttpRequest.Builder b, String token, long limit)
+  private HttpResponse<byte[]> send(
+      String method, HttpRequest.Builder b, String token, HttpResponse.BodyHandler<byte[]> handler)
       throws XrpcException {
     b.timeout(timeout);
     if (token != null) {
@@ -110,7 +121,7 @@ final class XrpcTransport {
     try {
       // Before every request, not once: a name may answer differently from one hour to the next.
       addresses.check(service, "the XRPC service");
-      r = BoundedBodies.send(http, b.build(), BoundedBodies.ofByteArray(limit), deadline);
+      r = BoundedBodies.send(http, b.build(), handler, deadline);
     } catch (IOException e) {
       observer.called(method, 0, System.nanoTime() - start);
       throw XrpcException.noStatus(method, e);

@@ -200,6 +200,30 @@ class XrpcClientIT {
   }
 
   @Test
+  void aBlobStreamsIntoAStreamByteForByteAndAMissingOneWritesNothing() throws Exception {
+    Account a = pds.createAccount("blobinto");
+    XrpcClient c = loggedIn(a);
+    byte[] data = new byte[300_000];
+    new java.util.Random(7).nextBytes(data);
+    BlobRef blob = c.uploadBlob(data, "application/x-git-packed-objects");
+    ObjectNode pack = JSON.createObjectNode();
+    pack.putArray("parts").add(blob.toJson());
+    c.applyWrites(a.did(), List.of(Write.create("dev.knotless.pack", "k.p", pack)));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    create(pds.pdsUrl()).getBlobInto(a.did(), blob.cid(), data.length, out);
+    assertArrayEquals(data, out.toByteArray());
+
+    java.io.ByteArrayOutputStream none = new java.io.ByteArrayOutputStream();
+    String missing = "bafkreie5737gdxlw5i64vzichcalba3z2v5n6icifvx5xytvske7mr3hpm";
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> create(pds.pdsUrl()).getBlobInto(a.did(), missing, 10, none));
+    assertTrue(e.status() >= 400, e.getMessage());
+    assertEquals(0, none.size(), "nothing of the error reply was written");
+  }
+
+  @Test
   void theServerAdvertisesItsBlobLimitAndDescribesRepos() throws Exception {
     Account a = pds.createAccount("describe");
     XrpcClient anon = create(pds.pdsUrl());

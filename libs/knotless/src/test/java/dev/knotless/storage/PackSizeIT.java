@@ -62,6 +62,19 @@ class PackSizeIT {
                 + "'s parts add up to 100 bytes, but its record says 5000; not downloaded"),
         uneven);
     assertEquals(0, blobsDownloadedReading(pds, f, owner));
+
+    // A part that is not the size its reference says is found as it streams into index-pack: the
+    // clone fails naming the blob and both sizes, or the limit it went past.
+    BlobRef saysMore = new BlobRef(part.cid(), part.mimeType(), 5000);
+    rewrite(f, pack, saysMore, 5000);
+    String shorter = me.fails(tmp, "clone", url, "c3");
+    assertTrue(
+        shorter.contains("the blob " + part.cid() + " is 100 bytes, but its reference says 5000"),
+        shorter);
+    BlobRef saysLess = new BlobRef(part.cid(), part.mimeType(), 50);
+    rewrite(f, pack, saysLess, 50);
+    String longer = me.fails(tmp, "clone", url, "c4");
+    assertTrue(longer.contains("over 50 bytes"), longer);
   }
 
   private static void rewrite(Fixture f, PackRecord pack, BlobRef part, long size)

@@ -284,10 +284,10 @@ public final class PackStore {
 
   /**
    * Writes the pack's bytes to {@code out} as they arrive: inline data at once, or its parts,
-   * downloaded eight at a time, each written as soon as it and every part before it are in, so a
-   * reader such as {@code git index-pack} works on the first part while later ones download. Fails
-   * before a byte is written if the record's sizes do not add up, and part way when a part is not
-   * the size its reference says.
+   * downloaded eight at a time: the first written as its bytes come, the others each as soon as it
+   * and every part before it are in, so a reader such as {@code git index-pack} works on the start
+   * of the pack while the rest downloads. Fails before a byte is written if the record's sizes do
+   * not add up, and part way when a part is not the size its reference says.
    */
   public void readInto(String did, PackRecord pack, java.io.OutputStream out) throws IOException {
     checkSize(pack);
@@ -298,11 +298,30 @@ public final class PackStore {
       out.write(pack.data());
       return;
     }
-    List<CompletableFuture<byte[]>> futures = downloads(did, pack);
+    if (pack.parts().isEmpty()) {
+      if (pack.size() != 0) {
+        throw sizeMismatch(pack, 0);
+      }
+      return;
+    }
+    // The first part streams into out as it arrives, so what reads out (index-pack) starts on it
+    // at once; the others download beside it, and are written after it, in order.
+    Semaphore slots = new Semaphore(DOWNLOADS_AT_ONCE);
+    slots.acquireUninterruptibly();
+    List<CompletableFuture<byte[]>> futures = downloads(did, pack, 1, slots);
     long written = 0;
     try {
-      for (int i = 0; i < futures.size(); i++) {
-        byte[] part = RangeScanner.join(futures.get(i));
+      BlobRef first = pack.parts().get(0);
+      try {
+        long t = Trace.start();
+        client.getBlobInto(did, first.cid(), first.size(), out);
+        Trace.step("getBlob into index-pack (" + first.size() + " bytes)", t);
+      } finally {
+        slots.release();
+      }
+      written += first.size();
+      for (int i = 1; i < pack.parts().size(); i++) {
+        byte[] part = RangeScanner.join(futures.get(i - 1));
         if (part.length != pack.parts().get(i).size()) {
           throw new IOException(
               "part "
@@ -347,9 +366,14 @@ public final class PackStore {
 
   /** The parts' downloads, started eight at a time, in order. */
   private List<CompletableFuture<byte[]>> downloads(String did, PackRecord pack) {
-    Semaphore slots = new Semaphore(DOWNLOADS_AT_ONCE);
+    return downloads(did, pack, 0, new Semaphore(DOWNLOADS_AT_ONCE));
+  }
+
+  /** The downloads of the parts from {@code from} on, each holding one of {@code slots}. */
+  private List<CompletableFuture<byte[]>> downloads(
+      String did, PackRecord pack, int from, Semaphore slots) {
     List<CompletableFuture<byte[]>> futures = new ArrayList<>();
-    for (BlobRef part : pack.parts()) {
+    for (BlobRef part : pack.parts().subList(from, pack.parts().size())) {
       futures.add(
           Threads.async(
               () -> {
