@@ -80,7 +80,7 @@ final class XrpcTransport {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(uri(method, Map.of()))
             .header("Content-Type", contentType)
-            .POST(BlockingHttpClient.body(body));
+            .POST(RequestBodies.of(body));
     return send(method, b, token, BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
   }
 

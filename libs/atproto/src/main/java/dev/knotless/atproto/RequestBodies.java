@@ -1,0 +1,97 @@
+package dev.knotless.atproto;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+
+/**
+ * Request bodies as both HTTP clients take them: the JDK's {@link java.net.http.HttpClient}
+ * subscribes to a publisher; {@link BlockingHttpClient} wants the bytes. Stateless.
+ */
+final class RequestBodies {
+
+  private RequestBodies() {}
+
+  /**
+   * A request body of {@code bytes}, for either client: the JDK's reads it as it reads {@link
+   * HttpRequest.BodyPublishers#ofByteArray}; the blocking one takes the array as it is, rather than
+   * gathering it back from the publisher's 16 KiB pieces (50 to 90 ms for a 4 MB blob in a cold
+   * process).
+   */
+  static HttpRequest.BodyPublisher of(byte[] bytes) {
+    return new Bytes(bytes);
+  }
+
+  private static final class Bytes implements HttpRequest.BodyPublisher {
+    private final byte[] bytes;
+    private final HttpRequest.BodyPublisher inner;
+
+    Bytes(byte[] bytes) {
+      this.bytes = bytes;
+      this.inner = HttpRequest.BodyPublishers.ofByteArray(bytes);
+    }
+
+    @Override
+    public long contentLength() {
+      return bytes.length;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
+      inner.subscribe(subscriber);
+    }
+  }
+
+  /** The request's body, or null when it has none. */
+  static byte[] bytes(HttpRequest request) throws IOException {
+    Optional<HttpRequest.BodyPublisher> publisher = request.bodyPublisher();
+    if (publisher.isEmpty()) {
+      return null;
+    }
+    if (publisher.get() instanceof Bytes b) {
+      return b.bytes;
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    publisher
+        .get()
+        .subscribe(
+            new Flow.Subscriber<ByteBuffer>() {
+              @Override
+              public void onSubscribe(Flow.Subscription s) {
+                s.request(Long.MAX_VALUE);
+              }
+
+              @Override
+              public void onNext(ByteBuffer b) {
+                byte[] a = new byte[b.remaining()];
+                b.get(a);
+                out.writeBytes(a);
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                done.completeExceptionally(t);
+              }
+
+              @Override
+              public void onComplete() {
+                done.complete(null);
+              }
+            });
+    try {
+      done.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while the request body was read", e);
+    } catch (ExecutionException e) {
+      throw new IOException("the request body could not be read", e.getCause());
+    }
+    return out.toByteArray();
+  }
+}
