@@ -85,16 +85,7 @@ class TricklingServerIT {
   @org.junit.jupiter.params.ParameterizedTest(name = "blocking client: {0}")
   @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
   void aReplyTricklingInSlowlyIsGivenUpAtItsDeadlineSayingSo(boolean blocking) throws Exception {
-    XrpcClient client =
-        XrpcClient.create(
-            url(),
-            blocking
-                ? new BlockingHttpClient(
-                    ServiceAddresses.allowingLoopback().pinning(), Duration.ofSeconds(5))
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
-            XrpcObserver.NONE,
-            ServiceAddresses.allowingLoopback(),
-            Duration.ofSeconds(2));
+    XrpcClient client = client(blocking, Duration.ofSeconds(2));
     long start = System.nanoTime();
     XrpcException e =
         assertThrows(
