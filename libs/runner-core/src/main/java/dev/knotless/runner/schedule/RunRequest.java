@@ -54,7 +54,7 @@ public record RunRequest(
   }
 
   /** The workflow on the subject: runs sharing it supersede each other and share one turn. */
-  WorkKey workKey() {
+  public WorkKey workKey() {
     return new WorkKey(repo, subject, workflow);
   }
 
@@ -64,6 +64,12 @@ public record RunRequest(
     }
   }
 
-  /** A workflow on one subject of one repository. */
-  record WorkKey(String repo, String subject, String workflow) {}
+  /**
+   * A workflow on one subject of one repository.
+   *
+   * @param repo the repository as {@code <owner did>/<repo key>}
+   * @param subject a full ref name, a pull's AT-URI, or {@code queue <ref>}
+   * @param workflow the workflow's name
+   */
+  public record WorkKey(String repo, String subject, String workflow) {}
 }

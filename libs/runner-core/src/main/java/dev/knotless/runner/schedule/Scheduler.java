@@ -41,7 +41,7 @@ public final class Scheduler {
   private final Map<WorkKey, Entry> turns = new HashMap<>();
   private long nextSeq;
   private boolean stopping;
-  private Map<String, Integer> heldElsewhere = Map.of();
+  private HeldElsewhere heldElsewhere = HeldElsewhere.NONE;
 
   /** A scheduler with these flags, counting allowances from (and into) {@code usage}. */
   public Scheduler(SchedulerConfig config, UsageLedger usage) {
@@ -133,18 +133,17 @@ public final class Scheduler {
    * with what nothing ranked before it waits for. {@code now} dates allowances and waits.
    */
   public List<Admission> admit(Instant now) {
-    return admit(now, Map.of());
+    return admit(now, HeldElsewhere.NONE);
   }
 
   /**
-   * As {@link #admit(Instant)}, with the jobs each owner's runs hold in the runner's other replicas
-   * ({@link AdmissionGate}) counted against {@code --owner-jobs} beside this scheduler's own, until
-   * the next admission says otherwise.
-   *
-   * @param elsewhere jobs held elsewhere, by owner DID
+   * As {@link #admit(Instant)}, with what the runner's other replicas hold ({@link AdmissionGate})
+   * taken into account until the next admission says otherwise: the jobs each owner's runs hold
+   * there count against {@code --owner-jobs} beside this scheduler's own, and a run that needs its
+   * workflow's turn waits while a run filed there before it holds that turn.
    */
-  public List<Admission> admit(Instant now, Map<String, Integer> elsewhere) {
-    heldElsewhere = Map.copyOf(elsewhere);
+  public List<Admission> admit(Instant now, HeldElsewhere elsewhere) {
+    heldElsewhere = elsewhere;
     List<Admission> out = new ArrayList<>();
     LocalDate today = UsageLedger.day(now);
     int free = config.jobs() - holdings.running();
@@ -337,13 +336,15 @@ public final class Scheduler {
 
   /** What holds this run back, of what is its own (its turn, its owner's caps), or null. */
   private WaitReason ownBlock(Entry e, LocalDate today) {
-    if (e.request.needsTurn() && !e.holdsTurn && turns.containsKey(e.request.workKey())) {
+    if (e.request.needsTurn()
+        && ((!e.holdsTurn && turns.containsKey(e.request.workKey()))
+            || heldElsewhere.turns().contains(e.request.workKey()))) {
       return WaitReason.TURN;
     }
     if (pastAllowance(e, today) && holdings.owner(e.owner(), e.request.privateRepo()) > 0) {
       return WaitReason.ALLOWANCE;
     }
-    if (holdings.owner(e.owner()) + heldElsewhere.getOrDefault(e.owner(), 0)
+    if (holdings.owner(e.owner()) + heldElsewhere.ownerJobs().getOrDefault(e.owner(), 0)
         >= config.ownerJobs()) {
       return WaitReason.OWNER_CAP;
     }

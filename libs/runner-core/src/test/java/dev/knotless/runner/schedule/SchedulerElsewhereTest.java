@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class SchedulerElsewhereTest {
@@ -20,7 +21,7 @@ class SchedulerElsewhereTest {
         run("a2").owner(A).repo("a-lib").at("refs/heads/main", "c2").cls(RunClass.MAIN),
         run("b1").owner(B).repo("b-app").at("refs/heads/main", "c3").cls(RunClass.MAIN));
 
-    List<Admission> first = h.scheduler.admit(h.now, Map.of(A, 1));
+    List<Admission> first = h.scheduler.admit(h.now, HeldElsewhere.jobs(Map.of(A, 1)));
     assertEquals(
         List.of("a1", "b1"),
         first.stream().map(Admission::runId).toList(),
@@ -32,7 +33,34 @@ class SchedulerElsewhereTest {
 
     assertEquals(
         List.of("a2"),
-        h.scheduler.admit(h.now, Map.of()).stream().map(Admission::runId).toList(),
+        h.scheduler.admit(h.now, HeldElsewhere.NONE).stream().map(Admission::runId).toList(),
         "once her run elsewhere ended, the next goes");
+  }
+
+  @Test
+  void aDeployWaitsWhileADeployFiledOnAnotherReplicaBeforeItHoldsTheTurn() {
+    Harness h = Harness.jobs(4);
+    Runs deploy =
+        run("d2").owner(A).repo(A + "/site").at("refs/heads/main", "c2").workflow("deploy");
+    h.submitAll(deploy.finish());
+    h.submitAll(run("ci2").owner(A).repo(A + "/site").at("refs/heads/main", "c2"));
+    RunRequest.WorkKey turn = new RunRequest.WorkKey(A + "/site", "refs/heads/main", "deploy");
+    HeldElsewhere older = new HeldElsewhere(Map.of(), Set.of(turn));
+
+    assertEquals(
+        List.of("ci2"),
+        h.scheduler.admit(h.now, older).stream().map(Admission::runId).toList(),
+        "the deploy filed on the other replica first goes first; this commit's ci does not wait");
+    assertEquals(
+        WaitReason.TURN,
+        h.scheduler.waiting(h.now).get(0).reason(),
+        "the deploy here waits for the turn, held elsewhere");
+    HeldElsewhere otherRef =
+        new HeldElsewhere(
+            Map.of(), Set.of(new RunRequest.WorkKey(A + "/site", "refs/heads/next", "deploy")));
+    assertEquals(
+        List.of("d2"),
+        h.scheduler.admit(h.now, otherRef).stream().map(Admission::runId).toList(),
+        "once the older deploy ended, this one goes; a deploy of another ref does not hold it");
   }
 }

@@ -139,6 +139,12 @@ class ReconcilerStopIT {
 
     CheckRecord checked = CountingRuns.awaitEnded(shape, sha, "b-ci");
     assertEquals(CheckStatus.SUCCESS, checked.status(), "the handed-back run ran: " + checked);
+    // Both replicas started moments ago: a fresh one takes a run handed back to it within its
+    // stale-after (6 s here) and a heartbeat, not once minutes of uptime have passed.
+    Duration takenAfter = Duration.between(deployed.endedAt(), checked.startedAt());
+    assertTrue(
+        takenAfter.compareTo(Duration.ofSeconds(45)) < 0,
+        "the handed-back run started " + takenAfter + " after the deploy it waited for ended");
     List<String> ran = Files.readAllLines(runs);
     assertEquals(List.of("deploy " + sha, "ci " + sha), ran, "each ran once, the deploy first");
     String stoppedLog = Files.readString(running.log());
@@ -147,7 +153,10 @@ class ReconcilerStopIT {
     assertFalse(stoppedLog.contains(": running b-ci at "), "the stopped replica never ran ci");
     assertTrue(
         Files.readString(other.log()).contains(": running b-ci at "), "the other replica ran ci");
-    System.out.printf("[ReconcilerStopIT] the stop took %d ms (the deploy's rest)%n", stoppedMs);
+    System.out.printf(
+        "[ReconcilerStopIT] the stop took %d ms (the deploy's rest); the other replica started the"
+            + " handed-back run %d ms after the deploy ended%n",
+        stoppedMs, takenAfter.toMillis());
   }
 
   @Test

@@ -2,14 +2,18 @@ package dev.knotless.runner.state.pg;
 
 import dev.knotless.runner.schedule.Admission;
 import dev.knotless.runner.schedule.AdmissionGate;
+import dev.knotless.runner.schedule.HeldElsewhere;
+import dev.knotless.runner.schedule.RunRequest.WorkKey;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -18,9 +22,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Admissions of one worker of the distributed shape, serialized with every other worker's through
  * the shared {@code run_queue}: in one transaction, under an advisory lock all workers take, it
- * counts the runs other workers hold as {@code RUNNING} by owner, lets the scheduler admit with
- * those counted, and marks what it admitted {@code RUNNING} before the lock goes. So an owner's
- * {@code --owner-jobs} holds across replicas: no two workers can both admit the owner's last job.
+ * counts the runs other workers hold as {@code RUNNING} by owner, finds the workflows on a subject
+ * where another worker holds a run filed before one of this worker's waiting runs, lets the
+ * scheduler admit with those, and marks what it admitted {@code RUNNING} before the lock goes. So
+ * an owner's {@code --owner-jobs} holds across replicas (no two workers can both admit the owner's
+ * last job), and deploys filed on different workers go out in the order they were filed.
  *
  * <p>A database that cannot be reached does not stop runs: the scheduler then admits with nothing
  * counted elsewhere (the cap holds per replica only until the database answers again), and says so
@@ -46,16 +52,16 @@ public final class PgAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public List<Admission> admit(Function<Map<String, Integer>, List<Admission>> admit) {
+  public List<Admission> admit(Function<HeldElsewhere, List<Admission>> admit) {
     Connection c;
-    Map<String, Integer> elsewhere;
+    HeldElsewhere elsewhere;
     try {
       c = db.getConnection();
       c.setAutoCommit(false);
       try (PreparedStatement lock = c.prepareStatement("select pg_advisory_xact_lock(?)")) {
         lock.setLong(1, LOCK);
         lock.execute();
-        elsewhere = heldElsewhere(c);
+        elsewhere = new HeldElsewhere(jobsElsewhere(c), turnsElsewhere(c));
       } catch (SQLException e) {
         close(c);
         throw e;
@@ -64,10 +70,11 @@ public final class PgAdmissionGate implements AdmissionGate {
       if (!warned) {
         warned = true;
         LOG.warn(
-            "owner caps count this worker's runs only until the database answers: {}",
+            "owner caps and deploy turns count this worker's runs only until the database"
+                + " answers: {}",
             e.toString());
       }
-      return admit.apply(Map.of());
+      return admit.apply(HeldElsewhere.NONE);
     }
     warned = false;
     List<Admission> admitted = admit.apply(elsewhere);
@@ -85,7 +92,7 @@ public final class PgAdmissionGate implements AdmissionGate {
     return admitted;
   }
 
-  private Map<String, Integer> heldElsewhere(Connection c) throws SQLException {
+  private Map<String, Integer> jobsElsewhere(Connection c) throws SQLException {
     Map<String, Integer> out = new HashMap<>();
     try (PreparedStatement q =
         c.prepareStatement(
@@ -95,6 +102,30 @@ public final class PgAdmissionGate implements AdmissionGate {
       try (ResultSet r = q.executeQuery()) {
         while (r.next()) {
           out.put(r.getString(1), r.getInt(2));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The workflows on a subject where a run another worker holds (waiting, running, or handed back
+   * and not yet filed again) was filed before one waiting here. Only a {@code superseded: finish}
+   * run here heeds them; the order of {@code created_seq} is the order runs were filed.
+   */
+  private Set<WorkKey> turnsElsewhere(Connection c) throws SQLException {
+    Set<WorkKey> out = new HashSet<>();
+    try (PreparedStatement q =
+        c.prepareStatement(
+            "select distinct o.repo, o.subject, o.workflow from run_queue o join run_queue m"
+                + " on m.repo = o.repo and m.subject = o.subject and m.workflow = o.workflow"
+                + " where m.worker = ? and m.state = 'WAITING'"
+                + " and o.worker is distinct from ? and o.created_seq < m.created_seq")) {
+      q.setString(1, worker);
+      q.setString(2, worker);
+      try (ResultSet r = q.executeQuery()) {
+        while (r.next()) {
+          out.add(new WorkKey(r.getString(1), r.getString(2), r.getString(3)));
         }
       }
     }

@@ -152,7 +152,7 @@ public class CheckWriter {
   }
 
   /** Forgets checks ended, and runs issued, more than 30 days ago. */
-  @Scheduled(every = "1h", delay = 1, concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+  @Scheduled(every = "1h", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
   void prune() {
     try {
       int n = ledger.prune(Duration.ofDays(30));

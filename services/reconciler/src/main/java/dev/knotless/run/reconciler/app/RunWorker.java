@@ -158,13 +158,15 @@ public class RunWorker implements RepoPass.RunSink {
       LOG.infof("%s: %s is held by another live worker, passed over", run.label(), run.rkey());
       return;
     }
+    // The pass filed the check queued already: the check-writer learns of it before anything
+    // else, so whatever ends it later (a newer commit, once handed back) is taken.
+    publish(EventReports.filed(run));
     if (stopping) {
       // Filed by a pass that was under way as the stop came: another worker runs it.
       LOG.infof("%s: %s filed as this worker stops: handed back", run.label(), run.rkey());
       handover.dropped(run);
       return;
     }
-    publish(EventReports.filed(run));
     jobs().submit(run);
   }
 
@@ -246,7 +248,7 @@ public class RunWorker implements RepoPass.RunSink {
   /** Catches usage up with every reconciler's and writes held-back minutes records. */
   @Scheduled(
       every = "${knotless.reconciler.worker.usage-refresh:10s}",
-      delay = 5,
+      delayed = "5s",
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
       skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void usageAndMinutes() {
@@ -299,7 +301,7 @@ public class RunWorker implements RepoPass.RunSink {
    */
   @Scheduled(
       every = "${knotless.reconciler.worker.heartbeat:5s}",
-      delay = 2,
+      delayed = "2s",
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
       skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void recover() {
