@@ -70,11 +70,15 @@ public record PassPlan(
   }
 
   /**
-   * The state once a due ref's checks are filed: its generation recorded, and runs dropped at it
-   * forgotten, since they ran now or the ref moved on.
+   * The state once a due ref's checks are filed: its generation recorded, and the runs dropped at
+   * it that ran now or that it moved on from forgotten. A workflow dropped at its commit after the
+   * pass planned (and so not run by it) is kept for the next pass.
    */
   public static RepoState filed(RepoState state, DueRef due) {
-    return state.withoutDropped(due.ref().name()).withRef(due.ref().name(), due.ref().generation());
+    RefState ref = due.ref();
+    return state
+        .withoutDroppedRan(ref.name(), ref.target(), due.onlyWorkflows())
+        .withRef(ref.name(), ref.generation());
   }
 
   /** The state once the runs asked for at a ref are filed. */

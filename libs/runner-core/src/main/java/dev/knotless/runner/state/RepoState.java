@@ -175,6 +175,31 @@ public record RepoState(
     return change(b -> b.dropped.removeIf(d -> d.subject().equals(subject)));
   }
 
+  /**
+   * A copy without what a pass at {@code commit} of {@code subject} ran: the subject's runs dropped
+   * at other commits (it moved on from them) and, at this commit, the workflows in {@code ran}, or
+   * all of them when it is empty. A workflow dropped there after the pass read the state (another
+   * worker's run recovered meanwhile) stays, for the next pass to run.
+   */
+  public RepoState withoutDroppedRan(String subject, String commit, List<String> ran) {
+    return change(
+        b -> {
+          List<DroppedRun> keep = new ArrayList<>();
+          for (DroppedRun d : b.dropped) {
+            if (!d.subject().equals(subject)) {
+              keep.add(d);
+            } else if (d.commit().equals(commit) && !ran.isEmpty()) {
+              List<String> rest = d.workflows().stream().filter(w -> !ran.contains(w)).toList();
+              if (!rest.isEmpty()) {
+                keep.add(new DroppedRun(d.subject(), d.commit(), d.base(), rest));
+              }
+            }
+          }
+          b.dropped.clear();
+          b.dropped.addAll(keep);
+        });
+  }
+
   /** A copy without one dropped entry: the same subject, commit and base. */
   public RepoState withoutDropped(DroppedRun run) {
     return change(

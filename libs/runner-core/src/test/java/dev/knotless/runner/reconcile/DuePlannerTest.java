@@ -64,6 +64,23 @@ class DuePlannerTest {
   }
 
   @Test
+  void aWorkflowDroppedWhileAPassRanTheOthersDroppedThereRunsInTheNextPass() {
+    // A stopping worker handed back two runs of c5; the recovery puts them back one at a time, and
+    // the pass its first ring started planned only the first.
+    RepoState state =
+        ran(5, 2).withDropped(new DroppedRun("refs/heads/main", "c5", "", List.of("ci")));
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
+    assertEquals(List.of("ci"), plan.due().get(0).onlyWorkflows());
+    RepoState meanwhile =
+        state.withDropped(new DroppedRun("refs/heads/main", "c5", "", List.of("deploy")));
+
+    RepoState after = PassPlan.filed(plan.settle(meanwhile), plan.due().get(0));
+    PassPlan next = DuePlanner.plan(view(MAIN, FEATURE), after, Watch.KNOWN);
+    assertEquals(List.of("refs/heads/main:DROPPED"), dueNames(next), "the deploy is not lost");
+    assertEquals(List.of("deploy"), next.due().get(0).onlyWorkflows());
+  }
+
+  @Test
   void aRefThatMovedOnFromADroppedRunRunsAllItsWorkflows() {
     RepoState state =
         ran(4, 2).withDropped(new DroppedRun("refs/heads/main", "c4", "", List.of("deploy")));

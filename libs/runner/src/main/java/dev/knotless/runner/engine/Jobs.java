@@ -126,6 +126,23 @@ public final class Jobs implements AutoCloseable {
   }
 
   /**
+   * Cancels the runs filed under {@code checkKey}, waiting or running, if any are still here: for a
+   * cancel that names the check rather than one run of it (another replica's newer commit).
+   */
+  public void cancelCheck(String checkKey, CancelReason reason) {
+    List<String> ids = new ArrayList<>();
+    synchronized (this) {
+      waiting.values().stream()
+          .filter(p -> p.rkey().equals(checkKey))
+          .forEach(p -> ids.add(p.runId()));
+      running.values().stream()
+          .filter(r -> r.run().rkey().equals(checkKey))
+          .forEach(r -> ids.add(r.run().runId()));
+    }
+    ids.forEach(id -> cancel(id, reason));
+  }
+
+  /**
    * Admits what may start now: for a caller whose runs wait on something that frees elsewhere (an
    * owner's job held by another replica), called from time to time.
    */

@@ -144,33 +144,12 @@ class RollingRestartIT {
     assertEquals(50, pushes, "pushes made");
 
     Map<String, CheckRecord> byCommitAndWorkflow = new HashMap<>();
-    Checks.await(
-        Duration.ofSeconds(240),
-        "every push's checks ended",
-        () -> {
-          byCommitAndWorkflow.clear();
-          List<Record> all = Checks.all(shape);
-          // By repository too: two repositories' first commits may share a SHA; pushed ones do not.
-          java.util.Set<String> once = new java.util.HashSet<>();
-          for (Record rec : all) {
-            CheckRecord c = CheckRecord.fromJson(rec.value());
-            assertTrue(
-                once.add(c.repo() + " " + c.commit() + " " + c.workflow()),
-                "two checks of one push's workflow: " + c);
-            byCommitAndWorkflow.put(c.commit() + " " + c.workflow(), c);
-          }
-          for (int i = 0; i < REPOS; i++) {
-            for (String sha : pushed.get(i)) {
-              for (String w : workflows(i)) {
-                CheckRecord c = byCommitAndWorkflow.get(sha + " " + w);
-                if (c == null || !c.status().ended()) {
-                  return false;
-                }
-              }
-            }
-          }
-          return all.stream().allMatch(rec -> CheckRecord.fromJson(rec.value()).status().ended());
-        });
+    String[] notEnded = {""};
+    try {
+      awaitEveryCheckEnded(pushed, byCommitAndWorkflow, notEnded);
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; not ended: " + notEnded[0], e);
+    }
 
     int superseded = 0;
     List<String> deployed = new ArrayList<>();
@@ -203,6 +182,46 @@ class RollingRestartIT {
         deployed.size(),
         restarts,
         (System.nanoTime() - t0) / 1_000_000_000);
+  }
+
+  /** Waits until each push has one check per workflow and every check in the account ended. */
+  private static void awaitEveryCheckEnded(
+      List<List<String>> pushed, Map<String, CheckRecord> byCommitAndWorkflow, String[] notEnded)
+      throws Exception {
+    Checks.await(
+        Duration.ofSeconds(240),
+        "every push's checks ended",
+        () -> {
+          byCommitAndWorkflow.clear();
+          List<Record> all = Checks.all(shape);
+          // By repository too: two repositories' first commits may share a SHA; pushed ones do not.
+          java.util.Set<String> once = new java.util.HashSet<>();
+          for (Record rec : all) {
+            CheckRecord c = CheckRecord.fromJson(rec.value());
+            assertTrue(
+                once.add(c.repo() + " " + c.commit() + " " + c.workflow()),
+                "two checks of one push's workflow: " + c);
+            byCommitAndWorkflow.put(c.commit() + " " + c.workflow(), c);
+          }
+          for (int i = 0; i < REPOS; i++) {
+            for (String sha : pushed.get(i)) {
+              for (String w : workflows(i)) {
+                CheckRecord c = byCommitAndWorkflow.get(sha + " " + w);
+                if (c == null || !c.status().ended()) {
+                  notEnded[0] = "repository " + i + ", " + w + " at " + sha + ": " + c;
+                  return false;
+                }
+              }
+            }
+          }
+          for (Record rec : all) {
+            if (!CheckRecord.fromJson(rec.value()).status().ended()) {
+              notEnded[0] = rec.value().toString();
+              return false;
+            }
+          }
+          return true;
+        });
   }
 
   /** The round's pushes, each repository's staggered after the one before it. */

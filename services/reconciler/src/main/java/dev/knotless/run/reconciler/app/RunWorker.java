@@ -14,9 +14,11 @@ import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.engine.SharedUsage;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
+import dev.knotless.runner.schedule.SubjectKind;
 import dev.knotless.runner.state.StateStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -167,7 +169,48 @@ public class RunWorker implements RepoPass.RunSink {
       handover.dropped(run);
       return;
     }
+    supersedeElsewhere(run, row);
     jobs().submit(run);
+  }
+
+  /**
+   * Marks the older runs of this run's workflow on its subject that other workers hold (its
+   * repository was theirs before a rebalance) for them to cancel, as this worker's scheduler
+   * cancels its own. A deploy ({@code superseded: finish}) is kept, and waits for them instead
+   * ({@link dev.knotless.runner.state.pg.PgAdmissionGate}); a run asked for by name replaces only
+   * its own commit's.
+   */
+  private void supersedeElsewhere(PlannedRun run, QueuedRun row) {
+    RunRequest r = run.request();
+    if (r.needsTurn() || r.askedByName() || r.subjectKind() == SubjectKind.BATCH) {
+      return;
+    }
+    try {
+      int marked = await(() -> queue.supersedeElsewhere(row, id));
+      if (marked > 0) {
+        LOG.infof(
+            "%s: %s supersedes %d older run(s) of %s another worker holds",
+            run.label(), run.rkey(), marked, r.workflow());
+      }
+    } catch (RuntimeException e) {
+      LOG.warnf(
+          "%s: older runs elsewhere not told of %s: %s", run.label(), run.rkey(), e.getMessage());
+    }
+  }
+
+  /** Cancels this worker's runs that another worker's newer commit superseded. */
+  private void cancelSuperseded() {
+    Jobs j = jobs;
+    if (j == null) {
+      return;
+    }
+    try {
+      for (String key : await(() -> queue.superseded(id))) {
+        j.cancelCheck(key, CancelReason.SUPERSEDED);
+      }
+    } catch (RuntimeException e) {
+      LOG.debugf("superseded runs not read now: %s", e.getMessage());
+    }
   }
 
   private boolean queueOnly() {
@@ -293,6 +336,7 @@ public class RunWorker implements RepoPass.RunSink {
       skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void heartbeat() {
     await(() -> queue.heartbeat(id));
+    cancelSuperseded();
   }
 
   /**
@@ -342,7 +386,7 @@ public class RunWorker implements RepoPass.RunSink {
     j.stop(handover);
     try {
       LOG.infof("stopping: waiting up to %s for %d running runs", config.stopWait(), j.counts()[1]);
-      if (!j.awaitIdle(config.stopWait())) {
+      if (!awaitIdle(j, config.stopWait())) {
         LOG.warnf("stopping: %s is up; handing back what still runs", config.stopWait());
         reports.stopping();
         j.cancelRunning("the worker stopped");
@@ -355,6 +399,24 @@ public class RunWorker implements RepoPass.RunSink {
       LOG.warnf("the queue could not be told this worker stopped: %s", e.getMessage());
     }
     j.close();
+  }
+
+  /**
+   * Waits up to {@code max} for the runs going to end, cancelling each second those a newer commit
+   * filed by another worker superseded meanwhile: a stop need not wait for a run nobody wants.
+   */
+  private boolean awaitIdle(Jobs j, Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (j.awaitIdle(Duration.ofNanos(Math.max(0, Math.min(left, 1_000_000_000L))))) {
+        return true;
+      }
+      if (left <= 1_000_000_000L) {
+        return false;
+      }
+      cancelSuperseded();
+    }
   }
 
   /**

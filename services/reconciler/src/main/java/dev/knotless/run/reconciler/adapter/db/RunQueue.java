@@ -46,7 +46,7 @@ public class RunQueue {
                                     + " :base)"
                                     + " on conflict (check_key) do update set worker ="
                                     + " excluded.worker, heartbeat_at = excluded.heartbeat_at,"
-                                    + " state = 'WAITING', started_at = null"
+                                    + " state = 'WAITING', started_at = null, cancel_reason = null"
                                     + " where run_queue.heartbeat_at is null"
                                     + " or run_queue.heartbeat_at < :stale"
                                     + " returning check_key",
@@ -122,6 +122,53 @@ public class RunQueue {
                             .setParameter("workflow", run.workflow)
                             .executeUpdate())
                 .map(n -> n > 0));
+  }
+
+  /**
+   * Marks the runs of {@code run}'s workflow on its subject that other live workers hold, filed
+   * before it at another commit, to be cancelled as superseded: each worker cancels what is marked
+   * at its next heartbeat ({@link #superseded}). A run handed back is left to the recovery, which
+   * ends it once it sees its ref moved on. Returns how many were marked.
+   */
+  public Uni<Integer> supersedeElsewhere(QueuedRun run, String worker) {
+    return Panache.withTransaction(
+        () ->
+            Panache.getSession()
+                .chain(
+                    s ->
+                        s.createNativeQuery(
+                                "update run_queue o set cancel_reason = 'SUPERSEDED'"
+                                    + " where o.repo = :repo and o.subject = :subject"
+                                    + " and o.workflow = :workflow and o.worker <> :worker"
+                                    + " and o.worker not like '%/handed-back'"
+                                    + " and o.cancel_reason is null"
+                                    + " and (o.commit_id <> :commit"
+                                    + " or coalesce(o.base_commit, '') <> coalesce(cast(:base as text), ''))"
+                                    + " and o.created_seq < (select m.created_seq from run_queue m"
+                                    + " where m.check_key = :key)")
+                            .setParameter("repo", run.repo)
+                            .setParameter("subject", run.subject)
+                            .setParameter("workflow", run.workflow)
+                            .setParameter("worker", worker)
+                            .setParameter("commit", run.commitId)
+                            .setParameter("base", run.baseCommit)
+                            .setParameter("key", run.checkKey)
+                            .executeUpdate()));
+  }
+
+  /** The check keys of {@code worker}'s runs that another worker marked as superseded. */
+  public Uni<List<String>> superseded(String worker) {
+    return Panache.withSession(
+        () ->
+            Panache.getSession()
+                .chain(
+                    s ->
+                        s.createNativeQuery(
+                                "select check_key from run_queue where worker = :worker"
+                                    + " and cancel_reason is not null",
+                                String.class)
+                            .setParameter("worker", worker)
+                            .getResultList()));
   }
 
   /** Says {@code worker} is alive for every run it holds; returns how many it holds. */
