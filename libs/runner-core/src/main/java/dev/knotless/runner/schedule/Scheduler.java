@@ -85,6 +85,16 @@ public final class Scheduler {
     return out;
   }
 
+  /**
+   * Whether {@code newer} cancels the older commits' runs of its workflow on its subject that
+   * another replica holds, as {@link #submit} cancels this scheduler's own: a deploy ({@code
+   * superseded: finish}) waits for them instead, a run asked for by name replaces only its own
+   * commit's, and a merge-queue batch supersedes nothing.
+   */
+  public static boolean supersedesElsewhere(RunRequest newer) {
+    return !newer.needsTurn() && !newer.askedByName() && newer.subjectKind() != SubjectKind.BATCH;
+  }
+
   private static CancelReason supersedes(RunRequest newer, Entry old) {
     if (newer.subjectKind() == SubjectKind.BATCH) {
       return null;

@@ -63,4 +63,25 @@ class SchedulerElsewhereTest {
         h.scheduler.admit(h.now, otherRef).stream().map(Admission::runId).toList(),
         "once the older deploy ended, this one goes; a deploy of another ref does not hold it");
   }
+
+  @Test
+  void aNewerCommitsRunSupersedesRunsElsewhereUnlessItIsADeployAskedForByNameOrABatch() {
+    Runs ci = run("c").owner(A).repo(A + "/site").at("refs/heads/main", "c3");
+    assertEquals(true, Scheduler.supersedesElsewhere(ci.build()), "a push's ci");
+    assertEquals(
+        false,
+        Scheduler.supersedesElsewhere(
+            run("d").owner(A).repo(A + "/site").at("refs/heads/main", "c3").finish().build()),
+        "a deploy waits its turn instead");
+    assertEquals(
+        false,
+        Scheduler.supersedesElsewhere(
+            run("a")
+                .owner(A)
+                .repo(A + "/site")
+                .at("refs/heads/main", "c3")
+                .cls(RunClass.ASKED)
+                .build()),
+        "a run asked for by name replaces its own commit's only");
+  }
 }

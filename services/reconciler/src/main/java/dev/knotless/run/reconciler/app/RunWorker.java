@@ -18,7 +18,6 @@ import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
-import dev.knotless.runner.schedule.SubjectKind;
 import dev.knotless.runner.state.StateStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -176,13 +175,11 @@ public class RunWorker implements RepoPass.RunSink {
   /**
    * Marks the older runs of this run's workflow on its subject that other workers hold (its
    * repository was theirs before a rebalance) for them to cancel, as this worker's scheduler
-   * cancels its own. A deploy ({@code superseded: finish}) is kept, and waits for them instead
-   * ({@link dev.knotless.runner.state.pg.PgAdmissionGate}); a run asked for by name replaces only
-   * its own commit's.
+   * cancels its own ({@link Scheduler#supersedesElsewhere}).
    */
   private void supersedeElsewhere(PlannedRun run, QueuedRun row) {
     RunRequest r = run.request();
-    if (r.needsTurn() || r.askedByName() || r.subjectKind() == SubjectKind.BATCH) {
+    if (!Scheduler.supersedesElsewhere(r)) {
       return;
     }
     try {
