@@ -32,11 +32,7 @@ class PgAdmissionGateIT {
   @BeforeAll
   static void startPostgres() throws Exception {
     pg = EmbeddedPg.start();
-    PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
-    db = new PGSimpleDataSource();
-    db.setUrl(pg.jdbcUrl());
-    db.setUser("postgres");
-    db.setPassword("postgres");
+    db = MigratedDb.open(pg);
   }
 
   @AfterAll

@@ -26,11 +26,7 @@ class PgStateStoreIT extends StateStoreContract {
   @BeforeAll
   static void startPostgres() throws Exception {
     pg = EmbeddedPg.start();
-    PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
-    db = new PGSimpleDataSource();
-    db.setUrl(pg.jdbcUrl());
-    db.setUser("postgres");
-    db.setPassword("postgres");
+    db = MigratedDb.open(pg);
   }
 
   @AfterAll

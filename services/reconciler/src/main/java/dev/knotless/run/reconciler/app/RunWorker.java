@@ -14,7 +14,6 @@ import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.engine.SharedUsage;
 import dev.knotless.runner.exec.docker.DockerSettings;
 import dev.knotless.runner.pass.RepoPass;
-import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
@@ -63,6 +62,7 @@ public class RunWorker implements RepoPass.RunSink {
   private final AskedLedger asked = new AskedLedger();
   private final StopHandover handover;
   private final StaleRuns stale;
+  private final SupersededElsewhere superseded;
   private volatile Jobs jobs;
   private volatile String runnerDid = "";
   private volatile dev.knotless.runner.engine.MinutesWriter minutes;
@@ -107,6 +107,7 @@ public class RunWorker implements RepoPass.RunSink {
     this.handover = new StopHandover(queue, state, id, asked, reports, this::ring);
     this.stale =
         new StaleRuns(queue, state, this.config.staleAfter(), this::publish, this::ring, clock);
+    this.superseded = new SupersededElsewhere(queue, id);
   }
 
   @Inject io.agroal.api.AgroalDataSource db;
@@ -168,46 +169,8 @@ public class RunWorker implements RepoPass.RunSink {
       handover.dropped(run);
       return;
     }
-    supersedeElsewhere(run, row);
+    superseded.mark(run, row);
     jobs().submit(run);
-  }
-
-  /**
-   * Marks the older runs of this run's workflow on its subject that other workers hold (its
-   * repository was theirs before a rebalance) for them to cancel, as this worker's scheduler
-   * cancels its own ({@link Scheduler#supersedesElsewhere}).
-   */
-  private void supersedeElsewhere(PlannedRun run, QueuedRun row) {
-    RunRequest r = run.request();
-    if (!Scheduler.supersedesElsewhere(r)) {
-      return;
-    }
-    try {
-      int marked = await(() -> queue.supersedeElsewhere(row, id));
-      if (marked > 0) {
-        LOG.infof(
-            "%s: %s supersedes %d older run(s) of %s another worker holds",
-            run.label(), run.rkey(), marked, r.workflow());
-      }
-    } catch (RuntimeException e) {
-      LOG.warnf(
-          "%s: older runs elsewhere not told of %s: %s", run.label(), run.rkey(), e.getMessage());
-    }
-  }
-
-  /** Cancels this worker's runs that another worker's newer commit superseded. */
-  private void cancelSuperseded() {
-    Jobs j = jobs;
-    if (j == null) {
-      return;
-    }
-    try {
-      for (String key : await(() -> queue.superseded(id))) {
-        j.cancelCheck(key, CancelReason.SUPERSEDED);
-      }
-    } catch (RuntimeException e) {
-      LOG.debugf("superseded runs not read now: %s", e.getMessage());
-    }
   }
 
   private boolean queueOnly() {
@@ -333,7 +296,7 @@ public class RunWorker implements RepoPass.RunSink {
       skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void heartbeat() {
     await(() -> queue.heartbeat(id));
-    cancelSuperseded();
+    superseded.cancelMarked(jobs);
   }
 
   /**
@@ -412,7 +375,7 @@ public class RunWorker implements RepoPass.RunSink {
       if (left <= 1_000_000_000L) {
         return false;
       }
-      cancelSuperseded();
+      superseded.cancelMarked(j);
     }
   }
 
