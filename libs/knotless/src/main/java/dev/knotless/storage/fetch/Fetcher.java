@@ -11,6 +11,7 @@ import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
 import dev.knotless.storage.Trace;
+import dev.knotless.storage.git.BroughtHistory;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.git.LooseObjects;
 import dev.knotless.storage.pack.PackStore;
@@ -91,6 +92,11 @@ public final class Fetcher {
     public Stats finish() throws IOException {
       return done != null ? done : rest(state);
     }
+
+    /** Whether {@link #finish} has nothing left to do: the history is already known whole. */
+    public boolean finished() {
+      return done != null;
+    }
   }
 
   /**
@@ -103,7 +109,7 @@ public final class Fetcher {
   public Pending begin(
       Snapshot snap, Git local, Collection<String> wanted, Collection<String> whole)
       throws IOException {
-    State s = new State(snap, local, new LinkedHashSet<>(wanted));
+    State s = new State(snap, local, new LinkedHashSet<>(wanted), Set.copyOf(whole));
     long t = Trace.start();
     // One question to git: which wanted objects, and which newest packs' tips, are not here.
     Set<String> tips = new HashSet<>();
@@ -129,6 +135,12 @@ public final class Fetcher {
               .toList());
     } catch (Vanished v) {
       LOG.debug("a newest pack vanished; the walk will find its replacement");
+      return new Pending(s, null);
+    }
+    // A push's small pack, written here, is usually shown whole at once, with no git to wait for.
+    if (s.shownWhole()) {
+      Trace.step("history shown whole", t);
+      return new Pending(s, new Stats(s.indexed.size()));
     }
     return new Pending(s, null);
   }
@@ -262,13 +274,25 @@ public final class Fetcher {
     final Set<String> wanted;
     final Set<String> indexed = new HashSet<>();
 
+    /** Objects whose history is known whole here: the local refs' targets. */
+    final Set<String> whole;
+
+    /** The objects of the packs written as loose objects, in this JVM. */
+    final List<LooseObjects.Parsed> brought =
+        java.util.Collections.synchronizedList(new ArrayList<>());
+
+    /** Whether a pack went through {@code index-pack}: its objects are not in {@link #brought}. */
+    private final java.util.concurrent.atomic.AtomicBoolean indexedByGit =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
     /** What {@link #missing} last found; null once packs were indexed since. */
     private Set<String> missingNow;
 
-    State(Snapshot snap, Git local, Set<String> wanted) {
+    State(Snapshot snap, Git local, Set<String> wanted, Set<String> whole) {
       this.snap = snap;
       this.local = local;
       this.wanted = wanted;
+      this.whole = whole;
     }
 
     /** The wanted objects not here; asked of git again only after packs were indexed. */
@@ -287,10 +311,24 @@ public final class Fetcher {
       if (missingNow != null && !missingNow.isEmpty()) {
         return false;
       }
+      // The common push, a small pack written here: shown whole without starting git.
+      if (shownWhole()) {
+        return true;
+      }
       // A wanted object still missing is a hole too: the walk starts from it.
       var hole = local.firstMissingReachable(wanted);
       hole.ifPresent(sha -> LOG.debug("history incomplete: {} is missing", sha));
       return hole.isEmpty();
+    }
+
+    /**
+     * Whether every pack indexed was written here as loose objects and they show the history of
+     * everything wanted whole ({@link BroughtHistory}); false leaves the question to git.
+     */
+    boolean shownWhole() throws IOException {
+      return !indexedByGit.get()
+          && !brought.isEmpty()
+          && BroughtHistory.shownWhole(local, List.copyOf(brought), wanted, whole);
     }
 
     /** Downloads and indexes packs, eight at a time; their bases join the wanted set. */
@@ -308,11 +346,17 @@ public final class Fetcher {
                   slots.acquireUninterruptibly();
                   try {
                     long t = Trace.start();
-                    if (p.inline()
-                        && p.data().length == p.size()
-                        && LooseObjects.write(local, p.data())) {
-                      Trace.step("pack written as loose objects (" + p.size() + " bytes)", t);
-                      return null;
+                    if (p.inline() && p.data().length == p.size()) {
+                      var written = LooseObjects.write(local, p.data());
+                      if (written.isPresent()) {
+                        brought.addAll(written.get());
+                        Trace.step("pack written as loose objects (" + p.size() + " bytes)", t);
+                        return null;
+                      }
+                    }
+                    if (indexedByGit.compareAndSet(false, true)) {
+                      // The history check will want rev-list: it starts while the pack goes in.
+                      local.prestart(Git.Ahead.HISTORY);
                     }
                     // The pack streams into index-pack as it downloads, part by part.
                     local.pipe(

@@ -88,9 +88,7 @@ public final class Git {
   /** A git process {@link #prestart} can start ahead of need. */
   public enum Ahead {
     /** {@code rev-list}, as {@link #firstMissingReachable} runs it. */
-    HISTORY(HOLES, false),
-    /** {@code cat-file --batch-command}, as an object reader starts it ({@link #startQuiet}). */
-    READER(BATCH_COMMAND, true);
+    HISTORY(HOLES, false);
 
     private final List<String> args;
     private final boolean quiet;

@@ -47,41 +47,54 @@ public final class LooseObjects {
   private LooseObjects() {}
 
   /**
-   * Writes {@code pack}'s objects into {@code git}'s repository as loose objects; false, having
-   * written nothing, when the pack is not one this takes, so {@code index-pack} should.
+   * Writes {@code pack}'s objects into {@code git}'s repository as loose objects, and gives them;
+   * empty, having written nothing, when the pack is not one this takes, so {@code index-pack}
+   * should.
    */
-  public static boolean write(Git git, byte[] pack) throws IOException {
+  public static Optional<List<Parsed>> write(Git git, byte[] pack) throws IOException {
     List<Parsed> objects = parse(pack);
     if (objects == null) {
-      return false;
+      return Optional.empty();
     }
     Set<String> names = new LinkedHashSet<>();
     objects.forEach(o -> names.add(o.name));
     if (names.size() != objects.size()) {
-      return false; // an object twice in one pack: index-pack compares the two
+      return Optional.empty(); // an object twice in one pack: index-pack compares the two
     }
     // One writer at a time in this JVM, so that two packs synced at once cannot both find a name
     // free and write it with different contents.
     synchronized (LooseObjects.class) {
       Optional<Set<String>> missing = ObjectFiles.missing(git.gitDir(), git.env(), names);
       if (missing.isEmpty() || !missing.get().equals(names)) {
-        return false;
+        return Optional.empty();
       }
       writeAll(git.gitDir().resolve("objects"), objects);
     }
-    return true;
+    return Optional.of(List.copyOf(objects));
   }
 
   private static void writeAll(Path dir, List<Parsed> objects) throws IOException {
     for (Parsed o : objects) {
-      Path sub = Files.createDirectories(dir.resolve(o.name.substring(0, 2)));
-      Path tmp = Files.createTempFile(sub, "tmp_obj_", "");
+      Path sub = dir.resolve(o.name.substring(0, 2));
+      if (!Files.isDirectory(sub)) {
+        Files.createDirectories(sub);
+      }
+      // A name of our own, made read-only as it is created: Files.createTempFile draws its name
+      // from a SecureRandom, and a separate chmod is one more system call per object.
+      Path tmp = sub.resolve("tmp_obj_" + PID + "_" + TEMP_NAMES.incrementAndGet());
       try {
-        try (OutputStream out = new DeflaterOutputStream(Files.newOutputStream(tmp))) {
+        try (OutputStream out =
+            new DeflaterOutputStream(
+                java.nio.channels.Channels.newOutputStream(
+                    Files.newByteChannel(
+                        tmp,
+                        java.util.EnumSet.of(
+                            java.nio.file.StandardOpenOption.CREATE_NEW,
+                            java.nio.file.StandardOpenOption.WRITE),
+                        READ_ONLY)))) {
           out.write(header(o));
           out.write(o.data);
         }
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r--r--r--"));
         Files.move(tmp, sub.resolve(o.name.substring(2)), StandardCopyOption.ATOMIC_MOVE);
       } finally {
         Files.deleteIfExists(tmp);
@@ -89,7 +102,14 @@ public final class LooseObjects {
     }
   }
 
-  private record Parsed(String type, byte[] data, String name) {}
+  private static final long PID = ProcessHandle.current().pid();
+  private static final java.util.concurrent.atomic.AtomicLong TEMP_NAMES =
+      new java.util.concurrent.atomic.AtomicLong();
+  private static final java.nio.file.attribute.FileAttribute<?> READ_ONLY =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r--r--r--"));
+
+  /** One object of a pack: its type ({@code commit}, {@code tree}, ...), content and name. */
+  public record Parsed(String type, byte[] data, String name) {}
 
   /** The pack's objects, or null when it is not one this takes. */
   static List<Parsed> parse(byte[] pack) {

@@ -1,14 +1,10 @@
 package dev.knotless.storage.git;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -31,10 +27,7 @@ import java.util.Set;
  * Stateless.
  */
 final class ObjectFiles {
-  private static final int SHA_BYTES = 20;
-  private static final int FANOUT = 8;
-  private static final int NAMES = FANOUT + 256 * 4;
-  private static final byte[] IDX_MAGIC = {(byte) 0xff, 't', 'O', 'c'};
+  private static final int SHA_BYTES = PackIndex.SHA_BYTES;
 
   private ObjectFiles() {}
 
@@ -45,11 +38,7 @@ final class ObjectFiles {
   static Optional<Set<String>> missing(
       Path gitDir, Map<String, String> env, Collection<String> shas) {
     Path objects = gitDir.resolve("objects");
-    if (elsewhere(env)
-        || elsewhere(System.getenv())
-        || Files.exists(gitDir.resolve("commondir"))
-        || !Files.isDirectory(objects)
-        || Files.exists(objects.resolve("info").resolve("alternates"))) {
+    if (!readable(gitDir, env)) {
       return Optional.empty();
     }
     for (String sha : shas) {
@@ -82,12 +71,25 @@ final class ObjectFiles {
     return Optional.of(missing);
   }
 
+  /**
+   * Whether the repository's own object files hold all its objects: no alternates, no other object
+   * directory, not a worktree's. (Its names being SHA-1 is for the caller to check.)
+   */
+  static boolean readable(Path gitDir, Map<String, String> env) {
+    Path objects = gitDir.resolve("objects");
+    return !elsewhere(env)
+        && !elsewhere(System.getenv())
+        && !Files.exists(gitDir.resolve("commondir"))
+        && Files.isDirectory(objects)
+        && !Files.exists(objects.resolve("info").resolve("alternates"));
+  }
+
   private static boolean elsewhere(Map<String, String> env) {
     return env.containsKey("GIT_OBJECT_DIRECTORY")
         || env.containsKey("GIT_ALTERNATE_OBJECT_DIRECTORIES");
   }
 
-  private static boolean isSha1(String sha) {
+  static boolean isSha1(String sha) {
     if (sha.length() != 2 * SHA_BYTES) {
       return false;
     }
@@ -100,7 +102,7 @@ final class ObjectFiles {
     return true;
   }
 
-  private static List<Path> indexes(Path packDir) throws IOException {
+  static List<Path> indexes(Path packDir) throws IOException {
     List<Path> out = new ArrayList<>();
     if (!Files.isDirectory(packDir)) {
       return out;
@@ -116,56 +118,17 @@ final class ObjectFiles {
    * index of SHA-1 names, so the answer must come from git.
    */
   private static boolean removeFound(Path idx, Set<String> missing) throws IOException {
-    try (FileChannel ch = FileChannel.open(idx, StandardOpenOption.READ)) {
-      ByteBuffer head = read(ch, 0, NAMES);
-      if (head == null
-          || !Arrays.equals(Arrays.copyOf(head.array(), 4), IDX_MAGIC)
-          || head.getInt(4) != 2) {
-        return false;
-      }
-      long count = Integer.toUnsignedLong(head.getInt(NAMES - 4));
-      if (ch.size() < NAMES + count * SHA_BYTES) {
+    try (PackIndex index = PackIndex.open(idx)) {
+      if (index == null) {
         return false;
       }
       HexFormat hex = HexFormat.of();
       for (String sha : List.copyOf(missing)) {
-        byte[] want = hex.parseHex(sha);
-        int first = want[0] & 0xff;
-        long lo = first == 0 ? 0 : Integer.toUnsignedLong(head.getInt(FANOUT + (first - 1) * 4));
-        long hi = Integer.toUnsignedLong(head.getInt(FANOUT + first * 4));
-        if (hi > count || lo > hi) {
-          return false;
-        }
-        ByteBuffer name = ByteBuffer.allocate(SHA_BYTES);
-        while (lo < hi) {
-          long mid = (lo + hi) >>> 1;
-          name.clear();
-          if (ch.read(name, NAMES + mid * SHA_BYTES) != SHA_BYTES) {
-            return false;
-          }
-          int c = Arrays.compareUnsigned(name.array(), want);
-          if (c == 0) {
-            missing.remove(sha);
-            break;
-          }
-          if (c < 0) {
-            lo = mid + 1;
-          } else {
-            hi = mid;
-          }
+        if (index.find(hex.parseHex(sha)) >= 0) {
+          missing.remove(sha);
         }
       }
       return true;
     }
-  }
-
-  private static ByteBuffer read(FileChannel ch, long at, int length) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(length);
-    while (b.hasRemaining()) {
-      if (ch.read(b, at + b.position()) < 0) {
-        return null;
-      }
-    }
-    return b.flip();
   }
 }

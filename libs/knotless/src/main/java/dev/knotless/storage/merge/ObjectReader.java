@@ -1,6 +1,7 @@
 package dev.knotless.storage.merge;
 
 import dev.knotless.storage.git.Git;
+import dev.knotless.storage.git.StoredObjects;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -11,9 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One {@code git cat-file --batch-command} process that answers many questions about objects, so a
- * pass reading a commit's workflows and the paths a push changed starts one git process rather than
- * one per file. Not thread-safe: one caller at a time; close it when done.
+ * Answers many questions about objects, so a pass reading a commit's workflows and the paths a push
+ * changed starts no git process at all where the repository's files answer ({@link StoredObjects}),
+ * and at most one {@code git cat-file --batch-command} for what they do not: an object they lack (a
+ * sync still writing), a tag to peel, an object too big to read here. Not thread-safe: one caller
+ * at a time; close it when done.
  */
 final class ObjectReader implements AutoCloseable {
 
@@ -31,29 +34,43 @@ final class ObjectReader implements AutoCloseable {
     }
   }
 
-  private final Process process;
-  private final OutputStream in;
-  private final InputStream out;
+  private final Git git;
+  private final StoredObjects files;
+  private Process process;
+  private OutputStream in;
+  private InputStream out;
 
-  private ObjectReader(Process process) {
-    this.process = process;
-    this.in = process.getOutputStream();
-    this.out = new BufferedInputStream(process.getInputStream());
+  private ObjectReader(Git git, StoredObjects files) {
+    this.git = git;
+    this.files = files;
   }
 
-  /** Starts the process in {@code git}'s repository. */
-  static ObjectReader open(Git git) throws IOException {
-    return new ObjectReader(git.startQuiet(Git.BATCH_COMMAND.toArray(String[]::new)));
+  /**
+   * A reader of {@code git}'s repository: from its files in this JVM where they answer ({@link
+   * StoredObjects}), else from a {@code cat-file --batch-command} started when first needed.
+   */
+  static ObjectReader open(Git git) {
+    return new ObjectReader(git, StoredObjects.open(git).orElse(null));
   }
 
   /** The object's type and size, or null when there is no such object. */
   Info info(String name) throws IOException {
+    Info found = fromFiles(name);
+    if (found != null) {
+      return found;
+    }
     ask("info " + name);
     return header(name);
   }
 
   /** The object's content, or null when there is no such object. */
   byte[] contents(String name) throws IOException {
+    if (files != null) {
+      var o = files.read(name);
+      if (o.isPresent()) {
+        return o.get().data();
+      }
+    }
     ask("contents " + name);
     Info info = header(name);
     if (info == null) {
@@ -64,6 +81,46 @@ final class ObjectReader implements AutoCloseable {
       throw new IOException("git cat-file ended in the middle of " + name);
     }
     return body;
+  }
+
+  /**
+   * {@code name} (an object name, or one followed by {@code ^{commit}} or {@code ^{tree}}) as the
+   * files answer it; null when git should be asked (a tag to peel, an object not found there).
+   */
+  private Info fromFiles(String name) throws IOException {
+    if (files == null) {
+      return null;
+    }
+    int caret = name.indexOf('^');
+    String sha = caret < 0 ? name : name.substring(0, caret);
+    String peel = caret < 0 ? "" : name.substring(caret);
+    var h = files.header(sha);
+    if (h.isEmpty()) {
+      return null;
+    }
+    String type = h.get().type();
+    if (peel.isEmpty() || peel.equals("^{" + type + "}")) {
+      return new Info(sha, type, h.get().size());
+    }
+    if (peel.equals("^{tree}") && type.equals("commit")) {
+      var commit = files.read(sha);
+      if (commit.isEmpty()) {
+        return null;
+      }
+      String tree = treeOf(commit.get().data());
+      return tree == null ? null : fromFiles(tree);
+    }
+    return null;
+  }
+
+  /** The tree a commit's first line names, or null when it does not read so. */
+  private static String treeOf(byte[] commit) {
+    int idLength = 40;
+    if (commit.length < 5 + idLength + 1 || commit[5 + idLength] != '\n') {
+      return null;
+    }
+    String head = new String(commit, 0, 5 + idLength, StandardCharsets.US_ASCII);
+    return head.startsWith("tree ") ? head.substring(5) : null;
   }
 
   /** The entries of tree {@code name}, or null when there is no such object or it is no tree. */
@@ -93,6 +150,11 @@ final class ObjectReader implements AutoCloseable {
   private void ask(String command) throws IOException {
     if (command.indexOf('\n') >= 0) {
       throw new IllegalArgumentException("an object name holds a newline: " + command);
+    }
+    if (process == null) {
+      process = git.startQuiet(Git.BATCH_COMMAND.toArray(String[]::new));
+      in = process.getOutputStream();
+      out = new BufferedInputStream(process.getInputStream());
     }
     in.write((command + "\n").getBytes(StandardCharsets.UTF_8));
     in.flush();
@@ -143,6 +205,12 @@ final class ObjectReader implements AutoCloseable {
 
   @Override
   public void close() {
+    if (files != null) {
+      files.close();
+    }
+    if (process == null) {
+      return;
+    }
     try {
       in.close();
     } catch (IOException e) {

@@ -70,22 +70,6 @@ public final class Mirror {
     return new Mirror(dir);
   }
 
-  /** The git processes a sync of pushed commits uses after the pack is in. */
-  public static final Git.Ahead[] AHEAD = {Git.Ahead.HISTORY, Git.Ahead.READER, Git.Ahead.READER};
-
-  /**
-   * Starts {@link #AHEAD} in the mirror while the caller waits on the PDS for the snapshot; false,
-   * doing nothing, for a mirror not made yet. {@link #endPrestarted} ends what was not used.
-   */
-  public static boolean prestart(Path cacheDir, String did, String key) {
-    Path dir = location(cacheDir, did, key);
-    if (!Files.isDirectory(dir)) {
-      return false;
-    }
-    Git.at(dir).prestart(AHEAD);
-    return true;
-  }
-
   /** Ends the git processes a sync started ahead ({@link Git#prestart}) that nothing used. */
   public static void endPrestarted(Path cacheDir, String did, String key) {
     Git.at(location(cacheDir, did, key)).endPrestarted();
@@ -197,21 +181,25 @@ public final class Mirror {
     Map<String, RefRecord> live = snap.liveRefs();
     Map<String, String> before = refsNow();
     Fetcher.Pending pending = fetchBegun(snap, live, before, fetcher);
+    // Shown whole already (a push's small pack), the check is done; else git's runs beside.
     CompletableFuture<Void> checked =
-        Threads.async(
-            () -> {
-              check(pending);
-              return null;
-            });
+        pending.finished()
+            ? CompletableFuture.completedFuture(null)
+            : Threads.async(
+                () -> {
+                  check(pending);
+                  return null;
+                });
     CompletableFuture<Synced> rest =
-        checked.thenApply(
+        checked.thenApplyAsync(
             v -> {
               try {
                 return refsSet(snap, live);
               } catch (IOException e) {
                 throw new UncheckedIOException(e);
               }
-            });
+            },
+            Threads.IO);
     return new Syncing(before, checked, rest);
   }
 
@@ -282,21 +270,24 @@ public final class Mirror {
       Map<String, String> have = RefFiles.read(git);
       before.putAll(have);
       StringBuilder tx = new StringBuilder("start\n");
-      boolean changed = false;
+      boolean deletes = false;
       for (Map.Entry<String, String> e : have.entrySet()) {
         if (!live.containsKey(e.getKey())) {
           tx.append("delete ").append(e.getKey()).append('\n');
-          changed = true;
+          deletes = true;
         }
       }
+      Map<String, String> updates = new java.util.TreeMap<>();
       for (RefRecord r : live.values()) {
         if (!r.target().equals(have.get(r.name()))) {
           tx.append("update ").append(r.name()).append(' ').append(r.target()).append('\n');
-          changed = true;
+          updates.put(r.name(), r.target());
         }
       }
       tx.append("prepare\ncommit\n");
-      if (changed) {
+      boolean changed = deletes || !updates.isEmpty();
+      // A push moving a ref, the usual change, is written here; deletes and the rest go to git.
+      if (changed && (deletes || !RefFiles.write(git, updates, have))) {
         git.run(tx.toString().getBytes(StandardCharsets.UTF_8), "update-ref", "--stdin");
       }
       snap.headRef()

@@ -22,6 +22,10 @@ import java.util.stream.Stream;
 final class RefFiles {
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{40}([0-9a-f]{24})?");
 
+  /** The plainest ref names, the only ones written here; git judges the rest. */
+  private static final Pattern PLAIN_NAME =
+      Pattern.compile("refs/(heads|tags)(/[A-Za-z0-9_][A-Za-z0-9_.-]*)+");
+
   private RefFiles() {}
 
   /** Every ref of {@code git}'s repository and its target. */
@@ -67,5 +71,59 @@ final class RefFiles {
       refs.put(dir.relativize(p).toString().replace(java.io.File.separatorChar, '/'), target);
     }
     return refs;
+  }
+
+  /**
+   * Sets refs {@code updates} (name to target) as loose ref files, each a lock file renamed into
+   * place as git writes it, where {@code git update-ref} would cost a process start beside the
+   * filing of a push's check. Only the plainest case is done here, and false (nothing written)
+   * leaves the rest to git, with its own checks and words: a name outside {@code refs/heads/} and
+   * {@code refs/tags/} or with any unusual character or part, a name that is a directory of another
+   * ref or of a file, a repository that keeps reflogs or a reftable. {@code have} are the refs as
+   * they are, read under the mirror's refs lock, which the caller holds.
+   */
+  static boolean write(Git git, Map<String, String> updates, Map<String, String> have)
+      throws IOException {
+    Path dir = git.gitDir();
+    if (Files.exists(dir.resolve("reftable")) || Files.exists(dir.resolve("logs"))) {
+      return false;
+    }
+    java.util.Set<String> names = new java.util.TreeSet<>(have.keySet());
+    names.addAll(updates.keySet());
+    for (Map.Entry<String, String> u : updates.entrySet()) {
+      String name = u.getKey();
+      if (!PLAIN_NAME.matcher(name).matches()
+          || name.contains("..")
+          || name.endsWith(".")
+          || name.endsWith(".lock")
+          || name.contains(".lock/")
+          || name.contains("/.")
+          || !SHA.matcher(u.getValue()).matches()
+          || Files.isDirectory(dir.resolve(name))) {
+        return false;
+      }
+      for (String other : names) {
+        if (other.startsWith(name + "/") || name.startsWith(other + "/")) {
+          return false; // a ref and a directory of refs by one name: git refuses it in its words
+        }
+      }
+    }
+    for (Map.Entry<String, String> u : updates.entrySet()) {
+      Path ref = dir.resolve(u.getKey());
+      Path lock = ref.resolveSibling(ref.getFileName() + ".lock");
+      try {
+        Files.createDirectories(ref.getParent());
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        return false; // a file where a directory should be
+      }
+      Files.writeString(
+          lock,
+          u.getValue() + "\n",
+          StandardCharsets.US_ASCII,
+          java.nio.file.StandardOpenOption.CREATE_NEW,
+          java.nio.file.StandardOpenOption.WRITE);
+      Files.move(lock, ref, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+    return true;
   }
 }

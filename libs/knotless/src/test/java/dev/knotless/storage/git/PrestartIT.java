@@ -27,11 +27,11 @@ class PrestartIT {
     Files.delete(
         git.gitDir().resolve("objects/" + first.substring(0, 2) + "/" + first.substring(2)));
 
-    git.prestart(Git.Ahead.HISTORY, Git.Ahead.READER);
+    git.prestart(Git.Ahead.HISTORY);
     assertEquals(Set.of(first), git.missing(List.of(first, second)));
     assertEquals(Optional.of(first), git.firstMissingReachable(List.of(second)), "the hole found");
 
-    git.prestart(Git.Ahead.HISTORY, Git.Ahead.READER);
+    git.prestart(Git.Ahead.HISTORY);
     git.run(null, "update-ref", "refs/heads/main", second);
     assertEquals(
         Optional.empty(),
@@ -44,7 +44,7 @@ class PrestartIT {
   void whatWasStartedAndNotUsedEnds(@TempDir Path tmp) throws Exception {
     Git git = Git.at(tmp.resolve("r.git"));
     git.run(null, "init", "--quiet", "--bare", git.gitDir().toString());
-    git.prestart(Git.Ahead.HISTORY, Git.Ahead.READER, Git.Ahead.READER);
+    git.prestart(Git.Ahead.HISTORY, Git.Ahead.HISTORY);
     git.endPrestarted();
     for (ProcessHandle child : ProcessHandle.current().children().toList()) {
       if (child.info().command().orElse("").endsWith("git")) {

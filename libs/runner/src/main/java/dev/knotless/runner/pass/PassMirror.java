@@ -17,32 +17,20 @@ final class PassMirror {
   private final Watched repo;
   private final Supplier<Fetcher> fetcher;
   private final Snapshot snap;
-  private final boolean startedAhead;
   private Mirror mirror;
   private Mirror.Syncing syncing;
 
-  /**
-   * @param startedAhead whether the pass already started the sync's git processes ({@link
-   *     Mirror#prestart}), while it read the snapshot
-   */
-  PassMirror(
-      Path cacheDir, Watched repo, Supplier<Fetcher> fetcher, Snapshot snap, boolean startedAhead) {
+  PassMirror(Path cacheDir, Watched repo, Supplier<Fetcher> fetcher, Snapshot snap) {
     this.cacheDir = cacheDir;
     this.repo = repo;
     this.fetcher = fetcher;
     this.snap = snap;
-    this.startedAhead = startedAhead;
   }
 
   /** The mirror with its sync begun: the newest packs in, the history check going on. */
   Mirror begun() throws IOException {
     if (mirror == null) {
       Mirror m = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
-      if (!startedAhead) {
-        // Started while the packs go in: the history check, and readers of the workflows and
-        // the changed paths.
-        m.git().prestart(Mirror.AHEAD);
-      }
       syncing = m.begin(snap, fetcher.get());
       mirror = m;
     }

@@ -192,34 +192,23 @@ final class PushChecks {
   private record Read(WorkflowSet workflows, Set<String> changed, IOException failed) {}
 
   /**
-   * Reads the workflows at {@code commit} and, beside them (two git commands at once), the paths
-   * changed since {@code was}; at the same commit (a rerun, or runs dropped at a stop) or with none
-   * before, nothing moved, so no path skips anything.
+   * Reads the workflows at {@code commit} and then the paths changed since {@code was}; at the same
+   * commit (a rerun, or runs dropped at a stop) or with none before, nothing moved, so no path
+   * skips anything. Both come from the mirror's files in this JVM, a millisecond or two each, so
+   * they are read one after the other on the pass's thread (git is started only for what the files
+   * do not answer).
    */
   private Read read(Mirror mirror, String was, String commit) {
     long t = dev.knotless.storage.Trace.start();
-    java.util.concurrent.CompletableFuture<Set<String>> changing =
-        commit.equals(was) || was == null
-            ? java.util.concurrent.CompletableFuture.completedFuture(null)
-            : dev.knotless.storage.Threads.async(
-                () -> CommitFiles.changed(mirror.git(), was, commit));
     WorkflowSet set = null;
-    IOException failed = null;
     try {
       set = planner.workflows(mirror.git(), commit);
-    } catch (IOException e) {
-      failed = e;
-    }
-    try {
-      Set<String> changed = changing.join();
+      Set<String> changed =
+          commit.equals(was) || was == null ? null : CommitFiles.changed(mirror.git(), was, commit);
       dev.knotless.storage.Trace.step("workflows and changed paths read", t);
-      return new Read(set, changed, failed);
-    } catch (java.util.concurrent.CompletionException e) {
-      IOException cause =
-          e.getCause() instanceof java.io.UncheckedIOException u
-              ? u.getCause()
-              : new IOException(e.getCause());
-      return new Read(null, null, failed != null ? failed : cause);
+      return new Read(set, changed, null);
+    } catch (IOException e) {
+      return new Read(null, null, e);
     }
   }
 }

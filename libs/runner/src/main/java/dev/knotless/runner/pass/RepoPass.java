@@ -219,17 +219,15 @@ public final class RepoPass {
    */
   public Outcome run(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
-    // A push's sync will want its git processes: they start while the snapshot is read.
-    boolean ahead = pushed && Mirror.prestart(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     try {
-      return pass(repo, stage, pushed, ahead);
+      return pass(repo, stage, pushed);
     } finally {
+      // A sync that indexed a pack with git started its history check ahead; it may be unused.
       Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
     }
   }
 
-  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed, boolean ahead)
-      throws IOException {
+  private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
     dev.knotless.runner.pulls.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
@@ -323,7 +321,7 @@ public final class RepoPass {
     boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();
     boolean filesRefs = !extras.pullsOnly() && (!plan.due().isEmpty() || askedNow);
     PausedOwners pausedNow = filesRefs || extras.pulls() != null ? paused.read() : null;
-    PassMirror mirror = new PassMirror(cacheDir, repo, () -> readers.fetcher(owner), snap, ahead);
+    PassMirror mirror = new PassMirror(cacheDir, repo, () -> readers.fetcher(owner), snap);
     if (extras.pullsOnly()) {
       // Another runner runs this repository's pushes: here they are only recorded as seen.
       for (DueRef due : plan.due()) {
