@@ -325,11 +325,20 @@ public final class Fetcher {
      * Whether every pack indexed was written here as loose objects and they show the history of
      * everything wanted whole ({@link BroughtHistory}); false leaves the question to git.
      */
-    boolean shownWhole() throws IOException {
-      return !indexedByGit.get()
-          && !brought.isEmpty()
-          && BroughtHistory.shownWhole(local, List.copyOf(brought), wanted, whole);
+    boolean shownWhole() {
+      int n = brought.size();
+      if (indexedByGit.get() || n == 0 || n == notShownWith) {
+        return false;
+      }
+      boolean shown = BroughtHistory.shownWhole(local, List.copyOf(brought), wanted, whole);
+      if (!shown) {
+        notShownWith = n; // asked again with nothing more brought, the answer is the same
+      }
+      return shown;
     }
+
+    /** How many objects were brought when {@link #shownWhole} last could not show it; or -1. */
+    private int notShownWith = -1;
 
     /** Downloads and indexes packs, eight at a time; their bases join the wanted set. */
     void index(List<PackRecord> packs) throws IOException, Vanished {

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -126,9 +125,22 @@ public final class StoredObjects implements AutoCloseable {
 
   // Loose objects: a zlib stream of "<type> <size>\0<content>".
 
-  private byte[] looseFile(String sha) throws IOException {
-    try {
-      return Files.readAllBytes(objects.resolve(sha.substring(0, 2)).resolve(sha.substring(2)));
+  /**
+   * A loose object's file, or null when there is none. Loose objects here are the small packs
+   * {@link LooseObjects} wrote, so one bigger than any object read here is git's to read.
+   */
+  private byte[] looseFile(String sha) throws IOException, CannotSay {
+    Path file = objects.resolve(sha.substring(0, 2)).resolve(sha.substring(2));
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size > MAX_OBJECT_BYTES + (1 << 16)) {
+        throw new CannotSay("a loose object too big to read here");
+      }
+      ByteBuffer b = ByteBuffer.allocate((int) size);
+      while (b.hasRemaining() && ch.read(b) >= 0) {
+        // Read it whole.
+      }
+      return b.array();
     } catch (NoSuchFileException e) {
       return null;
     }
@@ -344,7 +356,12 @@ public final class StoredObjects implements AutoCloseable {
     int[] pos = {0};
     varint(start, pos);
     long size = varint(start, pos);
-    return new Header(((Header) base(p, e, depth, true)).type(), size);
+    BaseAt b = baseAt(p, e, depth);
+    String type =
+        b.loose != null
+            ? looseHeader(b.loose).header.type()
+            : packedHeader(b.pack, b.offset, depth + 1).type();
+    return new Header(type, size);
   }
 
   private Obj packed(Pack p, long offset, int depth) throws IOException, CannotSay {
@@ -357,35 +374,30 @@ public final class StoredObjects implements AutoCloseable {
     if (e.type <= 4) {
       return new Obj(TYPES[e.type], data);
     }
-    Obj base = (Obj) base(p, e, depth, false);
+    BaseAt b = baseAt(p, e, depth);
+    Obj base = b.loose != null ? looseObject(b.loose) : packed(b.pack, b.offset, depth + 1);
     return new Obj(base.type(), apply(base.data(), data));
   }
 
-  /** A delta's base: its header, or its whole object. */
-  private Object baseOf(Pack p, long offset, int depth, boolean header)
-      throws IOException, CannotSay {
-    return header ? packedHeader(p, offset, depth) : packed(p, offset, depth);
-  }
+  /** Where a delta's base is: an entry of a pack, or a loose object's file. */
+  private record BaseAt(Pack pack, long offset, byte[] loose) {}
 
-  /** The base of delta {@code e}: with {@code headerOnly} just its type, in a {@link Header}. */
-  private Object base(Pack p, Entry e, int depth, boolean headerOnly)
-      throws IOException, CannotSay {
+  private BaseAt baseAt(Pack p, Entry e, int depth) throws IOException, CannotSay {
     if (depth >= MAX_CHAIN) {
       throw new CannotSay("a delta chain longer than " + MAX_CHAIN);
     }
     if (e.type == OFS_DELTA) {
-      return baseOf(p, e.baseOffset, depth + 1, headerOnly);
+      return new BaseAt(p, e.baseOffset, null);
     }
-    String sha = HexFormat.of().formatHex(e.baseSha);
-    byte[] loose = looseFile(sha);
+    byte[] loose = looseFile(HexFormat.of().formatHex(e.baseSha));
     if (loose != null) {
-      return headerOnly ? looseHeader(loose).header : looseObject(loose);
+      return new BaseAt(null, 0, loose);
     }
     Located at = locate(e.baseSha);
     if (at == null) {
       throw new CannotSay("a delta's base is not in the files");
     }
-    return baseOf(at.pack, at.offset, depth + 1, headerOnly);
+    return new BaseAt(at.pack, at.offset, null);
   }
 
   /** Inflates the zlib stream at {@code at}: its first bytes with {@code partial}, else all. */
