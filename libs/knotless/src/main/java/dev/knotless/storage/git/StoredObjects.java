@@ -37,9 +37,6 @@ public final class StoredObjects implements AutoCloseable {
   static final int MAX_CHAIN = 1000;
 
   private static final String[] TYPES = {null, "commit", "tree", "blob", "tag"};
-  private static final int OFS_DELTA = 6;
-  private static final int REF_DELTA = 7;
-  private static final int CHUNK = 8192;
 
   /** An object's type and size. */
   public record Header(String type, long size) {}
@@ -47,16 +44,9 @@ public final class StoredObjects implements AutoCloseable {
   /** An object's type and content. */
   public record Obj(String type, byte[] data) {}
 
-  /** The file says something this reader does not follow: git is asked instead. */
-  static final class CannotSay extends Exception {
-    CannotSay(String why) {
-      super(why, null, false, false);
-    }
-  }
-
   private final Path objects;
   private final Inflater inflater = new Inflater();
-  private List<Pack> packs;
+  private List<PackFile> packs;
 
   private StoredObjects(Path objects) {
     this.objects = objects;
@@ -229,53 +219,16 @@ public final class StoredObjects implements AutoCloseable {
 
   // Packs: each entry a type and size, a delta's base, then a zlib stream.
 
-  /** A pack and its index, opened when first searched. */
-  private static final class Pack implements AutoCloseable {
-    final Path idxPath;
-    PackIndex idx;
-    FileChannel data;
-    long size;
-    boolean unreadable;
-
-    Pack(Path idxPath) {
-      this.idxPath = idxPath;
-    }
-
-    /** The index, or null when it is not one this reads. */
-    PackIndex index() throws IOException {
-      if (idx == null && !unreadable) {
-        idx = PackIndex.open(idxPath);
-        if (idx == null) {
-          unreadable = true;
-        } else {
-          String name = idxPath.getFileName().toString();
-          Path pack = idxPath.resolveSibling(name.substring(0, name.length() - 4) + ".pack");
-          data = FileChannel.open(pack, StandardOpenOption.READ);
-          size = data.size();
-        }
-      }
-      return idx;
-    }
-
-    @Override
-    public void close() throws IOException {
-      try (PackIndex i = idx;
-          FileChannel d = data) {
-        // Both closed, whichever throws.
-      }
-    }
-  }
-
-  private record Located(Pack pack, long offset) {}
+  private record Located(PackFile pack, long offset) {}
 
   private Located locate(byte[] sha) throws IOException, CannotSay {
     if (packs == null) {
       packs = new ArrayList<>();
       for (Path idx : ObjectFiles.indexes(objects.resolve("pack"))) {
-        packs.add(new Pack(idx));
+        packs.add(new PackFile(idx));
       }
     }
-    for (Pack p : packs) {
+    for (PackFile p : packs) {
       PackIndex idx = p.index();
       if (idx == null) {
         throw new CannotSay("a pack index that is not version 2");
@@ -288,74 +241,17 @@ public final class StoredObjects implements AutoCloseable {
     return null;
   }
 
-  /** One entry's head: its type and stated size, where its data starts, and its delta's base. */
-  private record Entry(int type, long size, long dataAt, long baseOffset, byte[] baseSha) {}
-
-  private Entry entry(Pack p, long offset) throws IOException, CannotSay {
-    ByteBuffer b = ByteBuffer.allocate(32);
-    if (offset < 12 || offset >= p.size) {
-      throw new CannotSay("an offset outside the pack");
-    }
-    p.data.read(b, offset);
-    b.flip();
-    int pos = 0;
-    int c = next(b, pos++);
-    int type = (c >> 4) & 7;
-    long size = c & 0x0f;
-    int shift = 4;
-    while ((c & 0x80) != 0) {
-      if (shift > 53) {
-        throw new CannotSay("an entry size that does not end");
-      }
-      c = next(b, pos++);
-      size |= (long) (c & 0x7f) << shift;
-      shift += 7;
-    }
-    long baseOffset = -1;
-    byte[] baseSha = null;
-    if (type == OFS_DELTA) {
-      c = next(b, pos++);
-      long rel = c & 0x7f;
-      while ((c & 0x80) != 0) {
-        if (rel > (Long.MAX_VALUE >> 8)) {
-          throw new CannotSay("a delta base offset that does not end");
-        }
-        c = next(b, pos++);
-        rel = ((rel + 1) << 7) | (c & 0x7f);
-      }
-      baseOffset = offset - rel;
-      if (rel <= 0 || baseOffset < 12) {
-        throw new CannotSay("a delta base outside the pack");
-      }
-    } else if (type == REF_DELTA) {
-      baseSha = new byte[PackIndex.SHA_BYTES];
-      for (int i = 0; i < baseSha.length; i++) {
-        baseSha[i] = (byte) next(b, pos++);
-      }
-    } else if (type < 1 || type > 4) {
-      throw new CannotSay("an entry of type " + type);
-    }
-    return new Entry(type, size, offset + pos, baseOffset, baseSha);
-  }
-
-  private static int next(ByteBuffer b, int pos) throws CannotSay {
-    if (pos >= b.limit()) {
-      throw new CannotSay("an entry's head runs past what was read");
-    }
-    return b.get(pos) & 0xff;
-  }
-
-  private Header packedHeader(Pack p, long offset, int depth) throws IOException, CannotSay {
-    Entry e = entry(p, offset);
-    if (e.type <= 4) {
-      return new Header(TYPES[e.type], e.size);
+  private Header packedHeader(PackFile p, long offset, int depth) throws IOException, CannotSay {
+    PackFile.Entry e = p.entry(offset);
+    if (e.type() <= 4) {
+      return new Header(TYPES[e.type()], e.size());
     }
     // A delta: its size is the second number of its data, its type its base's.
-    byte[] start = new byte[(int) Math.min(e.size, 20)];
-    inflateAt(p, e.dataAt, start, true);
+    byte[] start = new byte[(int) Math.min(e.size(), 20)];
+    p.inflate(e.dataAt(), start, true, inflater);
     int[] pos = {0};
-    varint(start, pos);
-    long size = varint(start, pos);
+    Deltas.varint(start, pos);
+    long size = Deltas.varint(start, pos);
     BaseAt b = baseAt(p, e, depth);
     String type =
         b.loose != null
@@ -364,166 +260,47 @@ public final class StoredObjects implements AutoCloseable {
     return new Header(type, size);
   }
 
-  private Obj packed(Pack p, long offset, int depth) throws IOException, CannotSay {
-    Entry e = entry(p, offset);
-    if (e.size > MAX_OBJECT_BYTES) {
+  private Obj packed(PackFile p, long offset, int depth) throws IOException, CannotSay {
+    PackFile.Entry e = p.entry(offset);
+    if (e.size() > MAX_OBJECT_BYTES) {
       throw new CannotSay("too big");
     }
-    byte[] data = new byte[(int) e.size];
-    inflateAt(p, e.dataAt, data, false);
-    if (e.type <= 4) {
-      return new Obj(TYPES[e.type], data);
+    byte[] data = new byte[(int) e.size()];
+    p.inflate(e.dataAt(), data, false, inflater);
+    if (e.type() <= 4) {
+      return new Obj(TYPES[e.type()], data);
     }
     BaseAt b = baseAt(p, e, depth);
     Obj base = b.loose != null ? looseObject(b.loose) : packed(b.pack, b.offset, depth + 1);
-    return new Obj(base.type(), apply(base.data(), data));
+    return new Obj(base.type(), Deltas.apply(base.data(), data));
   }
 
   /** Where a delta's base is: an entry of a pack, or a loose object's file. */
-  private record BaseAt(Pack pack, long offset, byte[] loose) {}
+  private record BaseAt(PackFile pack, long offset, byte[] loose) {}
 
-  private BaseAt baseAt(Pack p, Entry e, int depth) throws IOException, CannotSay {
+  private BaseAt baseAt(PackFile p, PackFile.Entry e, int depth) throws IOException, CannotSay {
     if (depth >= MAX_CHAIN) {
       throw new CannotSay("a delta chain longer than " + MAX_CHAIN);
     }
-    if (e.type == OFS_DELTA) {
-      return new BaseAt(p, e.baseOffset, null);
+    if (e.type() == PackFile.OFS_DELTA) {
+      return new BaseAt(p, e.baseOffset(), null);
     }
-    byte[] loose = looseFile(HexFormat.of().formatHex(e.baseSha));
+    byte[] loose = looseFile(HexFormat.of().formatHex(e.baseSha()));
     if (loose != null) {
       return new BaseAt(null, 0, loose);
     }
-    Located at = locate(e.baseSha);
+    Located at = locate(e.baseSha());
     if (at == null) {
       throw new CannotSay("a delta's base is not in the files");
     }
     return new BaseAt(at.pack, at.offset, null);
   }
 
-  /** Inflates the zlib stream at {@code at}: its first bytes with {@code partial}, else all. */
-  private void inflateAt(Pack p, long at, byte[] out, boolean partial)
-      throws IOException, CannotSay {
-    inflater.reset();
-    ByteBuffer in = ByteBuffer.allocate(CHUNK);
-    long pos = at;
-    int got = 0;
-    try {
-      while (got < out.length) {
-        if (inflater.needsInput()) {
-          in.clear();
-          int n = p.data.read(in, pos);
-          if (n <= 0) {
-            throw new CannotSay("an entry runs past the pack's end");
-          }
-          pos += n;
-          in.flip();
-          inflater.setInput(in);
-        }
-        int n = inflater.inflate(out, got, out.length - got);
-        if (n == 0 && (inflater.finished() || inflater.needsDictionary())) {
-          break;
-        }
-        got += n;
-      }
-    } catch (DataFormatException e) {
-      throw new CannotSay("an entry does not inflate");
-    }
-    if (got != out.length || (!partial && !inflater.finished() && !endsHere())) {
-      throw new CannotSay("an entry's size and its data disagree");
-    }
-  }
-
-  /** Whether the stream ends with no more output, once the stated size was inflated. */
-  private boolean endsHere() {
-    try {
-      return inflater.inflate(new byte[1]) == 0;
-    } catch (DataFormatException e) {
-      return false;
-    }
-  }
-
-  /** Applies a git delta to {@code base}. */
-  static byte[] apply(byte[] base, byte[] delta) throws CannotSay {
-    int[] pos = {0};
-    long baseSize = varint(delta, pos);
-    long size = varint(delta, pos);
-    if (baseSize != base.length) {
-      throw new CannotSay("a delta for a base of another size");
-    }
-    if (size > MAX_OBJECT_BYTES) {
-      throw new CannotSay("too big");
-    }
-    byte[] out = new byte[(int) size];
-    int o = 0;
-    int i = pos[0];
-    while (i < delta.length) {
-      int op = delta[i++] & 0xff;
-      if ((op & 0x80) != 0) {
-        long off = 0;
-        long len = 0;
-        for (int k = 0; k < 4; k++) {
-          if ((op & (1 << k)) != 0) {
-            if (i >= delta.length) {
-              throw new CannotSay("a delta copy that ends early");
-            }
-            off |= (long) (delta[i++] & 0xff) << (8 * k);
-          }
-        }
-        for (int k = 0; k < 3; k++) {
-          if ((op & (0x10 << k)) != 0) {
-            if (i >= delta.length) {
-              throw new CannotSay("a delta copy that ends early");
-            }
-            len |= (long) (delta[i++] & 0xff) << (8 * k);
-          }
-        }
-        if (len == 0) {
-          len = 0x10000;
-        }
-        if (off + len > base.length || o + len > out.length) {
-          throw new CannotSay("a delta copy out of bounds");
-        }
-        System.arraycopy(base, (int) off, out, o, (int) len);
-        o += (int) len;
-      } else if (op != 0) {
-        if (i + op > delta.length || o + op > out.length) {
-          throw new CannotSay("a delta insert out of bounds");
-        }
-        System.arraycopy(delta, i, out, o, op);
-        i += op;
-        o += op;
-      } else {
-        throw new CannotSay("a delta with a reserved instruction");
-      }
-    }
-    if (o != out.length) {
-      throw new CannotSay("a delta shorter than its stated size");
-    }
-    return out;
-  }
-
-  /** A size in a delta's head: seven bits a byte, least significant first. */
-  private static long varint(byte[] b, int[] pos) throws CannotSay {
-    long v = 0;
-    int shift = 0;
-    while (true) {
-      if (pos[0] >= b.length || shift > 56) {
-        throw new CannotSay("a delta's head does not end");
-      }
-      int c = b[pos[0]++] & 0xff;
-      v |= (long) (c & 0x7f) << shift;
-      shift += 7;
-      if ((c & 0x80) == 0) {
-        return v;
-      }
-    }
-  }
-
   @Override
   public void close() {
     inflater.end();
     if (packs != null) {
-      for (Pack p : packs) {
+      for (PackFile p : packs) {
         try {
           p.close();
         } catch (IOException e) {

@@ -97,12 +97,11 @@ class StoredObjectsIT {
     byte[] base = "hello".getBytes(StandardCharsets.US_ASCII);
     // base size 5, result 3: copy 3 bytes from offset 4 (past the base's end).
     byte[] delta = {5, 3, (byte) 0x91, 4, 3};
-    org.junit.jupiter.api.Assertions.assertThrows(
-        StoredObjects.CannotSay.class, () -> StoredObjects.apply(base, delta));
+    org.junit.jupiter.api.Assertions.assertThrows(CannotSay.class, () -> Deltas.apply(base, delta));
     byte[] ok = {5, 3, (byte) 0x91, 1, 3};
     try {
-      assertArrayEquals("ell".getBytes(StandardCharsets.US_ASCII), StoredObjects.apply(base, ok));
-    } catch (StoredObjects.CannotSay e) {
+      assertArrayEquals("ell".getBytes(StandardCharsets.US_ASCII), Deltas.apply(base, ok));
+    } catch (CannotSay e) {
       throw new AssertionError(e);
     }
   }
