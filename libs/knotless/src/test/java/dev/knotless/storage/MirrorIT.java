@@ -177,6 +177,14 @@ class MirrorIT {
             java.io.IOException.class, () -> m.syncRefs(snap, s.runner.fetcher()));
     assertEquals(checked.getMessage(), again.getMessage());
     assertEquals(Map.of(), m.git().refs());
+
+    // And as a clone fetches it, into an empty repository: the wanted tip is no proof of itself.
+    Git fresh = Git.at(tmp.resolve("fresh.git"));
+    fresh.run(null, "init", "--quiet", "--bare", fresh.gitDir().toString());
+    java.io.IOException cloned =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.io.IOException.class, () -> s.runner.fetcher().fetch(snap, fresh, List.of(tip)));
+    assertEquals(checked.getMessage(), cloned.getMessage());
   }
 
   @Test

@@ -66,7 +66,8 @@ public final class Fetcher {
    * @throws IOException "the remote has no pack holding <sha>" when the packs run out
    */
   public Stats fetch(Snapshot snap, Git local, Collection<String> wanted) throws IOException {
-    return begin(snap, local, wanted, wanted).finish();
+    // What is wanted and already here is taken as it is; nothing is known whole to show more by.
+    return begin(snap, local, wanted, wanted, Set.of()).finish();
   }
 
   /**
@@ -109,6 +110,20 @@ public final class Fetcher {
   public Pending begin(
       Snapshot snap, Git local, Collection<String> wanted, Collection<String> whole)
       throws IOException {
+    return begin(snap, local, wanted, whole, whole);
+  }
+
+  /**
+   * {@link #begin}, where a wanted object among {@code present} that is here needs nothing more,
+   * and {@code whole} (targets of refs only) are what a pack's history may be shown whole by.
+   */
+  private Pending begin(
+      Snapshot snap,
+      Git local,
+      Collection<String> wanted,
+      Collection<String> present,
+      Collection<String> whole)
+      throws IOException {
     State s = new State(snap, local, new LinkedHashSet<>(wanted), Set.copyOf(whole));
     long t = Trace.start();
     // One question to git: which wanted objects, and which newest packs' tips, are not here.
@@ -120,7 +135,7 @@ public final class Fetcher {
     Set<String> missingWanted = new HashSet<>(absent);
     missingWanted.retainAll(s.wanted);
     s.missingNow = java.util.Collections.unmodifiableSet(missingWanted);
-    if (!snap.exists() || (s.missing().isEmpty() && whole.containsAll(s.wanted))) {
+    if (!snap.exists() || (s.missing().isEmpty() && present.containsAll(s.wanted))) {
       return new Pending(s, new Stats(0));
     }
     if (s.missing().isEmpty()) {
