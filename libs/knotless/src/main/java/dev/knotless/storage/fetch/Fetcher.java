@@ -11,7 +11,6 @@ import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.Threads;
 import dev.knotless.storage.Trace;
-import dev.knotless.storage.git.BroughtHistory;
 import dev.knotless.storage.git.Git;
 import dev.knotless.storage.git.LooseObjects;
 import dev.knotless.storage.pack.PackStore;
@@ -292,13 +291,8 @@ public final class Fetcher {
     /** Objects whose history is known whole here: the local refs' targets. */
     final Set<String> whole;
 
-    /** The objects of the packs written as loose objects, in this JVM. */
-    final List<LooseObjects.Parsed> brought =
-        java.util.Collections.synchronizedList(new ArrayList<>());
-
-    /** Whether a pack went through {@code index-pack}: its objects are not in {@link #brought}. */
-    private final java.util.concurrent.atomic.AtomicBoolean indexedByGit =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    /** What the packs indexed brought, to show their history whole by. */
+    final Brought brought = new Brought();
 
     /** What {@link #missing} last found; null once packs were indexed since. */
     private Set<String> missingNow;
@@ -336,24 +330,10 @@ public final class Fetcher {
       return hole.isEmpty();
     }
 
-    /**
-     * Whether every pack indexed was written here as loose objects and they show the history of
-     * everything wanted whole ({@link BroughtHistory}); false leaves the question to git.
-     */
+    /** Whether the packs indexed show the history of everything wanted whole, without git. */
     boolean shownWhole() {
-      int n = brought.size();
-      if (indexedByGit.get() || n == 0 || n == notShownWith) {
-        return false;
-      }
-      boolean shown = BroughtHistory.shownWhole(local, List.copyOf(brought), wanted, whole);
-      if (!shown) {
-        notShownWith = n; // asked again with nothing more brought, the answer is the same
-      }
-      return shown;
+      return brought.shownWhole(local, wanted, whole);
     }
-
-    /** How many objects were brought when {@link #shownWhole} last could not show it; or -1. */
-    private int notShownWith = -1;
 
     /** Downloads and indexes packs, eight at a time; their bases join the wanted set. */
     void index(List<PackRecord> packs) throws IOException, Vanished {
@@ -373,12 +353,12 @@ public final class Fetcher {
                     if (p.inline() && p.data().length == p.size()) {
                       var written = LooseObjects.write(local, p.data());
                       if (written.isPresent()) {
-                        brought.addAll(written.get());
+                        brought.written(written.get());
                         Trace.step("pack written as loose objects (" + p.size() + " bytes)", t);
                         return null;
                       }
                     }
-                    if (indexedByGit.compareAndSet(false, true)) {
+                    if (brought.indexedByGit()) {
                       // The history check will want rev-list: it starts while the pack goes in.
                       local.prestart(Git.Ahead.HISTORY);
                     }
