@@ -71,8 +71,9 @@ public record PassPlan(
 
   /**
    * The state once a due ref's checks are filed: its generation recorded, and the runs dropped at
-   * it that ran now or that it moved on from forgotten. A workflow dropped at its commit after the
-   * pass planned (and so not run by it) is kept for the next pass.
+   * its commit that ran now forgotten. A run dropped after the pass planned (and so neither run nor
+   * ended by it) is kept for the next pass: at this commit to run, at one the ref moved on from to
+   * be ended as moved on.
    */
   public static RepoState filed(RepoState state, DueRef due) {
     RefState ref = due.ref();

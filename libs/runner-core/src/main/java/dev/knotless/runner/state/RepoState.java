@@ -176,19 +176,20 @@ public record RepoState(
   }
 
   /**
-   * A copy without what a pass at {@code commit} of {@code subject} ran: the subject's runs dropped
-   * at other commits (it moved on from them) and, at this commit, the workflows in {@code ran}, or
-   * all of them when it is empty. A workflow dropped there after the pass read the state (another
-   * worker's run recovered meanwhile) stays, for the next pass to run.
+   * A copy without what a pass at {@code commit} of {@code subject} ran: at this commit, the
+   * workflows in {@code ran}, or all of them when it is empty. A workflow dropped there after the
+   * pass read the state (another worker's run recovered meanwhile) stays, for the next pass to run;
+   * so does a run dropped meanwhile at a commit the subject moved on from, for the next pass to end
+   * (the ones the pass saw were ended and forgotten as it planned: {@code PassPlan.settle}).
    */
   public RepoState withoutDroppedRan(String subject, String commit, List<String> ran) {
     return change(
         b -> {
           List<DroppedRun> keep = new ArrayList<>();
           for (DroppedRun d : b.dropped) {
-            if (!d.subject().equals(subject)) {
+            if (!d.subject().equals(subject) || !d.commit().equals(commit)) {
               keep.add(d);
-            } else if (d.commit().equals(commit) && !ran.isEmpty()) {
+            } else if (!ran.isEmpty()) {
               List<String> rest = d.workflows().stream().filter(w -> !ran.contains(w)).toList();
               if (!rest.isEmpty()) {
                 keep.add(new DroppedRun(d.subject(), d.commit(), d.base(), rest));

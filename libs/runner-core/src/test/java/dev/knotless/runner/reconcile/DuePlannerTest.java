@@ -87,7 +87,22 @@ class DuePlannerTest {
     PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
     assertEquals(List.of("refs/heads/main:MOVED"), dueNames(plan));
     assertEquals(List.of(), plan.due().get(0).onlyWorkflows());
-    assertEquals(List.of(), PassPlan.filed(state, plan.due().get(0)).dropped());
+    assertEquals(List.of(), PassPlan.filed(plan.settle(state), plan.due().get(0)).dropped());
+  }
+
+  @Test
+  void aRunDroppedAtAnOlderCommitWhileAPassRanIsEndedByTheNextPass() {
+    // The ref is at c5; a stopping worker hands back a deploy of c4 while a pass at c5 runs.
+    RepoState state = ran(4, 2);
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
+    DroppedRun old = new DroppedRun("refs/heads/main", "c4", "", List.of("deploy"));
+    RepoState meanwhile = plan.settle(state).withDropped(old);
+
+    RepoState after = PassPlan.filed(meanwhile, plan.due().get(0));
+    assertEquals(List.of(old), after.dropped(), "kept, so that its check is ended, not forgotten");
+    PassPlan next = DuePlanner.plan(view(MAIN, FEATURE), after, Watch.KNOWN);
+    assertEquals(List.of(old), next.movedOn(after), "the next pass ends it as moved on");
+    assertEquals(List.of(), next.settle(after).dropped());
   }
 
   @Test
