@@ -1,11 +1,9 @@
 package dev.knotless.storage.git;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -73,29 +71,30 @@ public final class BroughtHistory {
         if (c == null || !c.type().equals("commit")) {
           return false;
         }
-        Commit commit = Commit.parse(c.data());
+        ObjectText.CommitHead commit = ObjectText.commit(c.data());
         if (commit == null) {
           return false;
         }
         List<byte[]> parentTrees = new ArrayList<>();
         Set<String> parentTreeNames = new HashSet<>();
-        for (String p : commit.parents) {
+        for (String p : commit.parents()) {
           if (!whole.contains(p) && !brought.containsKey(p)) {
             return false;
           }
           byte[] data = content(p, "commit");
-          Commit parent = data == null ? null : Commit.parse(data);
-          byte[] tree = parent == null ? null : content(parent.tree, "tree");
+          ObjectText.CommitHead parent = data == null ? null : ObjectText.commit(data);
+          byte[] tree = parent == null ? null : content(parent.tree(), "tree");
           if (tree == null) {
             return false;
           }
-          parentTreeNames.add(parent.tree);
+          parentTreeNames.add(parent.tree());
           parentTrees.add(tree);
           todo.add(p);
         }
         // A commit with its parent's very tree (an empty commit, a revert) brings no tree.
-        boolean same = !brought.containsKey(commit.tree) && parentTreeNames.contains(commit.tree);
-        if (!same && !tree(commit.tree, parentTrees)) {
+        boolean same =
+            !brought.containsKey(commit.tree()) && parentTreeNames.contains(commit.tree());
+        if (!same && !tree(commit.tree(), parentTrees)) {
           return false;
         }
       }
@@ -123,10 +122,10 @@ public final class BroughtHistory {
       if (!treesShown.add(sha)) {
         return true;
       }
-      List<Entry> entries = Entry.parse(t.data());
-      List<List<Entry>> oldEntries = new ArrayList<>();
+      List<ObjectText.TreeEntry> entries = ObjectText.tree(t.data(), SHA_BYTES);
+      List<List<ObjectText.TreeEntry>> oldEntries = new ArrayList<>();
       for (byte[] old : olds) {
-        List<Entry> e = Entry.parse(old);
+        List<ObjectText.TreeEntry> e = ObjectText.tree(old, SHA_BYTES);
         if (e == null) {
           return false;
         }
@@ -135,18 +134,18 @@ public final class BroughtHistory {
       if (entries == null) {
         return false;
       }
-      for (Entry e : entries) {
+      for (ObjectText.TreeEntry e : entries) {
         if (e.submodule()) {
           continue; // a commit of another repository: neither git nor this looks for it
         }
-        LooseObjects.Parsed o = brought.get(e.oid);
+        LooseObjects.Parsed o = brought.get(e.oid());
         if (o != null) {
           if (e.tree()) {
             List<byte[]> sub = new ArrayList<>();
-            for (List<Entry> old : oldEntries) {
-              for (Entry x : old) {
-                if (x.name.equals(e.name) && x.tree()) {
-                  byte[] data = content(x.oid, "tree");
+            for (List<ObjectText.TreeEntry> old : oldEntries) {
+              for (ObjectText.TreeEntry x : old) {
+                if (x.name().equals(e.name()) && x.tree()) {
+                  byte[] data = content(x.oid(), "tree");
                   if (data == null) {
                     return false;
                   }
@@ -154,7 +153,7 @@ public final class BroughtHistory {
                 }
               }
             }
-            if (!tree(e.oid, sub)) {
+            if (!tree(e.oid(), sub)) {
               return false;
             }
           } else if (!o.type().equals("blob")) {
@@ -167,79 +166,15 @@ public final class BroughtHistory {
       return true;
     }
 
-    private static boolean inOlds(Entry e, List<List<Entry>> olds) {
-      for (List<Entry> old : olds) {
-        for (Entry x : old) {
-          if (x.oid.equals(e.oid) && x.tree() == e.tree() && !x.submodule()) {
+    private static boolean inOlds(ObjectText.TreeEntry e, List<List<ObjectText.TreeEntry>> olds) {
+      for (List<ObjectText.TreeEntry> old : olds) {
+        for (ObjectText.TreeEntry x : old) {
+          if (x.oid().equals(e.oid()) && x.tree() == e.tree() && !x.submodule()) {
             return true;
           }
         }
       }
       return false;
-    }
-  }
-
-  /** A commit's tree and parents, from its header lines. */
-  private record Commit(String tree, List<String> parents) {
-    static Commit parse(byte[] data) {
-      String text = new String(data, StandardCharsets.UTF_8);
-      String[] lines = text.split("\n", -1);
-      if (lines.length < 2 || !lines[0].startsWith("tree ")) {
-        return null;
-      }
-      String tree = lines[0].substring(5);
-      if (!ObjectFiles.isSha1(tree)) {
-        return null;
-      }
-      List<String> parents = new ArrayList<>();
-      for (int i = 1; i < lines.length && lines[i].startsWith("parent "); i++) {
-        String p = lines[i].substring(7);
-        if (!ObjectFiles.isSha1(p)) {
-          return null;
-        }
-        parents.add(p);
-      }
-      return new Commit(tree, parents);
-    }
-  }
-
-  /** One entry of a tree. */
-  private record Entry(String mode, String name, String oid) {
-    boolean tree() {
-      return mode.equals("40000");
-    }
-
-    boolean submodule() {
-      return mode.equals("160000");
-    }
-
-    /** A tree's entries, or null when it does not parse. */
-    static List<Entry> parse(byte[] raw) {
-      List<Entry> out = new ArrayList<>();
-      int i = 0;
-      while (i < raw.length) {
-        int space = indexOf(raw, (byte) ' ', i);
-        int nul = space < 0 ? -1 : indexOf(raw, (byte) 0, space);
-        if (nul < 0 || nul + 1 + SHA_BYTES > raw.length) {
-          return null;
-        }
-        out.add(
-            new Entry(
-                new String(raw, i, space - i, StandardCharsets.US_ASCII),
-                new String(raw, space + 1, nul - space - 1, StandardCharsets.UTF_8),
-                HexFormat.of().formatHex(raw, nul + 1, nul + 1 + SHA_BYTES)));
-        i = nul + 1 + SHA_BYTES;
-      }
-      return out;
-    }
-
-    private static int indexOf(byte[] a, byte b, int from) {
-      for (int i = from; i < a.length; i++) {
-        if (a[i] == b) {
-          return i;
-        }
-      }
-      return -1;
     }
   }
 }

@@ -162,11 +162,7 @@ public final class LooseObjects {
           return null;
         }
         pos += (int) inflater.getBytesRead();
-        Parsed p = new Parsed(TYPES[type], data, null);
-        sha.reset();
-        sha.update(header(p));
-        sha.update(data);
-        out.add(new Parsed(p.type, data, HexFormat.of().formatHex(sha.digest())));
+        out.add(new Parsed(TYPES[type], data, name(TYPES[type], data)));
       }
     } catch (DataFormatException e) {
       return null;
@@ -197,7 +193,18 @@ public final class LooseObjects {
   }
 
   private static byte[] header(Parsed o) {
-    return (o.type + " " + o.data.length + "\0").getBytes(StandardCharsets.US_ASCII);
+    return header(o.type, o.data);
+  }
+
+  private static byte[] header(String type, byte[] data) {
+    return (type + " " + data.length + "\0").getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** The SHA-1 name of an object of {@code type} holding {@code data}, as git names it. */
+  static String name(String type, byte[] data) {
+    MessageDigest sha = sha1();
+    sha.update(header(type, data));
+    return HexFormat.of().formatHex(sha.digest(data));
   }
 
   private static int readInt(byte[] b, int at) {

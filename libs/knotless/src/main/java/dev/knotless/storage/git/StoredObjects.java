@@ -96,20 +96,9 @@ public final class StoredObjects implements AutoCloseable {
         }
         o = packed(at.pack, at.offset, 0);
       }
-      return named(o).equals(sha) ? Optional.of(o) : Optional.empty();
+      return LooseObjects.name(o.type(), o.data()).equals(sha) ? Optional.of(o) : Optional.empty();
     } catch (CannotSay | IOException e) {
       return Optional.empty();
-    }
-  }
-
-  /** The SHA-1 name of {@code o}. */
-  private static String named(Obj o) {
-    try {
-      java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-1");
-      d.update((o.type() + " " + o.data().length + "\0").getBytes(StandardCharsets.US_ASCII));
-      return HexFormat.of().formatHex(d.digest(o.data()));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("this JVM has no SHA-1", e);
     }
   }
 

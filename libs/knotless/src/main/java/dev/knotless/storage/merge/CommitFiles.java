@@ -2,6 +2,7 @@ package dev.knotless.storage.merge;
 
 import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.git.Git;
+import dev.knotless.storage.git.ObjectText;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,7 @@ public final class CommitFiles {
       if (r.info(commit + "^{commit}") != null) {
         Map<String, byte[]> read = new LinkedHashMap<>();
         Map<String, Long> tooBig = new LinkedHashMap<>();
-        List<ObjectReader.Entry> top = workflowsTree(r, commit);
+        List<ObjectText.TreeEntry> top = workflowsTree(r, commit);
         if (top != null) {
           walk(r, WorkflowSet.DIRECTORY, top, read, tooBig);
         }
@@ -51,16 +52,16 @@ public final class CommitFiles {
    *
    * @throws IOException when a tree on the way is named but missing
    */
-  private static List<ObjectReader.Entry> workflowsTree(ObjectReader r, String commit)
+  private static List<ObjectText.TreeEntry> workflowsTree(ObjectReader r, String commit)
       throws IOException {
-    List<ObjectReader.Entry> tree = r.tree(commit + "^{tree}");
+    List<ObjectText.TreeEntry> tree = r.tree(commit + "^{tree}");
     String at = commit + "^{tree}";
     if (tree == null) {
       throw new IOException("no tree " + at);
     }
     for (String name : WorkflowSet.DIRECTORY.split("/")) {
-      ObjectReader.Entry found = null;
-      for (ObjectReader.Entry e : tree) {
+      ObjectText.TreeEntry found = null;
+      for (ObjectText.TreeEntry e : tree) {
         if (e.name().equals(name)) {
           found = e;
         }
@@ -81,14 +82,14 @@ public final class CommitFiles {
   private static void walk(
       ObjectReader r,
       String prefix,
-      List<ObjectReader.Entry> entries,
+      List<ObjectText.TreeEntry> entries,
       Map<String, byte[]> read,
       Map<String, Long> tooBig)
       throws IOException {
-    for (ObjectReader.Entry e : entries) {
+    for (ObjectText.TreeEntry e : entries) {
       String path = prefix + e.name();
       if (e.tree()) {
-        List<ObjectReader.Entry> sub = r.tree(e.oid());
+        List<ObjectText.TreeEntry> sub = r.tree(e.oid());
         if (sub == null) {
           throw new IOException("no tree " + e.oid() + " at " + path);
         }
@@ -159,8 +160,8 @@ public final class CommitFiles {
       return from == null ? null : Set.of();
     }
     try (ObjectReader r = ObjectReader.open(git)) {
-      List<ObjectReader.Entry> a = r.tree(from + "^{tree}");
-      List<ObjectReader.Entry> b = r.tree(to + "^{tree}");
+      List<ObjectText.TreeEntry> a = r.tree(from + "^{tree}");
+      List<ObjectText.TreeEntry> b = r.tree(to + "^{tree}");
       if (a != null && b != null) {
         Set<String> out = new java.util.TreeSet<>();
         diff(r, "", a, b, out);
@@ -181,19 +182,19 @@ public final class CommitFiles {
   private static void diff(
       ObjectReader r,
       String prefix,
-      List<ObjectReader.Entry> a,
-      List<ObjectReader.Entry> b,
+      List<ObjectText.TreeEntry> a,
+      List<ObjectText.TreeEntry> b,
       Set<String> out)
       throws IOException {
-    Map<String, ObjectReader.Entry> as = new LinkedHashMap<>();
-    Map<String, ObjectReader.Entry> bs = new LinkedHashMap<>();
+    Map<String, ObjectText.TreeEntry> as = new LinkedHashMap<>();
+    Map<String, ObjectText.TreeEntry> bs = new LinkedHashMap<>();
     a.forEach(e -> as.put(e.name(), e));
     b.forEach(e -> bs.put(e.name(), e));
     Set<String> names = new java.util.TreeSet<>(as.keySet());
     names.addAll(bs.keySet());
     for (String name : names) {
-      ObjectReader.Entry x = as.get(name);
-      ObjectReader.Entry y = bs.get(name);
+      ObjectText.TreeEntry x = as.get(name);
+      ObjectText.TreeEntry y = bs.get(name);
       if (x != null && y != null && x.oid().equals(y.oid()) && x.mode().equals(y.mode())) {
         continue;
       }
@@ -209,9 +210,9 @@ public final class CommitFiles {
     }
   }
 
-  private static List<ObjectReader.Entry> subtree(ObjectReader r, ObjectReader.Entry e)
+  private static List<ObjectText.TreeEntry> subtree(ObjectReader r, ObjectText.TreeEntry e)
       throws IOException {
-    List<ObjectReader.Entry> t = r.tree(e.oid());
+    List<ObjectText.TreeEntry> t = r.tree(e.oid());
     if (t == null) {
       throw new IOException("no tree " + e.oid());
     }

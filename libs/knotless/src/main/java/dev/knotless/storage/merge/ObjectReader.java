@@ -1,6 +1,7 @@
 package dev.knotless.storage.merge;
 
 import dev.knotless.storage.git.Git;
+import dev.knotless.storage.git.ObjectText;
 import dev.knotless.storage.git.StoredObjects;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -8,7 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -22,17 +22,6 @@ final class ObjectReader implements AutoCloseable {
 
   /** An object's type and size, as {@code info} gives them. */
   record Info(String oid, String type, long size) {}
-
-  /** One entry of a tree: its mode, name and object id. */
-  record Entry(String mode, String name, String oid) {
-    boolean tree() {
-      return mode.equals("40000");
-    }
-
-    boolean submodule() {
-      return mode.equals("160000");
-    }
-  }
 
   private final Git git;
   private final StoredObjects files;
@@ -107,42 +96,22 @@ final class ObjectReader implements AutoCloseable {
       if (commit.isEmpty()) {
         return null;
       }
-      String tree = treeOf(commit.get().data());
-      return tree == null ? null : fromFiles(tree);
+      ObjectText.CommitHead head = ObjectText.commit(commit.get().data());
+      return head == null ? null : fromFiles(head.tree());
     }
     return null;
   }
 
-  /** The tree a commit's first line names, or null when it does not read so. */
-  private static String treeOf(byte[] commit) {
-    int idLength = 40;
-    if (commit.length < 5 + idLength + 1 || commit[5 + idLength] != '\n') {
-      return null;
-    }
-    String head = new String(commit, 0, 5 + idLength, StandardCharsets.US_ASCII);
-    return head.startsWith("tree ") ? head.substring(5) : null;
-  }
-
   /** The entries of tree {@code name}, or null when there is no such object or it is no tree. */
-  List<Entry> tree(String name) throws IOException {
+  List<ObjectText.TreeEntry> tree(String name) throws IOException {
     Info info = info(name);
     if (info == null || !info.type().equals("tree")) {
       return null;
     }
-    byte[] raw = contents(info.oid());
-    int idLength = info.oid().length() / 2;
-    List<Entry> entries = new ArrayList<>();
-    int i = 0;
-    while (i < raw.length) {
-      int space = indexOf(raw, (byte) ' ', i);
-      int nul = indexOf(raw, (byte) 0, space);
-      if (space < 0 || nul < 0 || nul + 1 + idLength > raw.length) {
-        throw new IOException("tree " + info.oid() + " does not parse");
-      }
-      String mode = new String(raw, i, space - i, StandardCharsets.US_ASCII);
-      String entryName = new String(raw, space + 1, nul - space - 1, StandardCharsets.UTF_8);
-      entries.add(new Entry(mode, entryName, hex(raw, nul + 1, idLength)));
-      i = nul + 1 + idLength;
+    List<ObjectText.TreeEntry> entries =
+        ObjectText.tree(contents(info.oid()), info.oid().length() / 2);
+    if (entries == null) {
+      throw new IOException("tree " + info.oid() + " does not parse");
     }
     return entries;
   }
@@ -185,22 +154,6 @@ final class ObjectReader implements AutoCloseable {
       b.write(c);
     }
     return b.toString(StandardCharsets.UTF_8);
-  }
-
-  private static int indexOf(byte[] a, byte b, int from) {
-    if (from < 0) {
-      return -1;
-    }
-    for (int i = from; i < a.length; i++) {
-      if (a[i] == b) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  private static String hex(byte[] a, int from, int length) {
-    return java.util.HexFormat.of().formatHex(a, from, from + length);
   }
 
   @Override

@@ -200,9 +200,8 @@ final class PushChecks {
    */
   private Read read(Mirror mirror, String was, String commit) {
     long t = dev.knotless.storage.Trace.start();
-    WorkflowSet set = null;
     try {
-      set = planner.workflows(mirror.git(), commit);
+      WorkflowSet set = planner.workflows(mirror.git(), commit);
       Set<String> changed =
           commit.equals(was) || was == null ? null : CommitFiles.changed(mirror.git(), was, commit);
       dev.knotless.storage.Trace.step("workflows and changed paths read", t);
