@@ -29,6 +29,9 @@ final class PodCommands {
   /** The limit of copying the checkout in or the outputs out. */
   static final Duration COPY = Duration.ofMinutes(10);
 
+  /** How much a command may write past what its reader takes (a tar's end padding is 10 KiB). */
+  static final long TRAILING_MAX = 1024 * 1024;
+
   private static final ScheduledExecutorService WATCHDOG =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -101,7 +104,9 @@ final class PodCommands {
           stdin.transferTo(in);
           in.flush();
         }
-        reader.read(exec.stdout());
+        InputStream stdout = exec.stdout();
+        reader.read(stdout);
+        drain(stdout, command);
         int exit = exec.exitCode(STATUS_WAIT);
         if (late.get()) {
           throw new IOException(timedOut(command, limit));
@@ -118,9 +123,34 @@ final class PodCommands {
     }
   }
 
+  /**
+   * Reads what is left of a stdout its reader stopped short of, such as the zero blocks that pad a
+   * tar archive past its end marker. The exit status comes after the output on the same socket, and
+   * a client that stops reading may never see it.
+   *
+   * @throws IOException when more than {@link #TRAILING_MAX} bytes are left
+   */
+  private static void drain(InputStream stdout, List<String> command) throws IOException {
+    byte[] buf = new byte[8192];
+    long left = 0;
+    for (int n; (n = stdout.read(buf)) >= 0; ) {
+      left += n;
+      if (left > TRAILING_MAX) {
+        throw new IOException(
+            what(command)
+                + " wrote more than "
+                + TRAILING_MAX
+                + " bytes past the end of its output");
+      }
+    }
+  }
+
   private static String timedOut(List<String> command, Duration limit) {
-    String what = command.size() > 3 ? command.get(3) : "the exec";
-    return what + " did not end within " + limit.toSeconds() + "s";
+    return what(command) + " did not end within " + limit.toSeconds() + "s";
+  }
+
+  private static String what(List<String> command) {
+    return command.size() > 3 ? command.get(3) : "the exec";
   }
 
   /** A short command's exit status and stdout. */

@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Test;
 
 class PodCommandsTest {
 
-  /** An API server whose every exec prints {@code out} and then, if {@code hangs}, never ends. */
+  /**
+   * An API server whose every exec prints {@code out} and then, if {@code hangs}, never ends. As on
+   * the real socket, the exit status comes after the output: a client must read it all first.
+   */
   private record Api(String out, boolean hangs) implements PodApi {
     @Override
     public void create(RunPod pod) {}
@@ -55,7 +58,7 @@ class PodCommandsTest {
 
         @Override
         public int exitCode(Duration limit) throws IOException {
-          if (closed.getCount() == 0) {
+          if (closed.getCount() == 0 || printed.available() > 0) {
             throw new IOException("no status");
           }
           return 0;
@@ -103,5 +106,36 @@ class PodCommandsTest {
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     assertTrue(e.getMessage().startsWith("knotless-kill did not end within"), e.getMessage());
     assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, "it took " + took);
+  }
+
+  @Test
+  void aReaderThatStopsAtATarsEndMarkerStillGetsTheStatusBehindItsPadding() throws Exception {
+    String archive = "x".repeat(512) + "\0".repeat(10 * 1024 - 512);
+    int exit =
+        PodCommands.stream(
+            new Api(archive, false),
+            "p",
+            Launcher.packWorkCommand(),
+            null,
+            Duration.ofSeconds(5),
+            out -> out.readNBytes(1024));
+    assertEquals(0, exit);
+  }
+
+  @Test
+  void aCommandThatGoesOnPastWhatItsReaderTookIsAnErrorNamingIt() {
+    String endless = "\0".repeat((int) PodCommands.TRAILING_MAX + 1024);
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () ->
+                PodCommands.stream(
+                    new Api(endless, false),
+                    "p",
+                    Launcher.packWorkCommand(),
+                    null,
+                    Duration.ofSeconds(5),
+                    out -> out.readNBytes(512)));
+    assertTrue(e.getMessage().startsWith("knotless-pack-work wrote more than"), e.getMessage());
   }
 }
