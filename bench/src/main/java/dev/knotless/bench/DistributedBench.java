@@ -92,7 +92,8 @@ public final class DistributedBench {
       // The all-in-one half first, on the same PDS, while no service runs beside it.
       say("all-in-one: " + pushes + " pushes");
       aioPushes =
-          TriggerBench.pushToRunning(shape.pds(), dir.resolve("aio-push"), pushes, Duration.ZERO);
+          TriggerBench.pushToRunning(
+              shape.pds(), dir.resolve("aio-push"), 0, pushes, Duration.ZERO);
       say("all-in-one: the idle sweep of " + count + " repositories");
       aioSweep = TriggerBench.idleSweep(shape.pds(), dir.resolve("aio-sweep"), count);
 

@@ -55,14 +55,21 @@ public final class TriggerBench {
   public static void main(String[] args) throws Exception {
     int pushes = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     int repos = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
+    int warm = args.length > 2 ? Integer.parseInt(args[2]) : 0;
     Path tmp = Files.createTempDirectory("knotless-bench");
     List<String[]> rows = new ArrayList<>();
     List<Runnable> traces = new ArrayList<>();
     String loadBefore = Figures.loadAverage();
     try (PdsInstance pds = PdsInstance.start(PdsOptions.defaults())) {
       for (Duration latency : List.of(Duration.ZERO, Duration.ofMillis(50))) {
-        Pushes p = pushToRunning(pds, tmp.resolve("push-" + latency.toMillis()), pushes, latency);
-        String lat = "(proxy latency " + latency.toMillis() + " ms)";
+        Pushes p =
+            pushToRunning(pds, tmp.resolve("push-" + latency.toMillis()), warm, pushes, latency);
+        String lat =
+            "(proxy latency "
+                + latency.toMillis()
+                + " ms"
+                + (warm > 0 ? ", after " + warm + " pushes unmeasured" : "")
+                + ")";
         rows.add(
             new String[] {
               "ref write -> check queued " + lat,
@@ -123,8 +130,12 @@ public final class TriggerBench {
     }
   }
 
-  /** Pushes {@code n} commits one after another and times each from the ref write. */
-  static Pushes pushToRunning(PdsInstance pds, Path dir, int n, Duration latency) throws Exception {
+  /**
+   * Pushes {@code warm} commits unmeasured, so the runner's code is past the JIT's first passes as
+   * a busy runner's is, then {@code n} one after another, timing each from the ref write.
+   */
+  static Pushes pushToRunning(PdsInstance pds, Path dir, int warm, int n, Duration latency)
+      throws Exception {
     Account owner = pds.createAccount("bo");
     Account runnerAccount = pds.createAccount("br");
     OwnerRepo repo = new OwnerRepo(owner, pds.pdsUrl(), "bench", dir.resolve("owner"));
@@ -139,6 +150,10 @@ public final class TriggerBench {
       runner.tracing(trace);
       try {
         quiet(proxy);
+        if (warm > 0) {
+          PushTimer.run(repo, pds.pdsUrl(), runnerAccount.did(), warm, PushTimer.Hooks.NONE);
+          quiet(proxy);
+        }
         int[] counted = new int[2];
         Map<String, Integer> methods = new TreeMap<>();
         PushTimer.Times times =

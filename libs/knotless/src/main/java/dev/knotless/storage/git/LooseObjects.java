@@ -29,11 +29,13 @@ import java.util.zip.Inflater;
  * whatever a hostile pack holds meets git's own checks and error messages: a pack over 256 KiB or
  * 1,000 objects, one whose trailing checksum is wrong, whose objects do not inflate to exactly
  * their stated sizes or do not end where the checksum begins, one holding a delta (which needs a
- * base) or an object inflating past 8 MiB in all, and one holding any object the repository already
- * has. That last rule keeps git's collision check: an object whose name is already taken goes
- * through {@code index-pack}, which compares the two. Nothing is written unless the whole pack
- * passes. Objects are written as git writes them, each to a temporary file in its directory, then
- * renamed into place, read-only, without an fsync (git's default for loose objects). Stateless.
+ * base) or an object inflating past 8 MiB in all. An object the repository already has (a file put
+ * back as it was, a revert) is compared with the stored one, as git checks for a collision: the
+ * same type and bytes, it is not written again; different, or stored where the files cannot show it
+ * (see {@link StoredObjects}), the pack goes through {@code index-pack}, which judges the two.
+ * Nothing is written unless the whole pack passes. Objects are written as git writes them, each to
+ * a temporary file in its directory, then renamed into place, read-only, without an fsync (git's
+ * default for loose objects). Stateless.
  */
 public final class LooseObjects {
   /** The largest pack taken here: every inline pack (192 KiB at most) fits. */
@@ -65,12 +67,44 @@ public final class LooseObjects {
     // free and write it with different contents.
     synchronized (LooseObjects.class) {
       Optional<Set<String>> missing = ObjectFiles.missing(git.gitDir(), git.env(), names);
-      if (missing.isEmpty() || !missing.get().equals(names)) {
+      if (missing.isEmpty()) {
         return Optional.empty();
       }
-      writeAll(git.gitDir().resolve("objects"), objects);
+      Set<String> missingNames = missing.get();
+      if (missingNames.size() != names.size() && !sameAsStored(git, objects, missingNames)) {
+        return Optional.empty();
+      }
+      writeAll(
+          git.gitDir().resolve("objects"),
+          objects.stream().filter(o -> missingNames.contains(o.name)).toList());
     }
     return Optional.of(List.copyOf(objects));
+  }
+
+  /**
+   * Whether every object of {@code objects} not among {@code missing} is stored with the same type
+   * and content: git's own check against a collision, made here. A stored object the files cannot
+   * show, or whose content differs, is left to {@code index-pack} to judge in its own words.
+   */
+  private static boolean sameAsStored(Git git, List<Parsed> objects, Set<String> missing) {
+    Optional<StoredObjects> opened = StoredObjects.open(git);
+    if (opened.isEmpty()) {
+      return false;
+    }
+    try (StoredObjects stored = opened.get()) {
+      for (Parsed o : objects) {
+        if (missing.contains(o.name)) {
+          continue;
+        }
+        Optional<StoredObjects.Obj> had = stored.read(o.name);
+        if (had.isEmpty()
+            || !had.get().type().equals(o.type)
+            || !Arrays.equals(had.get().data(), o.data)) {
+          return false;
+        }
+      }
+      return true;
+    }
   }
 
   private static void writeAll(Path dir, List<Parsed> objects) throws IOException {

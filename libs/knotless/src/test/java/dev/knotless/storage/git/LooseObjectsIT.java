@@ -100,18 +100,59 @@ class LooseObjectsIT {
   }
 
   @Test
-  void aPackHoldingAnObjectTheRepositoryHasIsLeftToIndexPack(@TempDir Path tmp) throws Exception {
+  void anObjectTheRepositoryHasWithTheSameContentIsKeptAndTheRestWritten(@TempDir Path tmp)
+      throws Exception {
     Git source = repoWithCommit(tmp.resolve("src"), "hello\n", "second file\n");
-    byte[] pack = packOf(source, text(source.run(null, "rev-parse", "HEAD")));
+    String head = text(source.run(null, "rev-parse", "HEAD"));
+    byte[] pack = packOf(source, head);
     Git mirror = bare(tmp.resolve("mirror.git"));
     String present =
         text(
             mirror.run("hello\n".getBytes(StandardCharsets.UTF_8), "hash-object", "-w", "--stdin"));
+    // Packed, as a mirror's older objects are: read through the pack's index.
+    mirror.run(
+        (present + "\n").getBytes(StandardCharsets.UTF_8),
+        "pack-objects",
+        "-q",
+        mirror.gitDir().resolve("objects/pack/pack").toString());
+    mirror.run(null, "prune-packed");
+    Path loose = looseFile(mirror, present);
+    assertFalse(Files.exists(loose), "packed, not loose");
 
-    assertFalse(LooseObjects.write(mirror, pack).isPresent(), "index-pack compares the two");
-    try (Stream<Path> s = Files.walk(mirror.gitDir().resolve("objects"))) {
-      assertEquals(1, s.filter(Files::isRegularFile).count(), "only " + present + " is there");
+    var written = LooseObjects.write(mirror, pack);
+
+    assertTrue(written.isPresent(), "a revert's blob keeps the pack off index-pack");
+    assertEquals(4, written.get().size(), "all four objects are the pack's, for the history check");
+    assertFalse(Files.exists(loose), present + " is not written again");
+    mirror.run(null, "update-ref", "refs/heads/main", head);
+    mirror.run(null, "fsck", "--strict", "--no-dangling");
+  }
+
+  @Test
+  void anObjectStoredWithOtherContentUnderItsNameLeavesThePackToIndexPack(@TempDir Path tmp)
+      throws Exception {
+    Git source = repoWithCommit(tmp.resolve("src"), "hello\n", "second file\n");
+    byte[] pack = packOf(source, text(source.run(null, "rev-parse", "HEAD")));
+    Git mirror = bare(tmp.resolve("mirror.git"));
+    String hello =
+        text(source.run("hello\n".getBytes(StandardCharsets.UTF_8), "hash-object", "--stdin"));
+    // What a collision would look like on disk: the name taken by other bytes.
+    Path file = looseFile(mirror, hello);
+    Files.createDirectories(file.getParent());
+    ByteArrayOutputStream z = new ByteArrayOutputStream();
+    try (DeflaterOutputStream d = new DeflaterOutputStream(z)) {
+      d.write("blob 6\0howdy\n".getBytes(StandardCharsets.UTF_8));
     }
+    Files.write(file, z.toByteArray());
+
+    assertFalse(LooseObjects.write(mirror, pack).isPresent(), "index-pack judges the two");
+    try (Stream<Path> s = Files.walk(mirror.gitDir().resolve("objects"))) {
+      assertEquals(1, s.filter(Files::isRegularFile).count(), "nothing else was written");
+    }
+  }
+
+  private static Path looseFile(Git git, String name) {
+    return git.gitDir().resolve("objects/" + name.substring(0, 2) + "/" + name.substring(2));
   }
 
   private static Git bare(Path dir) throws Exception {
