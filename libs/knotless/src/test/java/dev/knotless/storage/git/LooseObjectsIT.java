@@ -40,8 +40,7 @@ class LooseObjectsIT {
             .toList();
     assertEquals(4, names.size(), "commit, tree and two blobs");
     for (String name : names) {
-      Path file =
-          mirror.gitDir().resolve("objects/" + name.substring(0, 2) + "/" + name.substring(2));
+      Path file = looseFile(mirror, name);
       assertTrue(Files.isRegularFile(file), name + " is loose");
       assertEquals("r--r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
       assertArrayEquals(
