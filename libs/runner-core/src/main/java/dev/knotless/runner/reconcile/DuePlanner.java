@@ -37,7 +37,7 @@ public final class DuePlanner {
                             List.of(),
                             RunClasses.forPush(tip.name(), view))));
       }
-      return new PassPlan(true, due, List.of(), deleted, view.refs());
+      return new PassPlan(true, due, List.of(), deleted, view.refs(), movedOn(view, state));
     }
     List<DueRef> due = new ArrayList<>();
     for (RefState ref : view.refs()) {
@@ -51,7 +51,23 @@ public final class DuePlanner {
         asked.add(new AskedRun(ref, w.getValue()));
       }
     }
-    return new PassPlan(false, due, asked, deleted, view.refs());
+    return new PassPlan(false, due, asked, deleted, view.refs(), movedOn(view, state));
+  }
+
+  /** Runs dropped at a ref that now points elsewhere, or no longer exists. */
+  private static List<DroppedRun> movedOn(RepoView view, RepoState state) {
+    Map<String, RefState> byName = byName(view);
+    List<DroppedRun> out = new ArrayList<>();
+    for (DroppedRun d : state.dropped()) {
+      if (!d.subject().startsWith("refs/")) {
+        continue; // a pull's or a queue's, which their own planners settle
+      }
+      RefState now = byName.get(d.subject());
+      if (now == null || !now.target().equals(d.commit())) {
+        out.add(d);
+      }
+    }
+    return out;
   }
 
   private static Optional<DueRef> dueRef(RepoView view, RepoState state, RefState ref) {

@@ -17,47 +17,41 @@ import java.util.List;
  * @param asked workflows asked for by name at refs that exist
  * @param deleted refs the runner knew that are gone: never run, forgotten
  * @param refs every ref as it is now, which a baseline records
+ * @param movedOn runs dropped at a stop at a ref that has since moved on or been deleted, as the
+ *     planned state held them: they never run (a newer commit runs all its workflows). In the
+ *     distributed shape their checks were left queued when they were handed back, so the caller
+ *     ends them; {@link #settle} then forgets them.
  */
 public record PassPlan(
     boolean baseline,
     List<DueRef> due,
     List<AskedRun> asked,
     List<String> deleted,
-    List<RefState> refs) {
+    List<RefState> refs,
+    List<DroppedRun> movedOn) {
 
   public PassPlan {
     due = List.copyOf(due);
     asked = List.copyOf(asked);
     deleted = List.copyOf(deleted);
     refs = List.copyOf(refs);
+    movedOn = List.copyOf(movedOn);
   }
 
   /**
-   * Runs dropped at a stop at a ref that has moved on since: they never run (the newer commit runs
-   * all its workflows), and {@link #settle} forgets them. In the distributed shape their checks
-   * were left queued when they were handed back, so the caller ends them.
-   */
-  public List<DroppedRun> movedOn(RepoState state) {
-    return state.dropped().stream()
-        .filter(
-            d ->
-                refs.stream()
-                    .anyMatch(r -> r.name().equals(d.subject()) && !r.target().equals(d.commit())))
-        .toList();
-  }
-
-  /**
-   * The state with deleted refs forgotten (generation, dropped and wanted runs), runs dropped at a
-   * ref that moved on forgotten, and for a baseline every ref's generation recorded except the ones
-   * due.
+   * The state with deleted refs' generations and wanted runs forgotten, the {@link #movedOn} runs
+   * forgotten, and for a baseline every ref's generation recorded except the ones due. It is
+   * applied to the state as stored when the pass writes, which may hold runs dropped after the pass
+   * read it (a stopping worker's, recovered meanwhile): those are kept, since no one ended their
+   * checks, and the next pass names them.
    */
   public RepoState settle(RepoState state) {
     RepoState s = state;
-    for (DroppedRun d : movedOn(state)) {
-      s = s.withoutDropped(d);
+    for (DroppedRun d : movedOn) {
+      s = s.withoutDroppedRan(d.subject(), d.commit(), d.workflows());
     }
     for (String ref : deleted) {
-      s = s.forgetRef(ref).withoutWanted(ref);
+      s = s.withoutGeneration(ref).withoutWanted(ref);
     }
     if (baseline) {
       for (RefState r : refs) {

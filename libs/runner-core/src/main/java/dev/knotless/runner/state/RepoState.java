@@ -125,6 +125,14 @@ public record RepoState(
         });
   }
 
+  /**
+   * A copy forgetting a deleted ref's generation, so a ref made again under its name is new; its
+   * dropped runs are left for the pass to end.
+   */
+  public RepoState withoutGeneration(String ref) {
+    return change(b -> b.refs.remove(ref));
+  }
+
   /** A copy with where a pull last ran. */
   public RepoState withPull(String pullUri, PullMark mark) {
     return change(b -> b.pulls.put(pullUri, mark));
@@ -199,17 +207,6 @@ public record RepoState(
           b.dropped.clear();
           b.dropped.addAll(keep);
         });
-  }
-
-  /** A copy without one dropped entry: the same subject, commit and base. */
-  public RepoState withoutDropped(DroppedRun run) {
-    return change(
-        b ->
-            b.dropped.removeIf(
-                d ->
-                    d.subject().equals(run.subject())
-                        && d.commit().equals(run.commit())
-                        && d.base().equals(run.base())));
   }
 
   /** A copy with a workflow wanted by name at a ref, replacing an earlier wish for it there. */

@@ -101,7 +101,7 @@ class DuePlannerTest {
     RepoState after = PassPlan.filed(meanwhile, plan.due().get(0));
     assertEquals(List.of(old), after.dropped(), "kept, so that its check is ended, not forgotten");
     PassPlan next = DuePlanner.plan(view(MAIN, FEATURE), after, Watch.KNOWN);
-    assertEquals(List.of(old), next.movedOn(after), "the next pass ends it as moved on");
+    assertEquals(List.of(old), next.movedOn(), "the next pass ends it as moved on");
     assertEquals(List.of(), next.settle(after).dropped());
   }
 
@@ -112,9 +112,53 @@ class DuePlannerTest {
     DroppedRun current = new DroppedRun("refs/heads/feature", "f2", "", List.of("ci"));
     RepoState state = ran(5, 2).withDropped(old).withDropped(current);
     PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), state, Watch.KNOWN);
-    assertEquals(List.of(old), plan.movedOn(state));
+    assertEquals(List.of(old), plan.movedOn());
     assertEquals(List.of("refs/heads/feature:DROPPED"), dueNames(plan));
     assertEquals(List.of(current), plan.settle(state).dropped());
+  }
+
+  @Test
+  void aRunDroppedAfterThePassReadTheStateOutlivesItsSettleAndTheNextPassEndsIt() {
+    // The pass read the state at c5 with nothing dropped; before it settled, a stopping worker's
+    // deploy of c4 was recovered into the state. No one has ended that check yet.
+    RepoState read = ran(4, 2);
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), read, Watch.KNOWN);
+    DroppedRun late = new DroppedRun("refs/heads/main", "c4", "", List.of("deploy"));
+    RepoState settled = plan.settle(read.withDropped(late));
+    assertEquals(List.of(late), settled.dropped(), "kept: its check is still queued");
+
+    RepoState after = PassPlan.filed(settled, plan.due().get(0));
+    PassPlan next = DuePlanner.plan(view(MAIN, FEATURE), after, Watch.KNOWN);
+    assertEquals(List.of(late), next.movedOn());
+    assertEquals(List.of(), next.settle(after).dropped());
+  }
+
+  @Test
+  void aWorkflowDroppedLateBesideOnesThePassSawIsKept() {
+    DroppedRun seen = new DroppedRun("refs/heads/main", "c4", "", List.of("ci"));
+    RepoState read = ran(5, 2).withDropped(seen);
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), read, Watch.KNOWN);
+    assertEquals(List.of(seen), plan.movedOn());
+    RepoState meanwhile =
+        read.withDropped(new DroppedRun("refs/heads/main", "c4", "", List.of("deploy")));
+    assertEquals(
+        List.of(new DroppedRun("refs/heads/main", "c4", "", List.of("deploy"))),
+        plan.settle(meanwhile).dropped(),
+        "only the workflows the pass ended are forgotten");
+  }
+
+  @Test
+  void aRunDroppedAtARefSinceDeletedIsNamedToBeEnded() {
+    DroppedRun gone = new DroppedRun("refs/heads/feature", "f1", "", List.of("ci"));
+    RepoState read = ran(5, 1).withDropped(gone);
+    PassPlan plan = DuePlanner.plan(view(MAIN), read, Watch.KNOWN);
+    assertEquals(List.of("refs/heads/feature"), plan.deleted());
+    assertEquals(List.of(gone), plan.movedOn());
+    DroppedRun late = new DroppedRun("refs/heads/feature", "f2", "", List.of("ci"));
+    RepoState settled = plan.settle(read.withDropped(late));
+    assertEquals(List.of(late), settled.dropped(), "dropped after the read: the next pass ends it");
+    assertEquals(Map.of("refs/heads/main", 5L), settled.refs());
+    assertEquals(List.of(late), DuePlanner.plan(view(MAIN), settled, Watch.KNOWN).movedOn());
   }
 
   @Test

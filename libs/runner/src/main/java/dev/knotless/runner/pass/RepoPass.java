@@ -88,9 +88,9 @@ public final class RepoPass {
     void submit(PlannedRun run);
 
     /**
-     * A run a stop dropped will not run again, its ref having moved on: ends its check where the
-     * stop left it queued. The all-in-one filed such checks cancelled as it stopped, so by default
-     * nothing is done.
+     * A run a stop dropped will not run again, its ref having moved on or been deleted: ends its
+     * check where the stop left it queued. The all-in-one filed such checks cancelled as it
+     * stopped, so by default nothing is done.
      */
     default void movedOn(String checkKey, String note) {}
   }
@@ -307,7 +307,7 @@ public final class RepoPass {
     }
     trace.now(PassTrace.Stage.SNAPSHOT, repo.stateKey());
     PassPlan plan = DuePlanner.plan(view, known.orElse(RepoState.empty()), watch);
-    endMovedOn(repo, plan, known.orElse(RepoState.empty()));
+    endMovedOn(repo, plan);
     if (plan.baseline()) {
       state.update(repo.stateKey(), plan::settle);
       LOG.info(
@@ -421,20 +421,21 @@ public final class RepoPass {
   }
 
   /** Ends the checks of runs dropped at refs that moved on since, before the state forgets them. */
-  private void endMovedOn(Watched repo, PassPlan plan, RepoState known) {
-    for (DroppedRun d : plan.movedOn(known)) {
+  private void endMovedOn(Watched repo, PassPlan plan) {
+    for (DroppedRun d : plan.movedOn()) {
+      String went = plan.deleted().contains(d.subject()) ? "was deleted" : "moved on";
       for (String w : d.workflows()) {
         LOG.info(
-            "{}: {} at {} dropped at a stop, not run: {} moved on",
+            "{}: {} at {} dropped at a stop, not run: {} {}",
             repo.label(),
             w,
             d.commit(),
-            d.subject());
+            d.subject(),
+            went);
+        String note = "a stop cut it off, and " + d.subject() + " " + went + " before it ran again";
         sink.movedOn(
             RunPlanner.pushKey(repo, d.subject(), d.commit(), w),
-            "superseded: a stop cut it off, and "
-                + d.subject()
-                + " moved on before it could run again");
+            went.equals("moved on") ? "superseded: " + note : note);
       }
     }
   }

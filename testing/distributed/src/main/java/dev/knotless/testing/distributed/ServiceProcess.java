@@ -160,9 +160,11 @@ public final class ServiceProcess implements AutoCloseable {
     try {
       awaitReady();
     } catch (IOException e) {
+      // Not ready: it is ended here, since no one else holds it to end it later.
       if (container != null) {
         docker("kill", containerName(launches));
       }
+      process.destroyForcibly();
       throw e;
     }
   }

@@ -14,7 +14,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -290,12 +292,24 @@ public final class KafkaBroker implements AutoCloseable {
     return Path.of(root, "testing", "kafka-broker");
   }
 
-  /** A free TCP port on 127.0.0.1 at the time of asking. */
+  /** Ports this JVM has handed out: none is handed out twice. */
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+  /**
+   * A free TCP port on 127.0.0.1 at the time of asking, never one this JVM handed out before: the
+   * kernel may give the same ephemeral port to two binds in a row, and two servers told the same
+   * port would see one fail, or a health check reach the other.
+   */
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port on 127.0.0.1", e);
+    for (int tries = 0; tries < 100; tries++) {
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+        if (HANDED_OUT.add(s.getLocalPort())) {
+          return s.getLocalPort();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("no free port on 127.0.0.1", e);
+      }
     }
+    throw new IllegalStateException("no port on 127.0.0.1 not handed out before, in 100 tries");
   }
 }
