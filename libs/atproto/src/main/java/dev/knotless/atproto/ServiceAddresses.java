@@ -246,15 +246,15 @@ public final class ServiceAddresses {
     if (c == null) {
       synchronized (this) {
         c = client;
-        if (c == null && shortLived) {
-          c = new BlockingHttpClient(pinning(), java.time.Duration.ofSeconds(10));
-        } else if (c == null) {
+        if (c == null) {
           c =
-              clientBuilder()
-                  .version(java.net.http.HttpClient.Version.HTTP_1_1)
-                  .connectTimeout(java.time.Duration.ofSeconds(10))
-                  .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
-                  .build();
+              shortLived
+                  ? new BlockingHttpClient(pinning(), java.time.Duration.ofSeconds(10))
+                  : clientBuilder()
+                      .version(java.net.http.HttpClient.Version.HTTP_1_1)
+                      .connectTimeout(java.time.Duration.ofSeconds(10))
+                      .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
+                      .build();
           client = c;
         }
       }

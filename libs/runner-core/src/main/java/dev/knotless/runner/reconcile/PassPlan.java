@@ -76,8 +76,11 @@ public record PassPlan(
         .withRef(ref.name(), ref.generation());
   }
 
-  /** The state once the runs asked for at a ref are filed. */
+  /**
+   * The state once the runs asked for at a ref are filed: those wishes forgotten, and any made
+   * there since the pass read the state kept.
+   */
   public static RepoState askedFiled(RepoState state, AskedRun asked) {
-    return state.withoutWanted(asked.ref().name());
+    return state.withoutWanted(asked.ref().name(), asked.runs());
   }
 }

@@ -226,6 +226,24 @@ public record RepoState(
   }
 
   /**
+   * A copy without the wishes at {@code ref} that were filed, as the pass read them. A wish made
+   * there since (a stopping worker's, handed back meanwhile, or the same workflow asked for again
+   * with other variables) stays, for the next pass.
+   */
+  public RepoState withoutWanted(String ref, List<WantedRun> filed) {
+    return change(
+        b -> {
+          List<WantedRun> rest = new ArrayList<>(b.wanted.getOrDefault(ref, List.of()));
+          rest.removeAll(filed);
+          if (rest.isEmpty()) {
+            b.wanted.remove(ref);
+          } else {
+            b.wanted.put(ref, rest);
+          }
+        });
+  }
+
+  /**
    * A copy with step time added to {@code day}, public or private, forgetting days that no longer
    * count as of {@code today}.
    */

@@ -212,6 +212,25 @@ class DuePlannerTest {
   }
 
   @Test
+  void aWishMadeAfterThePassReadTheStateOutlivesTheFilingOfTheOnesItRead() {
+    WantedRun suite = new WantedRun("suite", Map.of("N", "1"));
+    RepoState read = ran(5, 2).withWanted("refs/heads/main", suite);
+    PassPlan plan = DuePlanner.plan(view(MAIN, FEATURE), read, Watch.KNOWN);
+    WantedRun deploy = new WantedRun("deploy", Map.of());
+    WantedRun suiteAgain = new WantedRun("suite", Map.of("N", "2"));
+    RepoState meanwhile = read.withWanted("refs/heads/main", deploy);
+    assertEquals(
+        Map.of("refs/heads/main", List.of(deploy)),
+        PassPlan.askedFiled(meanwhile, plan.asked().get(0)).wanted(),
+        "another workflow handed back meanwhile");
+    assertEquals(
+        Map.of("refs/heads/main", List.of(suiteAgain)),
+        PassPlan.askedFiled(read.withWanted("refs/heads/main", suiteAgain), plan.asked().get(0))
+            .wanted(),
+        "the same workflow asked for again with other variables");
+  }
+
+  @Test
   void theDefaultBranchIsMainUnlessTheRecordNamesAnother() {
     RepoView trunk =
         new RepoView(OWNER, "k", "trunk", List.of(new RefState("refs/heads/trunk", "t", 1), MAIN));
