@@ -22,6 +22,9 @@ import java.util.Set;
  *       --pulls-only}); at the head and base it last ran at, it does not run again.
  *   <li>Any other pull is passed over: recorded where it is, and left until the owner asks.
  *   <li>A pull the state remembers that is no longer open is forgotten, with any ask for it.
+ *   <li>Runs a stop dropped run again where the pull still is, only those workflows; where only its
+ *       base moved since, all its workflows run on the base as it is, whether or not a base that
+ *       moved alone runs it otherwise.
  * </ul>
  */
 public final class PullPlanner {
@@ -48,7 +51,10 @@ public final class PullPlanner {
     BASE_MOVED,
     /** The owner asked for it. */
     ASKED,
-    /** A stop dropped its runs before they ran, where it still is. */
+    /**
+     * A stop dropped its runs before they ran, where it still is (only those run), or at its head
+     * on a base that has moved since (all its workflows run).
+     */
     DROPPED
   }
 
@@ -106,6 +112,9 @@ public final class PullPlanner {
         if (atMark && !dropped(state, p).isEmpty()) {
           // The owner's ask was dropped by a stop before it ran: it runs once, where it was asked.
           due.add(new Due(p, Why.DROPPED, dropped(state, p)));
+        } else if (droppedOnAnotherBase(state, p)) {
+          // Dropped there, and only the base moved since: all of it runs, on the base as it is.
+          due.add(new Due(p, Why.DROPPED, Set.of()));
         } else if (!atMark) {
           over.add(p);
         }
@@ -117,6 +126,10 @@ public final class PullPlanner {
         due.add(new Due(p, Why.BASE_MOVED, Set.of()));
       } else if (!dropped(state, p).isEmpty()) {
         due.add(new Due(p, Why.DROPPED, dropped(state, p)));
+      } else if (droppedOnAnotherBase(state, p)) {
+        // A base that moved alone runs nothing here (a runner landing the queue), but a run a stop
+        // dropped would then never run: all of it runs, on the base as it is.
+        due.add(new Due(p, Why.DROPPED, Set.of()));
       }
     }
     Set<String> closed = new HashSet<>();
@@ -137,6 +150,16 @@ public final class PullPlanner {
       }
     }
     return out;
+  }
+
+  /** Whether a stop dropped runs of {@code p} at its head as it is now, on a base since moved. */
+  private static boolean droppedOnAnotherBase(RepoState state, PullAt p) {
+    return state.dropped().stream()
+        .anyMatch(
+            d ->
+                d.subject().equals(p.uri())
+                    && d.commit().equals(p.head())
+                    && !d.base().equals(p.base()));
   }
 
   /** The state once the plan's passed-over pulls are recorded and its closed ones forgotten. */

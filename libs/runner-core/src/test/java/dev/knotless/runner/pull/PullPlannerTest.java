@@ -145,4 +145,35 @@ class PullPlannerTest {
     Plan closed = PullPlanner.plan(List.of(), s, false, true);
     assertTrue(PullPlanner.settle(s, closed).dropped().isEmpty());
   }
+
+  @Test
+  void aRunDroppedOnABaseThatMovedAloneRunsInFullOnTheNewBaseEvenWhereBaseMovesRunNothing() {
+    RepoState s =
+        RepoState.empty()
+            .withPull(P, new PullMark("h1", "b1"))
+            .withDropped(new dev.knotless.runner.state.DroppedRun(P, "h1", "b1", List.of("ci")));
+    // A runner landing the queue: a base that moved alone does not run a pull again.
+    Plan landing = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b2")), s, false, false);
+    assertEquals(List.of(Why.DROPPED), whys(landing));
+    assertEquals(Set.of(), landing.due().get(0).only(), "all its workflows");
+    RepoState after = PullPlanner.filed(s, landing.due().get(0));
+    assertTrue(after.dropped().isEmpty());
+    assertTrue(
+        PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b2")), after, false, false)
+            .due()
+            .isEmpty(),
+        "once");
+    // An untrusted pull the owner asked for runs again on the same terms.
+    assertEquals(
+        List.of(Why.DROPPED),
+        whys(PullPlanner.plan(List.of(at(P, PullTrust.UNTRUSTED, "h1", "b2")), s, false, true)));
+    // Its head moved too: a trusted pull runs as a move says, an untrusted one waits for an ask.
+    assertEquals(
+        List.of(Why.MOVED),
+        whys(PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h2", "b2")), s, false, false)));
+    assertTrue(
+        PullPlanner.plan(List.of(at(P, PullTrust.UNTRUSTED, "h2", "b2")), s, false, true)
+            .due()
+            .isEmpty());
+  }
 }
