@@ -78,12 +78,18 @@ public final class PullPlanner {
    * @param passedOver pulls recorded where they are without running: a first watch's, and pulls
    *     that wait for the owner to ask
    * @param closed pulls the state remembers that are no longer open
+   * @param movedOn runs a stop dropped at a head or base an open pull has since left, as the
+   *     planned state held them: they never run (the pull runs where it is now, as its move says).
+   *     In the distributed shape their checks were left queued when they were handed back, so the
+   *     caller ends them; {@link #settle} then forgets them
    */
-  public record Plan(List<Due> due, List<PullAt> passedOver, Set<String> closed) {
+  public record Plan(
+      List<Due> due, List<PullAt> passedOver, Set<String> closed, List<DroppedRun> movedOn) {
     public Plan {
       due = List.copyOf(due);
       passedOver = List.copyOf(passedOver);
       closed = Set.copyOf(closed);
+      movedOn = List.copyOf(movedOn);
     }
   }
 
@@ -138,7 +144,16 @@ public final class PullPlanner {
         closed.add(uri);
       }
     }
-    return new Plan(due, over, closed);
+    List<DroppedRun> movedOn = new ArrayList<>();
+    for (PullAt p : open) {
+      for (DroppedRun d : state.dropped()) {
+        if (d.subject().equals(p.uri())
+            && !(d.commit().equals(p.head()) && d.base().equals(p.base()))) {
+          movedOn.add(d);
+        }
+      }
+    }
+    return new Plan(due, over, closed, movedOn);
   }
 
   /** The workflows of {@code p}'s runs a stop dropped where it is now; empty when none. */
@@ -162,9 +177,15 @@ public final class PullPlanner {
                     && !d.base().equals(p.base()));
   }
 
-  /** The state once the plan's passed-over pulls are recorded and its closed ones forgotten. */
+  /**
+   * The state once the plan's passed-over pulls are recorded, its closed ones forgotten and its
+   * moved-on runs forgotten. A run dropped after the pass read the state stays, for the next pass.
+   */
   public static RepoState settle(RepoState s, Plan plan) {
     RepoState out = s;
+    for (DroppedRun d : plan.movedOn()) {
+      out = out.withoutDropped(d);
+    }
     for (String uri : plan.closed()) {
       out = out.withoutPull(uri).withoutAsked(uri).withoutDropped(uri);
     }
@@ -174,10 +195,15 @@ public final class PullPlanner {
     return out;
   }
 
-  /** The state once a due pull's checks are filed: it ran where it is, and any ask is met. */
+  /**
+   * The state once a due pull's checks are filed: it ran where it is, any ask is met, and the runs
+   * dropped there that ran now are forgotten (one dropped since, or elsewhere, is left for the next
+   * pass to run or end).
+   */
   public static RepoState filed(RepoState s, Due due) {
-    return s.withPull(due.pull().uri(), new PullMark(due.pull().head(), due.pull().base()))
-        .withoutAsked(due.pull().uri())
-        .withoutDropped(due.pull().uri());
+    PullAt p = due.pull();
+    return s.withPull(p.uri(), new PullMark(p.head(), p.base()))
+        .withoutAsked(p.uri())
+        .withoutDroppedRan(p.uri(), p.head(), p.base(), due.only());
   }
 }

@@ -48,7 +48,7 @@ public record PassPlan(
   public RepoState settle(RepoState state) {
     RepoState s = state;
     for (DroppedRun d : movedOn) {
-      s = s.withoutDroppedRan(d.subject(), d.commit(), d.workflows());
+      s = s.withoutDropped(d);
     }
     for (String ref : deleted) {
       s = s.withoutGeneration(ref).withoutWanted(ref);

@@ -2,6 +2,7 @@ package dev.knotless.runner.state;
 
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -190,12 +191,26 @@ public record RepoState(
    * so does a run dropped meanwhile at a commit the subject moved on from, for the next pass to end
    * (the ones the pass saw were ended and forgotten as it planned: {@code PassPlan.settle}).
    */
-  public RepoState withoutDroppedRan(String subject, String commit, List<String> ran) {
+  public RepoState withoutDroppedRan(String subject, String commit, Collection<String> ran) {
+    return withoutDroppedAt(subject, commit, null, ran);
+  }
+
+  /** As {@link #withoutDroppedRan(String, String, Collection)}, for a pull at a head and base. */
+  public RepoState withoutDroppedRan(
+      String subject, String commit, String base, Collection<String> ran) {
+    return withoutDroppedAt(subject, commit, base, ran);
+  }
+
+  /** Drops at {@code subject} and {@code commit}, on {@code base} unless it is null. */
+  private RepoState withoutDroppedAt(
+      String subject, String commit, String base, Collection<String> ran) {
     return change(
         b -> {
           List<DroppedRun> keep = new ArrayList<>();
           for (DroppedRun d : b.dropped) {
-            if (!d.subject().equals(subject) || !d.commit().equals(commit)) {
+            if (!d.subject().equals(subject)
+                || !d.commit().equals(commit)
+                || (base != null && !d.base().equals(base))) {
               keep.add(d);
             } else if (!ran.isEmpty()) {
               List<String> rest = d.workflows().stream().filter(w -> !ran.contains(w)).toList();
@@ -207,6 +222,14 @@ public record RepoState(
           b.dropped.clear();
           b.dropped.addAll(keep);
         });
+  }
+
+  /**
+   * A copy without the workflows of {@code seen}, at its subject, commit and base, as a pass read
+   * them: one dropped there since stays.
+   */
+  public RepoState withoutDropped(DroppedRun seen) {
+    return withoutDroppedRan(seen.subject(), seen.commit(), seen.base(), seen.workflows());
   }
 
   /** A copy with a workflow wanted by name at a ref, replacing an earlier wish for it there. */

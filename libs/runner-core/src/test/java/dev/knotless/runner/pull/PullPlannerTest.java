@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.knotless.runner.pull.PullPlanner.Plan;
 import dev.knotless.runner.pull.PullPlanner.PullAt;
 import dev.knotless.runner.pull.PullPlanner.Why;
+import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.PullMark;
 import dev.knotless.runner.state.RepoState;
 import java.util.List;
@@ -123,8 +124,7 @@ class PullPlannerTest {
     RepoState s =
         RepoState.empty()
             .withPull(P, new PullMark("h1", "b1"))
-            .withDropped(
-                new dev.knotless.runner.state.DroppedRun(P, "h1", "b1", List.of("ci", "lint")));
+            .withDropped(new DroppedRun(P, "h1", "b1", List.of("ci", "lint")));
     Plan plan = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), s, false, true);
     assertEquals(List.of(Why.DROPPED), whys(plan));
     assertEquals(Set.of("ci", "lint"), plan.due().get(0).only());
@@ -151,12 +151,12 @@ class PullPlannerTest {
     RepoState s =
         RepoState.empty()
             .withPull(P, new PullMark("h1", "b1"))
-            .withDropped(new dev.knotless.runner.state.DroppedRun(P, "h1", "b1", List.of("ci")));
+            .withDropped(new DroppedRun(P, "h1", "b1", List.of("ci")));
     // A runner landing the queue: a base that moved alone does not run a pull again.
     Plan landing = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b2")), s, false, false);
     assertEquals(List.of(Why.DROPPED), whys(landing));
     assertEquals(Set.of(), landing.due().get(0).only(), "all its workflows");
-    RepoState after = PullPlanner.filed(s, landing.due().get(0));
+    RepoState after = PullPlanner.filed(PullPlanner.settle(s, landing), landing.due().get(0));
     assertTrue(after.dropped().isEmpty());
     assertTrue(
         PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b2")), after, false, false)
@@ -175,5 +175,38 @@ class PullPlannerTest {
         PullPlanner.plan(List.of(at(P, PullTrust.UNTRUSTED, "h2", "b2")), s, false, true)
             .due()
             .isEmpty());
+  }
+
+  @Test
+  void aRunDroppedWhereThePullNoLongerIsIsNamedToBeEndedAndOnlyWhatThePassReadIsForgotten() {
+    DroppedRun old = new DroppedRun(P, "h1", "b1", List.of("ci"));
+    RepoState read = RepoState.empty().withPull(P, new PullMark("h1", "b1")).withDropped(old);
+    Plan plan = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h2", "b1")), read, false, true);
+    assertEquals(List.of(Why.MOVED), whys(plan));
+    assertEquals(List.of(old), plan.movedOn(), "its check is ended, as the pull moved");
+
+    // A stopping worker's run at the old head, recovered after the pass read the state.
+    DroppedRun late = new DroppedRun(P, "h1", "b1", List.of("lint"));
+    RepoState settled = PullPlanner.settle(read.withDropped(late), plan);
+    assertEquals(List.of(late), settled.dropped(), "kept: no one has ended its check");
+    RepoState after = PullPlanner.filed(settled, plan.due().get(0));
+    assertEquals(List.of(late), after.dropped(), "filing at h2 does not forget what h1 left");
+    Plan next = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h2", "b1")), after, false, true);
+    assertEquals(List.of(), next.due());
+    assertEquals(List.of(late), next.movedOn());
+    assertEquals(List.of(), PullPlanner.settle(after, next).dropped());
+  }
+
+  @Test
+  void aRunDroppedWhereThePullStillIsIsNotMovedOnAndARunDroppedOnAnOldBaseIs() {
+    DroppedRun here = new DroppedRun(P, "h1", "b1", List.of("ci"));
+    RepoState s = RepoState.empty().withPull(P, new PullMark("h1", "b1")).withDropped(here);
+    assertEquals(
+        List.of(),
+        PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), s, false, true).movedOn());
+    assertEquals(
+        List.of(here),
+        PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b2")), s, false, false).movedOn(),
+        "the run on the new base files checks of its own");
   }
 }

@@ -1,6 +1,7 @@
 package dev.knotless.runner.pulls;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.Watched;
@@ -12,6 +13,7 @@ import dev.knotless.runner.pull.PullState;
 import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.reconcile.RunClasses;
 import dev.knotless.runner.schedule.PausedOwners;
+import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
@@ -62,6 +64,7 @@ public final class PullPass {
   private final Path cacheDir;
   private final Clock clock;
   private final boolean pullsOnly;
+  private final RepoPass.RunSink sink;
   private volatile Consumer<String> closed = uri -> {};
   private volatile java.util.function.BiConsumer<
           dev.knotless.runner.doorbell.RepoId, java.util.Set<dev.knotless.runner.doorbell.RepoId>>
@@ -107,6 +110,7 @@ public final class PullPass {
     this.cacheDir = cacheDir;
     this.clock = clock;
     this.pullsOnly = pullsOnly;
+    this.sink = sink;
   }
 
   /**
@@ -258,6 +262,7 @@ public final class PullPass {
     RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
     boolean later = pullsOnly || held.landsQueue();
     PullPlanner.Plan plan = PullPlanner.plan(open, before, firstWatch, !later);
+    endMovedOn(repo, plan);
     state.update(repo.stateKey(), s -> PullPlanner.settle(s, plan));
     if (firstWatch && !open.isEmpty()) {
       LOG.info(
@@ -388,5 +393,24 @@ public final class PullPass {
 
   private static String rkey(String uri) {
     return uri.substring(uri.lastIndexOf('/') + 1);
+  }
+
+  /** Ends the checks of pull runs a stop dropped where the pull no longer is. */
+  private void endMovedOn(Watched repo, PullPlanner.Plan plan) {
+    for (DroppedRun d : plan.movedOn()) {
+      for (String w : d.workflows()) {
+        LOG.info(
+            "{}: {} of pull {} at {} on {} dropped at a stop, not run: the pull has moved",
+            repo.label(),
+            w,
+            d.subject(),
+            d.commit(),
+            d.base());
+        sink.movedOn(
+            CheckKeys.pull(
+                repo.id().ownerDid(), repo.id().repoKey(), d.subject(), d.commit(), d.base(), w),
+            "superseded: a stop cut it off, and the pull moved before it ran again");
+      }
+    }
   }
 }
