@@ -195,7 +195,9 @@ final class BlockingHttpClient extends HttpClient {
 
     private HttpResponse<T> exchange() throws IOException {
       URI uri = request.uri();
-      byte[] body = RequestBodies.bytes(request);
+      RequestBodies.Streamed streamed =
+          request.bodyPublisher().orElse(null) instanceof RequestBodies.Streamed st ? st : null;
+      byte[] body = streamed == null ? RequestBodies.bytes(request) : null;
       HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection(proxyFor(uri));
       connection = c;
       if (tls != null && c instanceof javax.net.ssl.HttpsURLConnection https) {
@@ -213,7 +215,22 @@ final class BlockingHttpClient extends HttpClient {
       if (request.headers().firstValue("Accept").isEmpty()) {
         c.setRequestProperty("Accept", "*/*"); // not the connection's own browser-like list
       }
-      if (body != null && (body.length > 0 || !request.method().equals("GET"))) {
+      if (streamed != null) {
+        // Sent as it is read. An auth challenge then comes back as an exception without its body;
+        // the caller of a streamed upload sends the bytes again the usual way on any failure.
+        c.setDoOutput(true);
+        c.setChunkedStreamingMode(CHUNK);
+        InputStream source;
+        try {
+          source = streamed.take();
+        } catch (java.io.UncheckedIOException e) {
+          throw e.getCause();
+        }
+        try (InputStream in = source;
+            OutputStream out = c.getOutputStream()) {
+          in.transferTo(out);
+        }
+      } else if (body != null && (body.length > 0 || !request.method().equals("GET"))) {
         c.setDoOutput(true);
         // Not in streaming mode, which turns a 401 into an exception without its body: the body
         // says whether the token expired.

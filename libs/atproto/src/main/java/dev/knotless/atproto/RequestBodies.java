@@ -2,16 +2,20 @@ package dev.knotless.atproto;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Request bodies as both HTTP clients take them: the JDK's {@link java.net.http.HttpClient}
- * subscribes to a publisher; {@link BlockingHttpClient} wants the bytes. Stateless.
+ * subscribes to a publisher; {@link BlockingHttpClient} wants the bytes, or the stream of a
+ * streamed body. Stateless.
  */
 final class RequestBodies {
 
@@ -47,6 +51,45 @@ final class RequestBodies {
     }
   }
 
+  /**
+   * A request body read from {@code in} as it is written, its length unknown (sent chunked), so the
+   * request goes out while its producer is still at work. It can be sent once: a second send (a
+   * retry after a refresh) fails rather than sending what is left of the stream.
+   */
+  static HttpRequest.BodyPublisher streamed(InputStream in) {
+    return new Streamed(in);
+  }
+
+  static final class Streamed implements HttpRequest.BodyPublisher {
+    private final AtomicBoolean taken = new AtomicBoolean();
+    private final InputStream in;
+    private final HttpRequest.BodyPublisher inner;
+
+    Streamed(InputStream in) {
+      this.in = in;
+      this.inner = HttpRequest.BodyPublishers.ofInputStream(this::take);
+    }
+
+    /** The stream, once. */
+    InputStream take() {
+      if (!taken.compareAndSet(false, true)) {
+        throw new UncheckedIOException(
+            new IOException("a streamed request body cannot be sent a second time"));
+      }
+      return in;
+    }
+
+    @Override
+    public long contentLength() {
+      return -1;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
+      inner.subscribe(subscriber);
+    }
+  }
+
   /** The request's body, or null when it has none. */
   static byte[] bytes(HttpRequest request) throws IOException {
     Optional<HttpRequest.BodyPublisher> publisher = request.bodyPublisher();
@@ -55,6 +98,9 @@ final class RequestBodies {
     }
     if (publisher.get() instanceof Bytes b) {
       return b.bytes;
+    }
+    if (publisher.get() instanceof Streamed) {
+      throw new IllegalArgumentException("a streamed body is sent as it is read, not gathered");
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     CompletableFuture<Void> done = new CompletableFuture<>();

@@ -348,6 +348,25 @@ public final class XrpcClient {
     return BlobRef.fromJson(r.path("blob"));
   }
 
+  /**
+   * Uploads a blob read from {@code data} as it is written, so the upload goes on while its
+   * producer (a {@code git pack-objects}) is still at work. One attempt: the stream is not sent
+   * again after a refresh or a rate limit, so a caller that wants those sends the bytes again with
+   * {@link #uploadBlob(byte[], String)}. The stream is closed when the request ends.
+   */
+  public BlobRef uploadBlobStreamed(java.io.InputStream data, String mimeType)
+      throws XrpcException {
+    String m = "com.atproto.repo.uploadBlob";
+    Session s = session;
+    if (s != null && clock.instant().plus(REFRESH_AHEAD).isAfter(s.accessExpiry())) {
+      s = refresh();
+    }
+    JsonNode r =
+        XrpcTransport.json(
+            m, transport.postStreamed(m, data, mimeType, s == null ? null : s.accessJwt()));
+    return BlobRef.fromJson(r.path("blob"));
+  }
+
   /** Downloads a blob that a record of {@code did} references. */
   public byte[] getBlob(String did, String cid) throws XrpcException {
     return getBlob(did, cid, BoundedBodies.XRPC_REPLY_BYTES);

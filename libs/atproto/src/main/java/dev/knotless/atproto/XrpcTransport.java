@@ -84,6 +84,17 @@ final class XrpcTransport {
     return send(method, b, token, BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
   }
 
+  /** As {@link #post}, with a body read from {@code body} as it is written (sent chunked). */
+  HttpResponse<byte[]> postStreamed(
+      String method, java.io.InputStream body, String contentType, String token)
+      throws XrpcException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(method, Map.of()))
+            .header("Content-Type", contentType)
+            .POST(RequestBodies.streamed(body));
+    return send(method, b, token, BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
+  }
+
   static JsonNode json(String method, HttpResponse<byte[]> r) throws XrpcException {
     try {
       byte[] body = r.body();

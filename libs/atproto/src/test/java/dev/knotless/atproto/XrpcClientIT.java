@@ -200,6 +200,113 @@ class XrpcClientIT {
   }
 
   @Test
+  void aBlobStreamedAsItIsWrittenGoesOutBeforeItsEndAndArrivesWhole() throws Exception {
+    Account a = pds.createAccount("streamed");
+    byte[] data = new byte[1_500_000];
+    new java.util.Random(11).nextBytes(data);
+    try (ByteRelay relay = new ByteRelay(pds.pdsUrl())) {
+      XrpcClient c = create(relay.url());
+      c.login(a.handle(), a.password());
+      java.io.PipedInputStream in = new java.io.PipedInputStream(64 * 1024);
+      java.io.PipedOutputStream out = new java.io.PipedOutputStream(in);
+      ExecutorService writer = Executors.newSingleThreadExecutor();
+      try {
+        long before = relay.upstream();
+        Future<Boolean> written =
+            writer.submit(
+                () -> {
+                  try (out) {
+                    out.write(data, 0, 1_000_000);
+                    out.flush();
+                    // The rest only once the PDS side has most of the first part: a client that
+                    // gathered the body before sending any of it would never get here.
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (relay.upstream() - before < 900_000) {
+                      if (System.nanoTime() > deadline) {
+                        return false;
+                      }
+                      Thread.sleep(5);
+                    }
+                    out.write(data, 1_000_000, data.length - 1_000_000);
+                    return true;
+                  }
+                });
+        BlobRef streamed = c.uploadBlobStreamed(in, "application/x-git-packed-objects");
+        assertTrue(written.get(), "the first bytes went out before the body ended");
+        assertEquals(data.length, streamed.size());
+        assertEquals(
+            c.uploadBlob(data, "application/x-git-packed-objects").cid(),
+            streamed.cid(),
+            "the same bytes as the whole array");
+      } finally {
+        writer.shutdownNow();
+      }
+    }
+  }
+
+  /** A TCP relay to a server on 127.0.0.1 that counts the bytes it passes on to it. */
+  static final class ByteRelay implements AutoCloseable {
+    private final java.net.ServerSocket server;
+    private final java.net.URI target;
+    private final java.util.concurrent.atomic.AtomicLong upstream =
+        new java.util.concurrent.atomic.AtomicLong();
+    private final ExecutorService pumps = Executors.newCachedThreadPool();
+
+    ByteRelay(java.net.URI target) throws java.io.IOException {
+      this.target = target;
+      this.server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+      pumps.submit(this::accept);
+    }
+
+    java.net.URI url() {
+      return java.net.URI.create("http://127.0.0.1:" + server.getLocalPort());
+    }
+
+    long upstream() {
+      return upstream.get();
+    }
+
+    private Void accept() {
+      while (!server.isClosed()) {
+        try {
+          java.net.Socket client = server.accept();
+          java.net.Socket pds = new java.net.Socket(target.getHost(), target.getPort());
+          pumps.submit(() -> pump(client, pds, true));
+          pumps.submit(() -> pump(pds, client, false));
+        } catch (java.io.IOException e) {
+          return null;
+        }
+      }
+      return null;
+    }
+
+    private Void pump(java.net.Socket from, java.net.Socket to, boolean up) {
+      byte[] buf = new byte[16 * 1024];
+      try (from;
+          to) {
+        java.io.InputStream in = from.getInputStream();
+        java.io.OutputStream out = to.getOutputStream();
+        for (int n; (n = in.read(buf)) >= 0; ) {
+          out.write(buf, 0, n);
+          out.flush();
+          if (up) {
+            upstream.addAndGet(n);
+          }
+        }
+      } catch (java.io.IOException e) {
+        // one side closed: the pair ends
+      }
+      return null;
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      server.close();
+      pumps.shutdownNow();
+    }
+  }
+
+  @Test
   void aBlobStreamsIntoAStreamByteForByteAndAMissingOneWritesNothing() throws Exception {
     Account a = pds.createAccount("blobinto");
     XrpcClient c = loggedIn(a);

@@ -55,11 +55,13 @@ public final class PackStore {
   private final XrpcClient client;
   private final StorageCache cache;
   private final Clock clock;
+  private final PartUploads uploads;
 
   public PackStore(XrpcClient client, StorageCache cache, Clock clock) {
     this.client = client;
     this.cache = cache;
     this.clock = clock;
+    this.uploads = new PartUploads(client, clock);
   }
 
   /** Builds the record of a pack, uploading its parts first when it is too big to ride inline. */
@@ -93,7 +95,7 @@ public final class PackStore {
     int partSize = firstPartSize;
     while (true) {
       try {
-        List<BlobRef> parts = upload(pack, partSize);
+        List<BlobRef> parts = uploads.upload(pack, partSize);
         return new PackRecord(rkey, tips, bases, objects, pack.length, null, parts, supersedes, at);
       } catch (XrpcException e) {
         int next = smallerPart(partSize, e);
@@ -105,9 +107,9 @@ public final class PackStore {
 
   /**
    * As {@link #place(String, byte[], List, List, List)}, for a pack still being written to {@code
-   * in} (by {@code git pack-objects}): a pack too big to ride inline has each part uploaded as soon
-   * as it is full, four at a time, while the rest is still being written. Returns null for a pack
-   * of no objects, which is stored nowhere.
+   * in} (by {@code git pack-objects}): a pack too big to ride inline has each part uploaded as it
+   * is written (chunked, four at a time), so when the pack ends only its last bytes are left to
+   * send. Returns null for a pack of no objects, which is stored nowhere.
    */
   public PackRecord place(
       String rkey,
@@ -136,70 +138,64 @@ public final class PackStore {
       return overBlobs(rkey, all.toByteArray(), objects, partSize, tips, bases, supersedes, at);
     }
     Semaphore slots = new Semaphore(UPLOADS_AT_ONCE);
-    List<byte[]> parts = new ArrayList<>();
-    List<CompletableFuture<BlobRef>> uploads = new ArrayList<>();
-    byte[] part = Arrays.copyOf(head, partSize);
-    int filled = head.length;
-    while (true) {
-      filled += in.readNBytes(part, filled, partSize - filled);
-      if (filled == 0) {
-        break;
+    List<GrowingPart> parts = new ArrayList<>();
+    List<CompletableFuture<BlobRef>> sent = new ArrayList<>();
+    GrowingPart part = new GrowingPart(Arrays.copyOf(head, partSize), head.length);
+    try {
+      while (true) {
+        // Each part goes out as it is written, so the pack's end leaves only its last bytes to
+        // send.
+        parts.add(part);
+        sent.add(uploads.streamed(part, slots));
+        int filled = fill(in, part, partSize);
+        if (filled < partSize) {
+          break;
+        }
+        byte[] next = new byte[partSize];
+        int n = 0;
+        while (n == 0) {
+          n = in.read(next, 0, partSize);
+        }
+        if (n < 0) {
+          break;
+        }
+        part = new GrowingPart(next, n);
       }
-      byte[] full = filled == partSize ? part : Arrays.copyOf(part, filled);
-      parts.add(full);
-      uploads.add(uploadAsync(full, slots));
-      if (filled < partSize) {
-        break;
-      }
-      part = new byte[partSize];
-      filled = 0;
+    } catch (IOException | RuntimeException e) {
+      part.fail(e instanceof IOException io ? io : new IOException(e));
+      throw e;
     }
     long size = 0;
-    for (byte[] b : parts) {
-      size += b.length;
+    for (GrowingPart p : parts) {
+      size += p.filled();
     }
     try {
-      List<BlobRef> refs = joinAll(uploads);
+      List<BlobRef> refs = PartUploads.joinAll(sent);
       return new PackRecord(rkey, tips, bases, objects, size, null, refs, supersedes, at);
     } catch (XrpcException e) {
       int next = smallerPart(partSize, e);
       ByteArrayOutputStream all = new ByteArrayOutputStream((int) size);
-      parts.forEach(all::writeBytes);
+      for (GrowingPart p : parts) {
+        all.writeBytes(p.awaitBytes());
+      }
       return overBlobs(rkey, all.toByteArray(), objects, next, tips, bases, supersedes, at);
     }
   }
 
-  private CompletableFuture<BlobRef> uploadAsync(byte[] part, Semaphore slots) {
-    return Threads.async(
-        () -> {
-          slots.acquireUninterruptibly();
-          try {
-            long t = Trace.start();
-            BlobRef ref = uploadPart(part);
-            Trace.step("uploadBlob (" + part.length + " bytes)", t);
-            return ref;
-          } finally {
-            slots.release();
-          }
-        });
-  }
-
-  /** Waits for every upload, then throws the first failure, if any. */
-  private static List<BlobRef> joinAll(List<CompletableFuture<BlobRef>> futures)
+  /** Reads {@code in} into {@code part} until it is full or {@code in} ends, then finishes it. */
+  private static int fill(java.io.InputStream in, GrowingPart part, int partSize)
       throws IOException {
-    List<BlobRef> out = new ArrayList<>();
-    IOException first = null;
-    for (CompletableFuture<BlobRef> f : futures) {
-      try {
-        out.add(RangeScanner.join(f));
-      } catch (IOException e) {
-        first = first == null ? e : first;
+    int filled = part.filled();
+    while (filled < partSize) {
+      int n = in.read(part.array(), filled, partSize - filled);
+      if (n < 0) {
+        break;
       }
+      filled += n;
+      part.filledTo(filled);
     }
-    if (first != null) {
-      throw first;
-    }
-    return out;
+    part.finish();
+    return filled;
   }
 
   private long blobLimit() throws IOException {
@@ -210,53 +206,6 @@ public final class PackStore {
     long limit = client.describeServer().blobUploadLimit();
     cache.putBlobLimit(client.service(), limit);
     return limit;
-  }
-
-  private List<BlobRef> upload(byte[] pack, int partSize) throws IOException {
-    Semaphore slots = new Semaphore(UPLOADS_AT_ONCE);
-    List<CompletableFuture<BlobRef>> futures = new ArrayList<>();
-    for (long[] cut : PackPlacement.cut(pack.length, partSize)) {
-      futures.add(uploadAsync(Arrays.copyOfRange(pack, (int) cut[0], (int) cut[1]), slots));
-    }
-    return joinAll(futures);
-  }
-
-  /**
-   * Uploads one part. A 429 whose {@code RateLimit-Reset} is at most {@link #MAX_RATE_LIMIT_WAIT}
-   * away waits until that moment and sends the part again, never sooner; a later or unknown reset
-   * fails at once.
-   */
-  private BlobRef uploadPart(byte[] part) throws IOException {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        return client.uploadBlob(part, MIME);
-      } catch (XrpcException e) {
-        if (e.kind() != XrpcException.Kind.RATE_LIMITED
-            || e.rateLimitReset().isEmpty()
-            || attempt >= RATE_LIMIT_RETRIES) {
-          throw e;
-        }
-        Duration wait = Duration.between(clock.instant(), e.rateLimitReset().get());
-        if (wait.compareTo(MAX_RATE_LIMIT_WAIT) > 0) {
-          throw e;
-        }
-        LOG.debug(
-            "uploadBlob rate limited; sending the part again at {}", e.rateLimitReset().get());
-        sleep(wait);
-      }
-    }
-  }
-
-  private static void sleep(Duration d) throws IOException {
-    if (d.isNegative() || d.isZero()) {
-      return;
-    }
-    try {
-      Thread.sleep(d.toMillis() + 1);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted waiting for a rate limit to reset");
-    }
   }
 
   /**
