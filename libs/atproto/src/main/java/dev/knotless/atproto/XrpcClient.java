@@ -350,20 +350,16 @@ public final class XrpcClient {
 
   /**
    * Uploads a blob read from {@code data} as it is written, so the upload goes on while its
-   * producer (a {@code git pack-objects}) is still at work. One attempt: the stream is not sent
-   * again after a refresh or a rate limit, so a caller that wants those sends the bytes again with
-   * {@link #uploadBlob(byte[], String)}. The stream is closed when the request ends.
+   * producer (a {@code git pack-objects}) is still at work. The session is refreshed as for any
+   * call, but the stream is sent once: a second send (after a refused token) fails, and a rate
+   * limit is only reported, so a caller that wants those sends the bytes again with {@link
+   * #uploadBlob(byte[], String)}. The stream is closed when the request ends.
    */
   public BlobRef uploadBlobStreamed(java.io.InputStream data, String mimeType)
       throws XrpcException {
     String m = "com.atproto.repo.uploadBlob";
-    Session s = session;
-    if (s != null && clock.instant().plus(REFRESH_AHEAD).isAfter(s.accessExpiry())) {
-      s = refresh();
-    }
     JsonNode r =
-        XrpcTransport.json(
-            m, transport.postStreamed(m, data, mimeType, s == null ? null : s.accessJwt()));
+        XrpcTransport.json(m, authed(m, t -> transport.postStreamed(m, data, mimeType, t)));
     return BlobRef.fromJson(r.path("blob"));
   }
 

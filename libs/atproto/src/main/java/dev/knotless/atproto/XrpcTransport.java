@@ -77,21 +77,23 @@ final class XrpcTransport {
   /** A POST with a body of the given content type. */
   HttpResponse<byte[]> post(String method, byte[] body, String contentType, String token)
       throws XrpcException {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(uri(method, Map.of()))
-            .header("Content-Type", contentType)
-            .POST(RequestBodies.of(body));
-    return send(method, b, token, BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
+    return post(method, RequestBodies.of(body), contentType, token);
   }
 
   /** As {@link #post}, with a body read from {@code body} as it is written (sent chunked). */
   HttpResponse<byte[]> postStreamed(
       String method, java.io.InputStream body, String contentType, String token)
       throws XrpcException {
+    return post(method, RequestBodies.streamed(body), contentType, token);
+  }
+
+  private HttpResponse<byte[]> post(
+      String method, HttpRequest.BodyPublisher body, String contentType, String token)
+      throws XrpcException {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(uri(method, Map.of()))
             .header("Content-Type", contentType)
-            .POST(RequestBodies.streamed(body));
+            .POST(body);
     return send(method, b, token, BoundedBodies.ofByteArray(BoundedBodies.XRPC_REPLY_BYTES));
   }
 
