@@ -2,6 +2,7 @@ package dev.knotless.bench;
 
 import dev.knotless.storage.push.PushResult;
 import dev.knotless.testing.Account;
+import dev.knotless.testing.HelperDaemons;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.PdsOptions;
 import java.io.IOException;
@@ -132,6 +133,9 @@ public final class StorageBench {
     env.put("KNOTLESS_IDENTIFIER", owner.handle());
     env.put("KNOTLESS_PASSWORD", owner.password());
     env.put("KNOTLESS_COMPACT", "off");
+    // The resident helper's address file, and its log, here; it is stopped at the end.
+    Path helperDir = tmp.resolve("helper");
+    env.put("KNOTLESS_HELPER_DIR", helperDir.toString());
     // KNOTLESS_TRACE=1 bin/bench Storage prints the helper's timed trace of every push and clone.
     String trace = System.getenv("KNOTLESS_TRACE");
     if (trace != null) {
@@ -141,52 +145,72 @@ public final class StorageBench {
     Path bareDir = tmp.resolve("bare");
     Files.createDirectories(bareDir);
     String head = git(work, Map.of(), "rev-parse", "HEAD").trim();
-    List<Long> pushes = new ArrayList<>();
-    List<Long> clones = new ArrayList<>();
-    List<Long> barePushes = new ArrayList<>();
-    List<Long> bareClones = new ArrayList<>();
-    for (int i = 0; i < reps; i++) {
-      // A new repository and a fresh cache each time: every push is a first push of everything.
-      String url = "knotless://" + owner.handle() + "/bench-" + i;
-      env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-push-" + i).toString());
-      long t0 = System.nanoTime();
-      String out = git(work, env, "push", "-q", url, "main");
-      pushes.add(System.nanoTime() - t0);
-      printTrace("push " + i, out);
-      env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-clone-" + i).toString());
-      Path clone = dir.resolve("clone-" + i);
-      t0 = System.nanoTime();
-      out = git(dir, env, "clone", "-q", url, clone.toString());
-      clones.add(System.nanoTime() - t0);
-      printTrace("clone " + i, out);
-      checkHead(clone, head);
+    Map<String, List<Long>> times = new java.util.LinkedHashMap<>();
+    try {
+      for (int i = 0; i < reps; i++) {
+        // A new repository and a fresh cache each time: every push is a first push of everything.
+        // Through the resident helper (its first run starts it), then with a JVM per operation.
+        for (String how : List.of("resident", "own JVM")) {
+          Map<String, String> e = new HashMap<>(env);
+          e.put("KNOTLESS_HELPER_DAEMON", how.equals("resident") ? "on" : "off");
+          String name = "bench-" + i + (how.equals("resident") ? "" : "-own");
+          String url = "knotless://" + owner.handle() + "/" + name;
+          e.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-push-" + name).toString());
+          long t0 = System.nanoTime();
+          String out = git(work, e, "push", "-q", url, "main");
+          times.computeIfAbsent("push " + how, k -> new ArrayList<>()).add(System.nanoTime() - t0);
+          printTrace("push " + how + " " + i, out);
+          e.put("KNOTLESS_CACHE_DIR", dir.resolve("cache-clone-" + name).toString());
+          Path clone = dir.resolve("clone-" + name);
+          t0 = System.nanoTime();
+          out = git(dir, e, "clone", "-q", url, clone.toString());
+          times.computeIfAbsent("clone " + how, k -> new ArrayList<>()).add(System.nanoTime() - t0);
+          printTrace("clone " + how + " " + i, out);
+          checkHead(clone, head);
+        }
 
-      Path bare = bareDir.resolve("floor-" + i + ".git");
-      git(bareDir, Map.of(), "init", "-q", "--bare", "-b", "main", bare.toString());
-      t0 = System.nanoTime();
-      git(work, Map.of(), "push", "-q", bare.toString(), "main");
-      barePushes.add(System.nanoTime() - t0);
-      Path bareClone = bareDir.resolve("clone-" + i);
-      t0 = System.nanoTime();
-      // file:// makes git pack and index as over a network, not hard-link the object files.
-      git(bareDir, Map.of(), "clone", "-q", "file://" + bare, bareClone.toString());
-      bareClones.add(System.nanoTime() - t0);
-      checkHead(bareClone, head);
-      System.out.printf(
-          "  repetition %d: push %d ms (floor %d ms, %.2fx), clone %d ms (floor %d ms, %.2fx)%n",
-          i,
-          pushes.get(i) / 1_000_000,
-          barePushes.get(i) / 1_000_000,
-          (double) pushes.get(i) / barePushes.get(i),
-          clones.get(i) / 1_000_000,
-          bareClones.get(i) / 1_000_000,
-          (double) clones.get(i) / bareClones.get(i));
+        Path bare = bareDir.resolve("floor-" + i + ".git");
+        git(bareDir, Map.of(), "init", "-q", "--bare", "-b", "main", bare.toString());
+        long t0 = System.nanoTime();
+        git(work, Map.of(), "push", "-q", bare.toString(), "main");
+        times.computeIfAbsent("push floor", k -> new ArrayList<>()).add(System.nanoTime() - t0);
+        Path bareClone = bareDir.resolve("clone-" + i);
+        t0 = System.nanoTime();
+        // file:// makes git pack and index as over a network, not hard-link the object files.
+        git(bareDir, Map.of(), "clone", "-q", "file://" + bare, bareClone.toString());
+        times.computeIfAbsent("clone floor", k -> new ArrayList<>()).add(System.nanoTime() - t0);
+        checkHead(bareClone, head);
+        int at = i;
+        long pushFloor = times.get("push floor").get(i);
+        long cloneFloor = times.get("clone floor").get(i);
+        System.out.printf(
+            "  repetition %d: push %s (floor %d ms), clone %s (floor %d ms)%n",
+            i,
+            ratios(times, "push", at, pushFloor),
+            pushFloor / 1_000_000,
+            ratios(times, "clone", at, cloneFloor),
+            cloneFloor / 1_000_000);
+      }
+    } finally {
+      HelperDaemons.stopAll(helperDir);
     }
     return List.of(
-        row("push 10 MB, git via knotless helper", pushes),
-        row("clone 10 MB, git via knotless helper", clones),
-        row("push 10 MB, git to a local bare repo (floor)", barePushes),
-        row("clone 10 MB, git from a local bare repo (floor)", bareClones));
+        row("push 10 MB, git via the resident helper", times.get("push resident")),
+        row("clone 10 MB, git via the resident helper", times.get("clone resident")),
+        row("push 10 MB, git via the helper in its own JVM", times.get("push own JVM")),
+        row("clone 10 MB, git via the helper in its own JVM", times.get("clone own JVM")),
+        row("push 10 MB, git to a local bare repo (floor)", times.get("push floor")),
+        row("clone 10 MB, git from a local bare repo (floor)", times.get("clone floor")));
+  }
+
+  private static String ratios(Map<String, List<Long>> times, String op, int i, long floor) {
+    StringBuilder s = new StringBuilder();
+    for (String how : List.of("resident", "own JVM")) {
+      long t = times.get(op + " " + how).get(i);
+      s.append(s.length() == 0 ? "" : ", ")
+          .append(String.format("%s %d ms %.2fx", how, t / 1_000_000, (double) t / floor));
+    }
+    return s.toString();
   }
 
   private static void printTrace(String what, String gitOutput) {

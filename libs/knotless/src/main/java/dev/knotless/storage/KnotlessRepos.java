@@ -73,6 +73,11 @@ public final class KnotlessRepos {
     return settings;
   }
 
+  /** The environment this was made from: what a process started on its behalf runs with. */
+  public Map<String, String> env() {
+    return env;
+  }
+
   /** Resolves the owner (handle or DID) and names the repository. */
   public RepoAddress locate(String owner, String name) throws IOException {
     Keys.validateName(name);

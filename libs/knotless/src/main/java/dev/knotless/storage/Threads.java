@@ -42,14 +42,18 @@ public final class Threads {
 
   /** As {@link #async(IoCall)}, on {@code executor}. */
   public static <T> CompletableFuture<T> async(IoCall<T> call, Executor executor) {
+    Trace.Sink trace = Trace.current();
     return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return call.get();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        },
+        () ->
+            Trace.during(
+                trace,
+                () -> {
+                  try {
+                    return call.get();
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                }),
         executor);
   }
 }

@@ -31,6 +31,8 @@ final class GitUser {
     env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
     env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
     env.put("KNOTLESS_COMPACT", "off");
+    // A JVM per operation; ResidentHelperIT runs git through the resident helper, and stops it.
+    env.put("KNOTLESS_HELPER_DAEMON", "off");
     env.put("GIT_CONFIG_NOSYSTEM", "1");
     env.put("GIT_AUTHOR_NAME", "Test Person");
     env.put("GIT_AUTHOR_EMAIL", "person@example.test");

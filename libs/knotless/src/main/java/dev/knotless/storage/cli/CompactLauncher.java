@@ -25,7 +25,8 @@ public final class CompactLauncher {
   private CompactLauncher() {}
 
   /** Starts a compaction of {@code url} after {@code push}, if one is due. */
-  public static void afterPush(KnotlessRepos repos, String url, PushResult push) {
+  public static void afterPush(
+      KnotlessRepos repos, String url, PushResult push, java.io.PrintStream err) {
     Integer packs = push.packs();
     if (packs != null && packs < repos.settings().compactThreshold()) {
       LOG.debug("{} packs, below the threshold of {}", packs, repos.settings().compactThreshold());
@@ -39,7 +40,7 @@ public final class CompactLauncher {
           RepoAddress repo = repos.locate(KnotlessUrl.parse(url));
           CompactCommand.compactor(repos, repo).compact(repo, dueOnly);
         } catch (IOException e) {
-          System.err.println("knotless: compaction after the push failed: " + e.getMessage());
+          err.println("knotless: compaction after the push failed: " + e.getMessage());
         }
       }
       case BACKGROUND -> {
@@ -57,8 +58,11 @@ public final class CompactLauncher {
         }
         cmd.add(url);
         try {
-          new ProcessBuilder(cmd)
-              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+          ProcessBuilder pb = new ProcessBuilder(cmd);
+          // The pusher's environment, its login among it (the same as this JVM's unless the
+          // resident helper ran the push).
+          pb.environment().putAll(repos.env());
+          pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .redirectError(ProcessBuilder.Redirect.DISCARD)
               .start()

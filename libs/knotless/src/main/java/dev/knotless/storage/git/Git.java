@@ -25,21 +25,33 @@ public final class Git {
   private final Path gitDir;
   private final Map<String, String> env;
 
-  private Git(Path gitDir, Map<String, String> env) {
+  private final Path workDir;
+
+  private Git(Path gitDir, Map<String, String> env, Path workDir) {
     this.gitDir = gitDir;
     this.env = Map.copyOf(env);
+    this.workDir = workDir;
   }
 
   /** git working on the repository whose git directory is {@code gitDir}. */
   public static Git at(Path gitDir) {
-    return new Git(gitDir, Map.of());
+    return new Git(gitDir, Map.of(), null);
+  }
+
+  /**
+   * git run for a caller other than this process (the resident helper serves many): each git
+   * process starts in {@code workDir} with the caller's whole environment over this JVM's, and
+   * {@code GIT_DIR} set to {@code gitDir} whatever that environment says.
+   */
+  public static Git forCaller(Path gitDir, Map<String, String> env, Path workDir) {
+    return new Git(gitDir, env, workDir);
   }
 
   /** The same repository with extra environment, such as a temporary {@code GIT_INDEX_FILE}. */
   public Git withEnv(String name, String value) {
     Map<String, String> e = new LinkedHashMap<>(env);
     e.put(name, value);
-    return new Git(gitDir, e);
+    return new Git(gitDir, e, workDir);
   }
 
   public Path gitDir() {
@@ -127,8 +139,11 @@ public final class Git {
     cmd.add("git");
     cmd.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put("GIT_DIR", gitDir.toString());
     pb.environment().putAll(env);
+    pb.environment().put("GIT_DIR", gitDir.toString());
+    if (workDir != null) {
+      pb.directory(workDir.toFile());
+    }
     if (quiet) {
       pb.redirectError(ProcessBuilder.Redirect.DISCARD);
     }
