@@ -262,7 +262,7 @@ public final class Demo {
     env.put("KNOTLESS_PASSWORD", owner.password());
     env.put("KNOTLESS_CACHE_DIR", tmp.resolve("owner-cache").toString());
     env.put("KNOTLESS_COMPACT", "off");
-    // The demo pushes once: a resident helper would start after it only to sit idle.
+    // Two pushes, then the demo stops everything it started: a resident helper would outlive it.
     env.put("KNOTLESS_HELPER_DAEMON", "off");
     env.put("PATH", root.resolve("bin") + ":" + System.getenv("PATH"));
     env.put("GIT_AUTHOR_NAME", "Demo Owner");

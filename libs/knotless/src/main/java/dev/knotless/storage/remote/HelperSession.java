@@ -46,6 +46,7 @@ final class HelperSession {
   private static final Logger LOG = LoggerFactory.getLogger(HelperSession.class);
   static final String MAGIC = "knotless-helper/1";
   private static final int MAX_FIELD = 1 << 20;
+  private static final int SHORT_FIELD = 128;
   private static final int MAX_FIELDS = 10_000;
   private static final int HEADER_TIMEOUT_MILLIS = 10_000;
 
@@ -81,7 +82,9 @@ final class HelperSession {
       s.setTcpNoDelay(true);
       s.setSoTimeout(HEADER_TIMEOUT_MILLIS);
       InputStream in = new BufferedInputStream(s.getInputStream());
-      if (!MAGIC.equals(field(in)) || !sameToken(daemon.token(), field(in))) {
+      // Until the token has matched, read no more than it takes to compare.
+      if (!MAGIC.equals(field(in, SHORT_FIELD))
+          || !sameToken(daemon.token(), field(in, SHORT_FIELD))) {
         s.close();
         return;
       }
@@ -246,14 +249,18 @@ final class HelperSession {
 
   /** One NUL-ended UTF-8 field. */
   static String field(InputStream in) throws IOException {
+    return field(in, MAX_FIELD);
+  }
+
+  private static String field(InputStream in, int max) throws IOException {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     int c;
     while ((c = in.read()) != 0) {
       if (c < 0) {
         throw new IOException("the connection ended inside its opening");
       }
-      if (b.size() >= MAX_FIELD) {
-        throw new IOException("a field of the opening is over " + MAX_FIELD + " bytes");
+      if (b.size() >= max) {
+        throw new IOException("a field of the opening is over " + max + " bytes");
       }
       b.write(c);
     }

@@ -5,7 +5,12 @@ import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.mirror.Mirror;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A pass's mirror of its repository, synced with the pass's snapshot at most once, when first
@@ -13,6 +18,15 @@ import java.util.function.Supplier;
  * thread.
  */
 final class PassMirror {
+  private static final Logger LOG = LoggerFactory.getLogger(PassMirror.class);
+  static final long TIDY_DELAY_MILLIS = 250;
+  private static final ScheduledExecutorService TIDY =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "knotless-mirror-tidy");
+            t.setDaemon(true);
+            return t;
+          });
   private final Path cacheDir;
   private final Watched repo;
   private final Supplier<Fetcher> fetcher;
@@ -54,8 +68,26 @@ final class PassMirror {
     return mirror != null;
   }
 
-  /** Writes the commit-graph of a mirror the pass synced, once its refs are set. */
-  void tidy() throws IOException {
-    mirror.tidy(syncing.await());
+  /**
+   * Writes the commit-graph of the mirror the pass synced, once its refs are set, {@value
+   * #TIDY_DELAY_MILLIS} ms from now on another thread. The pass has just handed its runs on, and
+   * each is about to be filed running: a git process started at that moment takes CPU from the PDS
+   * answering, where the PDS shares the machine. Nothing waits for the graph; it only makes walks
+   * of history faster. A failure is logged, and the next sync that moves a ref writes it again.
+   */
+  void tidyLater() {
+    Mirror m = mirror;
+    Mirror.Syncing s = syncing;
+    TIDY.schedule(
+        () -> {
+          try {
+            m.tidy(s.await());
+          } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                "{}: could not write the mirror's commit-graph: {}", repo.label(), e.toString());
+          }
+        },
+        TIDY_DELAY_MILLIS,
+        TimeUnit.MILLISECONDS);
   }
 }

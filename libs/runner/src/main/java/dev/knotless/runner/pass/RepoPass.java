@@ -368,8 +368,7 @@ public final class RepoPass {
     }
     if (mirror.used()) {
       // After the checks are filed: nothing on their way waits for the commit-graph.
-      stage.accept("writing the mirror's commit-graph");
-      mirror.tidy();
+      mirror.tidyLater();
     }
     return prune(repo, view);
   }
