@@ -384,6 +384,7 @@ public final class Runner implements AutoCloseable {
     jobs.close();
     passThreads.shutdownNow();
     timers.shutdownNow();
+    dev.knotless.runner.pass.RepoPass.stopTidying();
     if (executor instanceof AutoCloseable closeable) {
       try {
         closeable.close();

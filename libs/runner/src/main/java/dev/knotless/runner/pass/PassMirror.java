@@ -5,9 +5,11 @@ import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.mirror.Mirror;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +22,9 @@ import org.slf4j.LoggerFactory;
 final class PassMirror {
   private static final Logger LOG = LoggerFactory.getLogger(PassMirror.class);
   static final long TIDY_DELAY_MILLIS = 250;
-  private static final ScheduledExecutorService TIDY =
-      Executors.newSingleThreadScheduledExecutor(
+  private static final ScheduledThreadPoolExecutor TIDY =
+      new ScheduledThreadPoolExecutor(
+          1,
           r -> {
             Thread t = new Thread(r, "knotless-mirror-tidy");
             t.setDaemon(true);
@@ -89,5 +92,23 @@ final class PassMirror {
         },
         TIDY_DELAY_MILLIS,
         TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Drops the commit-graph writes not yet begun and waits for the one under way, so that nothing
+   * writes in a mirror once a runner has stopped. A dropped write is made by the next sync that
+   * moves a ref.
+   */
+  static void stopTidying() throws InterruptedException {
+    for (Runnable queued : TIDY.getQueue()) {
+      ((Future<?>) queued).cancel(false);
+    }
+    TIDY.purge();
+    try {
+      // One thread: this runs once the write under way, if any, is done.
+      TIDY.submit(() -> {}).get(1, TimeUnit.MINUTES);
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("a commit-graph write did not end in a minute: {}", e.toString());
+    }
   }
 }

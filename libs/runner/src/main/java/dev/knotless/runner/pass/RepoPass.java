@@ -373,6 +373,14 @@ public final class RepoPass {
     return prune(repo, view);
   }
 
+  /**
+   * For a stopping runner: drops the mirrors' commit-graph writes the passes left for later and
+   * waits for the one under way.
+   */
+  public static void stopTidying() throws InterruptedException {
+    PassMirror.stopTidying();
+  }
+
   /** The pass's last step: at most once an hour, the repository's old checks go. */
   private Outcome prune(Watched repo, RepoView view) throws IOException {
     if (extras.pruner() != null) {

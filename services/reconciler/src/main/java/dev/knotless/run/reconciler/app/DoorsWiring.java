@@ -51,6 +51,11 @@ public class DoorsWiring {
     if (passes != null) {
       passes.shutdownNow();
       timers.shutdownNow();
+      try {
+        dev.knotless.runner.pass.RepoPass.stopTidying();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }
