@@ -82,14 +82,22 @@ public final class PullPlanner {
    *     planned state held them: they never run (the pull runs where it is now, as its move says).
    *     In the distributed shape their checks were left queued when they were handed back, so the
    *     caller ends them; {@link #settle} then forgets them
+   * @param closedOn runs a stop dropped of pulls that are now closed (neither open nor held by the
+   *     merge queue), as the planned state held them: they never run, the caller ends their checks,
+   *     and {@link #settle} forgets them
    */
   public record Plan(
-      List<Due> due, List<PullAt> passedOver, Set<String> closed, List<DroppedRun> movedOn) {
+      List<Due> due,
+      List<PullAt> passedOver,
+      Set<String> closed,
+      List<DroppedRun> movedOn,
+      List<DroppedRun> closedOn) {
     public Plan {
       due = List.copyOf(due);
       passedOver = List.copyOf(passedOver);
       closed = Set.copyOf(closed);
       movedOn = List.copyOf(movedOn);
+      closedOn = List.copyOf(closedOn);
     }
   }
 
@@ -103,6 +111,21 @@ public final class PullPlanner {
    */
   public static Plan plan(
       List<PullAt> open, RepoState state, boolean firstWatch, boolean rerunOnBaseMove) {
+    return plan(open, Set.of(), state, firstWatch, rerunOnBaseMove);
+  }
+
+  /**
+   * Plans the pulls, with {@code held} the open pulls the merge queue holds (they do not run on
+   * their own: their batch is their run). A held pull is not planned, and the runs a stop dropped
+   * of it are kept, for when it leaves the queue: open again, it runs; merged or closed, they are
+   * ended.
+   */
+  public static Plan plan(
+      List<PullAt> open,
+      Set<String> held,
+      RepoState state,
+      boolean firstWatch,
+      boolean rerunOnBaseMove) {
     List<Due> due = new ArrayList<>();
     List<PullAt> over = new ArrayList<>();
     Set<String> openUris = new HashSet<>();
@@ -153,7 +176,18 @@ public final class PullPlanner {
         }
       }
     }
-    return new Plan(due, over, closed, movedOn);
+    List<DroppedRun> closedOn = new ArrayList<>();
+    for (DroppedRun d : state.dropped()) {
+      if (isPull(d) && !openUris.contains(d.subject()) && !held.contains(d.subject())) {
+        closedOn.add(d);
+      }
+    }
+    return new Plan(due, over, closed, movedOn, closedOn);
+  }
+
+  /** Whether a dropped run is a pull's (its subject an AT-URI), not a ref's or a batch's. */
+  private static boolean isPull(DroppedRun d) {
+    return d.subject().startsWith("at://");
   }
 
   /** The workflows of {@code p}'s runs a stop dropped where it is now; empty when none. */
@@ -179,15 +213,19 @@ public final class PullPlanner {
 
   /**
    * The state once the plan's passed-over pulls are recorded, its closed ones forgotten and its
-   * moved-on runs forgotten. A run dropped after the pass read the state stays, for the next pass.
+   * moved-on and closed-on runs forgotten. A run dropped after the pass read the state stays, for
+   * the next pass, as do the runs dropped of a pull the merge queue holds.
    */
   public static RepoState settle(RepoState s, Plan plan) {
     RepoState out = s;
     for (DroppedRun d : plan.movedOn()) {
       out = out.withoutDropped(d);
     }
+    for (DroppedRun d : plan.closedOn()) {
+      out = out.withoutDropped(d);
+    }
     for (String uri : plan.closed()) {
-      out = out.withoutPull(uri).withoutAsked(uri).withoutDropped(uri);
+      out = out.withoutPull(uri).withoutAsked(uri);
     }
     for (PullAt p : plan.passedOver()) {
       out = out.withPull(p.uri(), new PullMark(p.head(), p.base()));

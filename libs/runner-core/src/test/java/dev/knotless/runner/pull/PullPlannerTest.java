@@ -147,6 +147,33 @@ class PullPlannerTest {
   }
 
   @Test
+  void aRunDroppedOfAPullClosedSinceIsNamedToBeEndedAndOneOfAPullTheQueueHoldsIsKept() {
+    DroppedRun cut = new DroppedRun(P, "h1", "b1", List.of("ci"));
+    DroppedRun ref = new DroppedRun("refs/heads/main", "c1", "", List.of("ci"));
+    RepoState s =
+        RepoState.empty().withPull(P, new PullMark("h1", "b1")).withDropped(cut).withDropped(ref);
+
+    Plan closed = PullPlanner.plan(List.of(), s, false, true);
+    assertEquals(List.of(cut), closed.closedOn(), "its check is ended: the pull will not run");
+    RepoState after =
+        PullPlanner.settle(s.withDropped(new DroppedRun(P, "h1", "b1", List.of("x"))), closed);
+    assertEquals(
+        List.of(ref, new DroppedRun(P, "h1", "b1", List.of("x"))),
+        after.dropped(),
+        "a ref's drop is not the pulls step's, and one dropped after the read waits for the next pass");
+
+    Plan held = PullPlanner.plan(List.of(), Set.of(P), s, false, true);
+    assertEquals(List.of(), held.closedOn(), "queued: its batch is its run for now");
+    RepoState kept = PullPlanner.settle(s, held);
+    assertEquals(List.of(cut, ref), kept.dropped());
+    // Ejected from the queue, open again at the same place: it runs, all of it, and once filed
+    // the dropped run is spent.
+    Plan back = PullPlanner.plan(List.of(at(P, PullTrust.TRUSTED, "h1", "b1")), kept, false, true);
+    assertEquals(List.of(Why.NEW), whys(back));
+    assertEquals(List.of(ref), PullPlanner.filed(kept, back.due().get(0)).dropped());
+  }
+
+  @Test
   void aRunDroppedOnABaseThatMovedAloneRunsInFullOnTheNewBaseEvenWhereBaseMovesRunNothing() {
     RepoState s =
         RepoState.empty()

@@ -261,7 +261,7 @@ public final class PullPass {
     headsFollower.accept(repo.id(), followed);
     RepoState before = state.load(repo.stateKey()).orElse(RepoState.empty());
     boolean later = pullsOnly || held.landsQueue();
-    PullPlanner.Plan plan = PullPlanner.plan(open, before, firstWatch, !later);
+    PullPlanner.Plan plan = PullPlanner.plan(open, held.queued(), before, firstWatch, !later);
     endMovedOn(repo, plan);
     state.update(repo.stateKey(), s -> PullPlanner.settle(s, plan));
     if (firstWatch && !open.isEmpty()) {
@@ -395,21 +395,29 @@ public final class PullPass {
     return uri.substring(uri.lastIndexOf('/') + 1);
   }
 
-  /** Ends the checks of pull runs a stop dropped where the pull no longer is. */
+  /**
+   * Ends the checks of pull runs a stop dropped where the pull no longer is, or of closed pulls.
+   */
   private void endMovedOn(Watched repo, PullPlanner.Plan plan) {
-    for (DroppedRun d : plan.movedOn()) {
+    end(repo, plan.movedOn(), "moved");
+    end(repo, plan.closedOn(), "was closed");
+  }
+
+  private void end(Watched repo, List<DroppedRun> runs, String what) {
+    for (DroppedRun d : runs) {
       for (String w : d.workflows()) {
         LOG.info(
-            "{}: {} of pull {} at {} on {} dropped at a stop, not run: the pull has moved",
+            "{}: {} of pull {} at {} on {} dropped at a stop, not run: the pull {}",
             repo.label(),
             w,
             d.subject(),
             d.commit(),
-            d.base());
+            d.base(),
+            what);
         sink.movedOn(
             CheckKeys.pull(
                 repo.id().ownerDid(), repo.id().repoKey(), d.subject(), d.commit(), d.base(), w),
-            "superseded: a stop cut it off, and the pull moved before it ran again");
+            "superseded: a stop cut it off, and the pull " + what + " before it ran again");
       }
     }
   }
