@@ -86,6 +86,8 @@ public final class HelperDaemon {
     HelperDaemon daemon =
         new HelperDaemon(Path.of(args[0]).toAbsolutePath(), idle, KnotlessRepos::fromEnvironment);
     daemon.start();
+    // The HTTP client's set-up (its selector thread and the rest), once, before the first run.
+    dev.knotless.atproto.ServiceAddresses.process().client();
     daemon.serve();
     System.exit(0);
   }
