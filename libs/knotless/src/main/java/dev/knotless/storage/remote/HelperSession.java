@@ -124,7 +124,12 @@ final class HelperSession {
     try {
       errSocket = err.get(HEADER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
       waitSocket = waiting.get(HEADER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      daemon.forget(id);
+      refuse(s, "the daemon is stopping");
+      return;
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       daemon.forget(id);
       refuse(s, "the err and wait connections did not come");
       return;
