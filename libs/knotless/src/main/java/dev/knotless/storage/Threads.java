@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,14 +18,23 @@ public final class Threads {
 
   /** A cached pool: tasks here block on I/O, so the pool must not cap them at the core count. */
   public static final ExecutorService IO =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "knotless-io-" + COUNT.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newCachedThreadPool(daemon(() -> "knotless-io-" + COUNT.incrementAndGet()));
 
   private Threads() {}
+
+  /** Makes daemon threads named by {@code name}, so that none holds a JVM's exit up. */
+  public static ThreadFactory daemon(java.util.function.Supplier<String> name) {
+    return r -> {
+      Thread t = new Thread(r, name.get());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Makes daemon threads all named {@code name}. */
+  public static ThreadFactory daemon(String name) {
+    return daemon(() -> name);
+  }
 
   /** A call that may fail with an I/O error. */
   @FunctionalInterface

@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  * There {@code at} counts from the operation's start.
  */
 public final class Trace {
-  private static final boolean ON = enabled(System.getenv("KNOTLESS_TRACE"));
+  private static final boolean ON = asked(System.getenv());
   private static final long START_MILLIS = ON ? processStart() : 0;
   private static final PrintStream ERR = System.err;
   private static final ThreadLocal<Sink> SINK = new ThreadLocal<>();

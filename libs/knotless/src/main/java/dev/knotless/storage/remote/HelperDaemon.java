@@ -1,6 +1,7 @@
 package dev.knotless.storage.remote;
 
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.Threads;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -49,6 +50,8 @@ public final class HelperDaemon {
   static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
   private static final Set<PosixFilePermission> OWNER_ONLY =
       PosixFilePermissions.fromString("rw-------");
+  private static final Set<PosixFilePermission> PRIVATE_DIR =
+      PosixFilePermissions.fromString("rwx------");
 
   private final Path addressFile;
   private final Duration idle;
@@ -57,12 +60,7 @@ public final class HelperDaemon {
   private final Map<String, HelperSession> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger running = new AtomicInteger();
   private final ExecutorService connections =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "knotless-helper-connection");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newCachedThreadPool(Threads.daemon("knotless-helper-connection"));
   private volatile long lastUsedNanos = System.nanoTime();
   private ServerSocket server;
 
@@ -143,15 +141,7 @@ public final class HelperDaemon {
     String me = System.getProperty("user.name");
     String owner = Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName();
     Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
-    perms.retainAll(
-        Set.of(
-            PosixFilePermission.GROUP_READ,
-            PosixFilePermission.GROUP_WRITE,
-            PosixFilePermission.GROUP_EXECUTE,
-            PosixFilePermission.OTHERS_READ,
-            PosixFilePermission.OTHERS_WRITE,
-            PosixFilePermission.OTHERS_EXECUTE));
-    if (!owner.equals(me) || !perms.isEmpty()) {
+    if (!owner.equals(me) || !PRIVATE_DIR.containsAll(perms)) {
       throw new IOException(
           dir
               + " must belong to "
@@ -159,8 +149,7 @@ public final class HelperDaemon {
               + " and be closed to others (mode 0700); it is "
               + owner
               + "'s with "
-              + PosixFilePermissions.toString(
-                  Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS)));
+              + PosixFilePermissions.toString(perms));
     }
   }
 
@@ -203,7 +192,7 @@ public final class HelperDaemon {
     if (running.get() > 0) {
       return false;
     }
-    return System.nanoTime() - lastUsedNanos > idle.toNanos() || !ownsAddressFile();
+    return now - lastUsedNanos > idle.toNanos() || !ownsAddressFile();
   }
 
   private boolean ownsAddressFile() {

@@ -1,6 +1,7 @@
 package dev.knotless.storage.remote;
 
 import dev.knotless.atproto.ServiceAddresses;
+import dev.knotless.storage.Threads;
 import dev.knotless.storage.Trace;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -14,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -190,20 +190,19 @@ final class HelperSession {
    */
   private void watchCaller(Socket waitSocket, Socket run, Thread runner) {
     Thread t =
-        new Thread(
-            () -> {
-              try {
-                if (waitSocket.getInputStream().read() < 0) {
-                  LOG.info("session {}: the caller went away; stopping the run", id);
-                  closeQuietly(run);
-                  runner.interrupt();
-                }
-              } catch (IOException e) {
-                // closed at the end of the run
-              }
-            },
-            "knotless-helper-watch");
-    t.setDaemon(true);
+        Threads.daemon("knotless-helper-watch")
+            .newThread(
+                () -> {
+                  try {
+                    if (waitSocket.getInputStream().read() < 0) {
+                      LOG.info("session {}: the caller went away; stopping the run", id);
+                      closeQuietly(run);
+                      runner.interrupt();
+                    }
+                  } catch (IOException e) {
+                    // closed at the end of the run
+                  }
+                });
     t.start();
   }
 
@@ -226,20 +225,16 @@ final class HelperSession {
       }
       String entry = field(in);
       if (entry.isEmpty()) {
-        break;
+        return Map.copyOf(env);
       }
       int eq = entry.indexOf('=');
       if (eq > 0) {
-        env.put(entry.substring(0, eq), entry.substring(eq + 1));
+        String name = entry.substring(0, eq);
+        String value = entry.substring(eq + 1);
+        boolean relative = !value.isEmpty() && !value.startsWith("/") && cwd.isAbsolute();
+        env.put(name, isPath(name) && relative ? cwd.resolve(value).normalize().toString() : value);
       }
     }
-    for (String name : List.copyOf(env.keySet())) {
-      String value = env.get(name);
-      if (isPath(name) && !value.isEmpty() && !value.startsWith("/") && cwd.isAbsolute()) {
-        env.put(name, cwd.resolve(value).normalize().toString());
-      }
-    }
-    return Map.copyOf(env);
   }
 
   private static boolean isPath(String name) {

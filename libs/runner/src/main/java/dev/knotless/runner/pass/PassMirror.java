@@ -1,6 +1,7 @@
 package dev.knotless.runner.pass;
 
 import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.Threads;
 import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.mirror.Mirror;
 import java.io.IOException;
@@ -23,13 +24,7 @@ final class PassMirror {
   private static final Logger LOG = LoggerFactory.getLogger(PassMirror.class);
   static final long TIDY_DELAY_MILLIS = 250;
   private static final ScheduledThreadPoolExecutor TIDY =
-      new ScheduledThreadPoolExecutor(
-          1,
-          r -> {
-            Thread t = new Thread(r, "knotless-mirror-tidy");
-            t.setDaemon(true);
-            return t;
-          });
+      new ScheduledThreadPoolExecutor(1, Threads.daemon("knotless-mirror-tidy"));
   private final Path cacheDir;
   private final Watched repo;
   private final Supplier<Fetcher> fetcher;
