@@ -114,7 +114,13 @@ class DoorbellPassIT {
             queue.enqueue(
                 "k1.main", "did:plc:dan/3kd", "did:plc:dan", RunQueue.RunClass.MAIN, "ci", "c1"));
     assertEquals(1, onVertx(() -> queue.waiting(RunQueue.RunClass.MAIN)).size());
-    await().atMost(DEADLINE).until(() -> gauges.waiting(RunQueue.RunClass.MAIN) == 1);
+    // A refresh may fall between two enqueues, so wait until it has seen both classes.
+    await()
+        .atMost(DEADLINE)
+        .until(
+            () ->
+                gauges.waiting(RunQueue.RunClass.MAIN) == 1
+                    && gauges.waiting(RunQueue.RunClass.OTHER) == 1);
     given()
         .port(ManagementPort.get())
         .get("/q/metrics")
