@@ -760,13 +760,36 @@ class QueueIT {
     }
   }
 
+  /**
+   * The second after which the gated builds pass: a build started before it is still going when the
+   * test stops or kills the runner, and one started after it passes. Making the repository through
+   * to a running batch takes 3 to 8 s here; the gate leaves room for a machine several times
+   * slower.
+   */
+  private static void leftOf(long until) {
+    System.out.printf(
+        "[QueueIT] cut off %d s before the gate%n",
+        until - java.time.Instant.now().getEpochSecond());
+  }
+
+  private static long gate() {
+    return java.time.Instant.now().plusSeconds(30).getEpochSecond();
+  }
+
   @Test
   void withItsStateInPostgresARunnerKeepsABatchCutOffByAStopAndLandsItOnceAfterAStart(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
-    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
-    try (dev.knotless.testing.infra.EmbeddedPg pg = dev.knotless.testing.infra.EmbeddedPg.start();
-        Setup q =
-            new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+    try (dev.knotless.testing.infra.EmbeddedPg pg = dev.knotless.testing.infra.EmbeddedPg.start()) {
+      long until = gate(); // once PostgreSQL is up, so its start does not eat into the gate
+      gatedByPostgres(pds, tmp, pg, until);
+    }
+  }
+
+  private void gatedByPostgres(
+      PdsInstance pds, Path tmp, dev.knotless.testing.infra.EmbeddedPg pg, long until)
+      throws Exception {
+    try (Setup q =
+        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
       q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_USER, "postgres");
       q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_PASSWORD, "postgres");
       q.db = dev.knotless.runner.state.pg.PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
@@ -787,6 +810,7 @@ class QueueIT {
           });
       q.runner.started().get(0).stop();
       assertTrue(java.time.Instant.now().getEpochSecond() < until, "stopped before it passed");
+      leftOf(until);
       assertFalse(java.nio.file.Files.exists(q.runner.state()), "no state file was written");
       String cut = q.batchChecks().values().iterator().next().commit();
       dev.knotless.runner.queue.QueueState kept = q.db.load(key).orElseThrow().queues().get(MAIN);
@@ -819,7 +843,7 @@ class QueueIT {
   @Test
   void aRunnerProcessKilledMidBatchRunsTheBatchAgainAtTheNextStartAndLandsItOnce(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
-    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
+    long until = gate();
     try (Setup q =
         new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
       q.open(2, Set.of());
@@ -848,6 +872,7 @@ class QueueIT {
       cut = q.batchChecks().values().iterator().next();
       assertEquals(CheckStatus.RUNNING, cut.status(), "the kill left the batch's check running");
       assertTrue(java.time.Instant.now().getEpochSecond() < until, "killed before it passed");
+      leftOf(until);
       assertEquals(before, q.generation(), "nothing landed");
       while (java.time.Instant.now().getEpochSecond() <= until) {
         Thread.sleep(200);
@@ -879,7 +904,7 @@ class QueueIT {
       throws Exception {
     // The build passes only once the clock is past a moment the test sets: the first run is
     // still going when the runner stops, and the run after the start passes.
-    long until = java.time.Instant.now().plusSeconds(60).getEpochSecond();
+    long until = gate();
     String wait = "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done";
     try (Setup q = new Setup(pds, tmp, wait)) {
       // A second workflow, and one job: one of the batch's runs waits, and the stop drops it.
@@ -910,6 +935,7 @@ class QueueIT {
       assertTrue(
           java.time.Instant.now().getEpochSecond() < until,
           "the stop came before the build passed");
+      leftOf(until);
       CheckRecord cut = q.batchChecks().values().iterator().next();
       // Cancelled, or error when the stop came as its container was starting: cut off, either way.
       assertTrue(cut.status().ended() && cut.status() != CheckStatus.SUCCESS, String.valueOf(cut));
