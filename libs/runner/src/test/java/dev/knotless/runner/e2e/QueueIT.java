@@ -442,6 +442,7 @@ class QueueIT {
   void queuedPullsPassTheirPreFlightsOnTheirOwnFirstAndOneWhosePreFlightFailsNeverJoinsABatch(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (Setup q = new Setup(pds, tmp, "true")) {
+      // Long enough for the test to write the other runner's check while this one holds the job.
       q.repo.commit(
           Map.of(
               ".knotless/workflows/pre.yml",
@@ -516,13 +517,14 @@ class QueueIT {
     asOther.login(other.handle(), other.password());
     try (Setup q =
         new Setup(pds, tmp, "true", "{pull: {base: [refs/heads/main]}}", List.of(other.did()))) {
+      // Long enough for the test to write the other runner's check while this one holds the job.
       q.repo.commit(
           Map.of(
               ".knotless/workflows/pre.yml",
               "queue: first\n"
                   + "on: {pull: {base: [refs/heads/main]}}\n"
                   + "image: knotless-test/busybox:1\n"
-                  + "steps: [{name: slow, run: 'sleep 15'}]\n"));
+                  + "steps: [{name: slow, run: 'sleep 6'}]\n"));
       q.repo.push("main");
       q.open(2, Set.of());
       q.queueAll();
