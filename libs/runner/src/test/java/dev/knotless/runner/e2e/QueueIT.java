@@ -442,7 +442,6 @@ class QueueIT {
   void queuedPullsPassTheirPreFlightsOnTheirOwnFirstAndOneWhosePreFlightFailsNeverJoinsABatch(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (Setup q = new Setup(pds, tmp, "true")) {
-      // Long enough for the test to write the other runner's check while this one holds the job.
       q.repo.commit(
           Map.of(
               ".knotless/workflows/pre.yml",
@@ -768,30 +767,43 @@ class QueueIT {
    * to a running batch takes 3 to 8 s here; the gate leaves room for a machine several times
    * slower.
    */
-  private static void leftOf(long until) {
-    System.out.printf(
-        "[QueueIT] cut off %d s before the gate%n",
-        until - java.time.Instant.now().getEpochSecond());
-  }
+  private record Gate(long until) {
+    static Gate in30Seconds() {
+      return new Gate(java.time.Instant.now().plusSeconds(30).getEpochSecond());
+    }
 
-  private static long gate() {
-    return java.time.Instant.now().plusSeconds(30).getEpochSecond();
+    /** The step that waits for the gate. */
+    String step() {
+      return "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done";
+    }
+
+    /** Asserts the gate is still shut, and prints how long before it the cut came. */
+    void assertShut(String message) {
+      long now = java.time.Instant.now().getEpochSecond();
+      assertTrue(now < until, message);
+      System.out.printf("[QueueIT] cut off %d s before the gate%n", until - now);
+    }
+
+    void awaitOpen() throws InterruptedException {
+      while (java.time.Instant.now().getEpochSecond() <= until) {
+        Thread.sleep(200);
+      }
+    }
   }
 
   @Test
   void withItsStateInPostgresARunnerKeepsABatchCutOffByAStopAndLandsItOnceAfterAStart(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     try (dev.knotless.testing.infra.EmbeddedPg pg = dev.knotless.testing.infra.EmbeddedPg.start()) {
-      long until = gate(); // once PostgreSQL is up, so its start does not eat into the gate
-      gatedByPostgres(pds, tmp, pg, until);
+      // Set once PostgreSQL is up, so its start does not eat into the gate.
+      gatedByPostgres(pds, tmp, pg, Gate.in30Seconds());
     }
   }
 
   private void gatedByPostgres(
-      PdsInstance pds, Path tmp, dev.knotless.testing.infra.EmbeddedPg pg, long until)
+      PdsInstance pds, Path tmp, dev.knotless.testing.infra.EmbeddedPg pg, Gate gate)
       throws Exception {
-    try (Setup q =
-        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+    try (Setup q = new Setup(pds, tmp, gate.step())) {
       q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_USER, "postgres");
       q.runner.extraEnv.put(dev.knotless.runner.cli.RunnerOptions.STATE_DB_PASSWORD, "postgres");
       q.db = dev.knotless.runner.state.pg.PgStateStores.open(pg.jdbcUrl(), "postgres", "postgres");
@@ -811,8 +823,7 @@ class QueueIT {
             }
           });
       q.runner.started().get(0).stop();
-      assertTrue(java.time.Instant.now().getEpochSecond() < until, "stopped before it passed");
-      leftOf(until);
+      gate.assertShut("stopped before it passed");
       assertFalse(java.nio.file.Files.exists(q.runner.state()), "no state file was written");
       String cut = q.batchChecks().values().iterator().next().commit();
       dev.knotless.runner.queue.QueueState kept = q.db.load(key).orElseThrow().queues().get(MAIN);
@@ -821,9 +832,7 @@ class QueueIT {
       assertEquals(
           dev.knotless.runner.queue.QueueState.Status.CHECKING, kept.running().get(0).status());
       assertEquals(q.pulls, kept.running().get(0).pulls().stream().map(p -> p.uri()).toList());
-      while (java.time.Instant.now().getEpochSecond() <= until) {
-        Thread.sleep(200);
-      }
+      gate.awaitOpen();
       q.start("--state-db", pg.jdbcUrl());
       RunnerHarness.await(
           "both pulls merged",
@@ -845,9 +854,8 @@ class QueueIT {
   @Test
   void aRunnerProcessKilledMidBatchRunsTheBatchAgainAtTheNextStartAndLandsItOnce(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
-    long until = gate();
-    try (Setup q =
-        new Setup(pds, tmp, "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done")) {
+    Gate gate = Gate.in30Seconds();
+    try (Setup q = new Setup(pds, tmp, gate.step())) {
       q.open(2, Set.of());
       long before = q.generation();
       q.queueAll();
@@ -873,12 +881,9 @@ class QueueIT {
       }
       cut = q.batchChecks().values().iterator().next();
       assertEquals(CheckStatus.RUNNING, cut.status(), "the kill left the batch's check running");
-      assertTrue(java.time.Instant.now().getEpochSecond() < until, "killed before it passed");
-      leftOf(until);
+      gate.assertShut("killed before it passed");
       assertEquals(before, q.generation(), "nothing landed");
-      while (java.time.Instant.now().getEpochSecond() <= until) {
-        Thread.sleep(200);
-      }
+      gate.awaitOpen();
       q.start();
       RunnerHarness.await(
           "both pulls merged",
@@ -906,8 +911,8 @@ class QueueIT {
       throws Exception {
     // The build passes only once the clock is past a moment the test sets: the first run is
     // still going when the runner stops, and the run after the start passes.
-    long until = gate();
-    String wait = "while [ $(date +%s) -lt " + until + " ]; do sleep 1; done";
+    Gate gate = Gate.in30Seconds();
+    String wait = gate.step();
     try (Setup q = new Setup(pds, tmp, wait)) {
       // A second workflow, and one job: one of the batch's runs waits, and the stop drops it.
       q.repo.commit(
@@ -934,19 +939,14 @@ class QueueIT {
             }
           });
       q.runner.started().get(0).stop();
-      assertTrue(
-          java.time.Instant.now().getEpochSecond() < until,
-          "the stop came before the build passed");
-      leftOf(until);
+      gate.assertShut("the stop came before the build passed");
       CheckRecord cut = q.batchChecks().values().iterator().next();
       // Cancelled, or error when the stop came as its container was starting: cut off, either way.
       assertTrue(cut.status().ended() && cut.status() != CheckStatus.SUCCESS, String.valueOf(cut));
       assertEquals(before, q.generation(), "nothing landed");
       assertEquals(
           List.of(MAIN_BATCH), q.droppedSubjects(), "the stop dropped the batch's waiting run");
-      while (java.time.Instant.now().getEpochSecond() <= until) {
-        Thread.sleep(200);
-      }
+      gate.awaitOpen();
       q.start();
       RunnerHarness.await(
           "both pulls merged",
