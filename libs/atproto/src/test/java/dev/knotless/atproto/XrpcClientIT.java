@@ -187,6 +187,33 @@ class XrpcClientIT {
   }
 
   @Test
+  void aRecordsCidIsKnownBeforeTheWriteSoTheNextWriteCanBeGuardedOnIt() throws Exception {
+    Account a = pds.createAccount("cid");
+    XrpcClient c = loggedIn(a);
+    BlobRef log = c.uploadBlob("==> ok\n".getBytes(StandardCharsets.UTF_8), "text/plain");
+    ObjectNode check = JSON.createObjectNode();
+    check.put("$type", "dev.knotless.check");
+    check.put("workflow", "ci \u2713 \u00e9t\u00e9");
+    check.put("status", "queued");
+    check.put("createdAt", "2026-12-03T22:10:00.123Z");
+    check.put("generation", 4294967296L);
+    check.put("offset", -25);
+    check.put("flaky", false);
+    ObjectNode step = check.putArray("steps").addObject();
+    step.put("status", "queued");
+    step.put("name", "build");
+    check.set("log", log.toJson());
+    check.putArray("outputs");
+    String ahead = RecordCid.of(check);
+
+    WriteResult queued = c.putRecord(a.did(), "dev.knotless.check", "k1", check, Swap.none());
+    assertEquals(queued.cid(), ahead, "the PDS names the record as worked out before");
+    ObjectNode running = check.deepCopy().put("status", "running");
+    WriteResult next = c.putRecord(a.did(), "dev.knotless.check", "k1", running, Swap.cid(ahead));
+    assertEquals(RecordCid.of(running), next.cid());
+  }
+
+  @Test
   void aBlobReferencedByARecordComesBackByteForByte() throws Exception {
     Account a = pds.createAccount("blob");
     XrpcClient c = loggedIn(a);
