@@ -28,16 +28,26 @@ final class RequestBodies {
    * process).
    */
   static HttpRequest.BodyPublisher of(byte[] bytes) {
-    return new Bytes(bytes);
+    return new Bytes(bytes, null);
+  }
+
+  /**
+   * As {@link #of(byte[])}, running {@code sent} once the JDK's client has taken the last of the
+   * bytes to write to its connection. The blocking client takes the array whole and never runs it.
+   */
+  static HttpRequest.BodyPublisher of(byte[] bytes, Runnable sent) {
+    return new Bytes(bytes, sent);
   }
 
   private static final class Bytes implements HttpRequest.BodyPublisher {
     private final byte[] bytes;
     private final HttpRequest.BodyPublisher inner;
+    private final Runnable sent;
 
-    Bytes(byte[] bytes) {
+    Bytes(byte[] bytes, Runnable sent) {
       this.bytes = bytes;
       this.inner = HttpRequest.BodyPublishers.ofByteArray(bytes);
+      this.sent = sent;
     }
 
     @Override
@@ -47,7 +57,33 @@ final class RequestBodies {
 
     @Override
     public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
-      inner.subscribe(subscriber);
+      if (sent == null) {
+        inner.subscribe(subscriber);
+        return;
+      }
+      inner.subscribe(
+          new Flow.Subscriber<ByteBuffer>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+              subscriber.onSubscribe(s);
+            }
+
+            @Override
+            public void onNext(ByteBuffer b) {
+              subscriber.onNext(b);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              subscriber.onError(t);
+            }
+
+            @Override
+            public void onComplete() {
+              subscriber.onComplete();
+              sent.run();
+            }
+          });
     }
   }
 

@@ -316,6 +316,17 @@ public final class XrpcClient {
   public WriteResult putRecord(
       String repo, String collection, String rkey, ObjectNode value, Swap swap)
       throws XrpcException {
+    return putRecord(repo, collection, rkey, value, swap, null);
+  }
+
+  /**
+   * As {@link #putRecord(String, String, String, ObjectNode, Swap)}, running {@code sent} (if not
+   * null) once the request has gone to the connection, before its reply: a write from another
+   * thread that waits on it reaches the PDS after this one. Only the JDK's HTTP client runs it.
+   */
+  public WriteResult putRecord(
+      String repo, String collection, String rkey, ObjectNode value, Swap swap, Runnable sent)
+      throws XrpcException {
     ObjectNode body = Json.object();
     body.put("repo", repo);
     body.put("collection", collection);
@@ -326,7 +337,17 @@ public final class XrpcClient {
     } else if (swap instanceof Swap.Cid c) {
       body.put("swapRecord", c.value());
     }
-    JsonNode r = procedure("com.atproto.repo.putRecord", body);
+    String nsid = "com.atproto.repo.putRecord";
+    byte[] bytes = Json.write(body);
+    JsonNode r =
+        XrpcTransport.json(
+            nsid,
+            authed(
+                nsid,
+                token ->
+                    sent == null
+                        ? transport.post(nsid, bytes, "application/json", token)
+                        : transport.post(nsid, bytes, "application/json", token, sent)));
     return new WriteResult(r.path("uri").asText(null), r.path("cid").asText(null));
   }
 

@@ -80,6 +80,16 @@ final class XrpcTransport {
     return post(method, RequestBodies.of(body), contentType, token);
   }
 
+  /**
+   * As {@link #post(String, byte[], String, String)}, running {@code sent} once the body has gone
+   * to the connection, before the reply (with the JDK's client only).
+   */
+  HttpResponse<byte[]> post(
+      String method, byte[] body, String contentType, String token, Runnable sent)
+      throws XrpcException {
+    return post(method, RequestBodies.of(body, sent), contentType, token);
+  }
+
   /** As {@link #post}, with a body read from {@code body} as it is written (sent chunked). */
   HttpResponse<byte[]> postStreamed(
       String method, java.io.InputStream body, String contentType, String token)

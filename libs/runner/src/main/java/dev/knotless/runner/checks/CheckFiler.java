@@ -56,6 +56,25 @@ public final class CheckFiler {
     writes.put(CheckRecord.COLLECTION, rkey, check.toJson());
   }
 
+  /**
+   * As {@link #file}, running {@code sent} once the request has gone to the connection, before its
+   * reply.
+   */
+  public void file(String rkey, CheckRecord check, Runnable sent) throws XrpcException {
+    writes.put(
+        CheckRecord.COLLECTION, rkey, check.toJson(), dev.knotless.atproto.Swap.none(), sent);
+  }
+
+  /**
+   * Files the check under its key only over the record at {@code cid}: a write that must land after
+   * one still on its way.
+   *
+   * @throws XrpcException of kind {@code INVALID_SWAP} when the record is not at {@code cid} (yet)
+   */
+  public void fileOver(String rkey, String cid, CheckRecord check) throws XrpcException {
+    writes.put(CheckRecord.COLLECTION, rkey, check.toJson(), dev.knotless.atproto.Swap.cid(cid));
+  }
+
   /** Uploads a run's log. */
   public BlobRef uploadLog(byte[] log) throws XrpcException {
     return writes.upload(log, "text/plain; charset=utf-8");

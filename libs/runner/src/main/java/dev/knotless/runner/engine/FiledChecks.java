@@ -78,13 +78,42 @@ public final class FiledChecks implements RunReports {
     return live.follow(run.rkey(), "at://" + runnerDid + "/dev.knotless.check/" + run.rkey());
   }
 
+  /**
+   * Files the check running. A run whose own queued check is still on its way ({@link FilingAhead})
+   * files over it without waiting for its reply; any other waits until the pass's checks are all
+   * filed.
+   */
   @Override
   public void started(PlannedRun run, CheckRecord running) throws XrpcException {
+    FilingAhead ahead = run.ahead();
+    String guard;
+    try {
+      guard = ahead.guardFor(run.rkey());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw XrpcException.noStatus("com.atproto.repo.putRecord", e);
+    }
+    if (guard != null) {
+      try {
+        filer.fileOver(run.rkey(), guard, running);
+        return;
+      } catch (XrpcException e) {
+        if (e.kind() != XrpcException.Kind.INVALID_SWAP) {
+          throw e;
+        }
+        LOG.debug(
+            "{}: {} reached the PDS before its queued check; filed after it",
+            run.label(),
+            run.rkey());
+      }
+    }
+    ahead.await();
     filer.file(run.rkey(), running);
   }
 
   @Override
   public void ended(PlannedRun p, CheckRecord started, RunResult result, String fault) {
+    p.ahead().settle();
     if (live != null) {
       // The last live output goes before the check is filed, given five seconds at most.
       live.finish(p.rkey());
@@ -134,6 +163,7 @@ public final class FiledChecks implements RunReports {
 
   @Override
   public void withdrawn(PlannedRun p, String why) {
+    p.ahead().settle();
     try {
       filer.delete(List.of(p.rkey()));
       LOG.info("{}: {} not run and its check deleted: {}", p.label(), p.rkey(), why);
@@ -144,6 +174,7 @@ public final class FiledChecks implements RunReports {
 
   @Override
   public void cancelledUnstarted(PlannedRun p, String why) {
+    p.ahead().settle();
     try {
       List<StepResult> steps = new ArrayList<>();
       for (StepResult s : p.check().steps()) {

@@ -19,6 +19,8 @@ import dev.knotless.runner.state.PassedRun;
  *     this process can run (a pull's, whose merge commit is in this process's mirror)
  * @param keep what to keep in the state when the run passes, so a push at the same tree can take
  *     its result; null for a run whose pass is not kept
+ * @param ahead the pass's queued check still being filed as the run is handed on, or {@link
+ *     FilingAhead#NONE}
  */
 public record PlannedRun(
     String label,
@@ -26,7 +28,23 @@ public record PlannedRun(
     CheckRecord check,
     Preparer prepare,
     RunOrder order,
-    PassedRun keep) {
+    PassedRun keep,
+    FilingAhead ahead) {
+
+  public PlannedRun {
+    ahead = ahead == null ? FilingAhead.NONE : ahead;
+  }
+
+  /** A run whose check was filed before it was handed on. */
+  public PlannedRun(
+      String label,
+      RunRequest request,
+      CheckRecord check,
+      Preparer prepare,
+      RunOrder order,
+      PassedRun keep) {
+    this(label, request, check, prepare, order, keep, FilingAhead.NONE);
+  }
 
   /** A run whose pass is not kept. */
   public PlannedRun(
@@ -41,7 +59,12 @@ public record PlannedRun(
 
   /** This run, its pass kept as {@code passed} if it passes. */
   public PlannedRun keptAs(PassedRun passed) {
-    return new PlannedRun(label, request, check, prepare, order, passed);
+    return new PlannedRun(label, request, check, prepare, order, passed, ahead);
+  }
+
+  /** This run, handed on while {@code filing} is still on its way. */
+  public PlannedRun behind(FilingAhead filing) {
+    return new PlannedRun(label, request, check, prepare, order, keep, filing);
   }
 
   /**

@@ -118,7 +118,7 @@ record RunnerParts(
             state,
             filer,
             planner,
-            jobs::submit,
+            RepoPass.RunSink.here(jobs::submit),
             cache.dir(),
             () ->
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),

@@ -29,7 +29,10 @@ public interface PassTrace {
      * whole.
      */
     WORKFLOWS,
-    /** A run's check was filed queued. */
+    /**
+     * A run's check was filed queued; for a push's last run in this process, its queued check's
+     * write went out, just after the run was handed to its job ({@code FilingAhead}).
+     */
     QUEUED,
     /** A run has its job and is about to file its check running. */
     JOB,

@@ -3,6 +3,7 @@ package dev.knotless.runner.pass;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.engine.FilingAhead;
 import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.reconcile.DueRef;
 import dev.knotless.runner.reconcile.RefState;
@@ -170,10 +171,9 @@ final class PushChecks {
       PlannedRun run =
           planner.push(
               repo, mirror.dir(), w, ref.name(), commit, was, due.runClass(), Map.of(), now);
-      filer.file(run.rkey(), run.check());
-      trace.now(PassTrace.Stage.QUEUED, repo.stateKey());
       planned.add(run);
     }
+    fileAndHandOn(repo, planned, syncing);
     LOG.info(
         "{}: {} at {}: {} checks filed, {} to run",
         repo.label(),
@@ -181,9 +181,38 @@ final class PushChecks {
         commit.substring(0, 12),
         set.workflows().size() + set.errors().size(),
         planned.size());
-    // The mirror's refs were set while the checks were filed; a run clones the mirror.
+  }
+
+  /**
+   * Files the planned runs' checks queued and hands the runs on. When they run in this process, the
+   * last check's write goes out just after the runs are handed on ({@link FilingAhead}), so a run
+   * that gets its job at once files itself running without waiting for that write's reply.
+   */
+  private void fileAndHandOn(Watched repo, List<PlannedRun> planned, Mirror.Syncing syncing)
+      throws IOException {
+    boolean ahead = sink.runsHere() && !planned.isEmpty();
+    List<PlannedRun> before = ahead ? planned.subList(0, planned.size() - 1) : planned;
+    for (PlannedRun run : before) {
+      filer.file(run.rkey(), run.check());
+      trace.now(PassTrace.Stage.QUEUED, repo.stateKey());
+    }
+    // The mirror's refs were set while the checks were read and filed; a run clones the mirror.
     syncing.await();
-    planned.forEach(sink::submit);
+    if (!ahead) {
+      planned.forEach(sink::submit);
+      return;
+    }
+    PlannedRun last = planned.get(planned.size() - 1);
+    FilingAhead filing = FilingAhead.of(last.rkey(), last.check());
+    try {
+      planned.forEach(run -> sink.submit(run.behind(filing)));
+      trace.now(PassTrace.Stage.QUEUED, repo.stateKey());
+      filer.file(last.rkey(), last.check(), filing::sent);
+      filing.landed();
+    } catch (Throwable e) {
+      filing.failed(e);
+      throw e;
+    }
   }
 
   /**

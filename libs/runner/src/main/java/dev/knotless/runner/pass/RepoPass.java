@@ -93,6 +93,31 @@ public final class RepoPass {
      * stopped, so by default nothing is done.
      */
     default void movedOn(String checkKey, String note) {}
+
+    /**
+     * Whether the runs go to this process's job pool, whose reports file each check ({@link
+     * dev.knotless.runner.engine.FiledChecks}): only then may a push hand on its last run while
+     * that run's queued check is still being filed ({@link
+     * dev.knotless.runner.engine.FilingAhead}).
+     */
+    default boolean runsHere() {
+      return false;
+    }
+
+    /** The sink of this process's job pool, {@code jobs} taking each run. */
+    static RunSink here(java.util.function.Consumer<PlannedRun> jobs) {
+      return new RunSink() {
+        @Override
+        public void submit(PlannedRun run) {
+          jobs.accept(run);
+        }
+
+        @Override
+        public boolean runsHere() {
+          return true;
+        }
+      };
+    }
   }
 
   private final Function<Watched, XrpcClient> ownerClients;
