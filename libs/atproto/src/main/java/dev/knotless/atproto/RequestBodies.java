@@ -28,12 +28,13 @@ final class RequestBodies {
    * process).
    */
   static HttpRequest.BodyPublisher of(byte[] bytes) {
-    return new Bytes(bytes, null);
+    return of(bytes, null);
   }
 
   /**
-   * As {@link #of(byte[])}, running {@code sent} once the JDK's client has taken the last of the
-   * bytes to write to its connection. The blocking client takes the array whole and never runs it.
+   * As {@link #of(byte[])}, running {@code sent} (if not null) once the JDK's client has taken the
+   * last of the bytes to write to its connection. The blocking client takes the array whole and
+   * never runs it.
    */
   static HttpRequest.BodyPublisher of(byte[] bytes, Runnable sent) {
     return new Bytes(bytes, sent);

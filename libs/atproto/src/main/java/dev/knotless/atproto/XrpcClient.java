@@ -195,9 +195,14 @@ public final class XrpcClient {
 
   /** A procedure (POST) with a JSON body. */
   public JsonNode procedure(String nsid, JsonNode body) throws XrpcException {
+    return procedure(nsid, body, null);
+  }
+
+  /** As {@link #procedure(String, JsonNode)}, running {@code sent} as the transport says. */
+  private JsonNode procedure(String nsid, JsonNode body, Runnable sent) throws XrpcException {
     byte[] bytes = Json.write(body);
     return XrpcTransport.json(
-        nsid, authed(nsid, token -> transport.post(nsid, bytes, "application/json", token)));
+        nsid, authed(nsid, token -> transport.post(nsid, bytes, "application/json", token, sent)));
   }
 
   /**
@@ -337,17 +342,7 @@ public final class XrpcClient {
     } else if (swap instanceof Swap.Cid c) {
       body.put("swapRecord", c.value());
     }
-    String nsid = "com.atproto.repo.putRecord";
-    byte[] bytes = Json.write(body);
-    JsonNode r =
-        XrpcTransport.json(
-            nsid,
-            authed(
-                nsid,
-                token ->
-                    sent == null
-                        ? transport.post(nsid, bytes, "application/json", token)
-                        : transport.post(nsid, bytes, "application/json", token, sent)));
+    JsonNode r = procedure("com.atproto.repo.putRecord", body, sent);
     return new WriteResult(r.path("uri").asText(null), r.path("cid").asText(null));
   }
 

@@ -77,12 +77,12 @@ final class XrpcTransport {
   /** A POST with a body of the given content type. */
   HttpResponse<byte[]> post(String method, byte[] body, String contentType, String token)
       throws XrpcException {
-    return post(method, RequestBodies.of(body), contentType, token);
+    return post(method, body, contentType, token, null);
   }
 
   /**
-   * As {@link #post(String, byte[], String, String)}, running {@code sent} once the body has gone
-   * to the connection, before the reply (with the JDK's client only).
+   * As {@link #post(String, byte[], String, String)}, running {@code sent} (if not null) once the
+   * body has gone to the connection, before the reply (with the JDK's client only).
    */
   HttpResponse<byte[]> post(
       String method, byte[] body, String contentType, String token, Runnable sent)

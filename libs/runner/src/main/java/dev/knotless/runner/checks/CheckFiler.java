@@ -53,12 +53,12 @@ public final class CheckFiler {
 
   /** Files (or re-files) the check under its key. */
   public void file(String rkey, CheckRecord check) throws XrpcException {
-    writes.put(CheckRecord.COLLECTION, rkey, check.toJson());
+    file(rkey, check, null);
   }
 
   /**
-   * As {@link #file}, running {@code sent} once the request has gone to the connection, before its
-   * reply.
+   * As {@link #file}, running {@code sent} (if not null) once the request has gone to the
+   * connection, before its reply.
    */
   public void file(String rkey, CheckRecord check, Runnable sent) throws XrpcException {
     writes.put(
@@ -72,7 +72,8 @@ public final class CheckFiler {
    * @throws XrpcException of kind {@code INVALID_SWAP} when the record is not at {@code cid} (yet)
    */
   public void fileOver(String rkey, String cid, CheckRecord check) throws XrpcException {
-    writes.put(CheckRecord.COLLECTION, rkey, check.toJson(), dev.knotless.atproto.Swap.cid(cid));
+    writes.put(
+        CheckRecord.COLLECTION, rkey, check.toJson(), dev.knotless.atproto.Swap.cid(cid), null);
   }
 
   /** Uploads a run's log. */

@@ -56,19 +56,13 @@ public final class RetryingWrites {
 
   /** {@code putRecord} without a guard, so a run replaces its own record. */
   public WriteResult put(String collection, String rkey, ObjectNode value) throws XrpcException {
-    return put(collection, rkey, value, Swap.none());
-  }
-
-  /** {@code putRecord} with {@code swap} as its guard; a refused guard is not tried again. */
-  public WriteResult put(String collection, String rkey, ObjectNode value, Swap swap)
-      throws XrpcException {
-    return put(collection, rkey, value, swap, null);
+    return put(collection, rkey, value, Swap.none(), null);
   }
 
   /**
-   * As {@link #put(String, String, ObjectNode, Swap)}, running {@code sent} once the first try's
-   * request has gone to the connection (see {@link XrpcClient#putRecord(String, String, String,
-   * ObjectNode, Swap, Runnable)}).
+   * {@code putRecord} with {@code swap} as its guard (a refused guard is not tried again), running
+   * {@code sent}, if not null, once the first try's request has gone to the connection (see {@link
+   * XrpcClient#putRecord(String, String, String, ObjectNode, Swap, Runnable)}).
    */
   public WriteResult put(String collection, String rkey, ObjectNode value, Swap swap, Runnable sent)
       throws XrpcException {

@@ -11,6 +11,7 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.checks.RetryingWrites;
+import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.SubjectKind;
@@ -21,7 +22,6 @@ import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -88,21 +88,25 @@ class FilingAheadIT {
   }
 
   private static CheckRecord queued(String workflow) {
-    return new CheckRecord(
+    return RunPlanner.pushCheck(
         "at://did:plc:owner/dev.knotless.repo/3kapp",
         "refs/heads/main",
         "a".repeat(40),
-        null,
-        null,
         workflow,
-        CheckStatus.QUEUED,
-        Instant.now(),
-        null,
-        null,
-        List.of(),
-        null,
-        List.of(),
-        null);
+        Instant.now());
+  }
+
+  /** Files {@code p}'s check running on the test's thread, as its job would. */
+  private CompletableFuture<Void> startedAsync(PlannedRun p, CheckRecord queued) {
+    return CompletableFuture.runAsync(
+        () -> {
+          try {
+            reports.started(p, Checks.started(queued, Instant.now()));
+          } catch (XrpcException e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        thread);
   }
 
   private CheckStatus filed(String rkey) throws Exception {
@@ -128,16 +132,7 @@ class FilingAheadIT {
     // The pass's write went out and landed; its reply has not reached the pass yet.
     filer.file("k1", queued, ahead::sent);
 
-    CompletableFuture<Void> started =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                reports.started(p, Checks.started(queued, Instant.now()));
-              } catch (XrpcException e) {
-                throw new IllegalStateException(e);
-              }
-            },
-            thread);
+    CompletableFuture<Void> started = startedAsync(p, queued);
     started.get(20, TimeUnit.SECONDS);
     assertEquals(CheckStatus.RUNNING, filed("k1"));
     assertEquals(2, proxy.requests(PUT), "the queued write and the guarded running one");
@@ -152,16 +147,7 @@ class FilingAheadIT {
     PlannedRun p = run("k2", queued, ahead);
     ahead.sent(); // said sent, but the queued write is held back: the running one gets there first
 
-    CompletableFuture<Void> started =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                reports.started(p, Checks.started(queued, Instant.now()));
-              } catch (XrpcException e) {
-                throw new IllegalStateException(e);
-              }
-            },
-            thread);
+    CompletableFuture<Void> started = startedAsync(p, queued);
     awaitPuts(1);
     assertFalse(started.isDone(), "refused, the run waits for its queued check");
     assertEquals(
@@ -205,18 +191,7 @@ class FilingAheadIT {
 
     ExecutionException e =
         assertThrows(
-            ExecutionException.class,
-            () ->
-                CompletableFuture.runAsync(
-                        () -> {
-                          try {
-                            reports.started(p, Checks.started(queued, Instant.now()));
-                          } catch (XrpcException x) {
-                            throw new IllegalStateException(x);
-                          }
-                        },
-                        thread)
-                    .get(20, TimeUnit.SECONDS));
+            ExecutionException.class, () -> startedAsync(p, queued).get(20, TimeUnit.SECONDS));
     assertTrue(
         e.getCause().getMessage().contains("the PDS is down for maintenance"),
         e.getCause().getMessage());
