@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,8 +30,6 @@ public final class XrpcClient {
   /** The most writes one {@code applyWrites} takes. */
   public static final int MAX_WRITES = 200;
 
-  private static final Duration REFRESH_AHEAD = Duration.ofMinutes(1);
-
   /**
    * The longest one call waits for its whole reply, headers and body: 64 MiB (the most a reply
    * holds) at about 100 KiB/s. A server trickling its answer is given up at this point.
@@ -40,23 +37,11 @@ public final class XrpcClient {
   public static final Duration DEADLINE = Duration.ofMinutes(10);
 
   private final XrpcTransport transport;
-  private final Clock clock;
-  private final Object sessionLock = new Object();
-  private volatile Session session;
-  private volatile Consumer<Session> onSession = s -> {};
-  private volatile Credentials fallback;
-
-  /** An identifier and app password held in memory for {@link #reloginWith}; never written. */
-  private record Credentials(String identifier, String password) {
-    @Override
-    public String toString() {
-      return "Credentials[" + identifier + "]";
-    }
-  }
+  private final XrpcSessions sessions;
 
   private XrpcClient(XrpcTransport transport, Clock clock) {
     this.transport = transport;
-    this.clock = clock;
+    this.sessions = new XrpcSessions(transport, clock);
   }
 
   /** An anonymous client of the PDS at {@code pds}, sharing the process's HTTP client. */
@@ -106,23 +91,17 @@ public final class XrpcClient {
 
   /** Called with every new session (login and refresh), e.g. to save it. */
   public void onSession(Consumer<Session> listener) {
-    this.onSession = listener;
+    sessions.onSession(listener);
   }
 
   /** Logs in with an identifier (handle, DID or email) and an app password. */
   public Session login(String identifier, String password) throws XrpcException {
-    ObjectNode body = Json.object();
-    body.put("identifier", identifier);
-    body.put("password", password);
-    JsonNode r = postJson("com.atproto.server.createSession", body, null);
-    Session s = sessionFrom(r);
-    setSession(s);
-    return s;
+    return sessions.login(identifier, password);
   }
 
   /** Uses a session saved earlier. */
   public void resume(Session s) {
-    setSession(s);
+    sessions.resume(s);
   }
 
   /**
@@ -131,20 +110,17 @@ public final class XrpcClient {
    * failing. The password is held only in this object and never passed to the session listener.
    */
   public void reloginWith(String identifier, String password) {
-    if (identifier == null || identifier.isBlank() || password == null || password.isEmpty()) {
-      throw new IllegalArgumentException("relogin needs an identifier and a password");
-    }
-    this.fallback = new Credentials(identifier, password);
+    sessions.reloginWith(identifier, password);
   }
 
   /** The current session, or empty when anonymous. */
   public Optional<Session> session() {
-    return Optional.ofNullable(session);
+    return Optional.ofNullable(sessions.current());
   }
 
   /** The logged-in account's DID. */
   public String did() {
-    Session s = session;
+    Session s = sessions.current();
     if (s == null) {
       throw new IllegalStateException("not logged in");
     }
@@ -153,44 +129,14 @@ public final class XrpcClient {
 
   /** Gets a new access token now. Concurrent callers share one refresh. */
   public Session refresh() throws XrpcException {
-    Session before = session;
-    synchronized (sessionLock) {
-      Session now = session;
-      if (now != before && now != null) {
-        return now; // another caller refreshed while this one waited
-      }
-      if (now == null) {
-        throw new IllegalStateException("not logged in");
-      }
-      JsonNode r;
-      try {
-        r =
-            XrpcTransport.json(
-                "com.atproto.server.refreshSession",
-                transport.post(
-                    "com.atproto.server.refreshSession",
-                    new byte[0],
-                    "application/json",
-                    now.refreshJwt()));
-      } catch (XrpcException e) {
-        Credentials c = fallback;
-        if (c == null || e.kind() != XrpcException.Kind.AUTH) {
-          throw e;
-        }
-        // The refresh token is dead (revoked, or past its months): log in again.
-        return login(c.identifier(), c.password());
-      }
-      Session s = sessionFrom(r);
-      setSession(s);
-      return s;
-    }
+    return sessions.refresh();
   }
 
   // ---- generic calls -------------------------------------------------------------------------
 
   /** A query (GET). Null parameter values are left out. */
   public JsonNode query(String nsid, Map<String, String> params) throws XrpcException {
-    return XrpcTransport.json(nsid, authed(nsid, token -> transport.get(nsid, params, token)));
+    return XrpcTransport.json(nsid, sessions.authed(token -> transport.get(nsid, params, token)));
   }
 
   /** A procedure (POST) with a JSON body. */
@@ -202,7 +148,8 @@ public final class XrpcClient {
   private JsonNode procedure(String nsid, JsonNode body, Runnable sent) throws XrpcException {
     byte[] bytes = Json.write(body);
     return XrpcTransport.json(
-        nsid, authed(nsid, token -> transport.post(nsid, bytes, "application/json", token, sent)));
+        nsid,
+        sessions.authed(token -> transport.post(nsid, bytes, "application/json", token, sent)));
   }
 
   /**
@@ -360,7 +307,7 @@ public final class XrpcClient {
   /** Uploads a blob. It stays only if a record references it. */
   public BlobRef uploadBlob(byte[] data, String mimeType) throws XrpcException {
     String m = "com.atproto.repo.uploadBlob";
-    JsonNode r = XrpcTransport.json(m, authed(m, t -> transport.post(m, data, mimeType, t)));
+    JsonNode r = XrpcTransport.json(m, sessions.authed(t -> transport.post(m, data, mimeType, t)));
     return BlobRef.fromJson(r.path("blob"));
   }
 
@@ -375,7 +322,7 @@ public final class XrpcClient {
       throws XrpcException {
     String m = "com.atproto.repo.uploadBlob";
     JsonNode r =
-        XrpcTransport.json(m, authed(m, t -> transport.postStreamed(m, data, mimeType, t)));
+        XrpcTransport.json(m, sessions.authed(t -> transport.postStreamed(m, data, mimeType, t)));
     return BlobRef.fromJson(r.path("blob"));
   }
 
@@ -391,7 +338,7 @@ public final class XrpcClient {
   public byte[] getBlob(String did, String cid, long maxBytes) throws XrpcException {
     String m = "com.atproto.sync.getBlob";
     long limit = Math.min(maxBytes, BoundedBodies.XRPC_REPLY_BYTES);
-    return authed(m, t -> transport.get(m, Map.of("did", did, "cid", cid), t, limit)).body();
+    return sessions.authed(t -> transport.get(m, Map.of("did", did, "cid", cid), t, limit)).body();
   }
 
   /**
@@ -408,8 +355,7 @@ public final class XrpcClient {
     String m = "com.atproto.sync.getBlob";
     long limit = Math.min(size, BoundedBodies.XRPC_REPLY_BYTES);
     java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-    authed(
-        m,
+    sessions.authed(
         t ->
             transport.get(
                 m, Map.of("did", did, "cid", cid), t, BoundedBodies.into(out, limit, written)));
@@ -437,35 +383,6 @@ public final class XrpcClient {
 
   // ---- internals -------------------------------------------------------------------------------
 
-  private interface Call {
-    HttpResponse<byte[]> send(String token) throws XrpcException;
-  }
-
-  private HttpResponse<byte[]> authed(String method, Call call) throws XrpcException {
-    Session s = session;
-    if (s == null) {
-      return call.send(null);
-    }
-    if (clock.instant().plus(REFRESH_AHEAD).isAfter(s.accessExpiry())) {
-      s = refresh();
-    }
-    try {
-      return call.send(s.accessJwt());
-    } catch (XrpcException e) {
-      // ExpiredToken: the server's clock ran ahead of ours. InvalidToken: a token it no longer
-      // accepts, such as one signed before a key rotation. Either way one refresh may cure it.
-      if (!"ExpiredToken".equals(e.error()) && !"InvalidToken".equals(e.error())) {
-        throw e;
-      }
-      return call.send(refresh().accessJwt());
-    }
-  }
-
-  private JsonNode postJson(String method, JsonNode body, String token) throws XrpcException {
-    return XrpcTransport.json(
-        method, transport.post(method, Json.write(body), "application/json", token));
-  }
-
   private static ObjectNode typed(String collection, ObjectNode value) {
     if (value.has("$type")) {
       return value;
@@ -474,18 +391,5 @@ public final class XrpcClient {
     copy.put("$type", collection);
     copy.setAll(value);
     return copy;
-  }
-
-  private static Session sessionFrom(JsonNode r) {
-    return new Session(
-        r.path("did").asText(),
-        r.path("handle").asText(null),
-        r.path("accessJwt").asText(),
-        r.path("refreshJwt").asText());
-  }
-
-  private void setSession(Session s) {
-    this.session = s;
-    onSession.accept(s);
   }
 }

@@ -9,6 +9,7 @@ import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
@@ -118,7 +119,7 @@ record RunnerParts(
             state,
             filer,
             planner,
-            RepoPass.RunSink.here(jobs::submit),
+            RunSink.here(jobs::submit),
             cache.dir(),
             () ->
                 o.paused() == null ? PausedOwners.none() : PausedOwners.read(o.paused(), runnerDid),

@@ -47,12 +47,7 @@ public final class AskedRuns {
 
   /** Files the asked runs at a ref and hands them to {@code sink}. */
   public void file(
-      Watched repo,
-      Mirror mirror,
-      AskedRun asked,
-      PausedOwners paused,
-      RepoPass.RunSink sink,
-      Instant now)
+      Watched repo, Mirror mirror, AskedRun asked, PausedOwners paused, RunSink sink, Instant now)
       throws IOException {
     String ref = asked.ref().name();
     String commit = asked.ref().target();

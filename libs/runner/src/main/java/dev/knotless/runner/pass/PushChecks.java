@@ -42,7 +42,7 @@ final class PushChecks {
   private final RunPlanner planner;
   private final PassTaking taking;
   private final Predicate<Workflow> runs;
-  private final RepoPass.RunSink sink;
+  private final RunSink sink;
   private final Clock clock;
   private volatile PassTrace trace = PassTrace.NONE;
 
@@ -52,7 +52,7 @@ final class PushChecks {
       RunPlanner planner,
       PassTaking taking,
       Predicate<Workflow> runs,
-      RepoPass.RunSink sink,
+      RunSink sink,
       Clock clock) {
     this.filer = filer;
     this.planner = planner;

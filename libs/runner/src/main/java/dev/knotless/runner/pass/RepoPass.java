@@ -6,7 +6,6 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.checks.CheckFiler;
-import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.reconcile.AskedRun;
 import dev.knotless.runner.reconcile.DuePlanner;
 import dev.knotless.runner.reconcile.DueRef;
@@ -69,55 +68,6 @@ public final class RepoPass {
      * new name, then pass it; nothing was filed.
      */
     RENAMED
-  }
-
-  /** Which watched repositories were found naming the runner rather than named to it. */
-  @FunctionalInterface
-  public interface Discovered {
-    /** True if {@code id} was found with {@code --discover}. */
-    boolean test(dev.knotless.runner.doorbell.RepoId id);
-
-    /** None: every repository was named on the command line. */
-    Discovered NONE = id -> false;
-  }
-
-  /** Where a pass's runs go: the all-in-one job pool, or a queue in the distributed shape. */
-  @FunctionalInterface
-  public interface RunSink {
-    /** Takes a run whose check was filed as queued. */
-    void submit(PlannedRun run);
-
-    /**
-     * A run a stop dropped will not run again, its ref having moved on or been deleted: ends its
-     * check where the stop left it queued. The all-in-one filed such checks cancelled as it
-     * stopped, so by default nothing is done.
-     */
-    default void movedOn(String checkKey, String note) {}
-
-    /**
-     * Whether the runs go to this process's job pool, whose reports file each check ({@link
-     * dev.knotless.runner.engine.FiledChecks}): only then may a push hand on its last run while
-     * that run's queued check is still being filed ({@link
-     * dev.knotless.runner.engine.FilingAhead}).
-     */
-    default boolean runsHere() {
-      return false;
-    }
-
-    /** The sink of this process's job pool, {@code jobs} taking each run. */
-    static RunSink here(java.util.function.Consumer<PlannedRun> jobs) {
-      return new RunSink() {
-        @Override
-        public void submit(PlannedRun run) {
-          jobs.accept(run);
-        }
-
-        @Override
-        public boolean runsHere() {
-          return true;
-        }
-      };
-    }
   }
 
   private final Function<Watched, XrpcClient> ownerClients;

@@ -6,8 +6,8 @@ import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.pass.PullRunPlanner;
 import dev.knotless.runner.pass.PullRunPlanner.PullSubject;
-import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PassReuse;
 import dev.knotless.runner.pull.PullPlanner.Due;
@@ -45,7 +45,7 @@ final class PullChecks {
 
   private final CheckFiler filer;
   private final RunPlanner planner;
-  private final RepoPass.RunSink sink;
+  private final RunSink sink;
   private final java.time.Clock clock;
   private final RunClass runClass;
   private final String runnerDid;
@@ -54,7 +54,7 @@ final class PullChecks {
   PullChecks(
       CheckFiler filer,
       RunPlanner planner,
-      RepoPass.RunSink sink,
+      RunSink sink,
       java.time.Clock clock,
       RunClass runClass,
       String runnerDid) {

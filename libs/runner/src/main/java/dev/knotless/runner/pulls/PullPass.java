@@ -3,7 +3,7 @@ package dev.knotless.runner.pulls;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.checks.CheckFiler;
-import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PullPlanner;
 import dev.knotless.runner.pull.PullPlanner.Due;
@@ -64,7 +64,7 @@ public final class PullPass {
   private final Path cacheDir;
   private final Clock clock;
   private final boolean pullsOnly;
-  private final RepoPass.RunSink sink;
+  private final RunSink sink;
   private volatile Consumer<String> closed = uri -> {};
   private volatile java.util.function.BiConsumer<
           dev.knotless.runner.doorbell.RepoId, java.util.Set<dev.knotless.runner.doorbell.RepoId>>
@@ -93,7 +93,7 @@ public final class PullPass {
       StateStore state,
       CheckFiler filer,
       dev.knotless.runner.pass.RunPlanner planner,
-      RepoPass.RunSink sink,
+      RunSink sink,
       Path cacheDir,
       Clock clock,
       boolean pullsOnly,
@@ -121,7 +121,7 @@ public final class PullPass {
       StateStore state,
       CheckFiler filer,
       dev.knotless.runner.pass.RunPlanner planner,
-      RepoPass.RunSink sink,
+      RunSink sink,
       Clock clock) {}
 
   /**

@@ -9,6 +9,7 @@ import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.pass.PullRunPlanner;
 import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.pulls.PullPass;
@@ -92,7 +93,7 @@ public final class QueuePass {
   private final StateStore state;
   private final CheckFiler filer;
   private final RunPlanner planner;
-  private final RepoPass.RunSink sink;
+  private final RunSink sink;
   private final Cancels cancels;
   private final BatchLanding landing;
   private final Clock clock;
@@ -117,7 +118,7 @@ public final class QueuePass {
       StateStore state,
       CheckFiler filer,
       RunPlanner planner,
-      RepoPass.RunSink sink,
+      RunSink sink,
       Cancels cancels,
       BatchLanding landing,
       PullPass pulls,

@@ -11,8 +11,8 @@ import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
-import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.pulls.AppviewPulls;
 import dev.knotless.runner.pulls.PullPass;
 import dev.knotless.runner.schedule.SubjectKind;
@@ -44,7 +44,7 @@ public final class QueueWiring {
       CheckFiler filer,
       RunPlanner planner,
       AskedLedger asked,
-      RepoPass.RunSink sink,
+      RunSink sink,
       QueuePass.Cancels cancels,
       Clock clock) {
     PassExtras all =
@@ -81,7 +81,7 @@ public final class QueueWiring {
       StateStore state,
       CheckFiler filer,
       RunPlanner planner,
-      RepoPass.RunSink sink,
+      RunSink sink,
       QueuePass.Cancels cancels,
       PullPass pulls,
       Clock clock) {

@@ -13,7 +13,7 @@ import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.engine.SharedUsage;
 import dev.knotless.runner.exec.docker.DockerSettings;
-import dev.knotless.runner.pass.RepoPass;
+import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
@@ -50,7 +50,7 @@ import org.jboss.logging.Logger;
  * repository files and runs them again.
  */
 @ApplicationScoped
-public class RunWorker implements RepoPass.RunSink {
+public class RunWorker implements RunSink {
   private static final Logger LOG = Logger.getLogger(RunWorker.class);
 
   private final String id = "worker-" + UUID.randomUUID();
