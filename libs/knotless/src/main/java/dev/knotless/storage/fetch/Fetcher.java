@@ -342,6 +342,9 @@ public final class Fetcher {
       }
       missingNow = null;
       Semaphore slots = new Semaphore(PACKS_AT_ONCE);
+      // One pack (a push's) goes in on this thread: handing it to the pool costs more than it
+      // saves.
+      java.util.concurrent.Executor on = packs.size() == 1 ? Runnable::run : Threads.IO;
       List<CompletableFuture<Object>> jobs = new ArrayList<>();
       for (PackRecord p : packs) {
         jobs.add(
@@ -373,7 +376,8 @@ public final class Fetcher {
                   } finally {
                     slots.release();
                   }
-                }));
+                },
+                on));
       }
       IOException vanished = null;
       for (int i = 0; i < jobs.size(); i++) {

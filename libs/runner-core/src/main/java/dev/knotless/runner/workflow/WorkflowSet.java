@@ -83,17 +83,8 @@ public record WorkflowSet(List<Workflow> workflows, List<WorkflowError> errors) 
       if (!isWorkflowPath(path) || fileNameProblem(path) != null) {
         continue;
       }
-      Object parsed;
-      String name;
-      try {
-        Workflow w = WorkflowParser.parse(path, e.getValue());
-        parsed = w;
-        name = w.name();
-      } catch (WorkflowParser.Invalid invalid) {
-        parsed =
-            new WorkflowError(invalid.name, List.of(path), invalid.field, invalid.getMessage());
-        name = invalid.name;
-      }
+      Object parsed = PARSED.get(path, e.getValue(), WorkflowSet::parse);
+      String name = parsed instanceof Workflow w ? w.name() : ((WorkflowError) parsed).name();
       byName.computeIfAbsent(name, k -> new ArrayList<>()).add(parsed);
     }
     List<Workflow> workflows = new ArrayList<>();
@@ -118,6 +109,18 @@ public record WorkflowSet(List<Workflow> workflows, List<WorkflowError> errors) 
       }
     }
     return new WorkflowSet(workflows, errors);
+  }
+
+  /** Workflow files parsed lately, up to 4 MiB of them. */
+  private static final ParsedFiles PARSED = new ParsedFiles(4 << 20);
+
+  /** One file parsed: its workflow, or its error. */
+  private static Object parse(String path, byte[] content) {
+    try {
+      return WorkflowParser.parse(path, content);
+    } catch (WorkflowParser.Invalid invalid) {
+      return new WorkflowError(invalid.name, List.of(path), invalid.field, invalid.getMessage());
+    }
   }
 
   /** The most characters of a workflow file's name before its extension, as of a name. */
