@@ -71,14 +71,12 @@ public final class PodBench {
         run(
             executor,
             one,
-            new RunListener() {
-              @Override
-              public void outputLine(OutputLine line) {
-                if (first[0] == 0) {
-                  first[0] = System.nanoTime();
-                }
-              }
-            });
+            RunListener.lines(
+                line -> {
+                  if (first[0] == 0 && !line.startsWith("==> ")) {
+                    first[0] = System.nanoTime();
+                  }
+                }));
         whole[i] = System.nanoTime() - begin;
         toFirstLine[i] = first[0] - begin;
       }

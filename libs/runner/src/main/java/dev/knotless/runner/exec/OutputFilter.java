@@ -3,28 +3,43 @@ package dev.knotless.runner.exec;
 import dev.knotless.runner.mask.SecretMask;
 
 /**
- * Masks one line of a run's output before it is written to the log or handed to a {@link
- * RunListener}. The wiring adapts the run's masker (secrets replaced by {@code ***}) to this.
- *
- * <p>The executor calls it with whole lines only, so a secret printed in pieces across several
- * writes is still seen whole: a line ends at a newline or a carriage return, and neither is in the
- * string passed. It is also called on the executor's own lines (step headers, notes), so everything
- * written goes through it. Implementations must be thread-safe: lines of one run come from more
- * than one thread, though never two at once.
+ * What a run's output must not show: the run's granted secrets, as a {@link SecretMask}. A step's
+ * output is masked as a byte stream ({@link OutputPump} puts it through a {@link
+ * dev.knotless.runner.mask.Masker}); the executor's own lines, and the names of output files, are
+ * masked whole with {@link #mask(String)}. Immutable and thread-safe.
  */
-@FunctionalInterface
-public interface OutputFilter {
+public final class OutputFilter {
 
-  /** Returns {@code line} with every secret value it holds replaced. */
-  String mask(String line);
+  private static final OutputFilter NONE = new OutputFilter(SecretMask.none());
+
+  private final SecretMask mask;
+
+  private OutputFilter(SecretMask mask) {
+    this.mask = mask;
+  }
 
   /** The filter that masks the run's granted secrets as {@code mask} says. */
-  static OutputFilter masking(SecretMask mask) {
-    return mask::mask;
+  public static OutputFilter masking(SecretMask mask) {
+    return mask.isEmpty() ? NONE : new OutputFilter(mask);
   }
 
   /** A filter that changes nothing, for a run that was granted no secrets. */
-  static OutputFilter none() {
-    return line -> line;
+  public static OutputFilter none() {
+    return NONE;
+  }
+
+  /** The mask itself, for a stream of output. */
+  public SecretMask secretMask() {
+    return mask;
+  }
+
+  /** Returns {@code text} with every secret value it holds replaced. */
+  public String mask(String text) {
+    return mask.isEmpty() ? text : mask.mask(text);
+  }
+
+  @Override
+  public String toString() {
+    return "OutputFilter[" + mask + "]";
   }
 }

@@ -1,95 +1,70 @@
 package dev.knotless.runner.exec;
 
+import dev.knotless.runner.mask.Masker;
+import dev.knotless.runner.mask.SecretMask;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
-import java.util.function.Consumer;
 
 /**
- * Copies a step's output into the log line by line, masked, on a thread of its own, telling the
- * listener of each line. Thread-safe: {@link #finish} is called from the executor's thread.
+ * Copies a step's output into the run's log on a thread of its own: the bytes as the step wrote
+ * them, in order, once, masked as a stream ({@link Masker}) so a secret split across two reads is
+ * still caught. With no secret to mask the bytes go straight through. Thread-safe: {@link #finish}
+ * is called from the executor's thread.
  */
 final class OutputPump implements Runnable {
 
+  /** How much one read may take: a pipe's worth and more, so a flood costs few writes. */
+  static final int READ_BYTES = 1 << 16;
+
   private final InputStream in;
-  private final int index;
   private final RunLog log;
-  private final Consumer<RunListener.OutputLine> onLine;
+  private final SecretMask mask;
   private final Thread thread;
   private IOException failure;
   private boolean abandoned;
 
-  private OutputPump(
-      InputStream in, int index, RunLog log, Consumer<RunListener.OutputLine> onLine, long pid) {
+  private OutputPump(InputStream in, RunLog log, SecretMask mask, long pid) {
     this.in = in;
-    this.index = index;
     this.log = log;
-    this.onLine = onLine;
+    this.mask = mask;
     this.thread = new Thread(this, "step-output-" + pid);
     // A process that escaped the step's group may hold the pipe open for good; never let that
     // thread keep the JVM up.
     thread.setDaemon(true);
   }
 
-  static OutputPump start(
-      InputStream output,
-      long pid,
-      int index,
-      RunLog log,
-      Consumer<RunListener.OutputLine> onLine) {
-    OutputPump pump = new OutputPump(output, index, log, onLine, pid);
+  static OutputPump start(InputStream output, long pid, RunLog log, SecretMask mask) {
+    OutputPump pump = new OutputPump(output, log, mask, pid);
     pump.thread.start();
     return pump;
   }
 
   @Override
   public void run() {
-    LineSplitter lines = new LineSplitter(this::write);
-    byte[] buffer = new byte[8192];
+    Masker masker = mask.isEmpty() ? null : new Masker(mask, Masker.Overflow.EMIT);
+    byte[] buffer = new byte[READ_BYTES];
     try (in) {
       int n;
       while ((n = in.read(buffer)) >= 0) {
-        if (spilled(lines, buffer, n)) {
-          continue;
+        if (masker == null) {
+          write(buffer, n);
+        } else {
+          byte[] masked = masker.write(buffer, 0, n);
+          write(masked, masked.length);
         }
-        lines.feed(buffer, 0, n);
-        flush();
       }
-      lines.finish();
-      flush();
+      if (masker != null) {
+        byte[] rest = masker.finish();
+        write(rest, rest.length);
+      }
     } catch (IOException e) {
-      synchronized (this) {
-        if (failure == null) {
-          failure = e;
-        }
-      }
+      failed(e);
     }
   }
 
-  /**
-   * Past the log's head, hands it the bytes raw for its tail, with no line split or masked now
-   * (what the splitter held back goes first); returns false while the log is not cut.
-   */
-  private boolean spilled(LineSplitter lines, byte[] buffer, int n) {
-    synchronized (log) {
-      if (!log.cut()) {
-        return false;
-      }
-      synchronized (this) {
-        if (abandoned) {
-          return true;
-        }
-      }
-      byte[] held = lines.drain();
-      if (held.length > 0) {
-        log.spill(held, 0, held.length);
-      }
-      log.spill(buffer, 0, n);
-      return true;
-    }
-  }
-
-  private void write(String text, String lineBreak) {
+  /** Appends and flushes, unless the executor has moved on without this pump. */
+  private void write(byte[] bytes, int length) {
     // Holding the log's lock across the check and the write keeps an abandoned pump from writing
     // after the executor has moved on to the next step.
     synchronized (log) {
@@ -99,29 +74,17 @@ final class OutputPump implements Runnable {
         }
       }
       try {
-        RunLog.Written w = log.write(text, lineBreak);
-        if (w != null) {
-          onLine.accept(new RunListener.OutputLine(index, w.text(), w.start(), w.end()));
-        }
+        log.append(bytes, 0, length);
+        log.flush();
       } catch (IOException e) {
-        synchronized (this) {
-          failure = e;
-        }
+        failed(e);
       }
     }
   }
 
-  private void flush() {
-    synchronized (log) {
-      try {
-        log.flush();
-      } catch (IOException e) {
-        synchronized (this) {
-          if (failure == null) {
-            failure = e;
-          }
-        }
-      }
+  private synchronized void failed(IOException e) {
+    if (failure == null) {
+      failure = e;
     }
   }
 
@@ -129,7 +92,7 @@ final class OutputPump implements Runnable {
    * Waits up to {@code grace} for the output to end (the step's group is dead by then, so it ends
    * unless a process that left the group holds the pipe). Returns false if it had to be abandoned.
    *
-   * @throws IOException if a line could not be written to the log
+   * @throws IOException if the output could not be read or written to the log
    */
   boolean finish(Duration grace) throws IOException, InterruptedException {
     thread.join(Math.max(1, grace.toMillis()));

@@ -7,22 +7,26 @@ import java.time.Instant;
  * has a no-op default, so a listener overrides only what it needs.
  *
  * <p>Offsets are byte offsets into the run's log file, as written (masked): a follower can read the
- * file from an offset, or rebuild it from the lines. The file holds everything up to a {@link
- * #stepStarted} or {@link #stepEnded} offset when the call comes; an output line reaches the file
- * once the step's output next pauses, so read the line's text from the event rather than the file.
- * Calls come from the executor's threads, one at a time and in log order, and must return quickly:
- * the run waits for them. A listener that throws is logged and does not stop the run.
+ * file from an offset, or rebuild it from the pieces {@link #logWritten} hands it. The file holds
+ * everything up to a {@link #stepStarted} or {@link #stepEnded} offset when the call comes. Calls
+ * come from the executor's threads, one at a time and in log order, and must return quickly: the
+ * run waits for them. A listener that throws is logged and does not stop the run.
  */
 public interface RunListener {
 
   /** The listener that does nothing. */
   RunListener NONE = new RunListener() {};
 
+  /**
+   * A listener that hands {@code onLine} each whole line of the log as it is written (masked,
+   * without its line end), the executor's own lines included.
+   */
+  static RunListener lines(java.util.function.Consumer<String> onLine) {
+    return new LogLines(onLine);
+  }
+
   /** A step's process started; its {@code ==>} line ends at {@code event.logOffset()}. */
   default void stepStarted(StepStarted event) {}
-
-  /** A whole line of output was masked and written to the log. */
-  default void outputLine(OutputLine line) {}
 
   /**
    * Bytes were written to the log at {@code offset}: every piece of it, the executor's own lines as
@@ -47,14 +51,4 @@ public interface RunListener {
    * @param logOffset where its output starts in the log
    */
   record StepStarted(int index, String name, Instant at, long pid, long logOffset) {}
-
-  /**
-   * One line of a step's output, masked.
-   *
-   * @param index the step's position in the run, from 0
-   * @param text the masked line, without its line break
-   * @param start where the line starts in the log
-   * @param end where it ends, past its line break
-   */
-  record OutputLine(int index, String text, long start, long end) {}
 }

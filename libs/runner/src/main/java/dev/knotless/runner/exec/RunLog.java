@@ -11,22 +11,26 @@ import java.nio.file.StandardOpenOption;
 import org.slf4j.LoggerFactory;
 
 /**
- * The run's log file. Every line goes through the run's {@link OutputFilter} before it is written.
+ * The run's log file: the steps' output exactly as they wrote it (masked before it gets here, by
+ * each step's {@link OutputPump}), and the executor's own lines between.
+ *
+ * <p>A step's bytes go in untouched: no decoding, no line splitting, nothing added, with one
+ * exception: when a step's output does not end with a newline, one is written before the executor's
+ * next line, so that line starts on a line of its own.
  *
  * <p>A log is capped, so a step that prints without end neither fills the disk nor makes a blob the
- * PDS refuses (the reference PDS takes 5 MiB): its first {@link #HEAD_BYTES} are written as they
- * come, then only the last {@link #TAIL_BYTES} are kept, raw, and written when the log closes,
- * after a line that says how much was cut. The tail's first, partial line goes with the cut, so
- * every line written is whole and masked whole. While cut, nothing reaches the file or the listener
- * until the close. Lines are buffered and flushed whenever the step's output pauses (the pump calls
- * {@link #flush} after each read) and after every line of the executor's own, so a follower reading
- * the file is at most one pipe read behind, while a step printing fast costs one write per read,
- * not per line. Thread-safe: the step's output pump and the executor's thread write in turn.
+ * PDS refuses (the reference PDS takes 5 MiB). Its first {@link #HEAD_BYTES} are written as they
+ * come, ending at the last newline before that size; from there only the last {@link #TAIL_BYTES}
+ * are kept, and written when the log closes, after a line that says how many bytes were cut. The
+ * kept tail starts after its first line break, so it starts with a whole line. So the file is
+ * always a prefix of what was printed, the cut line, and a suffix of it. While cut, nothing reaches
+ * the file or the listener until the close.
+ *
+ * <p>Writes are buffered and flushed whenever a step's output pauses (the pump calls {@link #flush}
+ * after each read) and after every line of the executor's own. Thread-safe: the step's output pump
+ * and the executor's thread write in turn.
  */
 final class RunLog implements Closeable {
-
-  /** A line as written: the masked text and where it lies in the file. */
-  record Written(String text, long start, long end) {}
 
   /** What a log keeps from its start. */
   static final long HEAD_BYTES = 3L << 20;
@@ -34,13 +38,22 @@ final class RunLog implements Closeable {
   /** What a log keeps from its end, once past {@link #HEAD_BYTES}. */
   static final int TAIL_BYTES = 1 << 20;
 
+  private static final byte[] NEWLINE = {'\n'};
+
   private final OutputStream out;
   private final OutputFilter filter;
   private final RunListener listener;
   private long offset;
   private TailRing tail;
 
+  /** Whether what was appended so far ends with a newline (or nothing was). */
+  private boolean atLineStart = true;
+
+  /** Whether the file so far ends with a newline (or is empty). */
+  private boolean fileAtLineStart = true;
+
   /**
+   * @param filter masks the executor's own lines; a step's output comes masked already
    * @param listener hears each piece as it is written ({@link RunListener#logWritten}), under this
    *     log's lock, so pieces arrive in file order
    */
@@ -52,40 +65,56 @@ final class RunLog implements Closeable {
     this.listener = listener;
   }
 
-  /**
-   * Masks {@code text} (one line, no break) and writes it followed by {@code lineBreak}; returns
-   * null when the log is past its head and the line was kept for the tail instead.
-   */
-  synchronized Written write(String text, String lineBreak) throws IOException {
-    if (tail == null
-        && offset + (long) text.length() * 3 + lineBreak.length() > HEAD_BYTES
-        && offset + (text + lineBreak).getBytes(StandardCharsets.UTF_8).length > HEAD_BYTES) {
+  /** Appends a step's output, masked already, as it is. */
+  synchronized void append(byte[] bytes, int from, int length) throws IOException {
+    if (length == 0) {
+      return;
+    }
+    if (tail == null && offset + length > HEAD_BYTES) {
+      // The head ends at its last newline: the rest of this piece starts the tail.
+      int room = (int) (HEAD_BYTES - offset);
+      int headEnd = from;
+      for (int i = from + room - 1; i >= from; i--) {
+        if (bytes[i] == '\n') {
+          headEnd = i + 1;
+          break;
+        }
+      }
+      writeThrough(bytes, from, headEnd - from);
       tail = new TailRing(TAIL_BYTES);
+      length -= headEnd - from;
+      from = headEnd;
     }
     if (tail != null) {
-      byte[] raw = (text + lineBreak).getBytes(StandardCharsets.UTF_8);
-      tail.add(raw, 0, raw.length);
-      return null;
+      if (length > 0) {
+        tail.add(bytes, from, length);
+        atLineStart = bytes[from + length - 1] == '\n';
+      }
+      return;
     }
-    return writeMasked(text, lineBreak);
+    writeThrough(bytes, from, length);
   }
 
-  /** Whether the log is past its head: output is then kept raw, for the tail. */
+  /** Whether the log is past its head, keeping only its tail. */
   synchronized boolean cut() {
     return tail != null;
   }
 
-  /** Keeps raw output for the tail, unsplit and unmasked; call only once {@link #cut}. */
-  synchronized void spill(byte[] bytes, int from, int length) {
-    tail.add(bytes, from, length);
+  private void writeThrough(byte[] bytes, int from, int length) throws IOException {
+    if (length == 0) {
+      return;
+    }
+    long start = offset;
+    out.write(bytes, from, length);
+    offset += length;
+    atLineStart = bytes[from + length - 1] == '\n';
+    fileAtLineStart = atLineStart;
+    byte[] copy = new byte[length];
+    System.arraycopy(bytes, from, copy, 0, length);
+    tell(start, copy);
   }
 
-  private Written writeMasked(String text, String lineBreak) throws IOException {
-    String masked = filter.mask(text);
-    byte[] bytes = (masked + lineBreak).getBytes(StandardCharsets.UTF_8);
-    long start = offset;
-    out.write(bytes);
-    offset += bytes.length;
+  private void tell(long start, byte[] bytes) {
     try {
       listener.logWritten(start, bytes);
     } catch (RuntimeException e) {
@@ -93,7 +122,6 @@ final class RunLog implements Closeable {
       LoggerFactory.getLogger(RunLog.class)
           .warn("run listener {} failed: {}", listener.getClass().getName(), e.toString(), e);
     }
-    return new Written(masked, start, offset);
   }
 
   /** Writes what is buffered to the file. */
@@ -103,16 +131,24 @@ final class RunLog implements Closeable {
 
   /**
    * Writes each line of {@code text} (split at line breaks), masked, each ended by a newline, and
-   * flushes: these are the executor's own lines (headers, notes), few and wanted at once.
+   * flushes: these are the executor's own lines (headers, notes), few and wanted at once. A step's
+   * unended last line is ended first.
    */
   synchronized void lines(String text) throws IOException {
-    String whole = text.replaceFirst("(\r\n|\r|\n)$", "");
-    for (String line : whole.split("\r\n|\r|\n", -1)) {
-      write(line, "\n");
+    if (!atLineStart) {
+      append(NEWLINE, 0, 1);
     }
+    String whole = text.replaceFirst("(\r\n|\r|\n)$", "");
+    StringBuilder masked = new StringBuilder(whole.length() + 16);
+    for (String line : whole.split("\r\n|\r|\n", -1)) {
+      masked.append(filter.mask(line)).append('\n');
+    }
+    byte[] bytes = masked.toString().getBytes(StandardCharsets.UTF_8);
+    append(bytes, 0, bytes.length);
     out.flush();
   }
 
+  /** How many bytes the file holds so far. */
   synchronized long offset() {
     return offset;
   }
@@ -129,41 +165,39 @@ final class RunLog implements Closeable {
     TailRing kept = tail;
     tail = null;
     byte[] bytes = kept.kept();
-    int from = 0;
-    if (kept.total() > bytes.length) {
-      // The first line is only the end of one: it goes with the cut, secrets and all.
-      while (from < bytes.length && bytes[from] != '\n' && bytes[from] != '\r') {
-        from++;
-      }
-      while (from < bytes.length && (bytes[from] == '\n' || bytes[from] == '\r')) {
-        from++;
-      }
+    if (kept.total() == bytes.length) {
+      // Nothing was let go: the log is whole after all.
+      writeThrough(bytes, 0, bytes.length);
+      out.flush();
+      return;
     }
+    // The first line is only the end of one: it goes with the cut.
+    int nl = indexOf(bytes, (byte) '\n');
+    int from = nl < 0 ? 0 : nl + 1;
     long cut = kept.total() - (bytes.length - from);
-    writeMasked(
-        "... "
-            + cut
-            + " bytes of output cut here: a log keeps its first "
-            + (HEAD_BYTES >> 20)
-            + " MiB and its last "
-            + (TAIL_BYTES >> 20)
-            + " MiB ...",
-        "\n");
-    LineSplitter lines =
-        new LineSplitter(
-            (text, lineBreak) -> {
-              try {
-                writeMasked(text, lineBreak);
-              } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-              }
-            });
-    try {
-      lines.feed(bytes, from, bytes.length - from);
-      lines.finish();
-    } catch (java.io.UncheckedIOException e) {
-      throw e.getCause();
+    if (!fileAtLineStart) {
+      writeThrough(NEWLINE, 0, 1);
     }
+    byte[] notice =
+        ("... "
+                + cut
+                + " bytes of output cut here: a log keeps its first "
+                + (HEAD_BYTES >> 20)
+                + " MiB and its last "
+                + (TAIL_BYTES >> 20)
+                + " MiB ...\n")
+            .getBytes(StandardCharsets.UTF_8);
+    writeThrough(notice, 0, notice.length);
+    writeThrough(bytes, from, bytes.length - from);
     out.flush();
+  }
+
+  private static int indexOf(byte[] bytes, byte b) {
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] == b) {
+        return i;
+      }
+    }
+    return -1;
   }
 }

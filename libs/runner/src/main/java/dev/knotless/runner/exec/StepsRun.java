@@ -168,8 +168,8 @@ final class StepsRun {
             l.stepStarted(
                 new RunListener.StepStarted(
                     index, step.name(), started, process.pid(), startOffset)));
-    Consumer<RunListener.OutputLine> onLine = line -> notify(l -> l.outputLine(line));
-    OutputPump pump = OutputPump.start(process.output(), process.pid(), index, log, onLine);
+    OutputPump pump =
+        OutputPump.start(process.output(), process.pid(), log, spec.filter().secretMask());
     boolean timedOut = false;
     int exit;
     try {

@@ -84,6 +84,90 @@ public abstract class ExecutorContract {
     return new String(r.log(), StandardCharsets.UTF_8);
   }
 
+  /** Rebuilds the log from the pieces the listener hears, as live output does. */
+  private static final class Rebuilt implements RunListener {
+    private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+
+    @Override
+    public synchronized void logWritten(long offset, byte[] piece) {
+      assertEquals(bytes.size(), offset, "pieces come in order, none missing");
+      bytes.writeBytes(piece);
+    }
+
+    synchronized byte[] bytes() {
+      return bytes.toByteArray();
+    }
+  }
+
+  @Test
+  void whatAStepWritesToStdoutIsItsLogByteForByte() {
+    Rebuilt live = new Rebuilt();
+    RunResult r =
+        executor.run(
+            spec(step("mixed", Floods.MIXED_SCRIPT), step("next", "true")),
+            new RunCancellation(),
+            live);
+
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), r.steps().toString());
+    Floods.assertSameBytes(
+        Floods.mixed(), Floods.stepBytes(r.log(), "mixed", "next"), "the step's stdout");
+    Floods.assertSameBytes(r.log(), live.bytes(), "the pieces heard as the run went");
+  }
+
+  @Test
+  void whatAStepWritesToStderrIsItsLogByteForByte() {
+    RunResult r =
+        executor.run(
+            spec(step("mixed", "exec 1>&2; " + Floods.MIXED_SCRIPT), step("next", "true")),
+            new RunCancellation());
+
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), r.steps().toString());
+    Floods.assertSameBytes(
+        Floods.mixed(), Floods.stepBytes(r.log(), "mixed", "next"), "the step's stderr");
+  }
+
+  @Test
+  void twoStreamsOf200000LinesAtOnceKeepEveryLineWholeOnceAndInOrder() {
+    Rebuilt live = new Rebuilt();
+    int count = 200_000;
+    RunResult r =
+        executor.run(
+            spec(
+                step(
+                    "flood",
+                    "("
+                        + Floods.echoLines("out", count)
+                        + ") & ("
+                        + Floods.echoLines("err", count)
+                        + ") >&2; wait"),
+                step("next", "true")),
+            new RunCancellation(),
+            live);
+
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), r.steps().toString());
+    Floods.checkTwoStreamFlood(r.log(), count, "flood", "next");
+    Floods.assertSameBytes(r.log(), live.bytes(), "the pieces heard as the run went");
+  }
+
+  @Test
+  void aSecretPrinted100000TimesAtFullSpeedLeavesNoPieceInTheLog() {
+    String secret = "flood-secret-Zq7xW3vK9pL2mN8r";
+    Rebuilt live = new Rebuilt();
+    RunResult r =
+        executor.run(
+            spec(step("leak", "yes \"token=$TOKEN\" | head -n 100000"), step("next", "true"))
+                .withEnv(Map.of("TOKEN", secret))
+                .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret)))),
+            new RunCancellation(),
+            live);
+
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), r.steps().toString());
+    String text = log(r);
+    Floods.checkNoPieceOf(secret, text);
+    Floods.checkNoPieceOf(secret, new String(live.bytes(), StandardCharsets.UTF_8));
+    assertTrue(text.contains("token=***\n"), "the masked line is there");
+  }
+
   @Test
   void stepsPassFailAndSkipInOrderWithTheSameNotesAndExitCodes() {
     RunResult r =
@@ -140,14 +224,12 @@ public abstract class ExecutorContract {
     RunCancellation cancellation = new RunCancellation();
     CountDownLatch started = new CountDownLatch(1);
     RunListener listener =
-        new RunListener() {
-          @Override
-          public void outputLine(OutputLine line) {
-            if (line.text().equals("forked")) {
-              started.countDown();
-            }
-          }
-        };
+        RunListener.lines(
+            line -> {
+              if (line.equals("forked")) {
+                started.countDown();
+              }
+            });
     RunSpec spec =
         spec(step("hang", "(sleep 600) & echo forked; sleep 600"), step("next", "echo next ran"));
     CompletableFuture<RunResult> run =

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.mask.SecretMask;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,14 +106,8 @@ class ShellExecutorIT {
 
   @Test
   void passingRunWritesEachStepsOutputUnderItsHeader() {
-    List<RunListener.OutputLine> lines = new CopyOnWriteArrayList<>();
-    RunListener listener =
-        new RunListener() {
-          @Override
-          public void outputLine(OutputLine line) {
-            lines.add(line);
-          }
-        };
+    List<String> lines = new CopyOnWriteArrayList<>();
+    RunListener listener = RunListener.lines(lines::add);
     RunSpec spec =
         spec(step("greet", "echo hello; echo to stderr >&2"), step("read", "cat README"));
     RunResult result = new ShellExecutor(work).run(spec, new RunCancellation(), listener);
@@ -128,16 +121,10 @@ class ShellExecutorIT {
       assertEquals(0, s.exitCode());
       assertFalse(s.ended().isBefore(s.started()));
     }
-    assertEquals(3, lines.size());
-    for (RunListener.OutputLine line : lines) {
-      String inLog =
-          new String(
-              result.log(),
-              (int) line.start(),
-              (int) (line.end() - line.start()),
-              StandardCharsets.UTF_8);
-      assertEquals(line.text() + "\n", inLog);
-    }
+    assertEquals(
+        List.of("==> greet", "hello", "to stderr", "==> read", "hello from the repository"),
+        lines,
+        "the listener hears the log's lines as they are written");
   }
 
   @Test

@@ -2,51 +2,44 @@ package dev.knotless.runner.exec.docker;
 
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Frame;
+import com.github.dockerjava.api.model.StreamType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A step's exec output as the stream the run's output pump reads: the daemon's frames (stdout and
- * stderr, in the order it sent them) queued by the client's thread and read by the pump's. It ends
- * when the daemon ends the stream; a stream lost before its end (the daemon gone) reads as an
- * {@link IOException} naming the cause. Thread-safe between one writer and one reader.
+ * A step's exec output as the stream the run's output pump reads: the daemon's frames of stdout and
+ * stderr, merged a line at a time ({@link LineMerge}) so a line of one stream is never spliced into
+ * the other. It ends when the daemon ends the stream; a stream lost before its end (the daemon
+ * gone) reads as an {@link IOException} naming the cause. Thread-safe between one writer and one
+ * reader.
  */
 final class ExecOutput extends ResultCallback.Adapter<Frame> {
 
-  private static final byte[] END = new byte[0];
-
-  private final LinkedBlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
+  private final LineMerge merge = new LineMerge(2);
   private final CountDownLatch ended = new CountDownLatch(1);
-  private volatile Throwable lost;
 
   @Override
   public void onNext(Frame frame) {
+    // The client hands every frame of an exec the same buffer: the merge copies it at once.
     byte[] payload = frame.getPayload();
     if (payload != null && payload.length > 0) {
-      frames.add(payload);
+      merge.add(frame.getStreamType() == StreamType.STDERR ? 1 : 0, payload, 0, payload.length);
     }
   }
 
   @Override
   public void onError(Throwable error) {
-    lost = error;
-    finish();
+    merge.end(error);
+    ended.countDown();
   }
 
   @Override
   public void onComplete() {
-    finish();
-  }
-
-  private void finish() {
-    if (ended.getCount() > 0) {
-      frames.add(END);
-      ended.countDown();
-    }
+    merge.end(null);
+    ended.countDown();
   }
 
   /** Waits up to {@code limit} for the stream to end; true if it did. */
@@ -56,52 +49,11 @@ final class ExecOutput extends ResultCallback.Adapter<Frame> {
 
   /** Why the stream broke, or null if it ended as streams end. */
   Throwable lost() {
-    return lost;
+    return merge.lost();
   }
 
   /** The stream the pump reads. */
   InputStream stream() {
-    return new InputStream() {
-      private byte[] current = new byte[0];
-      private int at;
-      private boolean done;
-
-      @Override
-      public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        if (len == 0) {
-          return 0;
-        }
-        while (!done && at >= current.length) {
-          try {
-            current = frames.take();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading the step's output", e);
-          }
-          at = 0;
-          if (current == END) {
-            done = true;
-          }
-        }
-        if (done) {
-          Throwable why = lost;
-          if (why != null) {
-            throw new IOException("the step's output was cut off: " + why, why);
-          }
-          return -1;
-        }
-        int n = Math.min(len, current.length - at);
-        System.arraycopy(current, at, b, off, n);
-        at += n;
-        return n;
-      }
-    };
+    return merge.stream();
   }
 }

@@ -198,14 +198,12 @@ class DockerExecutorIT {
     RunCancellation cancellation = new RunCancellation();
     CountDownLatch started = new CountDownLatch(1);
     RunListener listener =
-        new RunListener() {
-          @Override
-          public void outputLine(OutputLine line) {
-            if (line.text().equals("forked")) {
-              started.countDown();
-            }
-          }
-        };
+        RunListener.lines(
+            line -> {
+              if (line.equals("forked")) {
+                started.countDown();
+              }
+            });
     CompletableFuture<RunResult> run =
         CompletableFuture.supplyAsync(
             () ->
@@ -329,14 +327,12 @@ class DockerExecutorIT {
         DockerExecutor through = f.executor(f.settings().withDockerHost("unix://" + socket))) {
       CountDownLatch started = new CountDownLatch(1);
       RunListener listener =
-          new RunListener() {
-            @Override
-            public void outputLine(OutputLine line) {
-              if (line.text().equals("started")) {
-                started.countDown();
-              }
-            }
-          };
+          RunListener.lines(
+              line -> {
+                if (line.equals("started")) {
+                  started.countDown();
+                }
+              });
       CompletableFuture<RunResult> run =
           CompletableFuture.supplyAsync(
               () ->

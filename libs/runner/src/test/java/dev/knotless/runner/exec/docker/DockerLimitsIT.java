@@ -139,15 +139,13 @@ class DockerLimitsIT {
       Pattern addressLine = Pattern.compile("address (\\d+\\.\\d+\\.\\d+\\.\\d+)");
       CompletableFuture<String> address = new CompletableFuture<>();
       RunListener listener =
-          new RunListener() {
-            @Override
-            public void outputLine(OutputLine line) {
-              Matcher m = addressLine.matcher(line.text());
-              if (m.matches()) {
-                address.complete(m.group(1));
-              }
-            }
-          };
+          RunListener.lines(
+              line -> {
+                Matcher m = addressLine.matcher(line);
+                if (m.matches()) {
+                  address.complete(m.group(1));
+                }
+              });
       CompletableFuture<RunResult> server =
           CompletableFuture.supplyAsync(
               () ->

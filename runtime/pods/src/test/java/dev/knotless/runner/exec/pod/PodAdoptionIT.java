@@ -89,14 +89,12 @@ class PodAdoptionIT {
             firstClient, PodCluster.settings(), Files.createDirectories(work.resolve("a")));
     CountDownLatch ready = new CountDownLatch(1);
     RunListener listener =
-        new RunListener() {
-          @Override
-          public void outputLine(OutputLine line) {
-            if (line.text().equals("ready")) {
+        RunListener.lines(
+            line -> {
+            if (line.equals("ready")) {
               ready.countDown();
             }
-          }
-        };
+            });
     CompletableFuture<RunResult> dying =
         CompletableFuture.supplyAsync(() -> first.run(spec, new RunCancellation(), listener));
     assertTrue(ready.await(2, TimeUnit.MINUTES), "the slow step never got ready");

@@ -107,14 +107,12 @@ class PodExecutorIT {
   private CompletableFuture<RunResult> startAndAwaitReady(RunSpec spec) throws Exception {
     CountDownLatch ready = new CountDownLatch(1);
     RunListener listener =
-        new RunListener() {
-          @Override
-          public void outputLine(OutputLine line) {
-            if (line.text().equals("ready")) {
+        RunListener.lines(
+            line -> {
+            if (line.equals("ready")) {
               ready.countDown();
             }
-          }
-        };
+            });
     CompletableFuture<RunResult> run =
         CompletableFuture.supplyAsync(() -> cluster.run(spec, new RunCancellation(), listener));
     assertTrue(ready.await(2, TimeUnit.MINUTES), "the step never got ready");
@@ -195,12 +193,12 @@ class PodExecutorIT {
                 cluster.run(
                     spec(step("theirs", "echo ready; sleep 600")).withEnv(Map.of("KEY", theirs)),
                     stopTheirs,
-                    new RunListener() {
-                      @Override
-                      public void outputLine(OutputLine line) {
-                        theirsReady.countDown();
-                      }
-                    }));
+                    RunListener.lines(
+            line -> {
+              if (line.equals("ready")) {
+                theirsReady.countDown();
+              }
+            })));
     assertTrue(theirsReady.await(2, TimeUnit.MINUTES), "the other run never started its step");
     OutputsDir seen = new OutputsDir();
     RunResult r =
