@@ -27,10 +27,10 @@ import java.util.stream.Stream;
 
 /**
  * How much later a run's first step speaks under the docker executor than under the shell executor:
- * the time from calling {@link Executor#run} to the first piece of the first step's output
- * in the log ({@code echo first}), and the whole time of a run of three trivial steps. The docker
- * executor runs in the local busybox image ({@link LocalDocker#BUSYBOX}), already present, so no
- * pull is timed; the daemon and image come from {@code testing/docker}.
+ * the time from calling {@link Executor#run} to the first piece of the first step's output in the
+ * log ({@code echo first}), and the whole time of a run of three trivial steps. The docker executor
+ * runs in the local busybox image ({@link LocalDocker#BUSYBOX}), already present, so no pull is
+ * timed; the daemon and image come from {@code testing/docker}.
  *
  * <p>Both executors run the same spec against the same bare mirror (one commit, made here with
  * plain git), with their work roots on the same file system. Iterations alternate docker and shell

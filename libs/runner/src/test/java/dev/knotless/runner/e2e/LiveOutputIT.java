@@ -84,6 +84,49 @@ class LiveOutputIT {
     }
   }
 
+  static final String FLOOD =
+      """
+      on: {push: {}}
+      steps:
+        - name: flood
+          run: |
+            seq 1 200000 | sed 's/.*/line-&-abcdefghijklmnopqrstuvwxyz-0123456789/'
+            head -c 1048575 /dev/zero | tr '\\0' x; echo
+            printf 'progress 10%%\\rprogress 20%%\\r'
+            printf 'the end'
+      """;
+
+  @Test
+  void aFloodOf200000LinesReachesTheAppviewAsTheLogsOwnBytes(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
+        RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
+      runner.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      OwnerRepo repo = AllInOneIT.watchedRepo(pds, tmp, runner, List.of());
+      String sha = repo.commit(Map.of(".knotless/workflows/ci.yml", FLOOD));
+      repo.push("main");
+
+      CheckRecord ended = runner.awaitEnded(repo, MAIN, sha, "ci");
+      assertEquals(CheckStatus.SUCCESS, ended.status(), String.valueOf(ended));
+      byte[] log = runner.log(ended);
+      String whole = new String(log, StandardCharsets.UTF_8);
+      assertTrue(whole.contains("bytes of output cut here"), "a flood this size is cut");
+      assertTrue(whole.endsWith("progress 10%\rprogress 20%\rthe end\n"), "the tail is there");
+      long next = 0;
+      for (ObjectNode o : appview.runOutputs()) {
+        long offset = o.path("offset").asLong();
+        byte[] sent = text(o).getBytes(StandardCharsets.UTF_8);
+        assertTrue(offset >= next, "nothing sent twice, nothing out of order");
+        assertEquals(
+            new String(log, (int) offset, sent.length, StandardCharsets.UTF_8),
+            text(o),
+            "what was sent at " + offset + " is the log's own bytes there");
+        next = offset + sent.length;
+      }
+      assertEquals(log.length, next, "the last send reaches the log's end");
+    }
+  }
+
   private static String text(ObjectNode o) {
     return o.path("text").asText();
   }

@@ -91,9 +91,9 @@ class PodAdoptionIT {
     RunListener listener =
         RunListener.lines(
             line -> {
-            if (line.equals("ready")) {
-              ready.countDown();
-            }
+              if (line.equals("ready")) {
+                ready.countDown();
+              }
             });
     CompletableFuture<RunResult> dying =
         CompletableFuture.supplyAsync(() -> first.run(spec, new RunCancellation(), listener));

@@ -109,9 +109,9 @@ class PodExecutorIT {
     RunListener listener =
         RunListener.lines(
             line -> {
-            if (line.equals("ready")) {
-              ready.countDown();
-            }
+              if (line.equals("ready")) {
+                ready.countDown();
+              }
             });
     CompletableFuture<RunResult> run =
         CompletableFuture.supplyAsync(() -> cluster.run(spec, new RunCancellation(), listener));
@@ -194,11 +194,11 @@ class PodExecutorIT {
                     spec(step("theirs", "echo ready; sleep 600")).withEnv(Map.of("KEY", theirs)),
                     stopTheirs,
                     RunListener.lines(
-            line -> {
-              if (line.equals("ready")) {
-                theirsReady.countDown();
-              }
-            })));
+                        line -> {
+                          if (line.equals("ready")) {
+                            theirsReady.countDown();
+                          }
+                        })));
     assertTrue(theirsReady.await(2, TimeUnit.MINUTES), "the other run never started its step");
     OutputsDir seen = new OutputsDir();
     RunResult r =
