@@ -45,12 +45,17 @@ final class EncodedForms {
     return out;
   }
 
-  /** {@code json} with the hex digits of each {@code \\uxxxx} escape in upper case, as Java tools write them. */
+  /**
+   * {@code json} with the hex digits of each {@code \\uxxxx} escape in upper case, as Java tools
+   * write them.
+   */
   static String upperHex(String json) {
     return java.util.regex.Pattern.compile("\\\\u[0-9a-f]{4}")
         .matcher(json)
-        .replaceAll(m -> java.util.regex.Matcher.quoteReplacement(
-            "\\u" + m.group().substring(2).toUpperCase(Locale.ROOT)));
+        .replaceAll(
+            m ->
+                java.util.regex.Matcher.quoteReplacement(
+                    "\\u" + m.group().substring(2).toUpperCase(Locale.ROOT)));
   }
 
   /**

@@ -3,9 +3,9 @@ package dev.knotless.runner.mask;
 import java.util.Arrays;
 
 /**
- * Masks a stream of output written in pieces, so that a secret split across writes is still
- * masked. Both the log writer and the live-output sender put a run's output through one. Bytes pass
- * through as they are: nothing is decoded, and nothing is added but {@code ***} for a secret.
+ * Masks a stream of output written in pieces, so that a secret split across writes is still masked.
+ * Both the log writer and the live-output sender put a run's output through one. Bytes pass through
+ * as they are: nothing is decoded, and nothing is added but {@code ***} for a secret.
  *
  * <p>A masked string never spans a {@code \n}, nor more than {@link SecretMask#window()} bytes (W),
  * though it may span a {@code \r} or an escape sequence. So {@link #write} can pass on every byte
@@ -29,7 +29,8 @@ public final class Masker {
   /** What is said in place of a line let go under {@link Overflow#DROP}. */
   public static final String DROPPED_NOTE = "[a line longer than 1 MiB was not sent]";
 
-  private static final byte[] NOTE = (DROPPED_NOTE + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] NOTE =
+      (DROPPED_NOTE + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   private static final byte[] NOTHING = new byte[0];
 
   /** How lines are passed on, and what becomes of one that grows too long. */
@@ -53,12 +54,16 @@ public final class Masker {
   private byte[] buf = new byte[8192];
   private int head;
   private int len;
+
   /** Bytes written since the last line end, under DROP. */
   private long sinceLineEnd;
+
   /** Under DROP: letting a line go, until the next {@code \n}. */
   private boolean dropping;
+
   /** Under DROP: where the first line end held is, from {@code head}, or -1. */
   private int firstEnd = -1;
+
   /** Under DROP: where the last {@code \n} held is, from {@code head}, or -1. */
   private int lastNewline = -1;
 

@@ -6,8 +6,8 @@ import java.io.OutputStream;
 /**
  * An output stream that masks what passes through it before the stream under it sees it: a run's
  * log file is written through one. Bytes are passed on as soon as no secret can still cross them
- * ({@link Masker.Overflow#EMIT}), so at most {@link SecretMask#window()} bytes are held back, however
- * long the line; {@link #close} passes the rest on and closes the stream under it. Not
+ * ({@link Masker.Overflow#EMIT}), so at most {@link SecretMask#window()} bytes are held back,
+ * however long the line; {@link #close} passes the rest on and closes the stream under it. Not
  * thread-safe.
  */
 public final class MaskingOutputStream extends OutputStream {

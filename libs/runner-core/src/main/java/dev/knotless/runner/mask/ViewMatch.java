@@ -2,16 +2,16 @@ package dev.knotless.runner.mask;
 
 /**
  * Matches a masked string against raw output as a terminal or a decoder would show it: a
- * percent-escape ({@code %2f} or {@code %2F}) stands for the byte it encodes, {@code \/} for
- * {@code /} (as PHP and some JSON encoders write it), {@code +} for a space, and an ANSI escape
- * sequence (CSI such as a colour code, OSC such as a title or link) or a carriage return inside the
- * string is passed over. A byte that equals the masked string's next byte as written is always
- * taken as itself first, so every string written as is matches too.
+ * percent-escape ({@code %2f} or {@code %2F}) stands for the byte it encodes, {@code \/} for {@code
+ * /} (as PHP and some JSON encoders write it), {@code +} for a space, and an ANSI escape sequence
+ * (CSI such as a colour code, OSC such as a title or link) or a carriage return inside the string
+ * is passed over. A byte that equals the masked string's next byte as written is always taken as
+ * itself first, so every string written as is matches too.
  *
- * <p>Bounds, which make {@link SecretMask#window()}: a match of a string of {@code n} bytes spans at
- * most {@code 3n} raw bytes for the string itself (every byte percent-encoded) plus at most {@link
- * #MAX_SKIPPED_BYTES} of escape sequences and carriage returns. A string stretched further is not
- * matched. Stateless.
+ * <p>Bounds, which make {@link SecretMask#window()}: a match of a string of {@code n} bytes spans
+ * at most {@code 3n} raw bytes for the string itself (every byte percent-encoded) plus at most
+ * {@link #MAX_SKIPPED_BYTES} of escape sequences and carriage returns. A string stretched further
+ * is not matched. Stateless.
  */
 final class ViewMatch {
 

@@ -51,7 +51,9 @@ class MaskedFormsTest {
   @Test
   void eachTrimmedLineOfAValueOfSeveralLines() {
     SecretMask pem = SecretMask.of(List.of("-----BEGIN KEY-----\nMIGHAgEAMBMG\n-----END KEY-----"));
-    assertEquals("  ***\r\n  ***\r\n  ***", pem.mask("  -----BEGIN KEY-----\r\n  MIGHAgEAMBMG\r\n  -----END KEY-----"));
+    assertEquals(
+        "  ***\r\n  ***\r\n  ***",
+        pem.mask("  -----BEGIN KEY-----\r\n  MIGHAgEAMBMG\r\n  -----END KEY-----"));
   }
 
   @Test
@@ -88,8 +90,10 @@ class MaskedFormsTest {
   @Test
   void percentEncodedInLowerCase() {
     String upper = URLEncoder.encode(SECRET, StandardCharsets.UTF_8);
-    caught(java.util.regex.Pattern.compile("%[0-9A-F]{2}").matcher(upper)
-        .replaceAll(m -> m.group().toLowerCase()));
+    caught(
+        java.util.regex.Pattern.compile("%[0-9A-F]{2}")
+            .matcher(upper)
+            .replaceAll(m -> m.group().toLowerCase()));
   }
 
   @Test
@@ -153,8 +157,11 @@ class MaskedFormsTest {
   void inPiecesWrittenApartOnOneLine() {
     Masker m = new Masker(MASK, Masker.Overflow.EMIT);
     String out =
-        new String(m.write("token: gh_s3c".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8)
-            + new String(m.write("r3t/T0k3n-9f8a7b\n".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8)
+        new String(
+                m.write("token: gh_s3c".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8)
+            + new String(
+                m.write("r3t/T0k3n-9f8a7b\n".getBytes(StandardCharsets.UTF_8)),
+                StandardCharsets.UTF_8)
             + new String(m.finish(), StandardCharsets.UTF_8);
     assertEquals("token: ***\n", out);
   }
@@ -186,6 +193,14 @@ class MaskedFormsTest {
   @Test
   void notCaughtInHex() {
     notCaught(HexFormat.of().formatHex(SECRET.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void notCaughtHashed() throws Exception {
+    byte[] digest =
+        java.security.MessageDigest.getInstance("SHA-256")
+            .digest(SECRET.getBytes(StandardCharsets.UTF_8));
+    notCaught(HexFormat.of().formatHex(digest));
   }
 
   @Test

@@ -144,7 +144,9 @@ class MaskerPropertyTest {
     }
   }
 
-  /** A secret as a terminal or a careless encoder may print it; each form starts and ends with it. */
+  /**
+   * A secret as a terminal or a careless encoder may print it; each form starts and ends with it.
+   */
   static String disguised(Random r, String secret) {
     StringBuilder sb = new StringBuilder();
     int kind = r.nextInt(6);

@@ -45,7 +45,11 @@ class MaskerThroughputTest {
   @Test
   void a100MegabyteFloodGoesThroughAThreeSecretMaskAtOver50MegabytesASecond() {
     SecretMask mask =
-        SecretMask.of(List.of("ghp_16C7e42F292c6912E7710c838347Ae178B4a", "npm_0123456789abcdef", "s3cr3t/pass word%"));
+        SecretMask.of(
+            List.of(
+                "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+                "npm_0123456789abcdef",
+                "s3cr3t/pass word%"));
     byte[] chunk = chunk();
     double masked = megabytesPerSecond(mask, chunk);
     double none = megabytesPerSecond(SecretMask.none(), chunk);
