@@ -18,9 +18,27 @@ public interface OutputFilter {
   /** Returns {@code line} with every secret value it holds replaced. */
   String mask(String line);
 
+  /**
+   * Whether {@code bytes} (an output file's) hold a secret value in any form the mask catches; such
+   * a file is not filed. False for a filter that knows no secrets.
+   */
+  default boolean holdsSecret(byte[] bytes) {
+    return false;
+  }
+
   /** The filter that masks the run's granted secrets as {@code mask} says. */
   static OutputFilter masking(SecretMask mask) {
-    return mask::mask;
+    return new OutputFilter() {
+      @Override
+      public String mask(String line) {
+        return mask.mask(line);
+      }
+
+      @Override
+      public boolean holdsSecret(byte[] bytes) {
+        return mask.foundIn(bytes);
+      }
+    };
   }
 
   /** A filter that changes nothing, for a run that was granted no secrets. */
