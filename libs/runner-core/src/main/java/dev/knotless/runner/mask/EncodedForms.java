@@ -28,7 +28,7 @@ final class EncodedForms {
     String json = jsonEscaped(value, false, false);
     out.add(json);
     out.add(jsonEscaped(value, true, false));
-    out.add(jsonEscaped(value, true, false).toUpperCase(Locale.ROOT).replace("\\U", "\\u"));
+    out.add(upperHex(jsonEscaped(value, true, false)));
     out.add(jsonEscaped(value, false, true));
     String url = URLEncoder.encode(value, StandardCharsets.UTF_8);
     out.add(url);
@@ -43,6 +43,19 @@ final class EncodedForms {
     out.remove(value);
     out.removeIf(s -> s.length() < MIN_ENCODED_CHARS);
     return out;
+  }
+
+  /**
+   * {@code json} with the hex digits of each {@code \\uxxxx} escape in upper case, as Java tools
+   * write them.
+   */
+  static String upperHex(String json) {
+    return java.util.regex.Pattern.compile("\\\\u[0-9a-f]{4}")
+        .matcher(json)
+        .replaceAll(
+            m ->
+                java.util.regex.Matcher.quoteReplacement(
+                    "\\u" + m.group().substring(2).toUpperCase(Locale.ROOT)));
   }
 
   /**

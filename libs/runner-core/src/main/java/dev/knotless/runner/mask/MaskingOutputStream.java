@@ -5,9 +5,10 @@ import java.io.OutputStream;
 
 /**
  * An output stream that masks what passes through it before the stream under it sees it: a run's
- * log file is written through one. Lines are passed on as they end; {@link #close} passes the rest
- * on and closes the stream under it. A line unended past 1 MiB is passed on masked ({@link
- * Masker.Overflow#EMIT}), so nothing printed is lost. Not thread-safe.
+ * log file is written through one. Bytes are passed on as soon as no secret can still cross them
+ * ({@link Masker.Overflow#EMIT}), so at most {@link SecretMask#window()} bytes are held back,
+ * however long the line; {@link #close} passes the rest on and closes the stream under it. Not
+ * thread-safe.
  */
 public final class MaskingOutputStream extends OutputStream {
 
@@ -37,7 +38,7 @@ public final class MaskingOutputStream extends OutputStream {
     }
   }
 
-  /** Passes on the lines ended so far; an unended line stays held until it ends or on close. */
+  /** Flushes what was passed on; the held-back bytes stay held until more come or on close. */
   @Override
   public void flush() throws IOException {
     out.flush();

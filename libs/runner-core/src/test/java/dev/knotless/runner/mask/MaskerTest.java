@@ -1,5 +1,6 @@
 package dev.knotless.runner.mask;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -126,35 +127,101 @@ class MaskerTest {
   }
 
   @Test
-  void onlyWholeLinesArePassedOnUntilTheEnd() {
-    Masker m = new Masker(SecretMask.of(List.of("secret-value")), Masker.Overflow.DROP);
+  void liveOutputGetsWholeLinesAndACarriageReturnOnlyOnceNoSecretCanCrossIt() {
+    SecretMask mask = SecretMask.of(List.of("secret-value"));
+    Masker m = new Masker(mask, Masker.Overflow.DROP);
     assertEquals("", new String(m.write(bytes("partial secr"))));
     assertEquals(12, m.held());
-    assertEquals("partial ***\r", new String(m.write(bytes("et-value\rnext"))));
-    assertEquals("next", new String(m.finish()));
+    assertEquals("partial ***\n", new String(m.write(bytes("et-value\n 10%\r"))));
+    assertEquals("", new String(m.write(bytes(" 20%\r"))), "a secret may still cross the \\r");
+    String more = "x".repeat(mask.window());
+    assertEquals(" 10%\r 20%\r", new String(m.write(bytes(more))));
+    assertEquals(more, new String(m.finish()));
     assertEquals(0, m.held());
+  }
+
+  @Test
+  void aSecretSplitByACarriageReturnIsNotSentLiveInPieces() {
+    SecretMask mask = SecretMask.of(List.of("secret-value"));
+    Masker m = new Masker(mask, Masker.Overflow.DROP);
+    StringBuilder sent = new StringBuilder();
+    sent.append(new String(m.write(bytes("progress secret-\r"))));
+    sent.append(new String(m.write(bytes("value " + "y".repeat(mask.window()) + "\rdone\n"))));
+    sent.append(new String(m.finish()));
+    assertEquals("progress ***" + " " + "y".repeat(mask.window()) + "\rdone\n", sent.toString());
   }
 
   @Test
   void aLineUnendedPastTheLimitIsLetGoForLiveOutputButKeptMaskedForTheLog() {
     SecretMask mask = SecretMask.of(List.of("secret-value"));
-    String longLine = "x".repeat(60) + "secret-value" + "y".repeat(60);
-    Masker drop = new Masker(mask, Masker.Overflow.DROP, 100);
+    String longLine = "x".repeat(300) + "secret-value" + "y".repeat(300);
+    Masker drop = new Masker(mask, Masker.Overflow.DROP, 400);
     StringBuilder sent = new StringBuilder();
     sent.append(new String(drop.write(bytes("before\n" + longLine.substring(0, 70)))));
     sent.append(new String(drop.write(bytes(longLine.substring(70) + "\nafter\n"))));
     sent.append(new String(drop.finish()));
     assertEquals("before\n" + Masker.DROPPED_NOTE + "\nafter\n", sent.toString());
 
-    Masker emit = new Masker(mask, Masker.Overflow.EMIT, 100);
+    Masker emit = new Masker(mask, Masker.Overflow.EMIT, 400);
     StringBuilder logged = new StringBuilder();
     for (int i = 0; i < longLine.length(); i += 7) {
       logged.append(
           new String(emit.write(bytes(longLine.substring(i, Math.min(i + 7, longLine.length()))))));
-      assertTrue(emit.held() <= 100 + 7, "held " + emit.held());
+      assertTrue(emit.held() <= mask.window(), "held " + emit.held());
     }
     logged.append(new String(emit.finish()));
     assertEquals(longLine.replace("secret-value", "***"), logged.toString());
+  }
+
+  @Test
+  void aLineLetGoForLiveOutputIsLetGoUpToItsNewlineEvenPastACarriageReturn() {
+    SecretMask mask = SecretMask.of(List.of("secret-value"));
+    Masker drop = new Masker(mask, Masker.Overflow.DROP, 400);
+    String sent =
+        new String(drop.write(bytes("z".repeat(500) + "secret-\rvalue\rnext\nafter\n")))
+            + new String(drop.finish());
+    assertEquals(Masker.DROPPED_NOTE + "\nafter\n", sent);
+  }
+
+  @Test
+  void withNoSecretsEveryByteIsPassedOnAtOnceUntouched() {
+    Masker m = new Masker(SecretMask.none(), Masker.Overflow.EMIT);
+    byte[] raw = {'a', '\r', 'b', (byte) 0xff, 0x1b, '[', '0', 'm', 'c'};
+    assertArrayEquals(raw, m.write(raw, 0, raw.length));
+    assertEquals(0, m.held());
+    assertArrayEquals(new byte[0], m.finish());
+  }
+
+  @Test
+  void aProgressBarWithoutNewlinesReachesTheLogHoldingBackOnlyTheWindow() {
+    SecretMask mask = SecretMask.of(List.of("secret-value"));
+    Masker m = new Masker(mask, Masker.Overflow.EMIT);
+    StringBuilder logged = new StringBuilder();
+    StringBuilder printed = new StringBuilder();
+    for (int pct = 0; pct < 100; pct++) {
+      String frame = "\r[" + "=".repeat(pct / 5) + ">] " + pct + "% ";
+      printed.append(frame);
+      logged.append(new String(m.write(bytes(frame))));
+      assertTrue(m.held() <= mask.window(), "held " + m.held());
+    }
+    assertTrue(logged.length() >= printed.length() - mask.window(), "logged " + logged.length());
+    logged.append(new String(m.finish()));
+    assertEquals(printed.toString(), logged.toString());
+  }
+
+  @Test
+  void outputIsPassedOnByteForByteWithoutDecodingOrAddedLineEnds() {
+    SecretMask mask = SecretMask.of(List.of("secret-value"));
+    byte[] raw = {(byte) 0xc3, (byte) 0x28, 'x', '\r', (byte) 0xff, 's', 'e', 'c', '\r', 'n', 'o'};
+    Masker m = new Masker(mask, Masker.Overflow.EMIT);
+    byte[] a = m.write(raw, 0, 5);
+    byte[] b = m.write(raw, 5, raw.length - 5);
+    byte[] c = m.finish();
+    java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+    all.writeBytes(a);
+    all.writeBytes(b);
+    all.writeBytes(c);
+    assertArrayEquals(raw, all.toByteArray());
   }
 
   @Test

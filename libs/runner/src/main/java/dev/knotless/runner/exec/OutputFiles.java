@@ -43,6 +43,24 @@ public final class OutputFiles {
     return "application/octet-stream";
   }
 
+  /**
+   * Whether {@code name} is a plain file name an output may have: not empty, and holding no {@code
+   * /} or {@code \\}, no {@code ..}, and no line break or other control character, so that it can
+   * neither point elsewhere nor forge a line where it is shown.
+   */
+  public static boolean isPlainName(String name) {
+    if (name.isEmpty() || name.contains("..")) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c == '/' || c == '\\' || Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether a file of this name can be an output at all. */
   public static boolean isImage(String name) {
     return mimeType(name).startsWith("image/");

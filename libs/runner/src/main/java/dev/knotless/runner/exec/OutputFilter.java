@@ -38,6 +38,14 @@ public final class OutputFilter {
     return mask.isEmpty() ? text : mask.mask(text);
   }
 
+  /**
+   * Whether {@code bytes} (an output file's) hold a secret value in any form the mask catches; such
+   * a file is not filed. False for a filter that knows no secrets.
+   */
+  public boolean holdsSecret(byte[] bytes) {
+    return !mask.isEmpty() && mask.foundIn(bytes);
+  }
+
   @Override
   public String toString() {
     return "OutputFilter[" + mask + "]";

@@ -1,11 +1,29 @@
 package dev.knotless.runner.exec;
 
-/** Quotes names in error messages so blanks and line breaks show. */
+/** Quotes names in error messages so blanks, line breaks and other control characters show. */
 final class Quoting {
 
   private Quoting() {}
 
   static String quote(String s) {
-    return '"' + s.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r") + '"';
+    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '\\' -> sb.append("\\\\");
+        case '"' -> sb.append("\\\"");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        default -> {
+          if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+            sb.append(String.format("\\u%04x", (int) c));
+          } else {
+            sb.append(c);
+          }
+        }
+      }
+    }
+    return sb.append('"').toString();
   }
 }

@@ -57,12 +57,14 @@ final class RunDirectory {
   /**
    * The images under {@code outputs/}, sorted by path, within {@link OutputFiles}' limits; files of
    * other kinds are never read. Symbolic links are never followed, so a step cannot make the runner
-   * upload a file outside the run (its secrets file, say).
+   * upload a file outside the run (its secrets file, say). An image whose name is not a plain file
+   * name ({@link OutputFiles#isPlainName}) is refused, and one whose bytes hold a secret, as {@code
+   * filter} finds it, is held back.
    *
-   * @param leftOut receives a line for each image left out, naming it and the limit it passed
+   * @param leftOut receives a line for each image left out, naming it, quoted, and why
    */
-  List<RunResult.OutputFile> readOutputs(java.util.function.Consumer<String> leftOut)
-      throws IOException {
+  List<RunResult.OutputFile> readOutputs(
+      OutputFilter filter, java.util.function.Consumer<String> leftOut) throws IOException {
     Path dir = outputs();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return List.of();
@@ -82,27 +84,41 @@ final class RunDirectory {
       if (!OutputFiles.isImage(name)) {
         continue;
       }
+      String shown = Quoting.quote(name);
+      if (!OutputFiles.isPlainName(name)) {
+        leftOut.accept("output " + shown + " refused: not a plain file name");
+        continue;
+      }
       long size = Files.size(file);
-      if (size > OutputFiles.MAX_FILE_BYTES) {
+      byte[] bytes = null;
+      if (size <= OutputFiles.MAX_FILE_BYTES) {
+        bytes = Files.readAllBytes(file);
+        if (filter.holdsSecret(bytes)) {
+          // The note names the file, never what it holds.
+          leftOut.accept("output " + shown + " held back: it holds a secret");
+          continue;
+        }
+      }
+      if (bytes == null) {
         leftOut.accept(
-            "output " + name + " left out: over " + (OutputFiles.MAX_FILE_BYTES >> 20) + " MiB");
+            "output " + shown + " left out: over " + (OutputFiles.MAX_FILE_BYTES >> 20) + " MiB");
       } else if (out.size() == OutputFiles.MAX_FILES) {
         leftOut.accept(
             "output "
-                + name
+                + shown
                 + " left out: a run keeps at most "
                 + OutputFiles.MAX_FILES
                 + " outputs");
       } else if (total + size > OutputFiles.MAX_TOTAL_BYTES) {
         leftOut.accept(
             "output "
-                + name
+                + shown
                 + " left out: a run's outputs take at most "
                 + (OutputFiles.MAX_TOTAL_BYTES >> 20)
                 + " MiB together");
       } else {
-        total += size;
-        out.add(new RunResult.OutputFile(name, Files.readAllBytes(file)));
+        total += bytes.length;
+        out.add(new RunResult.OutputFile(name, bytes));
       }
     }
     return out;

@@ -79,7 +79,7 @@ final class StepsRun {
       try {
         // A file's name is the step's to choose, so it is masked as the log is.
         outputs =
-            dir.readOutputs(this::writeNote).stream()
+            dir.readOutputs(spec.filter(), this::writeNote).stream()
                 .map(o -> new RunResult.OutputFile(spec.filter().mask(o.name()), o.bytes()))
                 .toList();
       } catch (IOException e) {

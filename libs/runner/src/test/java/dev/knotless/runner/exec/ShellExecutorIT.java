@@ -370,6 +370,59 @@ class ShellExecutorIT {
   }
 
   @Test
+  void anOutputHoldingASecretOrNotNamedPlainlyIsNotFiledAndTheLogSaysWhichAndWhy()
+      throws Exception {
+    String secret = "s3cr3t-output-t0ken/42";
+    String png = "printf '\\211PNG\\r\\n\\032\\n'";
+    String out = " \"$KNOTLESS_RUN_OUTPUTS/";
+    RunSpec spec =
+        spec(step(
+                "shoot",
+                png
+                    + " >"
+                    + out
+                    + "clean.png\"\n"
+                    + "{ "
+                    + png
+                    + "; printf '%s' \"$SECRET_TOKEN\"; } >"
+                    + out
+                    + "leak.png\"\n"
+                    + "printf 'x=%s' \"$SECRET_TOKEN\" | sed 's,/,%2f,' >"
+                    + out
+                    + "encoded.svg\"\n"
+                    + png
+                    + " >"
+                    + out
+                    + "$(printf 'bad\\nname.png')\"\n"
+                    + png
+                    + " >"
+                    + out
+                    + "$(printf 'esc\\033[2J.png')\"\n"
+                    + "mkdir"
+                    + out
+                    + "sub\"; "
+                    + png
+                    + " >"
+                    + out
+                    + "sub/deep.png\"\n"))
+            .withEnv(Map.of("SECRET_TOKEN", secret))
+            .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret))));
+    RunResult result = run(spec);
+
+    String log = result.logText();
+    assertInstanceOf(RunOutcome.Passed.class, result.outcome(), log);
+    assertEquals(
+        List.of("clean.png"), result.outputs().stream().map(RunResult.OutputFile::name).toList());
+    assertTrue(log.contains("output \"leak.png\" held back: it holds a secret\n"), log);
+    assertTrue(log.contains("output \"encoded.svg\" held back: it holds a secret\n"), log);
+    assertTrue(log.contains("output \"bad\\nname.png\" refused: not a plain file name\n"), log);
+    assertTrue(log.contains("output \"esc\\u001b[2J.png\" refused: not a plain file name\n"), log);
+    assertTrue(log.contains("output \"sub/deep.png\" refused: not a plain file name\n"), log);
+    assertFalse(log.contains(secret), log);
+    assertFalse(log.contains("\033"), "a control character in a name reached the log");
+  }
+
+  @Test
   void commitMissingFromTheMirrorIsAnErrorAndRunsNothing() {
     Path touched = scratch.resolve("ran");
     String missing = "0123456789abcdef0123456789abcdef01234567";
