@@ -245,6 +245,12 @@ class RunnerOptionsTest {
   }
 
   @Test
+  void anImageFlagThatIsNoImageNameIsRefusedNamingIt() {
+    assertEquals(
+        "--image \"a;b\": holds ';', which no image name may", message("--image", "a;b", "a.t/r"));
+  }
+
+  @Test
   void whatARunMayTakeIsReadFromItsFlags() throws Exception {
     RunnerOptions o =
         parse(

@@ -15,6 +15,7 @@ import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.exec.StepHost;
 import dev.knotless.runner.exec.cache.CacheStore;
 import dev.knotless.runner.exec.cache.RunCaches;
+import dev.knotless.runner.workflow.ImageNames;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,6 +92,13 @@ final class ContainerHost implements StepHost {
   public void open(Consumer<String> log, Duration limit) throws StartFailed, InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
     String image = image();
+    try {
+      // Before the daemon is asked anything: docker's client fails on some names with a message
+      // of its own that names nothing.
+      ImageNames.check(image);
+    } catch (IllegalArgumentException e) {
+      throw new StartFailed(e.getMessage(), e);
+    }
     try {
       if (settings.network() != null) {
         Networks.ensure(control, settings.network(), runnerDid);
