@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.knotless.atproto.Printable;
 import dev.knotless.runner.workflow.Fields.Bad;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -157,6 +158,11 @@ final class WorkflowParser {
     String image = Fields.string(root, "image", "");
     if (image != null && image.isBlank()) {
       throw new Bad("image", "may not be empty");
+    }
+    String imageProblem = image == null ? null : ImageNames.problem(image).orElse(null);
+    if (imageProblem != null) {
+      // Refused here, before any daemon is asked: docker's client chokes on some such names.
+      throw new Bad("image", Printable.quote(image) + " " + imageProblem);
     }
     List<String> secrets = Fields.list(root, "secrets", "", WorkflowParser::envName, false);
     Map<String, String> env = env(root, secrets);

@@ -142,6 +142,11 @@ class WorkflowSetTest {
     cases.put("on: {push: {branches: [main]}}\nsteps: [{run: a}]\n", "on.push.branches");
     cases.put("on: {}\nsteps: [{run: a}]\n", "on: names no trigger");
     cases.put("steps: [{run: a}]\n", "on: is missing");
+    cases.put(
+        "on: {push: {}}\nimage: \"x$(id);y\"\nsteps: [{run: a}]\n",
+        "image: \"x$(id);y\" holds '$', '(', ')' and ';', which no image name may");
+    cases.put(
+        "on: {push: {}}\nimage: Alpine\nsteps: [{run: a}]\n", "image: \"Alpine\" has capitals");
     cases.put("on: {push: {}}\nrunners: [alice]\nsteps: [{run: a}]\n", "runners[1]");
     cases.put("on: {push: {}}\nname: 7\nsteps: [{run: a}]\n", "name: must be a string");
     cases.put("on: {push: {}}\non: {pull: {}}\nsteps: [{run: a}]\n", "not valid YAML");

@@ -60,7 +60,7 @@ final class ExecutorFlags {
         }
         executor = value;
       }
-      case "--image" -> docker = docker.withImage(nonBlank(flag, value));
+      case "--image" -> docker = withImage(docker, nonBlank(flag, value));
       case "--cpus" -> docker = docker.withLimits(cpus(value), docker.memoryGiB(), docker.pids());
       case "--memory" ->
           docker =
@@ -143,6 +143,16 @@ final class ExecutorFlags {
 
   Set<String> trust() {
     return Set.copyOf(trust);
+  }
+
+  /** {@code docker} with {@code --image}, refused naming it when docker would not take it. */
+  private static DockerSettings withImage(DockerSettings docker, String image)
+      throws RunnerOptions.UsageException {
+    try {
+      return docker.withImage(image);
+    } catch (IllegalArgumentException e) {
+      throw new RunnerOptions.UsageException(e.getMessage());
+    }
   }
 
   private static String nonBlank(String flag, String value) throws RunnerOptions.UsageException {

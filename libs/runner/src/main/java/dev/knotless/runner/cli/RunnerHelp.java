@@ -38,8 +38,10 @@ final class RunnerHelp {
         --pids <n>              processes a run's container may hold (no limit)
         --network <name>        network runs join, made if missing as a bridge whose
                                 containers cannot reach each other (docker's default)
-        --runtime <name>        container runtime of others' code, such as runsc (default)
+        --runtime <name>        container runtime of others' code, such as runsc
+                                (the docker daemon's default runtime)
         --trusted-runtime <name>  runtime of code an owner named with --trust vouches for
+                                (--runtime)
         --resolv <file>         file runs see as /etc/resolv.conf, read-only
         --cache-dir <dir>       keep workflows' caches here, overlays mounted as root
                                 (none kept; docs/caches.md)

@@ -1,5 +1,7 @@
 package dev.knotless.runner.exec;
 
+import dev.knotless.atproto.Printable;
+import dev.knotless.runner.workflow.ImageNames;
 import java.util.Objects;
 
 /**
@@ -22,6 +24,10 @@ public final class RunResources {
     Objects.requireNonNull(image, "image");
     if (image.isBlank()) {
       throw new IllegalArgumentException("--image: empty");
+    }
+    String why = ImageNames.problem(image).orElse(null);
+    if (why != null) {
+      throw new IllegalArgumentException("--image " + Printable.quote(image) + ": " + why);
     }
     if (!(cpus >= 0) || Double.isInfinite(cpus)) {
       throw new IllegalArgumentException("--cpus " + cpus + ": expected a number above 0");

@@ -112,6 +112,17 @@ class RunnerOptionsTest {
   }
 
   @Test
+  void helpSaysARunsRuntimeIsTheDaemonsOwnUnlessNamed() throws Exception {
+    String help = RunnerOptions.HELP;
+    String runtime = help.substring(help.indexOf("--runtime <name>"), help.indexOf("--resolv"));
+    assertTrue(runtime.contains("the docker daemon's default runtime"), runtime);
+    assertFalse(runtime.contains("runsc (default)"), runtime);
+    assertNull(
+        parse("alice.test/site").docker().runtimeFor(false),
+        "no --runtime leaves the daemon's default");
+  }
+
+  @Test
   void pullsAreCheckedOnlyInContainersAndWithAnAppviewToListThem() throws Exception {
     Map<String, String> env = Map.of("HOME", "/h", "KNOTLESS_APPVIEW", "http://127.0.0.1:9/");
     RunnerOptions.UsageException shell =
@@ -231,6 +242,12 @@ class RunnerOptionsTest {
             RunnerOptions.UsageException.class,
             () -> RunnerOptions.parse(List.of(args), Map.of("HOME", "/h")))
         .getMessage();
+  }
+
+  @Test
+  void anImageFlagThatIsNoImageNameIsRefusedNamingIt() {
+    assertEquals(
+        "--image \"a;b\": holds ';', which no image name may", message("--image", "a;b", "a.t/r"));
   }
 
   @Test

@@ -6,6 +6,7 @@ import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
 import dev.knotless.runner.exec.ExecStep;
@@ -15,6 +16,7 @@ import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.exec.StepHost;
 import dev.knotless.runner.exec.cache.CacheStore;
 import dev.knotless.runner.exec.cache.RunCaches;
+import dev.knotless.runner.workflow.ImageNames;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,20 +94,16 @@ final class ContainerHost implements StepHost {
     long deadline = System.nanoTime() + limit.toNanos();
     String image = image();
     try {
-      if (settings.network() != null) {
-        Networks.ensure(control, settings.network(), runnerDid);
-      }
+      // Before the daemon is asked anything: docker's client fails on some names with a message
+      // of its own that names nothing.
+      ImageNames.check(image);
+    } catch (IllegalArgumentException e) {
+      throw new StartFailed(e.getMessage(), e);
+    }
+    try {
       Images.ensure(control, image, log, Duration.ofNanos(deadline - System.nanoTime()));
       openCaches(image, log);
-      synchronized (this) {
-        if (closed) {
-          throw new StartFailed("the run was cancelled while its container was being made");
-        }
-        containerId = create(image);
-        live.add(containerId);
-      }
-      startedEpochSecond = java.time.Instant.now().getEpochSecond() - 1;
-      control.startContainerCmd(containerId).exec();
+      createAndStart(image);
     } catch (DockerException | IllegalArgumentException e) {
       throw new StartFailed(
           "the container did not start from image " + image + ": " + Daemon.why(e), e);
@@ -132,6 +130,74 @@ final class ContainerHost implements StepHost {
             + image
             + (runtime == null ? "" : ", runtime " + runtime)
             + (settings.network() == null ? "" : ", network " + settings.network()));
+  }
+
+  /**
+   * Makes the run's container and starts it. Its network is ensured just before, and joined by its
+   * ID. Another process of this runner may remove that network before the start (see {@link
+   * Networks}): a create or start that finds it gone ensures it again, at most three times.
+   */
+  private void createAndStart(String image) throws StartFailed {
+    for (int attempt = 1; ; attempt++) {
+      String network =
+          settings.network() == null
+              ? null
+              : Networks.ensure(control, settings.dockerHost(), settings.network(), runnerDid);
+      try {
+        synchronized (this) {
+          if (closed) {
+            throw new StartFailed("the run was cancelled while its container was being made");
+          }
+          containerId = create(image, network);
+          live.add(containerId);
+        }
+        if (network != null) {
+          pinNetwork(network);
+        }
+        startedEpochSecond = java.time.Instant.now().getEpochSecond() - 1;
+        control.startContainerCmd(containerId).exec();
+        return;
+      } catch (NotFoundException e) {
+        if (network == null || attempt == 3 || !Networks.gone(e)) {
+          throw e;
+        }
+        LOG.info("network {} went before the run's container started: made again", network);
+        discardContainer();
+      }
+    }
+  }
+
+  /**
+   * Pins the made container's network by ID. The daemon records a container's network by name and
+   * looks the name up again at start, which fails as ambiguous while another process's network of
+   * the same name exists; an endpoint that names the network's ID is used as it is.
+   */
+  private void pinNetwork(String network) {
+    control
+        .connectToNetworkCmd()
+        .withNetworkId(network)
+        .withContainerId(containerId)
+        .withContainerNetwork(new ContainerNetwork().withNetworkID(network))
+        .exec();
+  }
+
+  /** Removes a container made for a start that failed, so the start can be tried again. */
+  private void discardContainer() {
+    String id;
+    synchronized (this) {
+      id = containerId;
+      containerId = null;
+    }
+    if (id == null) {
+      return;
+    }
+    try {
+      control.removeContainerCmd(id).withForce(true).exec();
+    } catch (NotFoundException gone) {
+      // A cancel's close removed it already.
+    } finally {
+      live.remove(id);
+    }
   }
 
   /**
@@ -169,7 +235,8 @@ final class ContainerHost implements StepHost {
     return caches;
   }
 
-  private String create(String image) {
+  /** Makes the container; {@code network} is the ID of the network it joins, or null. */
+  private String create(String image, String network) {
     List<Bind> binds = new ArrayList<>();
     binds.add(new Bind(paths.checkout().toString(), new Volume(WORK), AccessMode.rw));
     binds.add(new Bind(paths.outputs().toString(), new Volume(OUTPUTS), AccessMode.rw));
@@ -201,8 +268,8 @@ final class ContainerHost implements StepHost {
     if (settings.pids() > 0) {
       host.withPidsLimit((long) settings.pids());
     }
-    if (settings.network() != null) {
-      host.withNetworkMode(settings.network());
+    if (network != null) {
+      host.withNetworkMode(network);
     }
     String runtime = settings.runtimeFor(spec.trustedCode());
     if (runtime != null) {

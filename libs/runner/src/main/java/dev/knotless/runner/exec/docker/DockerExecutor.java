@@ -263,18 +263,19 @@ public final class DockerExecutor implements Executor, AutoCloseable {
             .listNetworksCmd()
             .withFilter("label", List.of(Labels.RUNNER + "=" + runnerDid))
             .exec();
-    for (Network n : networks) {
-      // A run about to join it must find it: networks go only while no run of ours is going.
-      if (!live.idle()) {
-        return;
-      }
-      try {
-        control.removeNetworkCmd(n.getId()).exec();
-        LOG.info("removed network {}, which no run uses", n.getName());
-      } catch (RuntimeException inUse) {
-        LOG.debug("network {} stays: {}", n.getName(), Daemon.why(inUse));
-      }
-    }
+    // Decided and done under the lock a run's start waits on: a run that started after the check
+    // would otherwise ensure the network and then find it removed (docs in Networks).
+    live.whileIdle(
+        () -> {
+          for (Network n : networks) {
+            try {
+              control.removeNetworkCmd(n.getId()).exec();
+              LOG.info("removed network {}, which no run uses", n.getName());
+            } catch (RuntimeException inUse) {
+              LOG.debug("network {} stays: {}", n.getName(), Daemon.why(inUse));
+            }
+          }
+        });
   }
 
   private static boolean mountsUnder(Container c, String workPrefix) {
@@ -301,7 +302,8 @@ public final class DockerExecutor implements Executor, AutoCloseable {
 
   /**
    * The containers of this executor's live runs, and how many runs are going: a sweep spares the
-   * first and removes networks only when the second is 0. Thread-safe.
+   * first and removes networks only when the second is 0, under this object's lock, which a run's
+   * start takes first. Thread-safe.
    */
   static final class Live {
     private final Set<String> containers = new HashSet<>();
@@ -327,8 +329,14 @@ public final class DockerExecutor implements Executor, AutoCloseable {
       return containers.contains(id);
     }
 
-    synchronized boolean idle() {
-      return runs == 0;
+    /**
+     * Does {@code action} if no run is going, with no run starting until it is done: a run's {@link
+     * #starting} waits for it.
+     */
+    synchronized void whileIdle(Runnable action) {
+      if (runs == 0) {
+        action.run();
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.PullImageResultCallback;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.PullResponseItem;
+import dev.knotless.atproto.Printable;
 import dev.knotless.runner.exec.StepHost;
 import java.time.Duration;
 import java.util.Objects;
@@ -37,7 +38,8 @@ final class Images {
             // One line per change of what the pull says, not per progress tick.
             String said = item.getStatus();
             if (said != null && !said.isBlank() && item.getProgressDetail() == null) {
-              String line = (item.getId() == null ? "" : item.getId() + ": ") + said;
+              String line =
+                  Daemon.oneLine((item.getId() == null ? "" : item.getId() + ": ") + said);
               if (!line.equals(last[0])) {
                 last[0] = line;
                 log.accept("  " + line);
@@ -49,10 +51,15 @@ final class Images {
     try {
       if (!pull.awaitCompletion(Math.max(1, limit.toMillis()), TimeUnit.MILLISECONDS)) {
         throw new StepHost.StartFailed(
-            "pulling image " + image + " took over " + limit.toSeconds() + "s, the step limit");
+            "pulling image "
+                + Printable.quote(image)
+                + " took over "
+                + limit.toSeconds()
+                + "s, the step limit");
       }
     } catch (RuntimeException e) {
-      throw new StepHost.StartFailed("could not pull image " + image + ": " + Daemon.why(e), e);
+      throw new StepHost.StartFailed(
+          "could not pull image " + Printable.quote(image) + ": " + Daemon.why(e), e);
     } finally {
       try {
         pull.close();
