@@ -7,15 +7,22 @@ import dev.knotless.testing.LocalDocker;
 import java.nio.file.Path;
 import java.time.Clock;
 
-/** The docker executor keeps the executor contract, its runs in the harness's busybox image. */
+/**
+ * The docker executor keeps the executor contract, its runs in the harness's busybox image under
+ * the daemon's default runtime.
+ */
 class DockerExecutorContractIT extends ExecutorContract {
+
+  /** The executor's settings; a subclass picks another runtime. */
+  protected DockerSettings settings() {
+    return DockerSettings.defaults().withImage(LocalDocker.BUSYBOX);
+  }
 
   @Override
   protected Executor executor(Path work) {
     LocalDocker.ensure();
     String did = "did:plc:contract" + Long.toHexString(System.nanoTime());
-    return new DockerExecutor(
-        DockerSettings.defaults().withImage(LocalDocker.BUSYBOX), did, work, Clock.systemUTC());
+    return new DockerExecutor(settings(), did, work, Clock.systemUTC());
   }
 
   @Override

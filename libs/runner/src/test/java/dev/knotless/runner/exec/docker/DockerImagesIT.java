@@ -9,34 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** What a run's check says when its image is a bad name or cannot be pulled. */
-class DockerImagesIT {
-
-  private DockerFixture f;
-
-  @BeforeEach
-  void start() throws Exception {
-    f = DockerFixture.create();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    try {
-      assertEquals(List.of(), f.containers(), "a container of the run was left behind");
-    } finally {
-      f.close();
-    }
-  }
-
-  private static String log(RunResult r) {
-    return new String(r.log(), StandardCharsets.UTF_8);
-  }
+class DockerImagesIT extends WithDocker {
 
   @Test
   void aFailedPullsNoteCarriesTheDaemonsWholeErrorOnOneLine() throws Exception {

@@ -14,39 +14,15 @@ import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.testing.LocalDocker;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** What a run may take, as the real daemon enforces it. */
-class DockerLimitsIT {
-
-  private DockerFixture f;
-
-  @BeforeEach
-  void start() throws Exception {
-    f = DockerFixture.create();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    try {
-      assertEquals(List.of(), f.containers(), "a container of the run was left behind");
-    } finally {
-      f.close();
-    }
-  }
-
-  private static String log(RunResult r) {
-    return new String(r.log(), StandardCharsets.UTF_8);
-  }
+class DockerLimitsIT extends WithDocker {
 
   /** Runs {@code spec}, inspecting its container while its one step waits to be let go. */
   private InspectContainerResponse inspectWhileRunning(DockerExecutor executor, RunSpec spec)

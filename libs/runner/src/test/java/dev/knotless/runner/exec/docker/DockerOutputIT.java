@@ -14,8 +14,6 @@ import dev.knotless.testing.LocalDocker;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,19 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ended; what two streams print in blocks at once must still reach the log whole, under runc (the
  * daemon's default) and under gVisor.
  */
-class DockerOutputIT {
-
-  private DockerFixture f;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    f = DockerFixture.create();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    f.close();
-  }
+class DockerOutputIT extends WithDocker {
 
   private DockerSettings settings(String runtime) {
     return f.settings().withRuntimes(runtime.equals("default") ? null : runtime, null);
