@@ -8,9 +8,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The docker daemon and local images tests run steps in: {@code testing/docker/dockerd.sh start}
- * installs and starts a daemon when none answers, and {@code testing/docker/images.sh} imports the
- * images from Debian packages when missing. Both run once per test JVM; nothing is ever pulled from
- * a registry. Thread-safe.
+ * installs Debian's docker.io and runsc and starts a daemon when none answers, and {@code
+ * testing/docker/images.sh} imports the images from Debian packages when missing. Both run once per
+ * test JVM; nothing is ever pulled from a registry.
+ *
+ * <p>The daemon must register {@link #SANDBOX_RUNTIME} as gVisor's runsc and {@link
+ * #TRUSTED_RUNTIME} as runc. {@link #ensure} checks the first by running a container under it and
+ * reading its kernel's log, which under gVisor starts "Starting gVisor", and fails, never skips,
+ * when it does not: a test of the sandbox that ran under runc would pass for the wrong reason. A
+ * daemon the user already runs works as well if it registers both names so. Thread-safe.
  */
 public final class LocalDocker {
 
@@ -20,11 +26,23 @@ public final class LocalDocker {
   /** The busybox image with git from Debian's packages. */
   public static final String GIT = "knotless-test/git:1";
 
-  /** A runtime name the harness's daemon registers for runc, standing in for gVisor's runsc. */
+  /** The runtime name the harness's daemon registers for gVisor's runsc, for others' code. */
   public static final String SANDBOX_RUNTIME = "knotless-sandbox";
 
-  /** A second such name, standing in for the runtime of trusted code. */
+  /** The runtime name it registers for runc, for the code of owners the runner trusts. */
   public static final String TRUSTED_RUNTIME = "knotless-trusted";
+
+  /** What gVisor's kernel log starts with; runc's containers may not read the host's at all. */
+  public static final String GVISOR_BANNER = "Starting gVisor";
+
+  /** What to tell someone whose daemon lacks the runtimes, or registers the wrong one. */
+  private static final String HOW =
+      ": stop it and let testing/docker/dockerd.sh start one (as root; it installs runsc), or"
+          + " register both names in its daemon.json, \"runtimes\": {\""
+          + SANDBOX_RUNTIME
+          + "\": {\"path\": \"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=host\"]}, \""
+          + TRUSTED_RUNTIME
+          + "\": {\"path\": \"runc\"}}, and restart it";
 
   private static boolean ready;
 
@@ -46,17 +64,41 @@ public final class LocalDocker {
     for (String name : List.of(SANDBOX_RUNTIME, TRUSTED_RUNTIME)) {
       if (!runtimes.contains("\"" + name + "\"")) {
         throw new IllegalStateException(
-            "the docker daemon that answers has no runtime "
-                + name
-                + ": stop it and let testing/docker/dockerd.sh start one, or start it with"
-                + " --add-runtime "
-                + SANDBOX_RUNTIME
-                + "=runc --add-runtime "
-                + TRUSTED_RUNTIME
-                + "=runc");
+            "the docker daemon that answers has no runtime " + name + HOW);
       }
     }
+    String kernel = kernelLog(SANDBOX_RUNTIME);
+    if (!kernel.contains(GVISOR_BANNER)) {
+      throw new IllegalStateException(
+          "the docker daemon's runtime "
+              + SANDBOX_RUNTIME
+              + " is not gVisor: a container under it has no \""
+              + GVISOR_BANNER
+              + "\" in its dmesg (it printed: "
+              + kernel.strip().lines().findFirst().orElse("nothing")
+              + ")"
+              + HOW);
+    }
     ready = true;
+  }
+
+  /**
+   * The kernel log a busybox container sees under {@code runtime}: gVisor's own under runsc, and
+   * under runc the host's, or more often a refusal to read it ({@code dmesg} then prints why).
+   */
+  private static String kernelLog(String runtime) {
+    return run(
+        "docker",
+        "run",
+        "--rm",
+        "--runtime",
+        runtime,
+        "--network",
+        "none",
+        BUSYBOX,
+        "sh",
+        "-c",
+        "dmesg 2>&1 | head -20; true");
   }
 
   private static String run(String... command) {

@@ -18,8 +18,10 @@ import java.util.Objects;
  *     header, such as why its {@code on.refs} did not match
  * @param withheld names of the run's variables this step is not given: the secrets a shared step
  *     was not passed
- * @param endLeftovers whether what the step leaves running is ended once it ends (a step given
- *     secrets in a workflow with shared steps), so nothing holds them for a later step to read
+ * @param endLeftovers whether what the step leaves running is ended once it ends: in a workflow
+ *     with shared steps, a step given secrets (so nothing holds them for a later step to read) and
+ *     a step followed by one given secrets (so nothing it left reads them from that step's
+ *     processes); see {@link #forRun}
  */
 public record ExecStep(
     String name,
@@ -74,29 +76,47 @@ public record ExecStep(
   }
 
   /**
-   * As {@link #of(Step, String)}, in a run granted the secrets {@code secrets}: a step a shared
-   * step put in place is given only those it was passed, and in a workflow with shared steps, what
-   * a step given any secret leaves running is ended when it ends.
+   * The executor's view of a workflow's {@code steps} in a run at {@code ref} granted the secrets
+   * {@code secrets}: a step a shared step put in place is given only those it was passed. In a
+   * workflow with shared steps, steps see different secrets, so what one step leaves running must
+   * not outlive it where that would let it reach secrets it was not given: a step's leftovers are
+   * ended when it ends if the step was given any secret (a later step might read them from the
+   * leftover's environment) or if any later step is given one (the leftover might read them from
+   * that step's processes, {@code /proc/<pid>/environ}). A workflow without shared steps gives
+   * every step the same secrets, so there a leftover can learn nothing new, and no step pays for a
+   * sweep.
    */
-  public static ExecStep of(
-      Step step, String ref, java.util.Set<String> secrets, boolean sharedSteps) {
-    ExecStep plain = of(step, ref);
-    java.util.Set<String> withheld = new java.util.TreeSet<>();
-    if (step.sees() != null) {
-      for (String name : secrets) {
-        if (!step.sees().contains(name)) {
-          withheld.add(name);
+  public static java.util.List<ExecStep> forRun(
+      java.util.List<Step> steps, String ref, java.util.Set<String> secrets, boolean sharedSteps) {
+    java.util.List<ExecStep> out = new java.util.ArrayList<>(steps.size());
+    for (Step step : steps) {
+      ExecStep plain = of(step, ref);
+      java.util.Set<String> withheld = new java.util.TreeSet<>();
+      if (step.sees() != null) {
+        for (String name : secrets) {
+          if (!step.sees().contains(name)) {
+            withheld.add(name);
+          }
         }
       }
+      out.add(
+          new ExecStep(
+              plain.name(), plain.script(), plain.timeout(), plain.skipReason(), withheld, false));
     }
-    boolean given = secrets.size() > withheld.size();
-    return new ExecStep(
-        plain.name(),
-        plain.script(),
-        plain.timeout(),
-        plain.skipReason(),
-        withheld,
-        sharedSteps && given);
+    if (!sharedSteps) {
+      return java.util.List.copyOf(out);
+    }
+    boolean laterGiven = false;
+    for (int i = out.size() - 1; i >= 0; i--) {
+      ExecStep s = out.get(i);
+      boolean given = s.runs() && secrets.size() > s.withheld().size();
+      if (given || laterGiven) {
+        out.set(
+            i, new ExecStep(s.name(), s.script(), s.timeout(), s.skipReason(), s.withheld(), true));
+      }
+      laterGiven |= given;
+    }
+    return java.util.List.copyOf(out);
   }
 
   /** The environment this step is given of the run's {@code env}. */

@@ -185,7 +185,8 @@ final class StepsRun {
     }
     int leftovers = 0;
     if (step.endLeftovers() && !timedOut && !cancellation.isCancelled()) {
-      // Nothing started by a step given secrets outlives it to hand them to a later step.
+      // Steps see different secrets here: nothing a step started outlives it to hand its
+      // secrets to a later step, or to read a later step's (ExecStep.forRun).
       leftovers = host.endLeftovers();
     }
     boolean drained = pump.finish(OUTPUT_GRACE);
@@ -193,8 +194,8 @@ final class StepsRun {
       log.lines(
           "ended "
               + leftovers
-              + " processes the step left running: it was given secrets, and nothing keeps them"
-              + " past its end");
+              + " processes the step left running: where steps see different secrets, nothing"
+              + " outlives its step");
     }
     if (!drained) {
       log.lines("output still open after the step ended: a process outside its group holds it");

@@ -27,7 +27,6 @@ import dev.knotless.runner.secrets.SecretGrant;
 import dev.knotless.runner.secrets.SecretsFile;
 import dev.knotless.runner.secrets.SecretsFileException;
 import dev.knotless.runner.secrets.SecretsFiles;
-import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.merge.CommitFiles;
@@ -324,10 +323,8 @@ public final class RunPlanner {
       // What the run was asked with goes first, masked as the rest of the log is.
       preamble.addAll(0, AskedRunHeader.lines(w.name(), ref, asked, env.dropped()));
     }
-    List<ExecStep> steps = new ArrayList<>();
-    for (Step s : w.steps()) {
-      steps.add(ExecStep.of(s, ref, env.secrets().keySet(), w.hasSharedSteps()));
-    }
+    List<ExecStep> steps =
+        ExecStep.forRun(w.steps(), ref, env.secrets().keySet(), w.hasSharedSteps());
     Map<String, String> all = new LinkedHashMap<>(env.variables());
     all.putAll(env.secrets());
     boolean byName = runClass == RunClass.ASKED;

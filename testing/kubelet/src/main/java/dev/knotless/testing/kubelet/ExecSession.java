@@ -30,10 +30,13 @@ final class ExecSession extends WebSocketListener {
   private final List<String> command = new ArrayList<>();
   private final boolean stdin;
   private final LinkedBlockingQueue<byte[]> input = new LinkedBlockingQueue<>();
+  private final Runnable closed;
+  private volatile WebSocket socket;
 
-  ExecSession(DockerClient docker, String container, String query) {
+  ExecSession(DockerClient docker, String container, String query, Runnable closed) {
     this.docker = docker;
     this.container = container;
+    this.closed = closed;
     boolean in = false;
     for (String pair : query.split("&")) {
       int eq = pair.indexOf('=');
@@ -50,6 +53,7 @@ final class ExecSession extends WebSocketListener {
 
   @Override
   public void onOpen(WebSocket ws, Response response) {
+    socket = ws;
     try {
       start(ws);
     } catch (RuntimeException e) {
@@ -128,6 +132,20 @@ final class ExecSession extends WebSocketListener {
     System.arraycopy(b, 0, msg, 1, b.length);
     ws.send(msg);
     ws.close(1000, "");
+    closed.run();
+  }
+
+  /**
+   * Drops the connection with no status, as a node that is lost drops its kubelet's: under runsc a
+   * docker exec of a killed container may never end, where a node's connections do.
+   */
+  void drop() {
+    WebSocket ws = socket;
+    input.add(EOF);
+    if (ws != null) {
+      ws.close(1001, "node lost");
+    }
+    closed.run();
   }
 
   @Override
@@ -142,11 +160,13 @@ final class ExecSession extends WebSocketListener {
   @Override
   public void onClosed(WebSocket ws, int code, String reason) {
     input.add(EOF);
+    closed.run();
   }
 
   @Override
   public void onFailure(WebSocket ws, Throwable t, Response response) {
     input.add(EOF);
+    closed.run();
   }
 
   /** The exec's stdin: what the client sends on channel 0, ending when the socket closes. */

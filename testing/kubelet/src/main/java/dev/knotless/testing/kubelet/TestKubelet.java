@@ -55,6 +55,7 @@ public final class TestKubelet implements AutoCloseable {
   private final long pidsLimit;
   private final String id = "kubelet-" + Long.toHexString(System.nanoTime());
   private final Map<String, String> containers = new ConcurrentHashMap<>();
+  private final Map<String, java.util.Set<ExecSession>> sessions = new ConcurrentHashMap<>();
   private final ExecutorService work = Executors.newFixedThreadPool(4);
   private Watch watch;
 
@@ -94,13 +95,16 @@ public final class TestKubelet implements AutoCloseable {
   }
 
   /**
-   * Kills pod {@code namespace/name}'s container as a node lost would: its processes end, the pod
-   * object stays as it was.
+   * Kills pod {@code namespace/name}'s container as a node lost would: its processes end, the
+   * connections of its execs drop, the pod object stays as it was.
    */
   public void loseNode(String namespace, String name) {
     String c = containers.get(namespace + "/" + name);
     if (c != null) {
       docker.killContainerCmd(c).withSignal("KILL").exec();
+      for (ExecSession s : List.copyOf(sessions.getOrDefault(c, java.util.Set.of()))) {
+        s.drop();
+      }
     }
   }
 
@@ -134,7 +138,12 @@ public final class TestKubelet implements AutoCloseable {
                   + name
                   + " has no running container\"}");
     }
-    return new MockResponse().withWebSocketUpgrade(new ExecSession(docker, c, query));
+    java.util.Set<ExecSession> open =
+        sessions.computeIfAbsent(c, k -> ConcurrentHashMap.newKeySet());
+    ExecSession[] session = new ExecSession[1];
+    session[0] = new ExecSession(docker, c, query, () -> open.remove(session[0]));
+    open.add(session[0]);
+    return new MockResponse().withWebSocketUpgrade(session[0]);
   }
 
   private void run(Pod pod) {

@@ -10,6 +10,7 @@ import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
 import dev.knotless.runner.exec.ExecStep;
+import dev.knotless.runner.exec.IdleShell;
 import dev.knotless.runner.exec.RunPaths;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
@@ -29,8 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One run's container: made from the run's image with the checkout at {@code /work}, kept alive by
- * an idle shell under docker's init, and each step a {@code sh -ec <script>} exec in it. The
- * container holds no variable of the run's: each exec is given the run's environment, secrets
+ * the {@link IdleShell} under docker's init, and each step a {@code sh -ec <script>} exec in it.
+ * The container holds no variable of the run's: each exec is given the run's environment, secrets
  * included, through the Engine API's request body, never an argument, so neither {@code docker
  * inspect} nor {@code /proc/1/environ} shows one. Killing a step kills the container (the kernel
  * then kills every process in its PID namespace), and closing removes it. Not thread-safe but for
@@ -43,9 +44,6 @@ final class ContainerHost implements StepHost {
 
   /** Where the run's outputs directory is mounted; KNOTLESS_RUN_OUTPUTS names it. */
   static final String OUTPUTS = "/knotless/outputs";
-
-  /** What the container runs while no step does: it only waits, and reaps nothing (init does). */
-  static final String IDLE = "trap 'exit 0' TERM; while :; do sleep 3600; done";
 
   /** The exit status of a process killed by SIGKILL, as a shell reports it. */
   static final int KILLED = 137;
@@ -115,10 +113,10 @@ final class ContainerHost implements StepHost {
           "the container took over " + limit.toSeconds() + "s to start, the step time limit");
     }
     if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
-      // The idle shell is init's only child now; later, orphans of steps are its children too.
+      // Found before any step runs, so nothing of a step's can pass for it.
       try {
-        idlePid = Long.parseLong(quietExec("cat /proc/1/task/1/children").strip());
-      } catch (IOException | NumberFormatException e) {
+        idlePid = IdleShell.parsePid(quietExec(List.of("sh", "-c", IdleShell.FIND)));
+      } catch (IOException | IllegalArgumentException e) {
         throw new StartFailed("could not find the container's idle shell: " + e.getMessage(), e);
       }
     }
@@ -280,7 +278,7 @@ final class ContainerHost implements StepHost {
             .createContainerCmd(image)
             .withName("knotless-" + paths.runName())
             .withLabels(Labels.container(runnerDid, paths.runName()))
-            .withEntrypoint("sh", "-c", IDLE)
+            .withEntrypoint("sh", "-c", IdleShell.SCRIPT)
             .withCmd(List.of())
             .withWorkingDir(WORK)
             .withAttachStdin(false)
@@ -292,26 +290,17 @@ final class ContainerHost implements StepHost {
   }
 
   /**
-   * Kills every process in the container but its init and idle shell: what a step given secrets
-   * left running. Three sweeps, so a process forking as the first sweep runs is caught by the next.
-   * The killing exec gets no variable of the run's.
+   * Kills every process in the container but its init, its idle shell and the idle shell's sleep
+   * ({@link IdleShell#SWEEP}): what a step left running where a later step is given secrets, or
+   * what a step given secrets left. The killing exec gets no variable of the run's.
    */
   @Override
   public int endLeftovers() throws IOException {
-    if (idlePid <= 0) {
+    if (idlePid <= 1) {
       return 0;
     }
-    // Builtins only, so the sweep starts no process of its own; the idle shell's sleep is spared.
-    String idle = Long.toString(idlePid);
-    String script =
-        "n=0; for round in 1 2 3; do for d in /proc/[0-9]*; do p=${d#/proc/}; case $p in 1|"
-            + idle
-            + "|$$) continue;; esac; pp=; while read -r k v; do if [ \"$k\" = PPid: ]; then"
-            + " pp=$v; break; fi; done < $d/status 2>/dev/null; [ \"$pp\" = "
-            + idle
-            + " ] && continue; kill -9 $p 2>/dev/null && n=$((n+1)); done; done; echo $n";
     try {
-      return Integer.parseInt(quietExec(script).strip());
+      return Integer.parseInt(quietExec(IdleShell.sweepCommand(idlePid)).strip());
     } catch (NumberFormatException e) {
       throw new IOException("the container did not say what it ended", e);
     }
@@ -319,13 +308,13 @@ final class ContainerHost implements StepHost {
 
   private long idlePid;
 
-  /** Runs a script of the runner's in the container, with no variable of the run's. */
-  private String quietExec(String script) throws IOException {
+  /** Runs a command of the runner's in the container, with no variable of the run's. */
+  private String quietExec(List<String> command) throws IOException {
     try {
       String execId =
           control
               .execCreateCmd(containerId)
-              .withCmd("sh", "-c", script)
+              .withCmd(command.toArray(String[]::new))
               .withEnv(List.of())
               .withAttachStdin(false)
               .withAttachStdout(true)

@@ -22,6 +22,7 @@ final class ExecStepRun implements Step {
   private final Runnable killContainer;
   private final String execId;
   private final ExecOutput output;
+  private volatile boolean killed;
 
   ExecStepRun(
       DockerClient control,
@@ -58,7 +59,7 @@ final class ExecStepRun implements Step {
   @Override
   public boolean waitFor(Duration limit) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
-    if (!output.awaitEnd(limit)) {
+    if (!awaitEnd(deadline)) {
       return false;
     }
     // The stream ends with the step, or before it when a step closes its output: then ask.
@@ -77,6 +78,10 @@ final class ExecStepRun implements Step {
       throw new IOException(
           Daemon.unreachable(settings.dockerHost(), output.lost()), output.lost());
     }
+    if (killed && containerStopped()) {
+      // Under runsc the daemon may count a killed container's exec as running for good.
+      return false;
+    }
     try {
       return Boolean.TRUE.equals(control.inspectExecCmd(execId).exec().isRunning());
     } catch (RuntimeException e) {
@@ -86,9 +91,9 @@ final class ExecStepRun implements Step {
 
   @Override
   public int waitForExit() throws IOException, InterruptedException {
-    // After a kill the container is dead, so the stream ends at once; a daemon that does not
-    // end it in a minute is not answering.
-    if (!output.awaitEnd(Duration.ofMinutes(1))) {
+    // After a kill the container is dead, so the stream ends (see awaitEnd); a daemon that does
+    // not end it in a minute is not answering.
+    if (!awaitEnd(System.nanoTime() + Duration.ofMinutes(1).toNanos())) {
       throw new IOException("the docker daemon did not end a killed step's output in a minute");
     }
     try {
@@ -105,11 +110,49 @@ final class ExecStepRun implements Step {
     }
   }
 
+  /**
+   * Waits until {@code deadline} (a {@link System#nanoTime}) for the output to end; true if it did.
+   * Under runc a killed container's exec stream ends at once. Under gVisor's runsc it at times
+   * never ends, even once the container is removed: so after a kill, once the daemon says the
+   * container stopped, the stream is ended here, as a stream ends (a close would read as a stream
+   * lost). The hung connection is the daemon's to drop.
+   */
+  private boolean awaitEnd(long deadline) throws InterruptedException {
+    while (true) {
+      long left = deadline - System.nanoTime();
+      // In slices, so a kill from another thread is seen while the step runs.
+      if (output.awaitEnd(Duration.ofNanos(Math.min(left, 100_000_000L)))) {
+        return true;
+      }
+      if (killed && containerStopped()) {
+        output.onComplete();
+        return true;
+      }
+      if (deadline - System.nanoTime() <= 0) {
+        return false;
+      }
+    }
+  }
+
+  /** True once the daemon says the container is not running, or is gone. */
+  private boolean containerStopped() {
+    try {
+      return !Boolean.TRUE.equals(
+          control.inspectContainerCmd(containerId).exec().getState().getRunning());
+    } catch (NotFoundException gone) {
+      return true;
+    } catch (RuntimeException e) {
+      // Not answering now: the minute's limit decides.
+      return false;
+    }
+  }
+
   @Override
   public void kill() {
     // The Engine API cannot signal one exec: killing the container's init is one kill(2) by the
     // daemon, and the kernel then kills every process in the container, the step's group and
     // whatever left it. A killed step ends the run, so the container is removed right after.
+    killed = true;
     killContainer.run();
   }
 

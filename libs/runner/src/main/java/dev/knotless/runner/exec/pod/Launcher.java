@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec.pod;
 
+import dev.knotless.runner.exec.IdleShell;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -47,10 +48,10 @@ public final class Launcher {
   public static final int LAUNCH_FAILED = 125;
 
   /**
-   * What pid 1 runs: nothing but waiting, so the container lives until the pod is deleted. It holds
-   * no variable of the run's; a TERM ends it at once.
+   * What the pod's container runs ({@link IdleShell#SCRIPT}): nothing but waiting, so the container
+   * lives until the pod is deleted. It holds no variable of the run's; a TERM ends it at once.
    */
-  public static final String IDLE = "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done";
+  public static final String IDLE = IdleShell.SCRIPT;
 
   /**
    * Starts step {@code $1}: reads a byte count on one line, then exactly that many bytes of {@code
@@ -131,30 +132,6 @@ public final class Launcher {
           "[ -s \"$d/pgid\" ] && kill -9 -\"$(cat \"$d/pgid\")\"",
           "exit 0");
 
-  /**
-   * Prints the idle shell's pid: the lowest but 1 (the pod's pause process, or the test kubelet's
-   * init) and the exec's own. The idle shell is the container's first process and never ends, so no
-   * later process has a lower pid while it lives. Builtins only.
-   */
-  static final String IDLE_PID =
-      "m=; for d in /proc/[0-9]*; do p=${d#/proc/}; if [ \"$p\" = 1 ] || [ \"$p\" = $$ ]; then"
-          + " continue; fi; if [ -z \"$m\" ] || [ \"$p\" -lt \"$m\" ]; then m=$p; fi; done;"
-          + " echo \"$m\"";
-
-  /**
-   * Kills, with SIGKILL, every process in the pod but pid 1, the idle shell {@code $1}, the idle
-   * shell's children (its sleep) and the runner's own execs (parent 0: started from outside the
-   * pod's namespace, as no step's process can be), and prints how many it killed: what a step given
-   * secrets left running, which its end left to pid 1. Three rounds, so a process forking as the
-   * first runs is caught by the next. Builtins only, so the sweep starts no process of its own.
-   */
-  static final String END_LEFTOVERS =
-      "idle=$1; n=0; for round in 1 2 3; do for d in /proc/[0-9]*; do p=${d#/proc/};"
-          + " case $p in 1|$idle|$$) continue;; esac; pp=; while read -r k v; do"
-          + " if [ \"$k\" = PPid: ]; then pp=$v; break; fi; done < $d/status 2>/dev/null;"
-          + " case $pp in 0|$idle|'') continue;; esac; kill -9 $p 2>/dev/null && n=$((n+1)); done; done;"
-          + " echo $n";
-
   /** Reads a byte count on one line, then unpacks exactly that many bytes of tar into /work. */
   static final String UNPACK =
       "read -r n && mkdir -p "
@@ -205,20 +182,17 @@ public final class Launcher {
     return List.of("sh", "-c", KILL, "knotless-kill", Integer.toString(index));
   }
 
-  /** The exec that prints the idle shell's pid ({@link #IDLE_PID}). */
+  /** The exec that prints the idle shell's pid ({@link IdleShell#FIND}). */
   public static List<String> idlePidCommand() {
-    return List.of("sh", "-c", IDLE_PID, "knotless-idle");
+    return List.of("sh", "-c", IdleShell.FIND, "knotless-idle");
   }
 
   /**
    * The exec that kills what steps left running, sparing the pod's own processes around idle shell
-   * {@code idlePid}, and prints how many it killed.
+   * {@code idlePid} ({@link IdleShell#SWEEP}), and prints how many it killed.
    */
   public static List<String> endLeftoversCommand(long idlePid) {
-    if (idlePid <= 1) {
-      throw new IllegalArgumentException("not an idle shell's pid: " + idlePid);
-    }
-    return List.of("sh", "-c", END_LEFTOVERS, "knotless-leftovers", Long.toString(idlePid));
+    return IdleShell.sweepCommand(idlePid);
   }
 
   /** The exec that unpacks the checkout; its stdin must be {@link #framed} tar. */

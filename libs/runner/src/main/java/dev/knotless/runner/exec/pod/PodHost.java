@@ -1,6 +1,7 @@
 package dev.knotless.runner.exec.pod;
 
 import dev.knotless.runner.exec.ExecStep;
+import dev.knotless.runner.exec.IdleShell;
 import dev.knotless.runner.exec.RunPaths;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
@@ -149,22 +150,19 @@ final class PodHost implements StepHost {
   private long idlePid() throws IOException, InterruptedException, StartFailed {
     String out =
         PodCommands.run(api, pod.name(), Launcher.idlePidCommand(), null, 64, PodCommands.SHORT)
-            .text()
-            .strip();
+            .text();
     try {
-      long pid = Long.parseLong(out);
-      if (pid > 1) {
-        return pid;
-      }
-    } catch (NumberFormatException e) {
-      // Said below.
+      return IdleShell.parsePid(out);
+    } catch (IllegalArgumentException e) {
+      throw new StartFailed(
+          "could not find the idle shell of pod " + pod.name() + ": " + e.getMessage());
     }
-    throw new StartFailed("could not find the idle shell of pod " + pod.name());
   }
 
   /**
-   * Kills every process in the pod but its own (pid 1, the idle shell and its sleep): what a step
-   * given secrets left running. The killing exec gets no variable of the run's.
+   * Kills every process in the pod but its own (pid 1, the idle shell and its sleep, the runner's
+   * execs): what a step left running where a later step is given secrets, or what a step given
+   * secrets left. The killing exec gets no variable of the run's.
    */
   @Override
   public int endLeftovers() throws IOException {
