@@ -7,6 +7,7 @@ import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.pass.PassTrace;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.schedule.Admission;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Decision;

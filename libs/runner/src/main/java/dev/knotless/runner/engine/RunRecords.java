@@ -1,5 +1,7 @@
 package dev.knotless.runner.engine;
 
+import dev.knotless.runner.plan.AskedLedger;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.UsageLedger;
 import dev.knotless.runner.state.DroppedRun;

@@ -4,6 +4,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.plan.PlannedRun;
 
 /**
  * Where {@link Jobs} tells what becomes of each run it holds. The all-in-one runner files the

@@ -16,10 +16,12 @@ import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.Executor;
-import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
-import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.plan.AskedLedger;
+import dev.knotless.runner.plan.PlannedRun;
+import dev.knotless.runner.repopass.PassExtras;
+import dev.knotless.runner.repopass.RepoPass;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.StorageCache;
 import java.io.IOException;
@@ -89,7 +91,7 @@ public final class Runner implements AutoCloseable {
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
   private volatile dev.knotless.runner.liveoutput.LiveOutput live;
-  private dev.knotless.runner.sealed.SealedStart sealed;
+  private dev.knotless.runner.engine.SealedStart sealed;
 
   private Runner(
       RunnerOptions options,
@@ -160,7 +162,7 @@ public final class Runner implements AutoCloseable {
     StateStore state = StateFlags.open(o, env);
     PdsAccess access = PdsAccess.login(env, clock);
     XrpcClient runnerClient = access.runner();
-    var sealed = dev.knotless.runner.sealed.SealedStart.begin(o, runnerClient, clock);
+    var sealed = dev.knotless.runner.engine.SealedStart.begin(o, runnerClient, clock);
     StorageCache cache = access.cache();
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
@@ -384,7 +386,7 @@ public final class Runner implements AutoCloseable {
     jobs.close();
     passThreads.shutdownNow();
     timers.shutdownNow();
-    dev.knotless.runner.pass.RepoPass.stopTidying();
+    dev.knotless.runner.repopass.RepoPass.stopTidying();
     if (executor instanceof AutoCloseable closeable) {
       try {
         closeable.close();

@@ -5,16 +5,16 @@ import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.liveoutput.LiveOutput;
-import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
-import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.RunSink;
+import dev.knotless.runner.plan.AskedLedger;
+import dev.knotless.runner.repopass.PassExtras;
+import dev.knotless.runner.repopass.RepoPass;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
 import dev.knotless.runner.schedule.UsageLedger;
-import dev.knotless.runner.sealed.SealedStart;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.StorageCache;
 import java.io.IOException;
@@ -88,7 +88,7 @@ record RunnerParts(
         new Jobs(
             scheduler,
             executor,
-            dev.knotless.runner.queue.QueueWiring.ringing(
+            dev.knotless.runner.engine.QueueWiring.ringing(
                 new FiledChecks(
                         filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed)))
                     .withLiveOutput(live, runnerDid),
@@ -110,7 +110,7 @@ record RunnerParts(
             clock);
     AskedLedger asked = new AskedLedger();
     PassExtras extras =
-        dev.knotless.runner.queue.QueueWiring.extras(
+        dev.knotless.runner.engine.QueueWiring.extras(
             o, access, state, filer, planner, asked, jobs::submit, jobs::cancel, clock);
     RepoPass pass =
         new RepoPass(

@@ -1,9 +1,9 @@
 package dev.knotless.runner.pass;
 
 import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.exec.RunSpec;
-import dev.knotless.runner.queue.RunOrder;
+import dev.knotless.runner.plan.PlannedRun;
+import dev.knotless.runner.plan.RunOrder;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.SubjectKind;
 import dev.knotless.runner.workflow.Workflow;

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * needed: a pass that files nothing and runs no pull never touches it. Used by one pass, on its
  * thread.
  */
-final class PassMirror {
+public final class PassMirror {
   private static final Logger LOG = LoggerFactory.getLogger(PassMirror.class);
   static final long TIDY_DELAY_MILLIS = 250;
   private static final ScheduledThreadPoolExecutor TIDY =
@@ -32,7 +32,7 @@ final class PassMirror {
   private Mirror mirror;
   private Mirror.Syncing syncing;
 
-  PassMirror(Path cacheDir, Watched repo, Supplier<Fetcher> fetcher, Snapshot snap) {
+  public PassMirror(Path cacheDir, Watched repo, Supplier<Fetcher> fetcher, Snapshot snap) {
     this.cacheDir = cacheDir;
     this.repo = repo;
     this.fetcher = fetcher;
@@ -40,7 +40,7 @@ final class PassMirror {
   }
 
   /** The mirror with its sync begun: the newest packs in, the history check going on. */
-  Mirror begun() throws IOException {
+  public Mirror begun() throws IOException {
     if (mirror == null) {
       Mirror m = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
       syncing = m.begin(snap, fetcher.get());
@@ -50,19 +50,19 @@ final class PassMirror {
   }
 
   /** The sync {@link #begun} began. */
-  Mirror.Syncing syncing() throws IOException {
+  public Mirror.Syncing syncing() throws IOException {
     begun();
     return syncing;
   }
 
   /** The mirror synced: its history checked and its refs set. */
-  Mirror synced() throws IOException {
+  public Mirror synced() throws IOException {
     syncing().await();
     return mirror;
   }
 
   /** Whether the pass began a sync. */
-  boolean used() {
+  public boolean used() {
     return mirror != null;
   }
 
@@ -73,7 +73,7 @@ final class PassMirror {
    * answering, where the PDS shares the machine. Nothing waits for the graph; it only makes walks
    * of history faster. A failure is logged, and the next sync that moves a ref writes it again.
    */
-  void tidyLater() {
+  public void tidyLater() {
     Mirror m = mirror;
     Mirror.Syncing s = syncing;
     TIDY.schedule(
@@ -94,7 +94,7 @@ final class PassMirror {
    * writes in a mirror once a runner has stopped. A dropped write is made by the next sync that
    * moves a ref.
    */
-  static void stopTidying() throws InterruptedException {
+  public static void stopTidying() throws InterruptedException {
     for (Runnable queued : TIDY.getQueue()) {
       ((Future<?>) queued).cancel(false);
     }

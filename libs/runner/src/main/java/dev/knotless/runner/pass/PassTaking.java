@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * run it took and then copies that run's log, so it reads whole once the earlier check is pruned.
  * Nothing runs. Thread-safe.
  */
-final class PassTaking {
+public final class PassTaking {
 
   private static final Logger LOG = LoggerFactory.getLogger(PassTaking.class);
 
@@ -34,7 +34,7 @@ final class PassTaking {
   private final StateStore state;
   private volatile Function<String, List<String>> keptLayers = check -> List.of();
 
-  PassTaking(CheckFiler filer, StateStore state) {
+  public PassTaking(CheckFiler filer, StateStore state) {
     this.filer = filer;
     this.state = state;
   }
@@ -43,7 +43,7 @@ final class PassTaking {
    * Has a push taking a pass promote the cache layers that pass kept, by its check's AT-URI, with
    * {@code promote}, which returns lines for the push's log.
    */
-  void promotingKeptLayers(Function<String, List<String>> promote) {
+  public void promotingKeptLayers(Function<String, List<String>> promote) {
     this.keptLayers = promote;
   }
 

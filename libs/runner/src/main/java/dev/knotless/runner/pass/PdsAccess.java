@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * each owner's PDS for reading repositories, the local cache, and identity resolution. Both the
  * all-in-one runner and the distributed reconciler start from one. Thread-safe.
  */
-public final class PdsAccess implements RepoPass.SnapshotReaders {
+public final class PdsAccess implements SnapshotReaders {
 
   private static final Logger LOG = LoggerFactory.getLogger(PdsAccess.class);
 
@@ -126,8 +126,8 @@ public final class PdsAccess implements RepoPass.SnapshotReaders {
   }
 
   /** Other accounts' repositories, read from their owners' PDSes: where pulls' heads live. */
-  public dev.knotless.runner.pulls.PullPass.HeadRepos heads() {
-    return new dev.knotless.runner.pulls.PullPass.HeadRepos() {
+  public dev.knotless.runner.pass.HeadRepos heads() {
+    return new dev.knotless.runner.pass.HeadRepos() {
       @Override
       public dev.knotless.storage.Snapshot read(String did, String name) throws IOException {
         Identity id = identities.resolve(did);

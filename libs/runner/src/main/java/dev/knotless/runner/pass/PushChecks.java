@@ -3,10 +3,11 @@ package dev.knotless.runner.pass;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
 import dev.knotless.runner.checks.CheckFiler;
-import dev.knotless.runner.engine.FilingAhead;
-import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.checks.FilingAhead;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.reconcile.DueRef;
 import dev.knotless.runner.reconcile.RefState;
+import dev.knotless.runner.repopass.RepoPass;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * sink. Every check of the commit is filed before any run starts. Used by {@link RepoPass}, one
  * repository at a time.
  */
-final class PushChecks {
+public final class PushChecks {
 
   // Logged as the pass it is a step of, as before it had a class of its own.
   private static final Logger LOG = LoggerFactory.getLogger(RepoPass.class);
@@ -47,7 +48,7 @@ final class PushChecks {
   private volatile PassTrace trace = PassTrace.NONE;
 
   /** {@code runs} says which workflows this runner files checks of at all. */
-  PushChecks(
+  public PushChecks(
       CheckFiler filer,
       RunPlanner planner,
       PassTaking taking,
@@ -62,7 +63,7 @@ final class PushChecks {
     this.clock = clock;
   }
 
-  void tracing(PassTrace trace) {
+  public void tracing(PassTrace trace) {
     this.trace = trace;
   }
 
@@ -72,7 +73,7 @@ final class PushChecks {
    * check runs while the workflows and changed paths are read, and must pass before anything is
    * filed. {@code defaultRef} is the repository's default branch.
    */
-  void file(
+  public void file(
       Watched repo,
       Mirror mirror,
       Mirror.Syncing syncing,

@@ -90,7 +90,8 @@ public final class Reruns {
   }
 
   /** Reads the rerun requests on another thread, so they go out beside the snapshot's reads. */
-  static java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
+  public static java.util.concurrent.CompletableFuture<
+          List<dev.knotless.runner.reconcile.RerunRequest>>
       readBeside(XrpcClient owner, Watched repo, StateStore state) {
     return dev.knotless.storage.Threads.async(() -> read(owner, repo, state));
   }

@@ -1,6 +1,6 @@
 package dev.knotless.runner.pass;
 
-import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.plan.PlannedRun;
 
 /** Where a pass's runs go: the all-in-one job pool, or a queue in the distributed shape. */
 @FunctionalInterface
@@ -18,7 +18,7 @@ public interface RunSink {
   /**
    * Whether the runs go to this process's job pool, whose reports file each check ({@link
    * dev.knotless.runner.engine.FiledChecks}): only then may a push hand on its last run while that
-   * run's queued check is still being filed ({@link dev.knotless.runner.engine.FilingAhead}).
+   * run's queued check is still being filed ({@link dev.knotless.runner.checks.FilingAhead}).
    */
   default boolean runsHere() {
     return false;

@@ -1,6 +1,5 @@
 package dev.knotless.runner.pass;
 
-import dev.knotless.runner.pulls.PullPass;
 import dev.knotless.runner.workflow.SharedSteps;
 import dev.knotless.runner.workflow.StepFile;
 import dev.knotless.runner.workflow.StepLock;
@@ -32,10 +31,10 @@ public final class SharedStepFiles {
   /** The most a lock file may hold. */
   static final long MAX_LOCK_BYTES = 1 << 20;
 
-  private final PullPass.HeadRepos repos;
+  private final HeadRepos repos;
   private final Path cacheDir;
 
-  public SharedStepFiles(PullPass.HeadRepos repos, Path cacheDir) {
+  public SharedStepFiles(HeadRepos repos, Path cacheDir) {
     this.repos = repos;
     this.cacheDir = cacheDir;
   }

@@ -3,6 +3,8 @@ package dev.knotless.runner.pulls;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.pass.HeadRepos;
+import dev.knotless.runner.pass.PullRunTrust;
 import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PullPlanner;
@@ -17,7 +19,6 @@ import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Snapshot;
-import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.merge.MergeCommits;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
@@ -46,15 +47,6 @@ import org.slf4j.LoggerFactory;
 public final class PullPass {
 
   private static final Logger LOG = LoggerFactory.getLogger(PullPass.class);
-
-  /** Reads other accounts' repositories: where pulls' heads live. */
-  public interface HeadRepos {
-    /** The repository {@code name} of {@code did}, read from the owner's PDS, refs only. */
-    Snapshot read(String did, String name) throws IOException;
-
-    /** A fetcher reading packs from {@code did}'s PDS. */
-    Fetcher fetcher(String did) throws IOException;
-  }
 
   private final AppviewPulls appview;
   private final HeadRepos heads;
@@ -315,7 +307,7 @@ public final class PullPass {
       Found f,
       java.util.Set<String> workflows,
       PausedOwners paused,
-      java.util.function.UnaryOperator<dev.knotless.runner.engine.PlannedRun> each)
+      java.util.function.UnaryOperator<dev.knotless.runner.plan.PlannedRun> each)
       throws IOException {
     if (workflows.isEmpty()) {
       throw new IllegalArgumentException("no workflows to run on " + f.pull().uri());

@@ -5,8 +5,9 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.pass.HeadRepos;
 import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.pulls.PullPass;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.workflow.Workflow;
@@ -40,7 +41,7 @@ final class PreFlightGate {
   private final String runnerDid;
   private final XrpcClient runner;
   private final QueuePass.Accounts accounts;
-  private final PullPass.HeadRepos heads;
+  private final HeadRepos heads;
   private final PullPass pulls;
   // The last pulls' pre-flights, by head, base, branch and pull; the oldest go first.
   private final Map<String, Named> seen =
@@ -51,8 +52,7 @@ final class PreFlightGate {
         }
       };
 
-  PreFlightGate(
-      XrpcClient runner, QueuePass.Accounts accounts, PullPass.HeadRepos heads, PullPass pulls) {
+  PreFlightGate(XrpcClient runner, QueuePass.Accounts accounts, HeadRepos heads, PullPass pulls) {
     this.runnerDid = runner.did();
     this.runner = runner;
     this.accounts = accounts;

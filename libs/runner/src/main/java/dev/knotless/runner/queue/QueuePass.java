@@ -5,12 +5,13 @@ import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.checks.CheckFiler;
-import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.pass.HeadRepos;
 import dev.knotless.runner.pass.PullRunPlanner;
-import dev.knotless.runner.pass.RepoPass;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.RunSink;
+import dev.knotless.runner.pass.SnapshotReaders;
 import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.pulls.PullPass;
 import dev.knotless.runner.queue.QueuePlan.Build;
@@ -88,8 +89,8 @@ public final class QueuePass {
   private final String runnerDid;
   private final XrpcClient runner;
   private final Accounts accounts;
-  private final RepoPass.SnapshotReaders readers;
-  private final PullPass.HeadRepos heads;
+  private final SnapshotReaders readers;
+  private final HeadRepos heads;
   private final StateStore state;
   private final CheckFiler filer;
   private final RunPlanner planner;
@@ -113,8 +114,8 @@ public final class QueuePass {
   public QueuePass(
       XrpcClient runner,
       Accounts accounts,
-      RepoPass.SnapshotReaders readers,
-      PullPass.HeadRepos heads,
+      SnapshotReaders readers,
+      HeadRepos heads,
       StateStore state,
       CheckFiler filer,
       RunPlanner planner,

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.check.CheckKeys;
-import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.cache.CacheUse;
-import dev.knotless.runner.queue.RunOrder;
+import dev.knotless.runner.plan.PlannedRun;
+import dev.knotless.runner.plan.RunOrder;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.SubjectKind;
 import dev.knotless.runner.workflow.Superseded;

@@ -10,7 +10,7 @@ import dev.knotless.atproto.seal.SealBinding;
 import dev.knotless.atproto.seal.SecretSeal;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.sealed.KeyCommand;
+import dev.knotless.runner.engine.KeyCommand;
 import dev.knotless.storage.secrets.RunnerKeyRecord;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.knotless.runner.engine.KeyCommand;
 import dev.knotless.runner.secrets.RunnerKeyFile;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

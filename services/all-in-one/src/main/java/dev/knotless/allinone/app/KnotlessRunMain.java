@@ -2,8 +2,8 @@ package dev.knotless.allinone.app;
 
 import dev.knotless.runner.cli.RunnerCommandLine;
 import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.engine.KeyCommand;
 import dev.knotless.runner.engine.Runner;
-import dev.knotless.runner.sealed.KeyCommand;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;

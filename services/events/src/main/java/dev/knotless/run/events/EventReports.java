@@ -2,12 +2,12 @@ package dev.knotless.run.events;
 
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.engine.Checks;
-import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.engine.RunReports;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.StepResult;
+import dev.knotless.runner.plan.PlannedRun;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;

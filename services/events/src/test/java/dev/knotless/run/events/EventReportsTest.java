@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.engine.PlannedRun;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.SubjectKind;

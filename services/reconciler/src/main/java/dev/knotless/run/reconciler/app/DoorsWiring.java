@@ -52,7 +52,7 @@ public class DoorsWiring {
       passes.shutdownNow();
       timers.shutdownNow();
       try {
-        dev.knotless.runner.pass.RepoPass.stopTidying();
+        dev.knotless.runner.repopass.RepoPass.stopTidying();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -3,7 +3,7 @@ package dev.knotless.run.reconciler.app;
 import dev.knotless.run.reconciler.adapter.db.QueuedRun;
 import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.engine.Jobs;
-import dev.knotless.runner.engine.PlannedRun;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Scheduler;
 import org.jboss.logging.Logger;

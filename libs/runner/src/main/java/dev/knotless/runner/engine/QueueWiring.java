@@ -1,20 +1,21 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.engine;
 
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.cli.RunnerOptions;
-import dev.knotless.runner.engine.AskedLedger;
-import dev.knotless.runner.engine.PlannedRun;
-import dev.knotless.runner.engine.RunReports;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunResult;
-import dev.knotless.runner.pass.PassExtras;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.RunSink;
+import dev.knotless.runner.plan.AskedLedger;
+import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.pulls.AppviewPulls;
 import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.queue.BatchLanding;
+import dev.knotless.runner.queue.QueuePass;
+import dev.knotless.runner.repopass.PassExtras;
 import dev.knotless.runner.schedule.SubjectKind;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Settings;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.pass;
+package dev.knotless.runner.repopass;
 
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
@@ -6,6 +6,16 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.pass.Discovered;
+import dev.knotless.runner.pass.PassMirror;
+import dev.knotless.runner.pass.PassTaking;
+import dev.knotless.runner.pass.PassTrace;
+import dev.knotless.runner.pass.PushChecks;
+import dev.knotless.runner.pass.Reruns;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.pass.RunSink;
+import dev.knotless.runner.pass.SnapshotReaders;
+import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.reconcile.AskedRun;
 import dev.knotless.runner.reconcile.DuePlanner;
 import dev.knotless.runner.reconcile.DueRef;
@@ -22,7 +32,6 @@ import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
-import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.records.RefRecord;
 import java.io.IOException;
@@ -91,13 +100,6 @@ public final class RepoPass {
   private Discovered discovered = Discovered.NONE;
   private String runnerDid;
   private volatile PassTrace trace = PassTrace.NONE;
-
-  /** Reads snapshots and fetches from one client. */
-  public interface SnapshotReaders {
-    SnapshotReader reader(XrpcClient client);
-
-    Fetcher fetcher(XrpcClient client);
-  }
 
   /** The operator's paused owners, read again on every pass. */
   @FunctionalInterface

@@ -1,4 +1,4 @@
-package dev.knotless.runner.sealed;
+package dev.knotless.runner.engine;
 
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.secrets.RunnerKeyFile;

@@ -1,6 +1,10 @@
-package dev.knotless.runner.pass;
+package dev.knotless.runner.repopass;
 
-import dev.knotless.runner.engine.AskedLedger;
+import dev.knotless.runner.pass.AskedRuns;
+import dev.knotless.runner.pass.CheckPruner;
+import dev.knotless.runner.pass.RepoDeletion;
+import dev.knotless.runner.pass.RunPlanner;
+import dev.knotless.runner.plan.AskedLedger;
 
 /**
  * The parts of a pass beyond the refs' pushes: the owner's rerun requests, runs asked for by name,

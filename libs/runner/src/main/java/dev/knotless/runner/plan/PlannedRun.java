@@ -1,9 +1,10 @@
-package dev.knotless.runner.engine;
+package dev.knotless.runner.plan;
 
 import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.checks.FilingAhead;
+import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.exec.AfterSteps;
 import dev.knotless.runner.exec.RunSpec;
-import dev.knotless.runner.queue.RunOrder;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.state.PassedRun;
 

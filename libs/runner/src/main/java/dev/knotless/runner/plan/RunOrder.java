@@ -1,4 +1,4 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.plan;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

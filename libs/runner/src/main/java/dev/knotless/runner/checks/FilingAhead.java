@@ -1,4 +1,4 @@
-package dev.knotless.runner.engine;
+package dev.knotless.runner.checks;
 
 import dev.knotless.atproto.RecordCid;
 import dev.knotless.atproto.XrpcException;
@@ -68,7 +68,7 @@ public final class FilingAhead {
    * The CID to guard a running write of {@code rkey} on, once the queued write has gone out; null
    * when that write is not this run's or has already landed (then the run simply files after it).
    */
-  String guardFor(String rkey) throws InterruptedException {
+  public String guardFor(String rkey) throws InterruptedException {
     if (this.rkey == null || !this.rkey.equals(rkey) || landed.isDone()) {
       return null;
     }
@@ -82,7 +82,7 @@ public final class FilingAhead {
    *
    * @throws XrpcException the write's own failure
    */
-  void await() throws XrpcException {
+  public void await() throws XrpcException {
     try {
       landed.get();
     } catch (InterruptedException e) {
@@ -97,7 +97,7 @@ public final class FilingAhead {
   }
 
   /** Waits for the queued write to land or fail, whichever: for writes that follow it anyway. */
-  void settle() {
+  public void settle() {
     try {
       landed.handle((v, e) -> null).get();
     } catch (InterruptedException e) {

@@ -1,4 +1,4 @@
-package dev.knotless.runner.engine;
+package dev.knotless.runner.plan;
 
 import dev.knotless.runner.state.WantedRun;
 import java.util.Map;

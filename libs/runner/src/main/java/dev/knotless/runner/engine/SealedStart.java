@@ -1,7 +1,9 @@
-package dev.knotless.runner.sealed;
+package dev.knotless.runner.engine;
 
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.sealed.OwnerSecrets;
+import dev.knotless.runner.sealed.RunnerKeyPublisher;
 import dev.knotless.storage.secrets.AppviewSecrets;
 import java.io.IOException;
 import java.time.Clock;

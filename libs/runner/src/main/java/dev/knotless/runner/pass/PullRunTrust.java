@@ -1,8 +1,6 @@
-package dev.knotless.runner.pulls;
+package dev.knotless.runner.pass;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.knotless.runner.pass.SharedStepFiles;
-import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.pull.PullRecord;
 import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.workflow.SharedSteps;
