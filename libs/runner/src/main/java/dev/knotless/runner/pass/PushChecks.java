@@ -7,7 +7,6 @@ import dev.knotless.runner.checks.FilingAhead;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.reconcile.DueRef;
 import dev.knotless.runner.reconcile.RefState;
-import dev.knotless.runner.repopass.RepoPass;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.workflow.Step;
 import dev.knotless.runner.workflow.Workflow;
@@ -31,13 +30,13 @@ import org.slf4j.LoggerFactory;
  * The checks and runs of one pushed ref that is due: a workflow that does not load is filed as an
  * error, one of a paused owner as an error naming why, one whose paths the push did not touch as
  * skipped, one whose pass a pull already earned as taken, and the rest queued and handed to the
- * sink. Every check of the commit is filed before any run starts. Used by {@link RepoPass}, one
+ * sink. Every check of the commit is filed before any run starts. Used by {@code RepoPass}, one
  * repository at a time.
  */
 public final class PushChecks {
 
   // Logged as the pass it is a step of, as before it had a class of its own.
-  private static final Logger LOG = LoggerFactory.getLogger(RepoPass.class);
+  private static final Logger LOG = LoggerFactory.getLogger(PushChecks.class);
 
   private final CheckFiler filer;
   private final RunPlanner planner;

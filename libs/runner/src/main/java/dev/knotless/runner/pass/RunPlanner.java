@@ -356,7 +356,7 @@ public final class RunPlanner {
       return Map.of();
     }
     try {
-      OwnerGrants.Opened opened = ownerSecrets.open(repo, rest);
+      OwnerGrants.Opened opened = ownerSecrets.open(repo.id(), rest);
       preamble.addAll(opened.logLines());
       return opened.grants();
     } catch (java.io.IOException e) {

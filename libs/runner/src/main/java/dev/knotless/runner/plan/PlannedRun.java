@@ -2,14 +2,13 @@ package dev.knotless.runner.plan;
 
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.checks.FilingAhead;
-import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.exec.AfterSteps;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.state.PassedRun;
 
 /**
- * A run a pass filed as queued and hands to {@link Jobs}: what the scheduler ranks, the check as
+ * A run a pass filed as queued and hands to the job pool: what the scheduler ranks, the check as
  * filed, and how to prepare the steps once the run has its job.
  *
  * @param label the repository's label, for logs

@@ -1,6 +1,6 @@
 package dev.knotless.runner.sealed;
 
-import dev.knotless.runner.pass.Watched;
+import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.secrets.OwnerGrants;
 import dev.knotless.runner.secrets.RunnerKeyFile;
 import dev.knotless.runner.secrets.RunnerKeys;
@@ -31,14 +31,15 @@ public final class OwnerSecrets {
   }
 
   /**
-   * Opens what the owner sealed to this runner under the names {@code wanted}.
+   * Opens what the owner of {@code repo} sealed to this runner for it under the names {@code
+   * wanted}.
    *
    * @throws IOException when the appview does not answer or the key file cannot be read; the
    *     message names neither a value nor a key
    */
-  public OwnerGrants.Opened open(Watched repo, Collection<String> wanted) throws IOException {
-    String did = repo.id().ownerDid();
-    String key = repo.id().repoKey();
+  public OwnerGrants.Opened open(RepoId repo, Collection<String> wanted) throws IOException {
+    String did = repo.ownerDid();
+    String key = repo.repoKey();
     List<SealedSecret> listed;
     try {
       listed = appview.list(did, key, runnerDid);
