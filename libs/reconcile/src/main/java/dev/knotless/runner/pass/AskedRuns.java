@@ -3,7 +3,7 @@ package dev.knotless.runner.pass;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.plan.AskedLedger;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.reconcile.AskedRun;

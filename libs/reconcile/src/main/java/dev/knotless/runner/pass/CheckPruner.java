@@ -5,7 +5,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.Pruning;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

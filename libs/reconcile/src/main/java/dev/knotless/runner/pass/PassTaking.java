@@ -3,7 +3,7 @@ package dev.knotless.runner.pass;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.pull.PassReuse;
 import dev.knotless.runner.state.PassedRun;
 import dev.knotless.runner.state.RepoState;

@@ -2,8 +2,8 @@ package dev.knotless.runner.pass;
 
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
-import dev.knotless.runner.checks.CheckFiler;
-import dev.knotless.runner.checks.FilingAhead;
+import dev.knotless.runner.filing.CheckFiler;
+import dev.knotless.runner.filing.FilingAhead;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.reconcile.DueRef;
 import dev.knotless.runner.reconcile.RefState;

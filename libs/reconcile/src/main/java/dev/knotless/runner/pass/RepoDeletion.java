@@ -3,7 +3,7 @@ package dev.knotless.runner.pass;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckKeys;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.secrets.SecretsFileException;
 import dev.knotless.runner.secrets.SecretsFiles;
 import java.io.IOException;

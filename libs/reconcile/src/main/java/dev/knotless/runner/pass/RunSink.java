@@ -18,7 +18,7 @@ public interface RunSink {
   /**
    * Whether the runs go to this process's job pool, whose reports file each check ({@link
    * dev.knotless.runner.engine.FiledChecks}): only then may a push hand on its last run while that
-   * run's queued check is still being filed ({@link dev.knotless.runner.checks.FilingAhead}).
+   * run's queued check is still being filed ({@link dev.knotless.runner.filing.FilingAhead}).
    */
   default boolean runsHere() {
     return false;

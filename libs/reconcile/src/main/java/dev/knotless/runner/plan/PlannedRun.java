@@ -1,9 +1,9 @@
 package dev.knotless.runner.plan;
 
 import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.checks.FilingAhead;
 import dev.knotless.runner.exec.AfterSteps;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.filing.FilingAhead;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.state.PassedRun;
 

@@ -27,10 +27,10 @@ public record PassExtras(
     AskedRuns asked,
     CheckPruner pruner,
     RepoDeletion deletion,
-    dev.knotless.runner.pulls.PullPass pulls,
+    dev.knotless.runner.pullpass.PullPass pulls,
     boolean pullsOnly,
     String runnerDid,
-    dev.knotless.runner.queue.QueuePass queue) {
+    dev.knotless.runner.mergequeue.QueuePass queue) {
 
   /** Without pulls. */
   public PassExtras(boolean reruns, AskedRuns asked, CheckPruner pruner, RepoDeletion deletion) {
@@ -46,12 +46,12 @@ public record PassExtras(
    * These extras, and pulls checked by {@code pulls}; pushes left to another runner if {@code
    * pullsOnly}.
    */
-  public PassExtras withPulls(dev.knotless.runner.pulls.PullPass pulls, boolean pullsOnly) {
+  public PassExtras withPulls(dev.knotless.runner.pullpass.PullPass pulls, boolean pullsOnly) {
     return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, runnerDid, queue);
   }
 
   /** These extras, and the merge queue landed by {@code queue} after the pulls. */
-  public PassExtras withQueue(dev.knotless.runner.queue.QueuePass queue) {
+  public PassExtras withQueue(dev.knotless.runner.mergequeue.QueuePass queue) {
     return new PassExtras(reruns, asked, pruner, deletion, pulls, pullsOnly, runnerDid, queue);
   }
 
@@ -68,7 +68,7 @@ public record PassExtras(
   /** Everything, from the runner's parts. */
   public static PassExtras all(
       RunPlanner planner,
-      dev.knotless.runner.checks.CheckFiler filer,
+      dev.knotless.runner.filing.CheckFiler filer,
       AskedLedger ledger,
       int keepCheckDays,
       java.nio.file.Path secretsFile) {

@@ -5,7 +5,7 @@ import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.pass.Discovered;
 import dev.knotless.runner.pass.PassMirror;
 import dev.knotless.runner.pass.PassTaking;
@@ -157,7 +157,7 @@ public final class RepoPass {
 
   /**
    * Has a pull found closed unmerged tell {@code closed} its AT-URI ({@link
-   * dev.knotless.runner.pulls.PullPass#onClosed}).
+   * dev.knotless.runner.pullpass.PullPass#onClosed}).
    */
   public RepoPass onClosedPulls(Consumer<String> closed) {
     if (extras.pulls() != null) {
@@ -206,7 +206,7 @@ public final class RepoPass {
 
   private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     XrpcClient owner = ownerClients.apply(repo);
-    dev.knotless.runner.pulls.PullPass.Listing pulls = null;
+    dev.knotless.runner.pullpass.PullPass.Listing pulls = null;
     if (extras.pulls() != null) {
       // Before the refs: a pull opened after its base moved is never checked at the older base.
       stage.accept("listing pulls from the appview");
@@ -337,7 +337,7 @@ public final class RepoPass {
                   watch != Watch.KNOWN,
                   pausedNow,
                   mirror::synced,
-                  queued == null ? dev.knotless.runner.pulls.PullPass.Held.NONE : queued.held(),
+                  queued == null ? dev.knotless.runner.pullpass.PullPass.Held.NONE : queued.held(),
                   stage);
       if (queued != null) {
         queue.run(repo, owner, snap, queued, open, mirror::synced, pausedNow, stage);

@@ -3,7 +3,7 @@ package dev.knotless.runner.engine;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.XrpcException;
-import dev.knotless.runner.checks.RetryingWrites;
+import dev.knotless.runner.filing.RetryingWrites;
 import dev.knotless.runner.schedule.MinutesRecord;
 import dev.knotless.runner.schedule.SchedulerConfig;
 import java.time.Clock;

@@ -1,8 +1,6 @@
 package dev.knotless.runner.engine;
 
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.runner.checks.CheckFiler;
-import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.cli.StateFlags;
 import dev.knotless.runner.doorbell.DoorClock;
@@ -16,6 +14,8 @@ import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.Executor;
+import dev.knotless.runner.filing.CheckFiler;
+import dev.knotless.runner.filing.RetryingWrites;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.plan.AskedLedger;

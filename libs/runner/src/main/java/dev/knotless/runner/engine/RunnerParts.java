@@ -1,9 +1,9 @@
 package dev.knotless.runner.engine;
 
-import dev.knotless.runner.checks.CheckFiler;
-import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.cli.RunnerOptions;
 import dev.knotless.runner.exec.Executor;
+import dev.knotless.runner.filing.CheckFiler;
+import dev.knotless.runner.filing.RetryingWrites;
 import dev.knotless.runner.liveoutput.LiveOutput;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RunPlanner;

@@ -1,8 +1,8 @@
 package dev.knotless.runner.engine;
 
 import dev.knotless.runner.check.CheckKeys;
-import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.Watched;
 import java.io.IOException;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.queue.QueuePass;
+import dev.knotless.runner.mergequeue.QueuePass;
 import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;

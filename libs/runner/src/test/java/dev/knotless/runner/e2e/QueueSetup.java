@@ -9,7 +9,7 @@ import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.queue.QueuePass;
+import dev.knotless.runner.mergequeue.QueuePass;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.merge.PullReader;

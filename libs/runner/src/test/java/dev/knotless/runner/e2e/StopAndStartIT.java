@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.checks.CheckFiler;
 import dev.knotless.runner.engine.Runner;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.OwnerRepo;

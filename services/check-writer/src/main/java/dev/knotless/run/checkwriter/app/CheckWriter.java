@@ -7,7 +7,7 @@ import dev.knotless.run.checkwriter.domain.LogTail;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.runner.check.CheckRecord;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.liveoutput.AppviewSender;
 import dev.knotless.runner.liveoutput.HoldBuffer;
 import dev.knotless.runner.liveoutput.OutputFeed;

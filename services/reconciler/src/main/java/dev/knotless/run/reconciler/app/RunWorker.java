@@ -120,7 +120,7 @@ public class RunWorker implements RunSink {
     this.runnerDid = runner.did();
     this.minutes =
         new dev.knotless.runner.engine.MinutesWriter(
-            new dev.knotless.runner.checks.RetryingWrites(runner), clock);
+            new dev.knotless.runner.filing.RetryingWrites(runner), clock);
   }
 
   /** What each run this worker's passes asked for by name was asked for with. */

@@ -1,9 +1,9 @@
 package dev.knotless.run.scheduler.app;
 
 import dev.knotless.atproto.XrpcClient;
-import dev.knotless.runner.checks.RetryingWrites;
 import dev.knotless.runner.engine.MinutesWriter;
 import dev.knotless.runner.engine.SharedUsage;
+import dev.knotless.runner.filing.RetryingWrites;
 import dev.knotless.runner.schedule.SchedulerConfig;
 import dev.knotless.runner.state.pg.PgStateStore;
 import java.time.Clock;

@@ -1,11 +1,11 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.plan.PlannedRun;

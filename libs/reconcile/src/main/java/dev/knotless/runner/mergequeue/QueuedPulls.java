@@ -1,7 +1,9 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
 import dev.knotless.runner.pass.Watched;
-import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.pullpass.PullPass;
+import dev.knotless.runner.queue.QueuePlan;
+import dev.knotless.runner.queue.QueueState;
 import dev.knotless.runner.queue.QueueState.Pull;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.state.DroppedRun;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.checks;
+package dev.knotless.runner.filing;
 
 import dev.knotless.atproto.XrpcException;
 import java.time.Duration;

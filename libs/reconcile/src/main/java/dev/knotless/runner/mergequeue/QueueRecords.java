@@ -1,10 +1,11 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.pass.Watched;
-import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.pullpass.PullPass;
+import dev.knotless.runner.queue.QueueLander;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.merge.PullReader;
 import java.io.IOException;

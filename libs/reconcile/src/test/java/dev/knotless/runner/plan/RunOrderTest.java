@@ -1,11 +1,10 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.knotless.runner.plan.RunOrder;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.workflow.Superseded;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.checks;
+package dev.knotless.runner.filing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;

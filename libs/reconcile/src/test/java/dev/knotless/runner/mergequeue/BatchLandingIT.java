@@ -1,14 +1,16 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.queue.QueuePlan;
 import dev.knotless.runner.queue.QueuePlan.Build;
 import dev.knotless.runner.queue.QueuePlan.Cancel;
 import dev.knotless.runner.queue.QueuePlan.Land;
 import dev.knotless.runner.queue.QueuePlan.Outcome;
+import dev.knotless.runner.queue.QueueState;
 import dev.knotless.runner.queue.QueueState.Pull;
 import dev.knotless.storage.Settings;
 import dev.knotless.storage.Snapshot;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.checks;
+package dev.knotless.runner.filing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

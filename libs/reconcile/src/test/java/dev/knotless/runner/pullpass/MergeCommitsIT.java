@@ -1,4 +1,4 @@
-package dev.knotless.runner.pulls;
+package dev.knotless.runner.pullpass;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,4 +1,4 @@
-package dev.knotless.runner.pulls;
+package dev.knotless.runner.pullpass;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.XrpcClient;

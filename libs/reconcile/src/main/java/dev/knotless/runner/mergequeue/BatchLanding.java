@@ -1,4 +1,4 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -7,6 +7,7 @@ import dev.knotless.atproto.Swap;
 import dev.knotless.atproto.Tid;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.pull.PullState;
+import dev.knotless.runner.queue.QueuePlan;
 import dev.knotless.runner.queue.QueueState.Batch;
 import dev.knotless.runner.queue.QueueState.Pull;
 import dev.knotless.storage.Snapshot;

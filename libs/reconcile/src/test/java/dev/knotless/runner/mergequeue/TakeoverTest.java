@@ -1,4 +1,4 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,8 +1,8 @@
-package dev.knotless.runner.pulls;
+package dev.knotless.runner.pullpass;
 
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.check.StepResult;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.pass.PullRunPlanner;
 import dev.knotless.runner.pass.PullRunPlanner.PullSubject;
 import dev.knotless.runner.pass.PullRunTrust;

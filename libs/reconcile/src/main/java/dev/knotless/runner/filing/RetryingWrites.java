@@ -1,4 +1,4 @@
-package dev.knotless.runner.checks;
+package dev.knotless.runner.filing;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.BlobRef;

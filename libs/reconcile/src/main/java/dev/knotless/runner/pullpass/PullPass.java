@@ -1,8 +1,8 @@
-package dev.knotless.runner.pulls;
+package dev.knotless.runner.pullpass;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.runner.check.CheckKeys;
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.pass.HeadRepos;
 import dev.knotless.runner.pass.PullRunTrust;
 import dev.knotless.runner.pass.RunSink;

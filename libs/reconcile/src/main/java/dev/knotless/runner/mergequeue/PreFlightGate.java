@@ -1,4 +1,4 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcClient;
@@ -8,7 +8,8 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.pass.HeadRepos;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.plan.PlannedRun;
-import dev.knotless.runner.pulls.PullPass;
+import dev.knotless.runner.pullpass.PullPass;
+import dev.knotless.runner.queue.PreFlights;
 import dev.knotless.runner.schedule.PausedOwners;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.storage.Snapshot;
@@ -284,7 +285,7 @@ final class PreFlightGate {
             out.put(
                 w,
                 c.status() == CheckStatus.ERROR
-                        && dev.knotless.runner.checks.CheckFiler.STALE_NOTE.equals(c.note())
+                        && dev.knotless.runner.filing.CheckFiler.STALE_NOTE.equals(c.note())
                     ? CheckStatus.CANCELLED
                     : c.status()));
     return out;

@@ -1,6 +1,6 @@
-package dev.knotless.runner.queue;
+package dev.knotless.runner.mergequeue;
 
-import dev.knotless.runner.checks.CheckFiler;
+import dev.knotless.runner.filing.CheckFiler;
 
 /**
  * What a scheduler that takes the run queue over (a standby come to lead) does with each run the
