@@ -1,6 +1,5 @@
 package dev.knotless.runner.exec.cache;
 
-import dev.knotless.runner.exec.RunCancellation;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -10,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,14 +54,14 @@ public final class DiskFloor {
    * @return lines for the run's log: what was shed and how long the run waited; none when the disk
    *     had room
    */
-  public List<String> hold(RunCancellation cancellation) throws InterruptedException {
+  public List<String> hold(BooleanSupplier cancelled) throws InterruptedException {
     List<String> lines = new ArrayList<>();
     if (floorBytes <= 0) {
       return lines;
     }
     // One run at a time: a run waiting here holds the next one back, as its job would.
     while (!turn.tryLock(100, TimeUnit.MILLISECONDS)) {
-      if (cancellation.isCancelled()) {
+      if (cancelled.getAsBoolean()) {
         return lines;
       }
     }
@@ -93,13 +93,13 @@ public final class DiskFloor {
       boolean waited = false;
       while ((free = free()) >= 0 && free < floorBytes) {
         sayShort(free);
-        if (cancellation.isCancelled()) {
+        if (cancelled.getAsBoolean()) {
           lines.add("cancelled while waiting for room on the disk");
           return lines;
         }
         waited = true;
         long end = System.nanoTime() + interval.toNanos();
-        while (System.nanoTime() < end && !cancellation.isCancelled()) {
+        while (System.nanoTime() < end && !cancelled.getAsBoolean()) {
           Thread.sleep(Math.min(100, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
         }
       }

@@ -182,7 +182,7 @@ public final class DockerExecutor implements Executor, AutoCloseable {
       return spec;
     }
     try {
-      List<String> lines = floor.hold(cancellation);
+      List<String> lines = floor.hold(cancellation::isCancelled);
       if (lines.isEmpty()) {
         return spec;
       }

@@ -77,7 +77,7 @@ class DiskFloorIT {
     assertTrue(pull.finish(true).get(0).contains("kept for the push"));
     assertEquals(1, store.kept().count());
     DiskFloor floor = new DiskFloor(store, 48 * MIB, Duration.ofMillis(100));
-    List<String> lines = floor.hold(new RunCancellation());
+    List<String> lines = floor.hold(() -> false);
     assertEquals(1, lines.size(), lines.toString());
     assertTrue(lines.get(0).startsWith("disk short: "), lines.toString());
     assertTrue(
@@ -85,7 +85,7 @@ class DiskFloorIT {
             .get(0)
             .contains("shed 1 passes' kept cache layers and 2 cache bases no run reads, 32 MiB"),
         lines.toString());
-    assertTrue(floor.hold(new RunCancellation()).isEmpty(), "the disk has room now");
+    assertTrue(floor.hold(() -> false).isEmpty(), "the disk has room now");
     assertEquals(new CacheStore.Amount(0, 0), store.kept());
     assertEquals(List.of(), store.takeKept("at://runner/check/1"), "the shed layers are gone");
     assertEquals(2, store.figures().snapshot().basesShed());
@@ -108,7 +108,7 @@ class DiskFloorIT {
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                return floor.hold(new RunCancellation());
+                return floor.hold(() -> false);
               } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
               }
@@ -132,7 +132,7 @@ class DiskFloorIT {
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                return floor.hold(cancel);
+                return floor.hold(cancel::isCancelled);
               } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
               }
