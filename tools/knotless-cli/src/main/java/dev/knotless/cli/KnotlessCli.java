@@ -36,6 +36,8 @@ import picocli.CommandLine.IVersionProvider;
       CreateCli.class,
       RunnersCli.class,
       ChecksCli.class,
+      CheckCli.class,
+      LogCli.class,
       RerunCli.class,
       MergeCli.class,
       QueueCli.class,
