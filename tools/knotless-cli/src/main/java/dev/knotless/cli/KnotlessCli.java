@@ -37,6 +37,7 @@ import picocli.CommandLine.IVersionProvider;
       RunnersCli.class,
       ChecksCli.class,
       CheckCli.class,
+      LintCli.class,
       LogCli.class,
       RerunCli.class,
       MergeCli.class,
