@@ -38,6 +38,7 @@ import picocli.CommandLine.IVersionProvider;
       ChecksCli.class,
       CheckCli.class,
       LintCli.class,
+      AccountCli.class,
       LogCli.class,
       RerunCli.class,
       MergeCli.class,
