@@ -39,18 +39,25 @@ final class CheckArgs {
   String workflow;
 
   /**
-   * The one check named.
+   * Checks the arguments name a check one way, before anything is read.
    *
-   * @throws UsageException when the arguments name none or both ways
-   * @throws IOException when the name picks none or several, saying which
+   * @throws UsageException when they name none, or both ways
    */
-  CheckEntry pick(CheckSource source) throws IOException {
+  void validate() {
     if (name == null && ref == null && workflow == null) {
       throw new UsageException("name a check, or give --ref or --workflow for the newest");
     }
     if (name != null && (ref != null || workflow != null)) {
       throw new UsageException("name a check, or give --ref or --workflow, not both");
     }
+  }
+
+  /**
+   * The one check named.
+   *
+   * @throws IOException when the name picks none or several, saying which
+   */
+  CheckEntry pick(CheckSource source) throws IOException {
     String full = ChecksCli.fullRef(ref);
     CheckSource.Repo r = source.repo(repo);
     if (r.runners().isEmpty()) {

@@ -40,6 +40,7 @@ final class CheckCli extends Owned {
 
   @Override
   public Integer call() throws Exception {
+    which.validate();
     CheckSource source = new CheckSource(ctx().repos(), ctx().env());
     CheckEntry c = which.pick(source);
     Colors colors = color.colors(ctx().env());

@@ -39,6 +39,8 @@ import picocli.CommandLine.IVersionProvider;
       CheckCli.class,
       LintCli.class,
       AccountCli.class,
+      WorkflowsCli.class,
+      CompletionCli.class,
       LogCli.class,
       RerunCli.class,
       MergeCli.class,
@@ -85,6 +87,8 @@ public final class KnotlessCli implements Runnable {
     CommandLine cl = new CommandLine(new KnotlessCli(ctx));
     // An argument such as @notes.txt is a value, never a file to read arguments from.
     cl.setExpandAtFiles(false);
+    // Help fills the terminal's width (COLUMNS, else what the terminal says; 80 when unknown).
+    cl.setUsageHelpAutoWidth(true);
     cl.setColorScheme(Help.defaultColorScheme(Help.Ansi.OFF));
     cl.setOut(new PrintWriter(ctx.out(), true));
     cl.setErr(new PrintWriter(ctx.err(), true));

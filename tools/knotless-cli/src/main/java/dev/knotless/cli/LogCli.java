@@ -30,6 +30,7 @@ final class LogCli extends Owned {
 
   @Override
   public Integer call() throws Exception {
+    which.validate();
     CheckSource source = new CheckSource(ctx().repos(), ctx().env());
     CheckEntry c = which.pick(source);
     if (watch) {
