@@ -111,7 +111,8 @@ public final class DataDeleter {
               + r.name()
               + ": its record and "
               + (d.keyed() + d.redirects())
-              + " records of it");
+              + (d.keyed() + d.redirects() == 1 ? " record" : " records")
+              + " of it");
     }
     // 3. What is left, a collection at a time.
     for (String c : collections()) {
@@ -127,7 +128,7 @@ public final class DataDeleter {
         n += batch.size();
       }
       if (n > 0) {
-        out.println("deleted " + n + " " + c + " records");
+        out.println("deleted " + c + ": " + n);
         deleted += n;
       }
     }
