@@ -36,6 +36,12 @@ import picocli.CommandLine.IVersionProvider;
       CreateCli.class,
       RunnersCli.class,
       ChecksCli.class,
+      CheckCli.class,
+      LintCli.class,
+      AccountCli.class,
+      WorkflowsCli.class,
+      CompletionCli.class,
+      LogCli.class,
       RerunCli.class,
       MergeCli.class,
       QueueCli.class,
@@ -81,6 +87,8 @@ public final class KnotlessCli implements Runnable {
     CommandLine cl = new CommandLine(new KnotlessCli(ctx));
     // An argument such as @notes.txt is a value, never a file to read arguments from.
     cl.setExpandAtFiles(false);
+    // Help fills the terminal's width (COLUMNS, else what the terminal says; 80 when unknown).
+    cl.setUsageHelpAutoWidth(true);
     cl.setColorScheme(Help.defaultColorScheme(Help.Ansi.OFF));
     cl.setOut(new PrintWriter(ctx.out(), true));
     cl.setErr(new PrintWriter(ctx.err(), true));

@@ -78,7 +78,14 @@ class KnotlessCliTest {
                 List.of("dequeue"),
                 List.of("secret", "set"),
                 List.of("secret", "list"),
-                List.of("secret", "rm"))),
+                List.of("secret", "rm"),
+                List.of("check"),
+                List.of("log"),
+                List.of("lint"),
+                List.of("workflows"),
+                List.of("account"),
+                List.of("account", "delete-data"),
+                List.of("completion"))),
         commands.toString());
     for (List<String> words : commands) {
       for (String flag : List.of("--help", "-h")) {
@@ -177,5 +184,51 @@ class KnotlessCliTest {
     Ran badPull = knotless("queue", "https://example.com/pull/1");
     assertEquals(2, badPull.exit());
     assertTrue(badPull.err().contains("expected a pull's AT-URI"), badPull.err());
+  }
+
+  @Test
+  void completionIsGeneratedFromTheCommandTreeForBashAndZsh() {
+    Ran bash = knotless("completion", "bash");
+    assertEquals(0, bash.exit(), bash.err());
+    for (List<String> words : commands()) {
+      assertTrue(bash.out().contains(words.get(words.size() - 1)), words.toString());
+    }
+    assertTrue(bash.out().contains("complete -F _complete_knotless"), bash.out());
+    assertTrue(bash.out().contains("--watch") && bash.out().contains("--json"), bash.out());
+    Ran zsh = knotless("completion", "zsh");
+    assertEquals(0, zsh.exit(), zsh.err());
+    assertTrue(zsh.out().contains("bashcompinit"), zsh.out());
+    Ran fish = knotless("completion", "fish");
+    assertEquals(2, fish.exit());
+    assertTrue(fish.err().contains("fish"), fish.err());
+  }
+
+  @Test
+  void helpFillsTheTerminalsWidthOnEveryCommand() {
+    CommandLine root =
+        KnotlessCli.commandLine(new CliContext(Map.of(), System.out, System.err, null));
+    List<CommandLine> all = new ArrayList<>(List.of(root));
+    for (int i = 0; i < all.size(); i++) {
+      all.addAll(all.get(i).getSubcommands().values());
+    }
+    for (CommandLine c : all) {
+      assertTrue(c.isUsageHelpAutoWidth(), c.getCommandName());
+    }
+  }
+
+  @Test
+  void aBadLimitOrStatusIsAUsageErrorBeforeAnythingIsRead() {
+    Ran zero = knotless("checks", "alice.test/site", "--limit", "0");
+    assertEquals(2, zero.exit());
+    assertTrue(zero.err().contains("--limit must be 1 or more"), zero.err());
+    Ran bogus = knotless("checks", "alice.test/site", "--status", "bogus");
+    assertEquals(2, bogus.exit());
+    assertTrue(bogus.err().contains("--status bogus is not a check status"), bogus.err());
+    Ran neither = knotless("check", "alice.test/site");
+    assertEquals(2, neither.exit());
+    assertTrue(neither.err().contains("name a check, or give --ref or --workflow"), neither.err());
+    Ran color = knotless("checks", "alice.test/site", "--color=sometimes");
+    assertEquals(2, color.exit());
+    assertTrue(color.err().contains("sometimes"), color.err());
   }
 }

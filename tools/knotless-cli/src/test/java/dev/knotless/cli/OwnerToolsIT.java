@@ -206,13 +206,13 @@ class OwnerToolsIT {
     assertEquals(0, all.exit(), all.err());
     List<String> lines = all.out().strip().lines().toList();
     assertEquals(4, lines.size(), all.out());
-    assertTrue(lines.get(0).startsWith("WORKFLOW"), all.out());
+    assertTrue(lines.get(0).startsWith("CHECK"), all.out());
     assertTrue(all.out().contains("refs/heads/topic"), all.out());
     assertTrue(
         lines.stream()
             .anyMatch(
                 l ->
-                    l.startsWith("lint")
+                    l.contains(" lint ")
                         && l.contains(main.substring(0, 12))
                         && l.contains("failure")
                         && l.endsWith("step x")),

@@ -34,6 +34,56 @@ public final class DeleteCommand {
 
   private DeleteCommand() {}
 
+  /** Sends one batch of writes: the owner's {@code applyWrites}, or a caller's that wraps it. */
+  @FunctionalInterface
+  public interface Batches {
+    void apply(List<Write> writes) throws IOException;
+  }
+
+  /**
+   * What a delete took besides the repo record.
+   *
+   * @param keyed the records keyed by the repository's key
+   * @param redirects the redirects of its former names
+   */
+  public record Deleted(int keyed, int redirects) {}
+
+  /**
+   * Deletes the repository {@code name}, whose key is {@code key}, from {@code did}'s account as
+   * {@link #run} does: the records keyed by it, then the repo record and its redirects in a write
+   * of their own, each batch sent through {@code apply}.
+   *
+   * @return how many records were deleted besides the repo record
+   */
+  public static Deleted deleteRecords(
+      XrpcClient owner, String did, String name, String key, Batches apply) throws IOException {
+    int deleted = 0;
+    for (String collection : KEYED) {
+      List<Write> batch = new ArrayList<>();
+      for (Record r : PullReader.scan(owner, did, collection, key + ".")) {
+        batch.add(Write.delete(collection, r.rkey()));
+        if (batch.size() == XrpcClient.MAX_WRITES) {
+          apply.apply(batch);
+          deleted += batch.size();
+          batch = new ArrayList<>();
+        }
+      }
+      if (!batch.isEmpty()) {
+        apply.apply(batch);
+        deleted += batch.size();
+      }
+    }
+    List<Write> last = new ArrayList<>();
+    last.add(Write.delete(Lexicons.REPO, name));
+    for (Record r : RenameCommand.redirects(owner, did)) {
+      if (key.equals(r.value().path("key").asText(null))) {
+        last.add(Write.delete(Lexicons.REDIRECT, r.rkey()));
+      }
+    }
+    apply.apply(last);
+    return new Deleted(deleted, last.size() - 1);
+  }
+
   /**
    * Deletes {@code url}; {@code sure} is the owner's {@code --yes}, without which nothing is done.
    *
@@ -52,38 +102,16 @@ public final class DeleteCommand {
     if (key.isEmpty()) {
       throw new IOException(repo.url() + "'s record has no key");
     }
-    int deleted = 0;
-    for (String collection : KEYED) {
-      List<Write> batch = new ArrayList<>();
-      for (Record r : PullReader.scan(owner, repo.did(), collection, key + ".")) {
-        batch.add(Write.delete(collection, r.rkey()));
-        if (batch.size() == XrpcClient.MAX_WRITES) {
-          owner.applyWrites(repo.did(), batch);
-          deleted += batch.size();
-          batch = new ArrayList<>();
-        }
-      }
-      if (!batch.isEmpty()) {
-        owner.applyWrites(repo.did(), batch);
-        deleted += batch.size();
-      }
-    }
-    List<Write> last = new ArrayList<>();
-    last.add(Write.delete(Lexicons.REPO, repo.name()));
-    for (Record r : RenameCommand.redirects(owner, repo.did())) {
-      if (key.equals(r.value().path("key").asText(null))) {
-        last.add(Write.delete(Lexicons.REDIRECT, r.rkey()));
-      }
-    }
-    owner.applyWrites(repo.did(), last);
+    Deleted done =
+        deleteRecords(owner, repo.did(), repo.name(), key, w -> owner.applyWrites(repo.did(), w));
     ctx.out()
         .println(
             "deleted "
                 + repo.url()
                 + ": its record, "
-                + deleted
+                + done.keyed()
                 + " records keyed by it and "
-                + (last.size() - 1)
+                + done.redirects()
                 + " redirects of former names");
     return 0;
   }

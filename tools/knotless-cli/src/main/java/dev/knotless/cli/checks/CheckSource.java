@@ -1,0 +1,149 @@
+package dev.knotless.cli.checks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knotless.atproto.Hashes;
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.identity.Identity;
+import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.KnotlessUrl;
+import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.merge.PullReader;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads a repository's checks: its record for the key and the {@code runners} it names, then from
+ * each runner's own account the check records under the repository's key prefix, one {@code
+ * listRecords} scan a runner. Checks by accounts the record does not name are never read. One per
+ * invocation; not thread-safe.
+ */
+public final class CheckSource {
+  /** The check record's collection. */
+  public static final String COLLECTION = "dev.knotless.check";
+
+  private final KnotlessRepos repos;
+  private final IdentityResolver identities;
+
+  public CheckSource(KnotlessRepos repos, Map<String, String> env) {
+    this.repos = repos;
+    this.identities = IdentityResolver.fromEnvironment(env, repos.cache().local());
+  }
+
+  /** A repository as read: where it is, its key and the runners it names. */
+  public record Repo(RepoAddress address, String key, List<String> runners) {
+    public Repo {
+      runners = List.copyOf(runners);
+    }
+
+    /** The key prefix every check of this repository has: {@code <h(owner did)>.<key>.}. */
+    public String prefix() {
+      return Hashes.h(address.did()) + "." + key + ".";
+    }
+  }
+
+  /**
+   * Reads the repository {@code url} names ({@code <handle or did>/<name>}, with or without {@code
+   * knotless://}).
+   *
+   * @throws IOException saying so when there is no such repository
+   * @throws IllegalArgumentException when {@code url} is not a repository's name
+   */
+  public Repo repo(String url) throws IOException {
+    RepoAddress at =
+        repos.locate(
+            KnotlessUrl.parse(url.startsWith(KnotlessUrl.SCHEME) ? url : KnotlessUrl.SCHEME + url));
+    Optional<Record> r = repos.reader(at).findRecord(at.did(), Lexicons.REPO, at.name());
+    if (r.isEmpty()) {
+      throw new IOException("no repository " + at.name() + " in " + at.owner() + "'s account");
+    }
+    JsonNode v = r.get().value();
+    String key = v.path("key").asText("");
+    if (key.isEmpty()) {
+      throw new IOException(at.url() + "'s record has no key");
+    }
+    List<String> runners = new ArrayList<>();
+    v.path("runners")
+        .forEach(
+            n -> {
+              if (n.isTextual()) {
+                runners.add(n.asText());
+              }
+            });
+    return new Repo(at, key, runners);
+  }
+
+  /** Every check the repository's runners filed of it, of one ref when {@code ref} is not null. */
+  public List<CheckEntry> checks(Repo repo, String ref) throws IOException {
+    String prefix = repo.prefix() + (ref == null ? "" : Hashes.h(ref) + ".");
+    List<CheckEntry> out = new ArrayList<>();
+    for (String runner : repo.runners()) {
+      Identity id = identities.resolve(runner);
+      for (Record r : PullReader.scan(XrpcClient.create(id.pds()), id.did(), COLLECTION, prefix)) {
+        out.add(
+            new CheckEntry(
+                id.did(), r.uri(), r.cid(), r.rkey().substring(repo.prefix().length()), r.value()));
+      }
+    }
+    return out;
+  }
+
+  /** The check as its runner's PDS holds it now, or empty once it is gone. */
+  public Optional<CheckEntry> reread(CheckEntry c) throws IOException {
+    Identity id = identities.resolve(c.runner());
+    Optional<Record> r = XrpcClient.create(id.pds()).findRecord(id.did(), COLLECTION, c.rkey());
+    return r.map(rec -> new CheckEntry(id.did(), rec.uri(), rec.cid(), c.tail(), rec.value()));
+  }
+
+  /**
+   * Writes the check's log blob to {@code out} byte for byte, as filed, as it arrives.
+   *
+   * @throws IOException saying the check has no log yet, or that its blob is gone
+   */
+  public void log(CheckEntry c, java.io.OutputStream out) throws IOException {
+    String cid = c.logCid();
+    if (cid == null) {
+      throw new IOException(
+          c.ended()
+              ? "check "
+                  + c.rkey()
+                  + " has no log: it ended "
+                  + c.status()
+                  + " before one was uploaded"
+              : "check "
+                  + c.rkey()
+                  + " is "
+                  + c.status()
+                  + ": its log is uploaded as it ends (--watch waits for it)");
+    }
+    Identity id = identities.resolve(c.runner());
+    try {
+      XrpcClient pds = XrpcClient.create(id.pds());
+      if (c.logSize() >= 0) {
+        pds.getBlobInto(id.did(), cid, c.logSize(), out);
+      } else {
+        out.write(pds.getBlob(id.did(), cid));
+      }
+    } catch (XrpcException e) {
+      if (e.status() == 400 || e.status() == 404) {
+        throw new IOException(
+            "the log of check "
+                + c.rkey()
+                + " (blob "
+                + cid
+                + ") is gone from "
+                + c.runner()
+                + "'s PDS: "
+                + e.getMessage(),
+            e);
+      }
+      throw e;
+    }
+  }
+}
