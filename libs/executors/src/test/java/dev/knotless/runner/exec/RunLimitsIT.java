@@ -91,8 +91,8 @@ class RunLimitsIT {
     assertEquals(OutputFiles.MAX_FILES, result.outputs().size());
     assertEquals("n00.png", result.outputs().get(0).name());
     String log = result.logText();
-    assertTrue(log.contains("output big.png left out: over 5 MiB"), log);
-    assertTrue(log.contains("output n19.png left out: a run keeps at most 16 outputs"), log);
+    assertTrue(log.contains("output \"big.png\" left out: over 5 MiB"), log);
+    assertTrue(log.contains("output \"n19.png\" left out: a run keeps at most 16 outputs"), log);
   }
 
   @Test

@@ -114,18 +114,22 @@ class LiveOutputIT {
       assertTrue(
           whole.endsWith("progress 10%\rprogress 20%\rthe end"),
           "the tail is there: " + whole.substring(whole.length() - 300).replace("\r", "\\r"));
+      // What is sent may lag and, by design, lose its oldest past a megabyte held or its last
+      // pieces past the final send's five seconds; what it must never do is send other bytes.
       long next = 0;
+      long sent = 0;
       for (ObjectNode o : appview.runOutputs()) {
         long offset = o.path("offset").asLong();
-        byte[] sent = text(o).getBytes(StandardCharsets.UTF_8);
+        byte[] piece = text(o).getBytes(StandardCharsets.UTF_8);
         assertTrue(offset >= next, "nothing sent twice, nothing out of order");
         assertEquals(
-            new String(log, (int) offset, sent.length, StandardCharsets.UTF_8),
+            new String(log, (int) offset, piece.length, StandardCharsets.UTF_8),
             text(o),
             "what was sent at " + offset + " is the log's own bytes there");
-        next = offset + sent.length;
+        next = offset + piece.length;
+        sent += piece.length;
       }
-      assertEquals(log.length, next, "the last send reaches the log's end");
+      assertTrue(sent > 1 << 20, "the flood was sent as it ran: " + sent + " bytes");
     }
   }
 
