@@ -79,7 +79,7 @@ public final class RangeScanner {
 
   /**
    * Continues a scan whose first page, already read and all in range, is {@code firstPage}: the
-   * keys below it in gaps read from both ends ({@link MeetingScan}), as many as {@link
+   * keys below it in gaps read from both ends ({@link TwoEndedKeyScan}), as many as {@link
    * KeyRanges#gapsFor} plans. Those read in one round about the pages a plain scan reads one after
    * another, plus one per gap where its ends meet.
    */
@@ -87,8 +87,8 @@ public final class RangeScanner {
       PageSource source, String key, List<Record> firstPage, Executor executor) throws IOException {
     String last = firstPage.get(firstPage.size() - 1).rkey();
     int gaps = KeyRanges.gapsFor(key, last);
-    MeetingScan scan =
-        new MeetingScan(
+    TwoEndedKeyScan scan =
+        new TwoEndedKeyScan(
             source, key, last, KeyRanges.seeds(key, last, gaps), firstPage.size(), executor);
     List<Record> out = new ArrayList<>(firstPage);
     out.addAll(scan.run());

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
     name = "account",
     description = "Act on your account's knotless data as a whole.",
     subcommands = {AccountCli.DeleteData.class})
-final class AccountCli extends Owned {
+final class AccountCli extends KnotlessCommand {
   @Override
   public Integer call() {
     throw new UsageException("name a subcommand: delete-data");
@@ -36,7 +36,7 @@ final class AccountCli extends Owned {
             + " a collection at a time, 100 records a write. A run cut short carries on when run"
             + " again. Exit codes: 0 deleted (or nothing to delete), 1 declined or failed."
       })
-  static final class DeleteData extends Owned {
+  static final class DeleteData extends KnotlessCommand {
     @Option(names = "--yes", description = "do not ask: delete it all (for scripts)")
     boolean yes;
 

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
           + " names it, then print its log and exit 0 if it passed, 1 if not. Only the log filed"
           + " as the check ends is shown: output as it is printed is not followed."
     })
-final class CheckCli extends Owned {
+final class CheckCli extends KnotlessCommand {
   @Mixin CheckArgs which;
 
   @Option(

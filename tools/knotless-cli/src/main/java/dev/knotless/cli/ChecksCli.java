@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
           + " name are never read. The CHECK column is the name knotless check and knotless log"
           + " take."
     })
-final class ChecksCli extends Owned {
+final class ChecksCli extends KnotlessCommand {
   @Parameters(paramLabel = "<repo>", description = "<handle or did>/<name>")
   String url;
 

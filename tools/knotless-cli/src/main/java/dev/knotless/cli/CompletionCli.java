@@ -13,7 +13,7 @@ import picocli.CommandLine.Parameters;
           + " completion bash). zsh: source <(knotless completion zsh); the script loads zsh's"
           + " bashcompinit itself."
     })
-final class CompletionCli extends Owned {
+final class CompletionCli extends KnotlessCommand {
   /** The shells there is a script for. */
   enum Shell {
     bash,

@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
       "Its record names the runners given, none with --no-runner, and otherwise the one",
       "the appview names, as a first push does."
     })
-final class CreateCli extends Owned {
+final class CreateCli extends KnotlessCommand {
   @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")
   String url;
 

@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
           + " .knotless/workflows/: its .yml, .yaml and .json files, together, so two files giving"
           + " one name is a fault. Exits 1 if any file has a fault."
     })
-final class LintCli extends Owned {
+final class LintCli extends KnotlessCommand {
   @Parameters(
       paramLabel = "<path>",
       arity = "0..*",

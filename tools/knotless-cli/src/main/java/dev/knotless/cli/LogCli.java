@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
           + " each step as the record names it, then print the log and exit 0 if the check passed,"
           + " 1 if not. The log is uploaded as a check ends, so only then is there one to print."
     })
-final class LogCli extends Owned {
+final class LogCli extends KnotlessCommand {
   @Mixin CheckArgs which;
 
   @Option(

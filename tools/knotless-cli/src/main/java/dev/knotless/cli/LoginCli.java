@@ -11,7 +11,7 @@ import picocli.CommandLine.Parameters;
       "Log in and keep the session for git and the other commands.",
       "The password comes from KNOTLESS_PASSWORD or the terminal, never from an argument."
     })
-final class LoginCli extends Owned {
+final class LoginCli extends KnotlessCommand {
   @Parameters(
       arity = "0..1",
       paramLabel = "<handle or did>",

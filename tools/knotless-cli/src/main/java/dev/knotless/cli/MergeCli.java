@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
       "Exit 0 merged (or, with --check, passed), 1 not merged, 2 usage,",
       "3 not merged because checks are still running or pending."
     })
-final class MergeCli extends Owned {
+final class MergeCli extends KnotlessCommand {
   @Parameters(paramLabel = "<pull>", description = "the pull, at://<did>/dev.knotless.pull/<key>")
   String pull;
 

@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
       "started with --queue land it, counting only the owner's and collaborators' records",
       "(docs/merge.md)."
     })
-final class QueueCli extends Owned {
+final class QueueCli extends KnotlessCommand {
   @Parameters(paramLabel = "<pull>", description = "the pull, at://<did>/dev.knotless.pull/<key>")
   String pull;
 
@@ -30,7 +30,7 @@ final class QueueCli extends Owned {
         "Take a pull out of the merge queue.",
         "It deletes your dev.knotless.queue records naming it; exit 1 when there were none."
       })
-  static final class Dequeue extends Owned {
+  static final class Dequeue extends KnotlessCommand {
     @Parameters(paramLabel = "<pull>", description = "the pull, at://<did>/dev.knotless.pull/<key>")
     String pull;
 

@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
       RepoCli.Rename.class,
       RepoCli.Delete.class
     })
-final class RepoCli extends Owned {
+final class RepoCli extends KnotlessCommand {
   @Override
   public Integer call() {
     throw new UsageException("name what to do: compact, commit, rename or delete");
@@ -31,7 +31,7 @@ final class RepoCli extends Owned {
   @Command(
       name = "compact",
       description = "Fold old packs into one and prune old records (owner only).")
-  static final class Compact extends Owned {
+  static final class Compact extends KnotlessCommand {
     @Option(names = "--due", description = "only when enough packs have piled up")
     boolean due;
 
@@ -50,7 +50,7 @@ final class RepoCli extends Owned {
         "Commit without a checkout, and push.",
         "After a lost race, the change is made again on the new tip."
       })
-  static final class Commit extends Owned {
+  static final class Commit extends KnotlessCommand {
     @Parameters(paramLabel = "<url>", description = "knotless://<handle or did>/<name>")
     String url;
 
@@ -112,7 +112,7 @@ final class RepoCli extends Owned {
         "The old name redirects to the new one, so clones, pushes and runners that use it",
         "keep working; older former names are repointed."
       })
-  static final class Rename extends Owned {
+  static final class Rename extends KnotlessCommand {
     @Parameters(index = "0", paramLabel = "<url>", description = "<handle or did>/<name>")
     String url;
 
@@ -132,7 +132,7 @@ final class RepoCli extends Owned {
         "Its refs, claims, packs and what you wrote about it go, then its record.",
         "Run it again if it was cut short."
       })
-  static final class Delete extends Owned {
+  static final class Delete extends KnotlessCommand {
     @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")
     String url;
 

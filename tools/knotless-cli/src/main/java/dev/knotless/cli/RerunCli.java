@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
       "They do at their next pass.",
       "Name one of --ref or --pull. A ref without refs/ is a branch."
     })
-final class RerunCli extends Owned {
+final class RerunCli extends KnotlessCommand {
   @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")
   String url;
 

@@ -13,7 +13,7 @@ import picocli.CommandLine.Parameters;
       "Readers show the checks of the runners the repository record names.",
       "An edit keeps every field of the record this version does not know."
     })
-final class RunnersCli extends Owned {
+final class RunnersCli extends KnotlessCommand {
   @Parameters(index = "0", paramLabel = "<url>", description = "<handle or did>/<name>")
   String url;
 

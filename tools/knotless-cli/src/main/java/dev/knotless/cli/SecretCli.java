@@ -17,14 +17,14 @@ import picocli.CommandLine.Parameters;
       "A value is read from standard input, never from an argument."
     },
     subcommands = {SecretCli.Set.class, SecretCli.Ls.class, SecretCli.Rm.class})
-final class SecretCli extends Owned {
+final class SecretCli extends KnotlessCommand {
   @Override
   public Integer call() {
     throw new UsageException("name what to do: set, list or rm");
   }
 
   @Command(name = "set", description = "Seal the value on standard input as <NAME>.")
-  static final class Set extends Owned {
+  static final class Set extends KnotlessCommand {
     @Parameters(index = "0", paramLabel = "<url>", description = "<handle or did>/<name>")
     String url;
 
@@ -47,7 +47,7 @@ final class SecretCli extends Owned {
   }
 
   @Command(name = "list", description = "List the secrets left for the repository.")
-  static final class Ls extends Owned {
+  static final class Ls extends KnotlessCommand {
     @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")
     String url;
 
@@ -61,7 +61,7 @@ final class SecretCli extends Owned {
   }
 
   @Command(name = "rm", description = "Remove a secret sealed to a runner.")
-  static final class Rm extends Owned {
+  static final class Rm extends KnotlessCommand {
     @Parameters(index = "0", paramLabel = "<url>", description = "<handle or did>/<name>")
     String url;
 

@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
           + " ref, or whose on.asked.refs matches it. Each is shown with its variables (its env,"
           + " which knotless rerun --var may replace). Workflows that do not load are named too."
     })
-final class WorkflowsCli extends Owned {
+final class WorkflowsCli extends KnotlessCommand {
   @Parameters(paramLabel = "<repo>", description = "<handle or did>/<name>")
   String url;
 

@@ -8,7 +8,7 @@ import picocli.CommandLine.Spec;
 
 /** What every {@code knotless} command shares: {@code --help}, and the invocation's context. */
 @Command(mixinStandardHelpOptions = true, versionProvider = KnotlessCli.Version.class)
-abstract class Owned implements Callable<Integer> {
+abstract class KnotlessCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   CliContext ctx() {

@@ -30,7 +30,7 @@ import java.util.concurrent.Executor;
  * ascending order (a PDS that ignores {@code reverse}) is dropped, and its gap is read downward
  * alone. A key seen twice is kept once. Not thread-safe; one scan per instance.
  */
-final class MeetingScan {
+final class TwoEndedKeyScan {
   /** Keys left in a gap that one downward page is trusted to cover. */
   static final int ONE_PAGE = 70;
 
@@ -62,7 +62,7 @@ final class MeetingScan {
    * @param last the first page's last key
    * @param seeds cursors between {@code last} and the prefix, descending: each splits a gap
    */
-  MeetingScan(
+  TwoEndedKeyScan(
       RangeScanner.PageSource source,
       String key,
       String last,
