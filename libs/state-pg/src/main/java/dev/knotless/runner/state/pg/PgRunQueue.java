@@ -145,16 +145,19 @@ public final class PgRunQueue {
   /**
    * Issues a run that takes no queue row (one ended as it is filed), so the check-writer files its
    * events; a run that takes a row is issued by the row's insert (migration V5's trigger).
+   *
+   * @return whether a row of {@code run_issued} was written
    */
-  public void issue(Run run) throws SQLException {
-    update(
-        "insert into run_issued (check_key, repo, commit_id, workflow) values (?, ?, ?, ?)"
-            + " on conflict (check_key) do update set repo = excluded.repo,"
-            + " commit_id = excluded.commit_id, workflow = excluded.workflow, issued_at = now()",
-        run.checkKey(),
-        run.repo(),
-        run.commit(),
-        run.workflow());
+  public boolean issue(Run run) throws SQLException {
+    return update(
+            "insert into run_issued (check_key, repo, commit_id, workflow) values (?, ?, ?, ?)"
+                + " on conflict (check_key) do update set repo = excluded.repo,"
+                + " commit_id = excluded.commit_id, workflow = excluded.workflow, issued_at = now()",
+            run.checkKey(),
+            run.repo(),
+            run.commit(),
+            run.workflow())
+        > 0;
   }
 
   /** Says {@code worker} is alive for every run it holds; returns how many it holds. */

@@ -137,7 +137,6 @@ public class RunWorker implements RunSink {
 
   @Override
   public void submit(PlannedRun run) {
-    RunRequest r = run.request();
     if (queueOnly()) {
       order(run);
       return;
@@ -185,11 +184,7 @@ public class RunWorker implements RunSink {
     if (run.order() == null) {
       LOG.warnf(
           "%s: %s cannot be run by the scheduler: ended as an error", run.label(), run.rkey());
-      db(
-          () -> {
-            queue.issue(row(run, null));
-            return null;
-          });
+      db(() -> queue.issue(row(run, null)));
       publish(EventReports.filed(run));
       publish(
           new RunEvent.Ended(

@@ -1,6 +1,7 @@
 package dev.knotless.run.reconciler.adapter.db;
 
 import dev.knotless.runner.state.pg.PgRunQueue;
+import dev.knotless.runner.state.pg.PgWatchedRepos;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -16,5 +17,11 @@ public class Tables {
   @Singleton
   PgRunQueue runQueue(AgroalDataSource db) {
     return new PgRunQueue(db);
+  }
+
+  @Produces
+  @Singleton
+  PgWatchedRepos watchedRepos(AgroalDataSource db) {
+    return new PgWatchedRepos(db);
   }
 }
