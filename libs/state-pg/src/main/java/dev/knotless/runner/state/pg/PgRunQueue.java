@@ -3,11 +3,9 @@ package dev.knotless.runner.state.pg;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunRequest.WorkKey;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -318,7 +316,7 @@ public final class PgRunQueue {
   static Map<String, Integer> runningElsewhere(Connection c, String worker) throws SQLException {
     Map<String, Integer> out = new HashMap<>();
     for (Object[] row :
-        query(
+        Jdbc.query(
             c,
             "select owner_did, count(*) from run_queue where state = 'RUNNING'"
                 + " and worker is distinct from ? group by owner_did",
@@ -335,7 +333,7 @@ public final class PgRunQueue {
    */
   static Set<WorkKey> turnsElsewhere(Connection c, String worker) throws SQLException {
     return new HashSet<>(
-        query(
+        Jdbc.query(
             c,
             "select distinct o.repo, o.subject, o.workflow from run_queue o join run_queue m"
                 + " on m.repo = o.repo and m.subject = o.subject and m.workflow = o.workflow"
@@ -348,13 +346,12 @@ public final class PgRunQueue {
 
   /** Marks {@code worker}'s waiting runs of {@code checkKeys} running. */
   static void markRunning(Connection c, String[] checkKeys, String worker) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement(
-            "update run_queue set state = 'RUNNING', started_at = now()"
-                + " where check_key = any(?) and worker = ? and state = 'WAITING'")) {
-      bind(s, checkKeys, worker);
-      s.executeUpdate();
-    }
+    Jdbc.update(
+        c,
+        "update run_queue set state = 'RUNNING', started_at = now()"
+            + " where check_key = any(?) and worker = ? and state = 'WAITING'",
+        checkKeys,
+        worker);
   }
 
   // What the check-writer's ledger reads, on the connection holding a check's lock (PgCheckLedger).
@@ -362,7 +359,7 @@ public final class PgRunQueue {
   /** The run the queue issued under {@code checkKey}, if any. */
   static Optional<IssuedRun> issued(Connection c, String checkKey) throws SQLException {
     List<IssuedRun> runs =
-        query(
+        Jdbc.query(
             c,
             "select repo, commit_id, workflow from run_issued where check_key = ?",
             r -> new IssuedRun(r.getString(1), r.getString(2), r.getString(3)),
@@ -394,52 +391,15 @@ public final class PgRunQueue {
         r.getString(11));
   }
 
-  @FunctionalInterface
-  private interface Reader<T> {
-    T read(ResultSet r) throws SQLException;
-  }
-
   private int update(String sql, Object... args) throws SQLException {
-    try (Connection c = db.getConnection();
-        PreparedStatement s = c.prepareStatement(sql)) {
-      bind(s, args);
-      return s.executeUpdate();
-    }
-  }
-
-  private <T> List<T> query(String sql, Reader<T> read, Object... args) throws SQLException {
     try (Connection c = db.getConnection()) {
-      return query(c, sql, read, args);
+      return Jdbc.update(c, sql, args);
     }
   }
 
-  private static <T> List<T> query(Connection c, String sql, Reader<T> read, Object... args)
-      throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      bind(s, args);
-      List<T> out = new ArrayList<>();
-      try (ResultSet r = s.executeQuery()) {
-        while (r.next()) {
-          out.add(read.read(r));
-        }
-      }
-      return out;
-    }
-  }
-
-  /** Binds strings (null too), numbers and arrays of text, in order. */
-  private static void bind(PreparedStatement s, Object... args) throws SQLException {
-    for (int i = 0; i < args.length; i++) {
-      Object a = args[i];
-      if (a instanceof Long n) {
-        s.setLong(i + 1, n);
-      } else if (a instanceof Integer n) {
-        s.setInt(i + 1, n);
-      } else if (a instanceof String[] texts) {
-        s.setArray(i + 1, s.getConnection().createArrayOf("text", texts));
-      } else {
-        s.setString(i + 1, (String) a);
-      }
+  private <T> List<T> query(String sql, Jdbc.Reader<T> read, Object... args) throws SQLException {
+    try (Connection c = db.getConnection()) {
+      return Jdbc.query(c, sql, read, args);
     }
   }
 }
