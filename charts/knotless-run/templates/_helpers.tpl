@@ -116,33 +116,25 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end -}}
 
-{{/* PostgreSQL: Flyway migrates over JDBC, Hibernate Reactive uses the reactive URL; credentials from the Secret. */}}
+{{/* PostgreSQL: every service's one datasource is JDBC (Flyway and every table); credentials from the Secret. */}}
 {{- define "knotless-run.env.postgresql" -}}
 {{- $pg := .Values.postgresql -}}
 {{- $hostPort := printf "%s:%v/%s" (required "postgresql.host is required" $pg.host) $pg.port $pg.database -}}
 {{- $jdbcQuery := "" -}}
-{{- $reactiveQuery := "" -}}
 {{- if $pg.sslMode }}
 {{- if not (has $pg.sslMode (list "disable" "require" "verify-ca" "verify-full")) }}
 {{- fail "postgresql.sslMode must be disable, require, verify-ca or verify-full" }}
 {{- end }}
-{{- $reactiveQuery = printf "?sslmode=%s" $pg.sslMode -}}
 {{- $jdbcQuery = printf "?sslmode=%s" $pg.sslMode -}}
 {{- if $pg.caSecret.name }}
 {{- $jdbcQuery = printf "%s&sslrootcert=/etc/knotless/postgresql-ca/ca.crt" $jdbcQuery -}}
 {{- else if has $pg.sslMode (list "verify-ca" "verify-full") }}
-{{- /* No CA given: the server's certificate is checked against the JVM's trust store, as the reactive client does. */}}
+{{- /* No CA given: the server's certificate is checked against the JVM's trust store. */}}
 {{- $jdbcQuery = printf "%s&sslfactory=org.postgresql.ssl.DefaultJavaSSLFactory" $jdbcQuery -}}
 {{- end }}
 {{- end }}
 - name: QUARKUS_DATASOURCE_JDBC_URL
   value: {{ printf "jdbc:postgresql://%s%s" $hostPort $jdbcQuery | quote }}
-- name: QUARKUS_DATASOURCE_REACTIVE_URL
-  value: {{ printf "postgresql://%s%s" $hostPort $reactiveQuery | quote }}
-{{- if and $pg.sslMode $pg.caSecret.name }}
-- name: QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS
-  value: /etc/knotless/postgresql-ca/ca.crt
-{{- end }}
 - name: QUARKUS_DATASOURCE_USERNAME
   valueFrom:
     secretKeyRef:

@@ -94,8 +94,8 @@ class AllInOneIT {
               .lines()
               .anyMatch(
                   l ->
-                      l.startsWith("ci ")
-                          && l.contains(sha.substring(0, 12))
+                      l.contains(" ci ")
+                          && l.contains(sha.substring(0, 7))
                           && l.contains("success")),
           table);
     }

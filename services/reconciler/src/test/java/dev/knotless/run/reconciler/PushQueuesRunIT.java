@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.knotless.atproto.Record;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
-import dev.knotless.run.reconciler.adapter.db.QueuedRun;
-import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.run.testkit.KafkaBrokerResource;
 import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
@@ -17,6 +15,8 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import dev.knotless.testing.infra.OwnerRepo;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
 class PushQueuesRunIT {
   private static final Duration DEADLINE = Duration.ofSeconds(90);
 
-  @Inject RunQueue queue;
+  @Inject PgRunQueue queue;
 
   @ConfigProperty(name = "kafka.bootstrap.servers")
   String bootstrap;
@@ -145,24 +145,16 @@ class PushQueuesRunIT {
     return Outputs.checks(OwnerPdsResource.runner().did());
   }
 
-  private List<QueuedRun> queued(String ownerDid) {
-    List<QueuedRun> out = new ArrayList<>();
-    for (RunQueue.RunClass c : RunQueue.RunClass.values()) {
-      for (QueuedRun r : onVertx(() -> queue.waiting(c))) {
-        if (r.ownerDid.equals(ownerDid)) {
+  private List<PgRunQueue.Row> queued(String ownerDid) throws Exception {
+    List<PgRunQueue.Row> out = new ArrayList<>();
+    for (RunClass c : RunClass.values()) {
+      for (PgRunQueue.Row r : queue.waiting(c)) {
+        if (r.run().ownerDid().equals(ownerDid)) {
           out.add(r);
         }
       }
     }
     return out;
-  }
-
-  private static <T> T onVertx(java.util.function.Supplier<io.smallrye.mutiny.Uni<T>> work) {
-    try {
-      return io.quarkus.vertx.VertxContextSupport.subscribeAndAwait(work);
-    } catch (Throwable e) {
-      throw new AssertionError("the queue call failed", e);
-    }
   }
 
   private void ring(RepoId repo, Doorbell bell) throws Exception {

@@ -252,7 +252,6 @@ public final class LocalDistributed implements AutoCloseable {
     Map<String, String> s = kafka();
     s.put("quarkus.datasource.username", "postgres");
     s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
-    s.put("quarkus.datasource.reactive.url", pg.reactiveUrl());
     s.put("knotless.reconciler.pds", pds.pdsUrl().toString());
     s.put("knotless.reconciler.repos-file", list.toString());
     if (appview != null) {

@@ -49,11 +49,6 @@ public final class EmbeddedPg implements AutoCloseable {
     return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
   }
 
-  /** {@code postgresql://127.0.0.1:<port>/postgres}, for the Vert.x reactive client. */
-  public String reactiveUrl() {
-    return "postgresql://127.0.0.1:" + port + "/postgres";
-  }
-
   /** Milliseconds the last start took. */
   public long lastReadyMillis() {
     return lastReadyMillis;
@@ -66,8 +61,6 @@ public final class EmbeddedPg implements AutoCloseable {
         "postgres",
         "quarkus.datasource.password",
         "postgres",
-        "quarkus.datasource.reactive.url",
-        reactiveUrl(),
         "quarkus.datasource.jdbc.url",
         jdbcUrl());
   }

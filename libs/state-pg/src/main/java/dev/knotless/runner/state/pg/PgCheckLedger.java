@@ -1,5 +1,6 @@
 package dev.knotless.runner.state.pg;
 
+import dev.knotless.runner.state.pg.PgRunQueue.IssuedRun;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.sql.Connection;
@@ -13,10 +14,11 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * The check-writer's running checks in PostgreSQL (schema in {@code
- * db/migration/V5__check_writer.sql}), shared by every replica, and the runs the queue issued that
- * their events must match. Plain JDBC; events are kept as the JSON their producer wrote, so this
- * class knows nothing of their format.
+ * The check-writer's running checks in PostgreSQL, {@code check_run} and {@code check_log} (schema
+ * in {@code db/migration/V5__check_writer.sql}), shared by every replica: the one class that reads
+ * or writes either table. The runs the queue issued, which their events must match, are read
+ * through {@link PgRunQueue}, which owns them. Plain JDBC; events are kept as the JSON their
+ * producer wrote, so this class knows nothing of their format.
  *
  * <p>{@link #withCheck} runs a piece of work on one check inside a transaction that holds an
  * advisory lock on the check's key, so two replicas that both hold a partition for a moment (a
@@ -25,15 +27,6 @@ import javax.sql.DataSource;
  * Thread-safe: each call takes its own connection.
  */
 public final class PgCheckLedger {
-
-  /**
-   * What the queue issued under a check key.
-   *
-   * @param repo {@code <owner did>/<repo key>}
-   * @param commit the commit the run checks
-   * @param workflow the workflow's name
-   */
-  public record IssuedRun(String repo, String commit, String workflow) {}
 
   /** One check's kept state, valid only inside {@link #withCheck}. */
   public interface Kept {
@@ -79,12 +72,14 @@ public final class PgCheckLedger {
   }
 
   private final DataSource db;
+  private final PgRunQueue queue;
 
   /**
    * @param db the database, its schema migrated by Flyway
    */
   public PgCheckLedger(DataSource db) {
     this.db = db;
+    this.queue = new PgRunQueue(db);
   }
 
   /**
@@ -113,42 +108,20 @@ public final class PgCheckLedger {
   }
 
   /**
-   * Issues a run that takes no queue row (one ended before it could be queued), so its events are
-   * filed like any other's.
-   */
-  public void issue(String key, IssuedRun run) throws SQLException {
-    try (Connection c = db.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "insert into run_issued (check_key, repo, commit_id, workflow) values (?, ?, ?, ?)"
-                    + " on conflict (check_key) do update set repo = excluded.repo, commit_id ="
-                    + " excluded.commit_id, workflow = excluded.workflow, issued_at = now()")) {
-      s.setString(1, key);
-      s.setString(2, run.repo());
-      s.setString(3, run.commit());
-      s.setString(4, run.workflow());
-      s.executeUpdate();
-    }
-  }
-
-  /**
    * Forgets checks filed as ended, and runs issued, untouched for longer than {@code age}.
    *
    * @return how many rows went
    */
   public int prune(Duration age) throws SQLException {
+    int checks;
     try (Connection c = db.getConnection();
-        PreparedStatement a =
+        PreparedStatement s =
             c.prepareStatement(
-                "delete from check_run where done and updated_at < now() - ? * interval '1 second'");
-        PreparedStatement b =
-            c.prepareStatement(
-                "delete from run_issued where issued_at < now() - ? * interval '1 second'"
-                    + " and check_key not in (select check_key from run_queue)")) {
-      a.setLong(1, age.toSeconds());
-      b.setLong(1, age.toSeconds());
-      return a.executeUpdate() + b.executeUpdate();
+                "delete from check_run where done and updated_at < now() - ? * interval '1 second'")) {
+      s.setLong(1, age.toSeconds());
+      checks = s.executeUpdate();
     }
+    return checks + queue.forgetIssued(age);
   }
 
   /** A check's row, read once under the lock and written through. */
@@ -184,16 +157,7 @@ public final class PgCheckLedger {
 
     @Override
     public Optional<IssuedRun> issued() throws SQLException {
-      try (PreparedStatement s =
-          c.prepareStatement(
-              "select repo, commit_id, workflow from run_issued where check_key = ?")) {
-        s.setString(1, key);
-        try (ResultSet r = s.executeQuery()) {
-          return r.next()
-              ? Optional.of(new IssuedRun(r.getString(1), r.getString(2), r.getString(3)))
-              : Optional.empty();
-        }
-      }
+      return PgRunQueue.issued(c, key);
     }
 
     @Override

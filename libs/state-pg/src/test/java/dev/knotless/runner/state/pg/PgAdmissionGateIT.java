@@ -80,7 +80,7 @@ class PgAdmissionGateIT {
 
   private static HeldElsewhere seen(String worker) {
     AtomicReference<HeldElsewhere> seen = new AtomicReference<>();
-    new PgAdmissionGate(db, worker)
+    new PgAdmissionGate(new PgRunQueue(db), worker)
         .admit(
             elsewhere -> {
               seen.set(elsewhere);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.knotless.runner.state.pg.PgCheckLedger.IssuedRun;
+import dev.knotless.runner.state.pg.PgRunQueue.IssuedRun;
 import dev.knotless.testing.infra.EmbeddedPg;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package dev.knotless.run.checkwriter.domain;
 
 import dev.knotless.run.events.RunEvent;
-import dev.knotless.runner.state.pg.PgCheckLedger.IssuedRun;
+import dev.knotless.runner.state.pg.PgRunQueue.IssuedRun;
 import java.util.Optional;
 
 /**

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.run.events.RunEvent;
-import dev.knotless.runner.state.pg.PgCheckLedger.IssuedRun;
+import dev.knotless.runner.state.pg.PgRunQueue.IssuedRun;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -1,11 +1,12 @@
 package dev.knotless.run.reconciler.app;
 
-import dev.knotless.run.reconciler.adapter.db.RunQueue;
+import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
-import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,36 +17,34 @@ import org.jboss.logging.Logger;
 public class QueueGauges {
   private static final Logger LOG = Logger.getLogger(QueueGauges.class);
 
-  private final RunQueue queue;
-  private final Map<RunQueue.RunClass, AtomicLong> waiting = new EnumMap<>(RunQueue.RunClass.class);
+  private final PgRunQueue queue;
+  private final Map<RunClass, AtomicLong> waiting = new EnumMap<>(RunClass.class);
 
-  public QueueGauges(RunQueue queue, MeterRegistry registry) {
+  public QueueGauges(PgRunQueue queue, MeterRegistry registry) {
     this.queue = queue;
-    for (RunQueue.RunClass c : RunQueue.RunClass.values()) {
+    for (RunClass c : RunClass.values()) {
       AtomicLong value = new AtomicLong();
       waiting.put(c, value);
       Gauge.builder("knotless.run.runs.waiting", value, AtomicLong::get)
-          .tag("class", c.name().toLowerCase(java.util.Locale.ROOT))
+          .tag("class", c.tag())
           .register(registry);
     }
   }
 
+  // A blocking method: Quarkus runs it on a worker thread, never on an event loop.
   @Scheduled(
       every = "${knotless.reconciler.queue-gauge-refresh:10s}",
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-  Uni<Void> refresh() {
-    return queue
-        .waitingByClass()
-        .invoke(counts -> counts.forEach((c, n) -> waiting.get(c).set(n)))
-        .onFailure()
-        .invoke(e -> LOG.warnf("Run queue gauges not refreshed: %s", e.getMessage()))
-        .onFailure()
-        .recoverWithNull()
-        .replaceWithVoid();
+  void refresh() {
+    try {
+      queue.waitingByClass().forEach((c, n) -> waiting.get(c).set(n));
+    } catch (SQLException e) {
+      LOG.warnf("Run queue gauges not refreshed: %s", e.getMessage());
+    }
   }
 
   /** The last count read, for tests and logs. */
-  public long waiting(RunQueue.RunClass runClass) {
+  public long waiting(RunClass runClass) {
     return waiting.get(runClass).get();
   }
 }

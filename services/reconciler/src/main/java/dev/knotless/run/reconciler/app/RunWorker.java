@@ -4,8 +4,6 @@ import dev.knotless.run.events.DoorbellMessage;
 import dev.knotless.run.events.EventReports;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
-import dev.knotless.run.reconciler.adapter.db.QueuedRun;
-import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.engine.ExecutorChoice;
 import dev.knotless.runner.engine.Jobs;
@@ -18,10 +16,10 @@ import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.schedule.SchedulerConfig;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.runner.state.pg.PgAdmissionGate;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
-import io.quarkus.vertx.VertxContextSupport;
-import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.KafkaClientService;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,11 +27,11 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.Supplier;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -54,7 +52,7 @@ public class RunWorker implements RunSink {
   private static final Logger LOG = Logger.getLogger(RunWorker.class);
 
   private final String id = "worker-" + UUID.randomUUID();
-  private final RunQueue queue;
+  private final PgRunQueue queue;
   private final StateStore state;
   private final ReconcilerConfig.Worker config;
   private final Clock clock = Clock.systemUTC();
@@ -80,7 +78,7 @@ public class RunWorker implements RunSink {
 
   @Inject KafkaClientService kafka;
 
-  public RunWorker(RunQueue queue, StateStore state, ReconcilerConfig config) {
+  public RunWorker(PgRunQueue queue, StateStore state, ReconcilerConfig config) {
     this.queue = queue;
     this.state = state;
     this.config = config.worker();
@@ -109,8 +107,6 @@ public class RunWorker implements RunSink {
         new StaleRuns(queue, state, this.config.staleAfter(), this::publish, this::ring, clock);
     this.superseded = new SupersededElsewhere(queue, id);
   }
-
-  @Inject io.agroal.api.AgroalDataSource db;
 
   /**
    * The runner's account, which labels the containers runs get and holds the owners' minutes
@@ -141,21 +137,12 @@ public class RunWorker implements RunSink {
 
   @Override
   public void submit(PlannedRun run) {
-    RunRequest r = run.request();
-    QueuedRun row = new QueuedRun();
-    row.checkKey = run.rkey();
-    row.repo = r.repo();
-    row.ownerDid = r.ownerDid();
-    row.runClass = r.runClass().name();
-    row.workflow = r.workflow();
-    row.commitId = run.check().commit(); // a pull's head: its revision is "<head> <base>"
-    row.subject = r.subject();
-    row.baseCommit = run.check().baseCommit();
     if (queueOnly()) {
-      order(run, row);
+      order(run);
       return;
     }
-    boolean held = await(() -> queue.claim(row, id, config.staleAfter()));
+    PgRunQueue.Run row = row(run, null);
+    boolean held = db(() -> queue.claim(row, id, config.staleAfter()));
     if (!held) {
       LOG.infof("%s: %s is held by another live worker, passed over", run.label(), run.rkey());
       return;
@@ -177,12 +164,27 @@ public class RunWorker implements RunSink {
     return "queue".equals(config.mode());
   }
 
+  /** The row {@code run} takes in the queue, with the scheduler's {@code order} or null. */
+  private static PgRunQueue.Run row(PlannedRun run, String order) {
+    RunRequest r = run.request();
+    return new PgRunQueue.Run(
+        run.rkey(),
+        r.repo(),
+        r.ownerDid(),
+        r.runClass(),
+        r.workflow(),
+        run.check().commit(), // a pull's head: its revision is "<head> <base>"
+        r.subject(),
+        run.check().baseCommit(),
+        order);
+  }
+
   /** Leaves the run to the scheduler: its row carries the order, and no worker holds it. */
-  private void order(PlannedRun run, QueuedRun row) {
+  private void order(PlannedRun run) {
     if (run.order() == null) {
       LOG.warnf(
           "%s: %s cannot be run by the scheduler: ended as an error", run.label(), run.rkey());
-      await(() -> queue.issue(row));
+      db(() -> queue.issue(row(run, null)));
       publish(EventReports.filed(run));
       publish(
           new RunEvent.Ended(
@@ -195,8 +197,7 @@ public class RunWorker implements RunSink {
                   + " reconciler that runs steps"));
       return;
     }
-    row.runOrder = run.order().toJson();
-    boolean filed = await(() -> queue.order(row));
+    boolean filed = db(() -> queue.file(row(run, run.order().toJson())));
     if (!filed) {
       LOG.infof("%s: %s is queued already, passed over", run.label(), run.rkey());
       return;
@@ -240,7 +241,7 @@ public class RunWorker implements RunSink {
               // Minutes records are decided on the whole runner's usage (ended), not this share.
               record -> {});
       // Owner caps hold across reconcilers: admissions count what the others' runs hold.
-      jobs.useGate(new dev.knotless.runner.state.pg.PgAdmissionGate(db, id));
+      jobs.useGate(new PgAdmissionGate(queue, id));
     }
     return jobs;
   }
@@ -295,7 +296,7 @@ public class RunWorker implements RunSink {
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
       skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void heartbeat() {
-    await(() -> queue.heartbeat(id));
+    db(() -> queue.heartbeat(id));
     superseded.cancelMarked(jobs);
   }
 
@@ -352,7 +353,7 @@ public class RunWorker implements RunSink {
         j.cancelRunning("the worker stopped");
         j.awaitIdle(Duration.ofSeconds(30));
       }
-      await(() -> queue.release(id));
+      db(() -> queue.release(id));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
@@ -401,10 +402,10 @@ public class RunWorker implements RunSink {
    * away: a database restart must not end a run. Past that the run goes on, and the row is left to
    * the recovery (a run's end is published before its row goes, so nothing is lost).
    */
-  private static void patiently(String what, Supplier<Uni<Boolean>> work) {
+  private static void patiently(String what, QueueCall<Boolean> work) {
     for (int attempt = 1; ; attempt++) {
       try {
-        await(work);
+        db(work);
         return;
       } catch (RuntimeException e) {
         if (attempt >= 60) {
@@ -424,12 +425,20 @@ public class RunWorker implements RunSink {
     }
   }
 
-  static <T> T await(Supplier<Uni<T>> work) {
+  /** A call on the run queue, which blocks its caller. */
+  @FunctionalInterface
+  interface QueueCall<T> {
+    T call() throws SQLException;
+  }
+
+  /**
+   * Calls the run queue; a database failure is thrown unchecked, as the pass and the scheduled
+   * ticks handle every failure of the queue alike.
+   */
+  static <T> T db(QueueCall<T> work) {
     try {
-      return VertxContextSupport.subscribeAndAwait(work);
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Throwable e) {
+      return work.call();
+    } catch (SQLException e) {
       throw new IllegalStateException("the run queue could not be reached: " + e.getMessage(), e);
     }
   }

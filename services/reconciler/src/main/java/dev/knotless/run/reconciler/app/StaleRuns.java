@@ -1,11 +1,11 @@
 package dev.knotless.run.reconciler.app;
 
 import dev.knotless.run.events.RunEvent;
-import dev.knotless.run.reconciler.adapter.db.QueuedRun;
-import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +22,7 @@ import org.jboss.logging.Logger;
 final class StaleRuns {
   private static final Logger LOG = Logger.getLogger(StaleRuns.class);
 
-  private final RunQueue queue;
+  private final PgRunQueue queue;
   private final StateStore state;
   private final Duration staleAfter;
   private final Consumer<RunEvent> publish;
@@ -30,7 +30,7 @@ final class StaleRuns {
   private final Clock clock;
 
   StaleRuns(
-      RunQueue queue,
+      PgRunQueue queue,
       StateStore state,
       Duration staleAfter,
       Consumer<RunEvent> publish,
@@ -46,21 +46,24 @@ final class StaleRuns {
 
   /** One round of recovery by the worker {@code me}. */
   void recover(String me) {
-    List<QueuedRun> stale = RunWorker.await(() -> queue.stale(staleAfter));
-    for (QueuedRun r : stale) {
-      if (r.worker == null || r.subject == null || r.worker.equals(me)) {
+    List<PgRunQueue.Row> stale = RunWorker.db(() -> queue.stale(staleAfter));
+    for (PgRunQueue.Row row : stale) {
+      PgRunQueue.Run r = row.run();
+      String worker = row.worker();
+      if (worker == null || r.subject() == null || worker.equals(me)) {
         // Unheld rows are not runs; this worker's own rows look stale only after the database was
         // away, and their runs are still going here.
         continue;
       }
-      if ("ASKED".equals(r.runClass)) {
+      if (r.runClass() == RunClass.ASKED) {
         // A run asked for by name is filed again from the owner's request, which the row does
         // not hold (its variables); it is ended as lost rather than run without them.
-        if (RunWorker.await(() -> queue.takeStale(r.checkKey, staleAfter))) {
-          LOG.warnf("%s: run %s asked for by name was lost with its worker", r.repo, r.checkKey);
+        if (RunWorker.db(() -> queue.takeStale(r.checkKey(), staleAfter))) {
+          LOG.warnf(
+              "%s: run %s asked for by name was lost with its worker", r.repo(), r.checkKey());
           publish.accept(
               new RunEvent.Ended(
-                  r.checkKey,
+                  r.checkKey(),
                   clock.instant(),
                   "error",
                   0,
@@ -71,15 +74,15 @@ final class StaleRuns {
       }
       // The state first, then the row: a recovery cut short leaves the row, to be taken again.
       state.update(
-          r.repo,
+          r.repo(),
           s ->
               s.withDropped(
-                  new DroppedRun(r.subject, r.commitId, r.baseCommit, List.of(r.workflow))));
-      if (RunWorker.await(() -> queue.takeStale(r.checkKey, staleAfter))) {
+                  new DroppedRun(r.subject(), r.commit(), r.baseCommit(), List.of(r.workflow()))));
+      if (RunWorker.db(() -> queue.takeStale(r.checkKey(), staleAfter))) {
         LOG.infof(
             "%s: %s at %s was held by %s, silent past %s: filed again",
-            r.repo, r.workflow, r.commitId, r.worker, staleAfter);
-        ring.accept(r.repo, Doorbell.RETRY);
+            r.repo(), r.workflow(), r.commit(), worker, staleAfter);
+        ring.accept(r.repo(), Doorbell.RETRY);
       }
     }
   }

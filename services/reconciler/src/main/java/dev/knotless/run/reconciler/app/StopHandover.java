@@ -1,12 +1,12 @@
 package dev.knotless.run.reconciler.app;
 
 import dev.knotless.run.events.EventReports;
-import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.plan.AskedLedger;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
@@ -24,7 +24,7 @@ import org.jboss.logging.Logger;
 final class StopHandover implements Jobs.StopDrops {
   private static final Logger LOG = Logger.getLogger(StopHandover.class);
 
-  private final RunQueue queue;
+  private final PgRunQueue queue;
   private final StateStore state;
   private final String worker;
   private final AskedLedger asked;
@@ -38,7 +38,7 @@ final class StopHandover implements Jobs.StopDrops {
    * @param ring rings a repository's door (by its {@code <owner did>/<key>}) through the topic
    */
   StopHandover(
-      RunQueue queue,
+      PgRunQueue queue,
       StateStore state,
       String worker,
       AskedLedger asked,
@@ -97,7 +97,7 @@ final class StopHandover implements Jobs.StopDrops {
     }
     AskedLedger.Entry e = entry.get();
     try {
-      RunWorker.await(() -> queue.remove(key, worker));
+      RunWorker.db(() -> queue.remove(key, worker));
       state.update(e.repo(), s -> s.withWanted(e.ref(), e.wanted()));
       ring.accept(run.request().repo(), Doorbell.ASKED);
       LOG.infof(
@@ -111,7 +111,7 @@ final class StopHandover implements Jobs.StopDrops {
   /** Lets go of one run's row at once, so another worker's recovery files it again. */
   void handBack(String checkKey) {
     try {
-      if (RunWorker.await(() -> queue.releaseOne(checkKey, worker))) {
+      if (RunWorker.db(() -> queue.releaseOne(checkKey, worker))) {
         LOG.infof("stopping: %s handed back to the other workers", checkKey);
       }
     } catch (RuntimeException e) {

@@ -1,11 +1,10 @@
 package dev.knotless.run.reconciler.app;
 
-import dev.knotless.run.reconciler.adapter.db.QueuedRun;
-import dev.knotless.run.reconciler.adapter.db.RunQueue;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Scheduler;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import org.jboss.logging.Logger;
 
 /**
@@ -18,24 +17,24 @@ import org.jboss.logging.Logger;
 final class SupersededElsewhere {
   private static final Logger LOG = Logger.getLogger(SupersededElsewhere.class);
 
-  private final RunQueue queue;
+  private final PgRunQueue queue;
   private final String worker;
 
   /**
    * @param worker this worker's id in the run queue
    */
-  SupersededElsewhere(RunQueue queue, String worker) {
+  SupersededElsewhere(PgRunQueue queue, String worker) {
     this.queue = queue;
     this.worker = worker;
   }
 
   /** Marks the older runs of {@code run}'s workflow on its subject that other workers hold. */
-  void mark(PlannedRun run, QueuedRun row) {
+  void mark(PlannedRun run, PgRunQueue.Run row) {
     if (!Scheduler.supersedesElsewhere(run.request())) {
       return;
     }
     try {
-      int marked = RunWorker.await(() -> queue.supersedeElsewhere(row, worker));
+      int marked = RunWorker.db(() -> queue.supersedeElsewhere(row, worker));
       if (marked > 0) {
         LOG.infof(
             "%s: %s supersedes %d older run(s) of %s another worker holds",
@@ -53,7 +52,7 @@ final class SupersededElsewhere {
       return;
     }
     try {
-      for (String key : RunWorker.await(() -> queue.superseded(worker))) {
+      for (String key : RunWorker.db(() -> queue.superseded(worker))) {
         jobs.cancelCheck(key, CancelReason.SUPERSEDED);
       }
     } catch (RuntimeException e) {

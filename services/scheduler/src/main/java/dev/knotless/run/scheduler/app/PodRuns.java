@@ -3,7 +3,6 @@ package dev.knotless.run.scheduler.app;
 import dev.knotless.run.events.EventReports;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
-import dev.knotless.run.scheduler.adapter.db.SchedulerQueue;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.SealedStart;
 import dev.knotless.runner.exec.pod.PodApi;
@@ -18,6 +17,7 @@ import dev.knotless.runner.pass.SharedStepFiles;
 import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.plan.RunOrder;
 import dev.knotless.runner.schedule.Scheduler;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import dev.knotless.runtime.pods.Fabric8PodApi;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
@@ -62,7 +62,7 @@ public class PodRuns {
       List.of("Pending", "Running", "Succeeded", "Failed", "Unknown");
 
   private final SchedulerConfig config;
-  private final SchedulerQueue queue;
+  private final PgRunQueue queue;
   private final KubernetesClient client;
   private final MeterRegistry registry;
   private final Clock clock = Clock.systemUTC();
@@ -86,10 +86,7 @@ public class PodRuns {
   Emitter<String> events;
 
   public PodRuns(
-      SchedulerConfig config,
-      SchedulerQueue queue,
-      KubernetesClient client,
-      MeterRegistry registry) {
+      SchedulerConfig config, PgRunQueue queue, KubernetesClient client, MeterRegistry registry) {
     this.config = config;
     this.queue = queue;
     this.client = client;
@@ -193,7 +190,7 @@ public class PodRuns {
             new EventReports.Queue() {
               @Override
               public void started(String checkKey) {
-                patiently("mark " + checkKey + " running", () -> queue.started(checkKey));
+                patiently("mark " + checkKey + " running", () -> queue.start(checkKey));
               }
 
               @Override
@@ -267,44 +264,41 @@ public class PodRuns {
       return seen;
     }
     try {
-      for (SchedulerQueue.Row row : queue.notHeldBy(me, 1000)) {
-        seen.add(row.checkKey());
-        if (taken.contains(row.checkKey()) || !queue.take(row.checkKey(), me, row.worker())) {
+      for (PgRunQueue.Row row : queue.ordersNotHeldBy(me, 1000)) {
+        String key = row.run().checkKey();
+        seen.add(key);
+        if (taken.contains(key) || !queue.take(key, me, row.worker())) {
           continue;
         }
         RunOrder order;
         try {
-          order = RunOrder.fromJson(row.order());
+          order = RunOrder.fromJson(row.run().order());
         } catch (IllegalArgumentException e) {
-          LOG.errorf(
-              "run %s has an order this scheduler cannot read: %s", row.checkKey(), e.getMessage());
+          LOG.errorf("run %s has an order this scheduler cannot read: %s", key, e.getMessage());
           publish(
               new RunEvent.Ended(
-                  row.checkKey(),
+                  key,
                   clock.instant(),
                   "error",
                   0,
                   List.of(),
                   "the scheduler could not read the queued run: " + e.getMessage()));
-          queue.remove(row.checkKey(), me);
+          queue.remove(key, me);
           continue;
         }
-        Takeover.Action action =
-            Takeover.of("RUNNING".equals(row.state()), executor.adopting(row.checkKey()));
+        Takeover.Action action = Takeover.of("RUNNING".equals(row.state()), executor.adopting(key));
         if (action instanceof Takeover.Action.EndAsError end) {
           // Its pod is gone: running its steps again would repeat them under the same check.
           LOG.warnf(
               "%s: taken over from %s, started and without a pod; ended as an error",
-              row.checkKey(), row.worker());
-          publish(
-              new RunEvent.Ended(
-                  row.checkKey(), clock.instant(), "error", 0, List.of(), end.note()));
-          queue.remove(row.checkKey(), me);
+              key, row.worker());
+          publish(new RunEvent.Ended(key, clock.instant(), "error", 0, List.of(), end.note()));
+          queue.remove(key, me);
           continue;
         }
-        taken.add(row.checkKey());
+        taken.add(key);
         if (row.worker() != null) {
-          LOG.infof("%s: taken over from %s (%s)", row.checkKey(), row.worker(), row.state());
+          LOG.infof("%s: taken over from %s (%s)", key, row.worker(), row.state());
         }
         jobs.submit(planner.plan(order));
       }

@@ -2,20 +2,18 @@ package dev.knotless.run.ingester.adapter.db;
 
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.WatchedRepo;
+import dev.knotless.runner.state.pg.PgWatchedRepos;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads the one list of watched repositories the reconcilers keep in PostgreSQL ({@code
- * watched_repo}; their Flyway migrations make it). Read-only: the ingester never writes it.
+ * Reads the one list of watched repositories the reconcilers keep in PostgreSQL, through the
+ * table's owner in libs/state-pg ({@link PgWatchedRepos}; the reconcilers' Flyway migrations make
+ * the table). Read-only: the ingester never writes it.
  */
 @ApplicationScoped
 public class WatchedRows {
@@ -43,16 +41,12 @@ public class WatchedRows {
               + e.getMessage(),
           e);
     }
-    try (Connection c = pool.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "select owner_did, repo_key, name from watched_repo order by owner_did, repo_key");
-        ResultSet r = s.executeQuery()) {
-      List<WatchedRepo> rows = new ArrayList<>();
-      while (r.next()) {
-        rows.add(new WatchedRepo(new RepoId(r.getString(1), r.getString(2)), r.getString(3)));
-      }
-      return Optional.of(rows);
+    try {
+      return Optional.of(
+          new PgWatchedRepos(pool)
+              .all().stream()
+                  .map(r -> new WatchedRepo(new RepoId(r.ownerDid(), r.repoKey()), r.name()))
+                  .toList());
     } catch (SQLException e) {
       if (NO_TABLE.equals(e.getSQLState())) {
         return Optional.empty();

@@ -1,0 +1,156 @@
+package dev.knotless.runner.state.pg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.state.pg.PgRunQueue.IssuedRun;
+import dev.knotless.runner.state.pg.PgRunQueue.Row;
+import dev.knotless.runner.state.pg.PgRunQueue.Run;
+import dev.knotless.testing.infra.EmbeddedPg;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The run queue as the reconcilers' workers and the scheduler use it, on a real PostgreSQL: who
+ * holds a run, when a silent worker's run is taken over, what the scheduler sees and takes.
+ */
+class PgRunQueueIT {
+  private static final Duration STALE = Duration.ofMinutes(1);
+  private static final String MAIN = "refs/heads/main";
+
+  private static EmbeddedPg pg;
+  private static PGSimpleDataSource db;
+  private static PgRunQueue queue;
+
+  @BeforeAll
+  static void startPostgres() throws Exception {
+    pg = EmbeddedPg.start();
+    db = MigratedDb.open(pg);
+    queue = new PgRunQueue(db);
+  }
+
+  @AfterAll
+  static void stopPostgres() throws Exception {
+    pg.close();
+  }
+
+  @BeforeEach
+  void emptyTheQueue() throws Exception {
+    try (Connection c = db.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("truncate run_queue, run_issued");
+    }
+  }
+
+  @Test
+  void aCheckHeldByALiveWorkerIsNotClaimedByAnother() throws Exception {
+    assertTrue(queue.claim(run("k1", "c1", null), "a", STALE));
+    assertFalse(queue.claim(run("k1", "c1", null), "b", STALE), "a is alive");
+    assertEquals(1, queue.heartbeat("a"));
+    assertEquals("a", only(queue.waiting(RunClass.MAIN)).worker());
+  }
+
+  @Test
+  void aSilentWorkersRunIsTakenOverAndTakenOffTheQueueOnce() throws Exception {
+    queue.claim(run("k1", "c1", null), "a", STALE);
+    assertEquals(1, queue.release("a"));
+    assertEquals(List.of("k1"), keys(queue.stale(STALE)));
+    assertTrue(queue.takeStale("k1", STALE));
+    assertFalse(queue.takeStale("k1", STALE), "the other recovering worker gets false");
+
+    queue.claim(run("k2", "c2", null), "a", STALE);
+    queue.release("a");
+    assertTrue(queue.claim(run("k2", "c2", null), "b", STALE), "a stale holder is taken over");
+    assertEquals(List.of(), queue.stale(STALE));
+  }
+
+  @Test
+  void aHandedBackRunIsNoLongerStampedByItsWorker() throws Exception {
+    queue.claim(run("k1", "c1", null), "a", STALE);
+    assertTrue(queue.releaseOne("k1", "a"));
+    assertEquals(0, queue.heartbeat("a"));
+    assertEquals("a/handed-back", only(queue.stale(STALE)).worker());
+  }
+
+  @Test
+  void aRunStartsOnceAndGoesOnlyWithTheWorkerHoldingIt() throws Exception {
+    queue.claim(run("k1", "c1", null), "a", STALE);
+    assertTrue(queue.start("k1"));
+    assertFalse(queue.start("k1"), "it was not waiting");
+    assertEquals(Map.of(), nonZero(queue.waitingByClass()));
+    assertFalse(queue.remove("k1", "b"));
+    assertTrue(queue.remove("k1", "a"));
+  }
+
+  @Test
+  void theSchedulerSeesOnlyOrderedRunsAndTakesEachFromWhoeverHeldIt() throws Exception {
+    assertTrue(queue.file(run("k1", "c1", "{\"o\":1}")));
+    assertFalse(queue.file(run("k1", "c1", "{\"o\":1}")), "queued already");
+    queue.claim(run("k2", "c2", null), "worker", STALE); // a worker's own run, no order
+    assertTrue(queue.file(run("k3", "c3", "{\"o\":3}")));
+
+    List<Row> seen = queue.ordersNotHeldBy("s1", 10);
+    assertEquals(List.of("k1", "k3"), keys(seen));
+    assertEquals("{\"o\":1}", seen.get(0).run().order());
+    assertTrue(queue.take("k1", "s1", null));
+    assertFalse(queue.take("k1", "s2", null), "s1 took it meanwhile");
+    assertEquals(List.of("k3"), keys(queue.ordersNotHeldBy("s1", 10)));
+    assertTrue(queue.take("k1", "s2", "s1"), "a new leader takes over");
+    assertEquals(Map.of(RunClass.MAIN, 3L), nonZero(queue.waitingByClass()));
+  }
+
+  @Test
+  void aNewerCommitMarksTheOlderRunAnotherWorkerHolds() throws Exception {
+    queue.claim(run("k1", "c1", null), "a", STALE);
+    queue.claim(run("k2", "c2", null), "b", STALE);
+    assertEquals(1, queue.supersedeElsewhere(run("k2", "c2", null), "b"));
+    assertEquals(0, queue.supersedeElsewhere(run("k2", "c2", null), "b"), "marked once");
+    assertEquals(List.of("k1"), queue.superseded("a"));
+    assertEquals(List.of(), queue.superseded("b"));
+  }
+
+  @Test
+  void everyRunQueuedOrIssuedDirectlyIsIssuedAndForgottenOnlyOnceItsRowGoes() throws Exception {
+    queue.file(run("k1", "c1", "{}"));
+    queue.issue(run("k2", "c2", null));
+    try (Connection c = db.getConnection()) {
+      assertEquals(Optional.of(new IssuedRun(REPO, "c1", "ci")), PgRunQueue.issued(c, "k1"));
+      assertEquals(Optional.of(new IssuedRun(REPO, "c2", "ci")), PgRunQueue.issued(c, "k2"));
+      assertEquals(Optional.empty(), PgRunQueue.issued(c, "k3"));
+    }
+    assertEquals(1, queue.forgetIssued(Duration.ZERO), "k1 is still queued");
+  }
+
+  private static final String REPO = "did:plc:alice/site";
+
+  private static Run run(String key, String commit, String order) {
+    return new Run(key, REPO, "did:plc:alice", RunClass.MAIN, "ci", commit, MAIN, null, order);
+  }
+
+  private static Row only(List<Row> rows) {
+    assertEquals(1, rows.size(), rows.toString());
+    return rows.get(0);
+  }
+
+  private static List<String> keys(List<Row> rows) {
+    return rows.stream().map(r -> r.run().checkKey()).toList();
+  }
+
+  private static Map<RunClass, Long> nonZero(Map<RunClass, Long> counts) {
+    return Map.copyOf(
+        counts.entrySet().stream()
+            .filter(e -> e.getValue() > 0)
+            .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+  }
+}

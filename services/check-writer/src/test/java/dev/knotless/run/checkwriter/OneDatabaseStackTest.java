@@ -1,0 +1,13 @@
+package dev.knotless.run.checkwriter;
+
+import dev.knotless.run.testkit.DatabaseStack;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** One database stack in this process: JDBC over one Agroal pool, nothing reactive beside it. */
+class OneDatabaseStackTest {
+  @Test
+  void theCheckWriterTalksToPostgresqlThroughOneJdbcPoolOnly() {
+    DatabaseStack.assertJdbcOnly(Path.of("src/main/java"));
+  }
+}
