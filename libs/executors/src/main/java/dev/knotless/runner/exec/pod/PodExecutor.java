@@ -91,7 +91,8 @@ public final class PodExecutor implements Executor {
         },
         (s, paths) -> {
           RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
-          String adopted = s.runKey().isEmpty() ? null : adoptable.remove(s.runKey());
+          String runKey = RunKey.of(s);
+          String adopted = runKey.isEmpty() ? null : adoptable.remove(runKey);
           PodHost h =
               adopted == null
                   ? new PodHost(api, pod, s, paths, live, false, observer, copyBack)

@@ -107,13 +107,14 @@ public record RunPod(
     } else if (settings.cpus() > 0) {
       requests.put("cpu", millis(settings.cpus()));
     }
-    String image = spec.image().isEmpty() ? settings.image() : spec.image();
+    String image = dev.knotless.runner.exec.ContainerImage.of(spec, settings.image());
+    String runKey = RunKey.of(spec);
     return new RunPod(
         podName(runName),
         Map.of(RUNNER_LABEL, labelValue(runnerDid), RUN_LABEL, labelValue(runName)),
-        spec.runKey().isEmpty()
+        runKey.isEmpty()
             ? Map.of(RUNNER_ANNOTATION, runnerDid)
-            : Map.of(RUNNER_ANNOTATION, runnerDid, RUN_KEY_ANNOTATION, spec.runKey()),
+            : Map.of(RUNNER_ANNOTATION, runnerDid, RUN_KEY_ANNOTATION, runKey),
         image,
         settings.runtimeFor(spec.trustedCode()),
         limits,
