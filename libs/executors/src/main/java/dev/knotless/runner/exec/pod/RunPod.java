@@ -60,7 +60,7 @@ public record RunPod(
   /** The annotation carrying the runner's DID exactly. */
   public static final String RUNNER_ANNOTATION = "run.knotless.dev/runner-did";
 
-  /** The annotation carrying the run's key ({@link RunSpec#runKey}), when it has one. */
+  /** The annotation carrying the run's key (the {@link RunKey} option), when it has one. */
   public static final String RUN_KEY_ANNOTATION = "run.knotless.dev/run-key";
 
   /** The CPU request of a run other than main's, in millicores, when its limit is unset. */
