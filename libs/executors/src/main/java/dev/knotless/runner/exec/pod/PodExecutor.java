@@ -115,10 +115,10 @@ public final class PodExecutor implements Executor {
   }
 
   /**
-   * Has the runs whose {@link RunKey} is a key of {@code pods} follow that pod, made by a
-   * runner that stopped (a scheduler before a failover), rather than make one: the steps it
-   * launched are read from their first byte and the rest started in it. Until then a sweep spares
-   * those pods. A key given again replaces the pod named before.
+   * Has the runs whose {@link RunKey} is a key of {@code pods} follow that pod, made by a runner
+   * that stopped (a scheduler before a failover), rather than make one: the steps it launched are
+   * read from their first byte and the rest started in it. Until then a sweep spares those pods. A
+   * key given again replaces the pod named before.
    */
   public void adopt(Map<String, String> pods) {
     adoptable.putAll(pods);
