@@ -117,7 +117,7 @@ public final class CacheBench {
       CacheUse use) {
     RunSpec spec =
         RunSpec.of(mirror, commit, List.of(ExecStep.run("build", script, Duration.ZERO)))
-            .withCaches(new CacheRequest("bench/repo", workflow, List.of("/cache"), use));
+            .withOption(new CacheRequest("bench/repo", workflow, List.of("/cache"), use));
     long begin = System.nanoTime();
     RunResult r = executor.run(spec, new RunCancellation());
     took = System.nanoTime() - begin;

@@ -101,8 +101,10 @@ public final class OutputBench {
           RunSpec flood = spec(mirror, commit, FLOOD).withFilter(filter);
           RunSpec quiet = spec(mirror, commit, "true").withFilter(filter);
           if (!(e.getValue() instanceof ShellExecutor)) {
-            flood = flood.withImage(LocalDocker.BUSYBOX);
-            quiet = quiet.withImage(LocalDocker.BUSYBOX);
+            flood =
+                flood.withOption(new dev.knotless.runner.exec.ContainerImage(LocalDocker.BUSYBOX));
+            quiet =
+                quiet.withOption(new dev.knotless.runner.exec.ContainerImage(LocalDocker.BUSYBOX));
           }
           run(e.getValue(), flood); // warm-up
           long[] floods = new long[iterations];

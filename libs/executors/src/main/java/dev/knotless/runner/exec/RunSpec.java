@@ -1,6 +1,5 @@
 package dev.knotless.runner.exec;
 
-import dev.knotless.runner.exec.cache.CacheRequest;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,8 +9,10 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Everything one run needs: where the code is, which commit, the steps, their environment, the
- * masker and the limits. Immutable.
+ * Everything one run needs, in terms every executor understands: where the code is, which commit,
+ * the steps, their environment, the masker and the limits. What only some executors mean something
+ * by (the workflow's container image, its caches, the run's key on a pod) travels in {@link
+ * #options}, which each executor decodes for itself. Immutable.
  *
  * @param mirror the runner's bare mirror of the repository; it must be on the same file system as
  *     the work root, since the checkout hard-links its objects
@@ -30,15 +31,11 @@ import java.util.regex.Pattern;
  *     10 a busy step gets about a tenth of the CPU weight of one at 0, which is how runs other than
  *     main's leave the CPU to main's under the shell executor. The docker executor gives a run
  *     above 0 the lower CPU weight ({@code --cpu-shares 256}) instead
- * @param image the container image the workflow names, or empty for the executor's default ({@code
- *     --image}); the shell executor ignores it
  * @param trustedCode whether the code is vouched for by an owner named with {@code --trust} (a push
- *     to their repository): the docker executor then starts it with {@code --trusted-runtime}, and
- *     everyone else's with {@code --runtime}
- * @param runKey what names the run outside the process running it (the queue's check key), or
- *     empty; the pod executor puts it on the run's pod, where a scheduler taking over finds it
- * @param caches the workflow's cache paths and how this run may use them; the docker executor
- *     mounts them when it has a cache directory, the others ignore them
+ *     to their repository): executors with a sandbox then start it with {@code --trusted-runtime},
+ *     and everyone else's with {@code --runtime}
+ * @param options what the run asks of particular executors ({@link ContainerImage}, the cache
+ *     request, the pod's run key); an executor ignores the options it does not know
  */
 public record RunSpec(
     Path mirror,
@@ -49,10 +46,8 @@ public record RunSpec(
     OutputFilter filter,
     TimeLimits limits,
     int niceness,
-    String image,
     boolean trustedCode,
-    String runKey,
-    CacheRequest caches) {
+    ExecutorOptions options) {
 
   /** The highest niceness {@code nice} takes. */
   public static final int MAX_NICENESS = 19;
@@ -65,9 +60,7 @@ public record RunSpec(
     Objects.requireNonNull(commit, "commit");
     Objects.requireNonNull(filter, "output filter");
     Objects.requireNonNull(limits, "time limits");
-    Objects.requireNonNull(image, "image (empty for the default)");
-    Objects.requireNonNull(runKey, "run key (empty for none)");
-    Objects.requireNonNull(caches, "caches (CacheRequest.NONE for none)");
+    Objects.requireNonNull(options, "executor options (ExecutorOptions.NONE for none)");
     if (!SHA.matcher(commit).matches()) {
       throw new IllegalArgumentException(
           "commit must be 40 or 64 lowercase hex digits, got " + Quoting.quote(commit));
@@ -92,7 +85,7 @@ public record RunSpec(
     }
   }
 
-  /** A run at the runner's own CPU priority (niceness 0). */
+  /** A run at the runner's own CPU priority (niceness 0), untrusted, with no executor options. */
   public RunSpec(
       Path mirror,
       String commit,
@@ -101,7 +94,7 @@ public record RunSpec(
       List<String> preamble,
       OutputFilter filter,
       TimeLimits limits) {
-    this(mirror, commit, steps, env, preamble, filter, limits, 0, "", false, "", CacheRequest.NONE);
+    this(mirror, commit, steps, env, preamble, filter, limits, 0, false, ExecutorOptions.NONE);
   }
 
   /** A run of {@code steps} at {@code commit} with no secrets, no preamble and default limits. */
@@ -110,159 +103,126 @@ public record RunSpec(
         mirror, commit, steps, Map.of(), List.of(), OutputFilter.none(), TimeLimits.defaults());
   }
 
+  /** A builder holding this run's values, to change some and build a copy. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   /** This run with {@code env} as its steps' environment. */
   public RunSpec withEnv(Map<String, String> env) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
+    return toBuilder().env(env).build();
   }
 
   /** This run with {@code filter} masking its output. */
   public RunSpec withFilter(OutputFilter filter) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
+    return toBuilder().filter(filter).build();
   }
 
   /** This run with {@code limits}. */
   public RunSpec withLimits(TimeLimits limits) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
+    return toBuilder().limits(limits).build();
   }
 
   /** This run with {@code lines} at the top of its log. */
   public RunSpec withPreamble(List<String> lines) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        lines,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
-  }
-
-  /** This run in containers of {@code image} (empty for the executor's default). */
-  public RunSpec withImage(String image) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
+    return toBuilder().preamble(lines).build();
   }
 
   /** This run as code an owner named with {@code --trust} vouches for, or not. */
   public RunSpec withTrustedCode(boolean trustedCode) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
-  }
-
-  /** This run with {@code caches} as its cache paths and their use. */
-  public RunSpec withCaches(CacheRequest caches) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
+    return toBuilder().trustedCode(trustedCode).build();
   }
 
   /** This run with its steps started at {@code niceness} (0 to {@link #MAX_NICENESS}). */
   public RunSpec withNiceness(int niceness) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
+    return toBuilder().niceness(niceness).build();
+  }
+
+  /** This run with {@code option} in its executor options, in place of any of its type. */
+  public RunSpec withOption(Object option) {
+    return toBuilder().options(options.with(option)).build();
+  }
+
+  /** This run with {@code option} in its executor options when present, else as it is. */
+  public RunSpec withAnyOption(java.util.Optional<?> option) {
+    return option.<RunSpec>map(this::withOption).orElse(this);
   }
 
   /**
-   * This run named {@code runKey} outside the process that runs it: the queue's check key, which a
-   * pod carries so a scheduler that takes over finds the run's pod.
+   * A run's values being changed; {@link #build} checks them as the constructor does. Not
+   * thread-safe.
    */
-  public RunSpec withRunKey(String runKey) {
-    return new RunSpec(
-        mirror,
-        commit,
-        steps,
-        env,
-        preamble,
-        filter,
-        limits,
-        niceness,
-        image,
-        trustedCode,
-        runKey,
-        caches);
+  public static final class Builder {
+    private final Path mirror;
+    private final String commit;
+    private final List<ExecStep> steps;
+    private Map<String, String> env;
+    private List<String> preamble;
+    private OutputFilter filter;
+    private TimeLimits limits;
+    private int niceness;
+    private boolean trustedCode;
+    private ExecutorOptions options;
+
+    private Builder(RunSpec s) {
+      mirror = s.mirror;
+      commit = s.commit;
+      steps = s.steps;
+      env = s.env;
+      preamble = s.preamble;
+      filter = s.filter;
+      limits = s.limits;
+      niceness = s.niceness;
+      trustedCode = s.trustedCode;
+      options = s.options;
+    }
+
+    /** The steps' environment. */
+    public Builder env(Map<String, String> env) {
+      this.env = env;
+      return this;
+    }
+
+    /** The lines at the top of the log. */
+    public Builder preamble(List<String> preamble) {
+      this.preamble = preamble;
+      return this;
+    }
+
+    /** What masks the output. */
+    public Builder filter(OutputFilter filter) {
+      this.filter = filter;
+      return this;
+    }
+
+    /** The time limits. */
+    public Builder limits(TimeLimits limits) {
+      this.limits = limits;
+      return this;
+    }
+
+    /** The steps' niceness. */
+    public Builder niceness(int niceness) {
+      this.niceness = niceness;
+      return this;
+    }
+
+    /** Whether an owner named with {@code --trust} vouches for the code. */
+    public Builder trustedCode(boolean trustedCode) {
+      this.trustedCode = trustedCode;
+      return this;
+    }
+
+    /** The executor options. */
+    public Builder options(ExecutorOptions options) {
+      this.options = options;
+      return this;
+    }
+
+    /** The run. */
+    public RunSpec build() {
+      return new RunSpec(
+          mirror, commit, steps, env, preamble, filter, limits, niceness, trustedCode, options);
+    }
   }
 }

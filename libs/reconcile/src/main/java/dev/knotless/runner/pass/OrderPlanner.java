@@ -95,7 +95,9 @@ public final class OrderPlanner {
     public RunSpec prepare() throws PlannedRun.PrepareException {
       PlannedRun run = plan.plan();
       planned = run.prepare();
-      return run.prepare().prepare().withRunKey(run.order().checkKey());
+      return run.prepare()
+          .prepare()
+          .withOption(new dev.knotless.runner.exec.pod.RunKey(run.order().checkKey()));
     }
 
     @Override

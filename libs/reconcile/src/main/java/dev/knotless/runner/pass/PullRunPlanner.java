@@ -242,9 +242,9 @@ public final class PullRunPlanner {
       steps.add(ExecStep.of(s, null));
     }
     return RunSpec.of(mirror, p.checkedOut(), steps)
-        .withImage(w.image() == null ? "" : w.image())
+        .withAnyOption(dev.knotless.runner.exec.ContainerImage.named(w.image()))
         .withTrustedCode(false)
-        .withCaches(
+        .withOption(
             new CacheRequest(
                 // The owner's DID and the record key: a rename keeps the caches.
                 repo.stateKey(),

@@ -329,12 +329,12 @@ public final class RunPlanner {
     all.putAll(env.secrets());
     boolean byName = runClass == RunClass.ASKED;
     return RunSpec.of(mirror, commit, steps)
-        .withImage(w.image() == null ? "" : w.image())
+        .withAnyOption(dev.knotless.runner.exec.ContainerImage.named(w.image()))
         // A push to a repository of an owner named with --trust is code that owner vouches for.
         .withTrustedCode(settings.trusted().contains(repo.id().ownerDid()))
         // Only a push to the default branch (class MAIN; a run asked for by name is ASKED)
         // promotes.
-        .withCaches(
+        .withOption(
             new CacheRequest(
                 // The owner's DID and the record key: a rename keeps the caches.
                 repo.stateKey(),

@@ -88,7 +88,12 @@ final class PullChecks {
           @Override
           public dev.knotless.runner.exec.RunSpec prepare() throws PlannedRun.PrepareException {
             dev.knotless.runner.exec.RunSpec spec = inner.prepare();
-            return spec.withCaches(spec.caches().promotingMarked(mark));
+            return spec.withOption(
+                spec.options()
+                    .get(
+                        dev.knotless.runner.exec.cache.CacheRequest.class,
+                        dev.knotless.runner.exec.cache.CacheRequest.NONE)
+                    .promotingMarked(mark));
           }
 
           @Override

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.cache.CacheRequest;
 import dev.knotless.runner.exec.cache.CacheUse;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.plan.RunOrder;
@@ -138,7 +139,7 @@ class MergeOrdersIT {
     assertEquals(mine, run.check().pull());
     RunSpec spec = run.prepare().prepare();
     assertEquals(order.commit(), spec.commit());
-    assertEquals(order.checkKey(), spec.runKey());
+    assertEquals(order.checkKey(), dev.knotless.runner.exec.pod.RunKey.of(spec));
     assertFalse(spec.env().containsKey("TOKEN"), spec.env().toString());
     assertFalse(spec.env().containsValue("s3cret-value"), spec.env().toString());
     assertFalse(spec.trustedCode());
@@ -147,12 +148,13 @@ class MergeOrdersIT {
             .contains("==> TOKEN is not given to a pull's run: no pull run gets secrets"),
         spec.preamble().toString());
     // The owner's pull is trusted: it reads the shared caches.
-    assertEquals(CacheUse.READ, spec.caches().use());
+    assertEquals(CacheUse.READ, spec.options().get(CacheRequest.class, CacheRequest.NONE).use());
 
     // The order says nothing of trust: the stranger's reads its caches apart all the same.
     RunSpec strangers =
         spec(s.orders(), pullOrder(s, theirs, "two", merged(s, theirs, "two"), MAIN));
-    assertEquals(CacheUse.APART, strangers.caches().use());
+    assertEquals(
+        CacheUse.APART, strangers.options().get(CacheRequest.class, CacheRequest.NONE).use());
     assertFalse(strangers.env().containsValue("s3cret-value"));
   }
 
@@ -233,7 +235,7 @@ class MergeOrdersIT {
     RunSpec spec = run.prepare().prepare();
     assertEquals(tip, spec.commit());
     assertFalse(spec.env().containsValue("s3cret-value"));
-    assertEquals(CacheUse.READ, spec.caches().use());
+    assertEquals(CacheUse.READ, spec.options().get(CacheRequest.class, CacheRequest.NONE).use());
 
     // The same pulls stacked the other way round make another tip: not this run.
     List<RunOrder.Stacked> swapped = List.of(order.pulls().get(1), order.pulls().get(0));

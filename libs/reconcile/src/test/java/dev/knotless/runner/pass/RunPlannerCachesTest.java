@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.cache.CacheRequest;
 import dev.knotless.runner.exec.cache.CacheUse;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.workflow.Workflow;
@@ -53,6 +54,11 @@ class RunPlannerCachesTest {
           "on: {push: {}, pull: {}}\ncache: [node_modules]\nsecrets: [TOKEN]\n"
               + "steps: [{run: 'true'}]\n");
 
+  /** The cache request a run carries for the docker executor. */
+  private static CacheRequest caches(RunSpec spec) {
+    return spec.options().get(CacheRequest.class, CacheRequest.NONE);
+  }
+
   private static RunSpec push(Workflow w, String ref, RunClass runClass) throws Exception {
     return PLANNER
         .push(REPO, Path.of("/m"), w, ref, SHA, BASE, runClass, Map.of(), Instant.EPOCH)
@@ -71,18 +77,18 @@ class RunPlannerCachesTest {
   @Test
   void aPushToTheDefaultBranchMayPromoteAndNoOtherPushMay() throws Exception {
     RunSpec main = push(CACHED, "refs/heads/main", RunClass.MAIN);
-    assertEquals(CacheUse.PROMOTE_ON_PASS, main.caches().use());
-    assertEquals(List.of("/work/node_modules"), main.caches().containerPaths());
-    assertEquals("did:plc:alice/3kabcdefghijk", main.caches().repo(), "a rename keeps them");
-    assertEquals(CacheUse.READ, push(CACHED, "refs/heads/f", RunClass.OTHER).caches().use());
-    assertEquals(CacheUse.READ, push(CACHED, "refs/heads/main", RunClass.ASKED).caches().use());
+    assertEquals(CacheUse.PROMOTE_ON_PASS, caches(main).use());
+    assertEquals(List.of("/work/node_modules"), caches(main).containerPaths());
+    assertEquals("did:plc:alice/3kabcdefghijk", caches(main).repo(), "a rename keeps them");
+    assertEquals(CacheUse.READ, caches(push(CACHED, "refs/heads/f", RunClass.OTHER)).use());
+    assertEquals(CacheUse.READ, caches(push(CACHED, "refs/heads/main", RunClass.ASKED)).use());
   }
 
   @Test
   void aPullNeverPromotesAndAnUntrustedOneWithSecretsReadsApart() throws Exception {
-    assertEquals(CacheUse.READ, pull(CACHED, true).caches().use());
-    assertEquals(CacheUse.READ, pull(CACHED, false).caches().use());
-    assertEquals(CacheUse.READ, pull(WITH_SECRETS, true).caches().use());
-    assertEquals(CacheUse.APART, pull(WITH_SECRETS, false).caches().use());
+    assertEquals(CacheUse.READ, caches(pull(CACHED, true)).use());
+    assertEquals(CacheUse.READ, caches(pull(CACHED, false)).use());
+    assertEquals(CacheUse.READ, caches(pull(WITH_SECRETS, true)).use());
+    assertEquals(CacheUse.APART, caches(pull(WITH_SECRETS, false)).use());
   }
 }

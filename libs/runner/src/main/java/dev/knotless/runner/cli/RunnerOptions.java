@@ -27,10 +27,8 @@ import java.util.Set;
  * @param runTimeout the limit on a run's steps together, or null for none
  * @param sweep how often every door is rung
  * @param stopWait how long a stop waits for runs to end before cancelling them
- * @param executor the executor: {@code docker} (the default) or {@code shell}
- * @param docker what the docker executor's containers are made from and may take
- * @param caches where the docker executor keeps caches ({@code --cache-dir}, none by default) and
- *     how large a base may grow ({@code --cache-max})
+ * @param executor the executor's kind ({@code --executor}: {@code docker}, the default, or {@code
+ *     shell}) with the settings it read from its own flags
  * @param jetstream the Jetstream to follow, unless {@code firehose} is set
  * @param firehose a PDS's subscribeRepos to follow instead, or null
  * @param secrets the secrets file, or null
@@ -69,9 +67,7 @@ public record RunnerOptions(
     Duration runTimeout,
     Duration sweep,
     Duration stopWait,
-    String executor,
-    dev.knotless.runner.exec.docker.DockerSettings docker,
-    dev.knotless.runner.exec.cache.CacheSettings caches,
+    dev.knotless.runner.exec.ChosenExecutor<?> executor,
     URI jetstream,
     URI firehose,
     Path secrets,
@@ -206,6 +202,9 @@ public record RunnerOptions(
         }
       }
     }
+    // A kind reads its flags here, so a bad value is refused before what depends on the rest.
+    dev.knotless.runner.exec.ChosenExecutor<?> executor = executorFlags.executor();
+    boolean shell = executor.name().equals(dev.knotless.runner.exec.ShellKind.NAME);
     for (String r : t.repos()) {
       repos.add(checkRepo(r));
     }
@@ -227,7 +226,7 @@ public record RunnerOptions(
     URI appview = appview(env);
     if (pulls) {
       String flag = pullsOnly ? "--pulls-only" : "--pulls";
-      if (executorFlags.executor().equals("shell")) {
+      if (shell) {
         throw new UsageException(
             flag
                 + " refuses --executor shell: a pull is anyone's code, and under shell its steps"
@@ -240,7 +239,7 @@ public record RunnerOptions(
       }
     }
     if (queue) {
-      if (executorFlags.executor().equals("shell")) {
+      if (shell) {
         throw new UsageException(
             "--queue refuses --executor shell: a batch is pulls' code, and under shell its steps"
                 + " run as this user, who can read the secrets file and the runner's session;"
@@ -269,9 +268,7 @@ public record RunnerOptions(
             runTimeout,
             sweep,
             stopWait,
-            executorFlags.executor(),
-            executorFlags.docker(),
-            executorFlags.caches(),
+            executor,
             jetstream,
             firehose,
             secrets,

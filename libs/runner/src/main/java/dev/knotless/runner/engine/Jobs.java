@@ -248,8 +248,11 @@ public final class Jobs implements AutoCloseable {
     if (p.keep() == null) {
       return spec;
     }
-    return spec.withCaches(
-        spec.caches()
+    return spec.withOption(
+        spec.options()
+            .get(
+                dev.knotless.runner.exec.cache.CacheRequest.class,
+                dev.knotless.runner.exec.cache.CacheRequest.NONE)
             .keptAs(
                 new dev.knotless.runner.exec.cache.CacheRequest.KeptAs(
                     p.keep().check(), p.keep().subject())));

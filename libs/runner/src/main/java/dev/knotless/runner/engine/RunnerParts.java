@@ -79,7 +79,8 @@ record RunnerParts(
     dev.knotless.runner.state.UsageSeed.into(usage, state);
     Scheduler scheduler = new Scheduler(config, usage);
     Executor executor =
-        ExecutorChoice.open(o.executor(), o.docker(), o.caches(), runnerDid, o.work(), clock, env);
+        o.executor()
+            .open(new dev.knotless.runner.exec.ExecutorContext(runnerDid, o.work(), clock, env));
     // What a runner killed mid-run left (containers, networks) goes before any run starts.
     executor.removeLeftovers();
     MinutesWriter minutes = new MinutesWriter(writes, clock);
@@ -103,7 +104,7 @@ record RunnerParts(
                 o.secrets(),
                 o.stepTimeout(),
                 o.runTimeout(),
-                ExecutorChoice.hostEnvironment(o.executor(), env),
+                o.executor().hostEnvironment(env),
                 o.trust()),
             access,
             sealed.owner(),

@@ -28,12 +28,12 @@ class RunnerOptionsTest {
     assertNull(o.runTimeout());
     assertEquals(Duration.ofSeconds(600), o.sweep());
     assertEquals(Duration.ofSeconds(900), o.stopWait());
-    assertEquals("docker", o.executor());
-    assertEquals("debian:bookworm-slim", o.docker().image());
-    assertEquals("unix:///var/run/docker.sock", o.docker().dockerHost());
-    assertEquals(0, o.docker().memoryGiB());
-    assertNull(o.docker().network());
-    assertNull(o.docker().runtime());
+    assertEquals("docker", o.executor().name());
+    assertEquals("debian:bookworm-slim", docker(o).image());
+    assertEquals("unix:///var/run/docker.sock", docker(o).dockerHost());
+    assertEquals(0, docker(o).memoryGiB());
+    assertNull(docker(o).network());
+    assertNull(docker(o).runtime());
     assertEquals(30, o.keepChecks());
     assertEquals(RunnerOptions.DEFAULT_JETSTREAM, o.jetstream());
     assertEquals(Path.of("/home/op/.local/state/knotless-run/state.json"), o.state());
@@ -118,7 +118,7 @@ class RunnerOptionsTest {
     assertTrue(runtime.contains("the docker daemon's default runtime"), runtime);
     assertFalse(runtime.contains("runsc (default)"), runtime);
     assertNull(
-        parse("alice.test/site").docker().runtimeFor(false),
+        docker(parse("alice.test/site")).runtimeFor(false),
         "no --runtime leaves the daemon's default");
   }
 
@@ -186,14 +186,14 @@ class RunnerOptionsTest {
 
   @Test
   void cachesAreKeptOnlyWhereACacheDirectoryIsNamedAndOnlyUnderDocker() throws Exception {
-    assertTrue(!parse("a.t/r").caches().enabled(), "no caches unless --cache-dir names a place");
+    assertTrue(!caches(parse("a.t/r")).enabled(), "no caches unless --cache-dir names a place");
     RunnerOptions o = parse("--cache-dir", "/srv/caches", "--cache-max", "4", "a.t/r");
-    assertEquals(java.nio.file.Path.of("/srv/caches"), o.caches().dir());
-    assertEquals(4L << 30, o.caches().maxBytes());
-    assertEquals(16L << 30, parse("--cache-dir", "/c", "a.t/r").caches().maxBytes());
+    assertEquals(java.nio.file.Path.of("/srv/caches"), caches(o).dir());
+    assertEquals(4L << 30, caches(o).maxBytes());
+    assertEquals(16L << 30, caches(parse("--cache-dir", "/c", "a.t/r")).maxBytes());
     assertTrue(message("--cache-max", "0", "a.t/r").contains("--cache-max 0"));
-    assertEquals(20L << 30, o.caches().floorBytes());
-    assertEquals(0, parse("--disk-floor", "0", "a.t/r").caches().floorBytes());
+    assertEquals(20L << 30, caches(o).floorBytes());
+    assertEquals(0, caches(parse("--disk-floor", "0", "a.t/r")).floorBytes());
     assertTrue(message("--disk-floor", "-1", "a.t/r").contains("--disk-floor -1"));
     assertTrue(
         message("--executor", "shell", "--cache-dir", "/c", "a.t/r").contains("--cache-dir"));
@@ -271,13 +271,13 @@ class RunnerOptionsTest {
             "--trust",
             "did:plc:owner",
             "alice.test/site");
-    assertEquals("node:22", o.docker().image());
-    assertEquals(1.5, o.docker().cpus());
-    assertEquals(4L << 30, o.docker().memoryBytes());
-    assertEquals(512, o.docker().pids());
-    assertEquals("runs", o.docker().network());
-    assertEquals("runsc", o.docker().runtimeFor(false));
-    assertEquals("runc", o.docker().runtimeFor(true));
+    assertEquals("node:22", docker(o).image());
+    assertEquals(1.5, docker(o).cpus());
+    assertEquals(4L << 30, docker(o).memoryBytes());
+    assertEquals(512, docker(o).pids());
+    assertEquals("runs", docker(o).network());
+    assertEquals("runsc", docker(o).runtimeFor(false));
+    assertEquals("runc", docker(o).runtimeFor(true));
     assertEquals(java.util.Set.of("did:plc:owner"), o.trust());
   }
 
@@ -311,6 +311,22 @@ class RunnerOptionsTest {
                 List.of("alice.test/site"),
                 Map.of("HOME", "/h", "DOCKER_HOST", "unix:///run/other.sock"))
             .orElseThrow();
-    assertEquals("unix:///run/other.sock", o.docker().dockerHost());
+    assertEquals("unix:///run/other.sock", docker(o).dockerHost());
+  }
+
+  /** The docker kind's container settings the command line chose. */
+  private static dev.knotless.runner.exec.docker.DockerSettings docker(RunnerOptions o) {
+    return o.executor()
+        .settings(dev.knotless.runner.exec.docker.DockerKind.Settings.class)
+        .orElseThrow()
+        .docker();
+  }
+
+  /** The docker kind's cache settings the command line chose. */
+  private static dev.knotless.runner.exec.cache.CacheSettings caches(RunnerOptions o) {
+    return o.executor()
+        .settings(dev.knotless.runner.exec.docker.DockerKind.Settings.class)
+        .orElseThrow()
+        .caches();
   }
 }

@@ -15,6 +15,7 @@ import dev.knotless.runner.exec.RunPaths;
 import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.ShellExecutor;
 import dev.knotless.runner.exec.StepHost;
+import dev.knotless.runner.exec.cache.CacheRequest;
 import dev.knotless.runner.exec.cache.CacheStore;
 import dev.knotless.runner.exec.cache.RunCaches;
 import dev.knotless.runner.workflow.ImageNames;
@@ -84,7 +85,7 @@ final class ContainerHost implements StepHost {
 
   /** The image this run's container is made from. */
   String image() {
-    return spec.image().isEmpty() ? settings.image() : spec.image();
+    return dev.knotless.runner.exec.ContainerImage.of(spec, settings.image());
   }
 
   @Override
@@ -204,13 +205,14 @@ final class ContainerHost implements StepHost {
    * container is gone.
    */
   private void openCaches(String image, Consumer<String> log) throws StartFailed {
-    if (cacheStore == null || !spec.caches().use().mounts()) {
+    CacheRequest request = spec.options().get(CacheRequest.class, CacheRequest.NONE);
+    if (cacheStore == null || !request.use().mounts()) {
       return;
     }
     try {
       RunCaches opened =
           cacheStore.open(
-              spec.caches(),
+              request,
               paths.runName(),
               path -> {
                 try {

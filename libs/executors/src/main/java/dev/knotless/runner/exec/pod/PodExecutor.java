@@ -91,7 +91,8 @@ public final class PodExecutor implements Executor {
         },
         (s, paths) -> {
           RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
-          String adopted = s.runKey().isEmpty() ? null : adoptable.remove(s.runKey());
+          String runKey = RunKey.of(s);
+          String adopted = runKey.isEmpty() ? null : adoptable.remove(runKey);
           PodHost h =
               adopted == null
                   ? new PodHost(api, pod, s, paths, live, false, observer, copyBack)
@@ -114,10 +115,10 @@ public final class PodExecutor implements Executor {
   }
 
   /**
-   * Has the runs whose {@link RunSpec#runKey} is a key of {@code pods} follow that pod, made by a
-   * runner that stopped (a scheduler before a failover), rather than make one: the steps it
-   * launched are read from their first byte and the rest started in it. Until then a sweep spares
-   * those pods. A key given again replaces the pod named before.
+   * Has the runs whose {@link RunKey} is a key of {@code pods} follow that pod, made by a runner
+   * that stopped (a scheduler before a failover), rather than make one: the steps it launched are
+   * read from their first byte and the rest started in it. Until then a sweep spares those pods. A
+   * key given again replaces the pod named before.
    */
   public void adopt(Map<String, String> pods) {
     adoptable.putAll(pods);

@@ -60,7 +60,7 @@ public record RunPod(
   /** The annotation carrying the runner's DID exactly. */
   public static final String RUNNER_ANNOTATION = "run.knotless.dev/runner-did";
 
-  /** The annotation carrying the run's key ({@link RunSpec#runKey}), when it has one. */
+  /** The annotation carrying the run's key (the {@link RunKey} option), when it has one. */
   public static final String RUN_KEY_ANNOTATION = "run.knotless.dev/run-key";
 
   /** The CPU request of a run other than main's, in millicores, when its limit is unset. */
@@ -107,13 +107,14 @@ public record RunPod(
     } else if (settings.cpus() > 0) {
       requests.put("cpu", millis(settings.cpus()));
     }
-    String image = spec.image().isEmpty() ? settings.image() : spec.image();
+    String image = dev.knotless.runner.exec.ContainerImage.of(spec, settings.image());
+    String runKey = RunKey.of(spec);
     return new RunPod(
         podName(runName),
         Map.of(RUNNER_LABEL, labelValue(runnerDid), RUN_LABEL, labelValue(runName)),
-        spec.runKey().isEmpty()
+        runKey.isEmpty()
             ? Map.of(RUNNER_ANNOTATION, runnerDid)
-            : Map.of(RUNNER_ANNOTATION, runnerDid, RUN_KEY_ANNOTATION, spec.runKey()),
+            : Map.of(RUNNER_ANNOTATION, runnerDid, RUN_KEY_ANNOTATION, runKey),
         image,
         settings.runtimeFor(spec.trustedCode()),
         limits,

@@ -84,7 +84,7 @@ class DockerCachesIT {
 
   private RunSpec spec(CacheUse use, String workflow, String script) {
     return f.spec(step("build", script))
-        .withCaches(
+        .withOption(
             new CacheRequest(
                 "alice.example.com/site", workflow, List.of("node_modules", "/cache"), use));
   }
@@ -174,13 +174,13 @@ class DockerCachesIT {
   void anImagesOwnFilesShowThroughWhereTheBaseHasNothing() {
     RunSpec etc =
         f.spec(step("build", "grep -q root /etc/passwd; echo mine > /etc/mine"))
-            .withCaches(
+            .withOption(
                 new CacheRequest(
                     "alice.example.com/site", "ci", List.of("/etc"), CacheUse.PROMOTE_ON_PASS));
     passes(run(etc));
     RunSpec again =
         f.spec(step("use", "grep -q root /etc/passwd; test \"$(cat /etc/mine)\" = mine"))
-            .withCaches(
+            .withOption(
                 new CacheRequest("alice.example.com/site", "ci", List.of("/etc"), CacheUse.READ));
     passes(run(again));
   }

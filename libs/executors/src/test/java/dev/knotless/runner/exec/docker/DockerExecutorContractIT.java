@@ -27,6 +27,6 @@ class DockerExecutorContractIT extends ExecutorContract {
 
   @Override
   protected RunSpec adapt(RunSpec spec) {
-    return spec.withImage(LocalDocker.BUSYBOX);
+    return spec.withOption(new dev.knotless.runner.exec.ContainerImage(LocalDocker.BUSYBOX));
   }
 }

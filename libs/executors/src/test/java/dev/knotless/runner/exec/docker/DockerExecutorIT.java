@@ -121,7 +121,7 @@ class DockerExecutorIT {
                             + " echo change >> README;"
                             + " git -c user.name=t -c user.email=t@t commit -qam change;"
                             + " git log --oneline | wc -l"))
-                .withImage(LocalDocker.GIT),
+                .withOption(new dev.knotless.runner.exec.ContainerImage(LocalDocker.GIT)),
             new RunCancellation(),
             RunListener.NONE,
             seen);
@@ -227,7 +227,9 @@ class DockerExecutorIT {
   void anImageThatDoesNotExistMakesAnErrorNamingIt() {
     RunResult r =
         executor.run(
-            f.spec(step("a", "true")).withImage("knotless-test/no-such-image:1"),
+            f.spec(step("a", "true"))
+                .withOption(
+                    new dev.knotless.runner.exec.ContainerImage("knotless-test/no-such-image:1")),
             new RunCancellation());
     RunOutcome.Errored e = assertInstanceOf(RunOutcome.Errored.class, r.outcome());
     assertTrue(e.message().contains("knotless-test/no-such-image:1"), e.message());

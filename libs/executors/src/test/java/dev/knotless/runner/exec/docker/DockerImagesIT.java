@@ -21,7 +21,9 @@ class DockerImagesIT extends WithDocker {
       // No registry answers here: the daemon's own error, quoting the URL it tried, comes back.
       RunResult r =
           executor.run(
-              f.spec(step("a", "true")).withImage("registry.invalid/none:1"),
+              f.spec(step("a", "true"))
+                  .withOption(
+                      new dev.knotless.runner.exec.ContainerImage("registry.invalid/none:1")),
               new RunCancellation());
       RunOutcome.Errored e = assertInstanceOf(RunOutcome.Errored.class, r.outcome());
       String note = r.steps().get(0).note();
@@ -42,7 +44,10 @@ class DockerImagesIT extends WithDocker {
     for (String host : List.of(DockerSettings.DEFAULT_HOST, nowhere)) {
       try (DockerExecutor executor = f.executor(f.settings().withDockerHost(host))) {
         RunResult r =
-            executor.run(f.spec(step("a", "true")).withImage("x$(id);y"), new RunCancellation());
+            executor.run(
+                f.spec(step("a", "true"))
+                    .withOption(new dev.knotless.runner.exec.ContainerImage("x$(id);y")),
+                new RunCancellation());
         RunOutcome.Errored e = assertInstanceOf(RunOutcome.Errored.class, r.outcome(), log(r));
         assertEquals(
             "image \"x$(id);y\" holds '$', '(', ')' and ';', which no image name may",

@@ -61,7 +61,14 @@ class RunPodTest {
   @Test
   void theWorkflowsImageWinsOverTheDefault() {
     assertEquals("img:1", RunPod.of(SETTINGS, spec(), DID, "run-1").image());
-    assertEquals("other:2", RunPod.of(SETTINGS, spec().withImage("other:2"), DID, "run-1").image());
+    assertEquals(
+        "other:2",
+        RunPod.of(
+                SETTINGS,
+                spec().withOption(new dev.knotless.runner.exec.ContainerImage("other:2")),
+                DID,
+                "run-1")
+            .image());
   }
 
   @Test

@@ -81,7 +81,7 @@ class PodAdoptionIT {
                             + "while [ ! -f /knotless/go ]; do sleep 0.05; done; echo after",
                         Duration.ZERO),
                     ExecStep.run("last", "cat /knotless/ran", Duration.ZERO)))
-            .withRunKey("check-key-1");
+            .withOption(new RunKey("check-key-1"));
 
     KubernetesClient firstClient = cluster.api.client(PodCluster.NAMESPACE, cluster.token);
     PodExecutor first =

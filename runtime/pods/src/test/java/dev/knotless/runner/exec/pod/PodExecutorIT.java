@@ -238,7 +238,8 @@ class PodExecutorIT {
     long t0 = System.nanoTime();
     RunResult r =
         cluster.run(
-            spec(step("never", "echo never")).withImage("knotless-test/missing:1"),
+            spec(step("never", "echo never"))
+                .withOption(new dev.knotless.runner.exec.ContainerImage("knotless-test/missing:1")),
             new RunCancellation());
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
 

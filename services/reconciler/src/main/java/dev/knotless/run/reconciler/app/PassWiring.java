@@ -133,8 +133,7 @@ public class PassWiring {
                 config.secretsFile().orElse(null),
                 config.stepTimeout(),
                 config.runTimeout().orElse(null),
-                dev.knotless.runner.engine.ExecutorChoice.hostEnvironment(
-                    config.worker().executor(), env)),
+                WorkerExecutor.hostEnvironment(config.worker(), env)),
             access,
             sealed.owner(),
             clock);

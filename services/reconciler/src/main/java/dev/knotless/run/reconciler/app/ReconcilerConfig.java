@@ -158,9 +158,8 @@ public interface ReconcilerConfig {
     @WithDefault("unix:///var/run/docker.sock")
     String dockerHost();
 
-    /** The image of a workflow that names none, as {@code --image}. */
-    @WithDefault("debian:bookworm-slim")
-    String image();
+    /** The image of a workflow that names none, as {@code --image}; unset: the executor's. */
+    Optional<String> image();
 
     /** CPUs a run's container may use, as {@code --cpus}; unset has no limit. */
     java.util.OptionalDouble cpus();

@@ -5,10 +5,8 @@ import dev.knotless.run.events.EventReports;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.runner.doorbell.Doorbell;
-import dev.knotless.runner.engine.ExecutorChoice;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.SharedUsage;
-import dev.knotless.runner.exec.docker.DockerSettings;
 import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.plan.AskedLedger;
 import dev.knotless.runner.plan.PlannedRun;
@@ -223,13 +221,10 @@ public class RunWorker implements RunSink {
       jobs =
           new Jobs(
               new Scheduler(sc, usage.ledger()),
-              ExecutorChoice.open(
-                  config.executor(),
-                  dockerSettings(),
-                  runnerDid,
-                  config.work(),
-                  clock,
-                  System.getenv()),
+              WorkerExecutor.choose(config, System.getenv())
+                  .open(
+                      new dev.knotless.runner.exec.ExecutorContext(
+                          runnerDid, config.work(), clock, System.getenv())),
               reports,
               clock,
               ended -> {
@@ -273,15 +268,6 @@ public class RunWorker implements RunSink {
     if (j != null && !stopping) {
       j.admitWaiting();
     }
-  }
-
-  private DockerSettings dockerSettings() {
-    return DockerSettings.defaults()
-        .withDockerHost(config.dockerHost())
-        .withImage(config.image())
-        .withLimits(config.cpus().orElse(0), config.memory().orElse(0), config.pids().orElse(0))
-        .withNetwork(config.network().orElse(null))
-        .withRuntimes(config.runtime().orElse(null), null);
   }
 
   private void publish(RunEvent e) {

@@ -5,10 +5,12 @@ import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.SealedStart;
+import dev.knotless.runner.exec.ExecutorConfig;
+import dev.knotless.runner.exec.ExecutorContext;
+import dev.knotless.runner.exec.ExecutorKinds;
 import dev.knotless.runner.exec.pod.PodApi;
 import dev.knotless.runner.exec.pod.PodExecutor;
 import dev.knotless.runner.exec.pod.PodObserver;
-import dev.knotless.runner.exec.pod.PodSettings;
 import dev.knotless.runner.mergequeue.Takeover;
 import dev.knotless.runner.pass.OrderPlanner;
 import dev.knotless.runner.pass.PdsAccess;
@@ -18,7 +20,7 @@ import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.plan.RunOrder;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.state.pg.PgRunQueue;
-import dev.knotless.runtime.pods.Fabric8PodApi;
+import dev.knotless.runtime.pods.PodKind;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -143,18 +145,13 @@ public class PodRuns {
     } else {
       LOG.info("no knotless.scheduler.secrets-key-file: owners' sealed secrets are not opened");
     }
+    // The pod kind with this service's client in place of one configured from the environment.
+    PodKind pods =
+        ExecutorKinds.installed().with(new PodKind(client)).kind(PodKind.NAME, PodKind.class);
     executor =
-        new PodExecutor(
-            new Fabric8PodApi(
-                client,
-                config.namespace(),
-                config.pullGrace(),
-                config.pendingTimeout(),
-                config.watchResync()),
-            settings(),
-            runnerDid,
-            config.work(),
-            clock);
+        pods.open(
+            pods.settings(executorConfig()),
+            new ExecutorContext(runnerDid, config.work(), clock, Map.of()));
     executor.observe(
         new PodObserver() {
           @Override
@@ -245,13 +242,25 @@ public class PodRuns {
         () -> usage.shared().refresh(jobs), refresh, refresh, TimeUnit.MILLISECONDS);
   }
 
-  private PodSettings settings() {
-    return PodSettings.defaults()
-        .withImage(config.runImage())
-        .withLimits(
-            config.cpus().orElse(0), config.memory().orElse(0), config.ephemeralStorage().orElse(0))
-        .withRuntimes(config.runtimeClass().orElse(null), config.trustedRuntimeClass().orElse(null))
-        .withRunAsUser(config.runAsUser());
+  /** This service's config under the pod kind's own names, for the kind to read. */
+  private ExecutorConfig executorConfig() {
+    Map<String, String> values = new HashMap<>();
+    values.put("image", config.runImage());
+    config.cpus().stream().filter(v -> v != 0).forEach(v -> values.put("cpus", Double.toString(v)));
+    config.memory().stream()
+        .filter(v -> v != 0)
+        .forEach(v -> values.put("memory", Integer.toString(v)));
+    config.ephemeralStorage().stream()
+        .filter(v -> v != 0)
+        .forEach(v -> values.put("ephemeral-storage", Integer.toString(v)));
+    config.runtimeClass().ifPresent(v -> values.put("runtime", v));
+    config.trustedRuntimeClass().ifPresent(v -> values.put("trusted-runtime", v));
+    values.put("run-as-user", Long.toString(config.runAsUser()));
+    values.put("namespace", config.namespace());
+    values.put("pull-grace", config.pullGrace().toString());
+    values.put("pending-timeout", config.pendingTimeout().toString());
+    values.put("watch-resync", config.watchResync().toString());
+    return ExecutorConfig.of(values, Map.of());
   }
 
   /**

@@ -1,0 +1,158 @@
+package dev.knotless.runtime.pods;
+
+import dev.knotless.runner.exec.ExecutorConfig;
+import dev.knotless.runner.exec.ExecutorContext;
+import dev.knotless.runner.exec.ExecutorKind;
+import dev.knotless.runner.exec.pod.PodExecutor;
+import dev.knotless.runner.exec.pod.PodSettings;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code pod} kind: each run in a Kubernetes pod of its own ({@link PodExecutor}), through the
+ * API server with Fabric8, which is why it lives here and not in libs. It owns the pod's flags and
+ * the namespace and timing keys. Found on the class path with the client Fabric8 configures from
+ * the environment; a service with a client of its own (the scheduler) registers {@link
+ * #PodKind(KubernetesClient)} in its place. Stateless.
+ */
+public final class PodKind implements ExecutorKind<PodKind.Settings> {
+
+  /** What it is called. */
+  public static final String NAME = "pod";
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodKind.class);
+
+  private static final List<String> FLAGS =
+      List.of(
+          "image",
+          "cpus",
+          "memory",
+          "ephemeral-storage",
+          "runtime",
+          "trusted-runtime",
+          "run-as-user",
+          "namespace",
+          "pull-grace",
+          "pending-timeout",
+          "watch-resync");
+
+  /**
+   * The pod kind's settings. Immutable.
+   *
+   * @param pod what runs' pods may take
+   * @param namespace the namespace runs' pods are made in
+   * @param pullGrace how long a pod may fail to pull its image before its run fails
+   * @param pendingTimeout how long a pod may stay pending, zero for no bound but the step limit
+   * @param watchResync how often the pod watch goes over every pod again, zero for never
+   */
+  public record Settings(
+      PodSettings pod,
+      String namespace,
+      Duration pullGrace,
+      Duration pendingTimeout,
+      Duration watchResync) {
+
+    /** Checks the values. */
+    public Settings {
+      Objects.requireNonNull(pod, "pod settings");
+      Objects.requireNonNull(namespace, "namespace");
+      Objects.requireNonNull(pullGrace, "pull grace");
+      Objects.requireNonNull(pendingTimeout, "pending timeout");
+      Objects.requireNonNull(watchResync, "watch resync");
+    }
+  }
+
+  private final KubernetesClient client;
+
+  /** The kind with the client Fabric8 configures from the environment, made when first opened. */
+  public PodKind() {
+    this.client = null;
+  }
+
+  /** The kind talking through {@code client}, configured by its owner. */
+  public PodKind(KubernetesClient client) {
+    this.client = Objects.requireNonNull(client, "client");
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public List<String> flags() {
+    return FLAGS;
+  }
+
+  @Override
+  public String what() {
+    return "runs steps in Kubernetes pods";
+  }
+
+  @Override
+  public Settings settings(ExecutorConfig c) {
+    PodSettings p = PodSettings.defaults();
+    p = p.withImage(c.text("image").orElse(p.image()));
+    p =
+        p.withLimits(
+            c.cpus("cpus").orElse(p.cpus()),
+            c.wholeAbove0("memory", "GiB, such as 4").orElse(p.memoryGiB()),
+            c.wholeAbove0("ephemeral-storage", "GiB, such as 10").orElse(p.ephemeralGiB()));
+    p =
+        p.withRuntimes(
+            c.text("runtime").orElse(p.runtime()),
+            c.text("trusted-runtime").orElse(p.trustedRuntime()));
+    p = p.withRunAsUser(c.wholeFrom0("run-as-user", "user id, such as 1000").orElse(p.runAsUser()));
+    return new Settings(
+        p,
+        c.text("namespace").orElse("knotless-runs"),
+        c.duration("pull-grace").orElse(Duration.ofSeconds(30)),
+        c.duration("pending-timeout").orElse(Duration.ofSeconds(300)),
+        c.duration("watch-resync").orElse(PodWatch.RESYNC));
+  }
+
+  @Override
+  public Optional<String> unavailable(Settings settings) {
+    if (client != null || configured(System.getenv(), Path.of(System.getProperty("user.home")))) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "no Kubernetes API server is configured: not in a cluster, and no KUBECONFIG or"
+            + " ~/.kube/config");
+  }
+
+  /** Whether Fabric8 would find an API server: in a cluster, or through a kubeconfig. */
+  static boolean configured(Map<String, String> env, Path home) {
+    return env.containsKey("KUBERNETES_SERVICE_HOST")
+        || env.containsKey("KUBERNETES_MASTER")
+        || System.getProperty("kubernetes.master") != null
+        || env.containsKey("KUBECONFIG")
+        || Files.isRegularFile(home.resolve(".kube/config"));
+  }
+
+  @Override
+  public PodExecutor open(Settings settings, ExecutorContext context) {
+    KubernetesClient c = client != null ? client : new KubernetesClientBuilder().build();
+    LOG.info("runs go in pods in the namespace {}", settings.namespace());
+    return new PodExecutor(
+        new Fabric8PodApi(
+            c,
+            settings.namespace(),
+            settings.pullGrace(),
+            settings.pendingTimeout(),
+            settings.watchResync()),
+        settings.pod(),
+        context.runnerDid(),
+        context.work(),
+        context.clock());
+  }
+}
