@@ -131,10 +131,22 @@ final class ContainerHost implements StepHost {
             + (settings.network() == null ? "" : ", network " + settings.network()));
   }
 
+  /** How many times a run's container is made when its network moves under it. */
+  static final int MAKE_TRIES = 5;
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /**
    * Makes the run's container and starts it. Its network is ensured just before, and joined by its
    * ID. Another process of this runner may remove that network before the start (see {@link
-   * Networks}): a create or start that finds it gone ensures it again, at most three times.
+   * Networks}), or make a copy of the same name that the daemon then calls ambiguous until one is
+   * removed: a create or start that meets either tries again, at most {@link #MAKE_TRIES} times.
    */
   private void createAndStart(String image) throws StartFailed {
     for (int attempt = 1; ; attempt++) {
@@ -156,12 +168,21 @@ final class ContainerHost implements StepHost {
         startedEpochSecond = java.time.Instant.now().getEpochSecond() - 1;
         control.startContainerCmd(containerId).exec();
         return;
-      } catch (NotFoundException e) {
-        if (network == null || attempt == 3 || !Networks.gone(e)) {
+      } catch (DockerException e) {
+        boolean gone = Networks.gone(e);
+        if (network == null || attempt == MAKE_TRIES || !(gone || Networks.ambiguous(e))) {
           throw e;
         }
-        LOG.info("network {} went before the run's container started: made again", network);
+        LOG.info(
+            gone
+                ? "network {} went before the run's container started: made again"
+                : "network {} is doubled by another process's run: trying again once it settles",
+            network);
         discardContainer();
+        if (!gone) {
+          // The other process removes its copy as soon as its own start has seen both.
+          sleepQuietly(attempt * 200L);
+        }
       }
     }
   }

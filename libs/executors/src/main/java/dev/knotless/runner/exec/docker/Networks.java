@@ -101,6 +101,15 @@ final class Networks {
         && why.endsWith(" not found");
   }
 
+  /**
+   * Whether {@code e}, from a container's create or start, says its network's name is ambiguous:
+   * another process made a network of the same name at once, and has not removed it yet.
+   */
+  static boolean ambiguous(DockerException e) {
+    String why = Daemon.why(e);
+    return why.startsWith("network ") && why.contains(" is ambiguous");
+  }
+
   /** The one network of {@code name} to use, the others of this runner's removed if unused. */
   private static String keepOne(DockerClient docker, String name, String runnerDid)
       throws StepHost.StartFailed {
