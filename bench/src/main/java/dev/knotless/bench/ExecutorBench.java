@@ -26,16 +26,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * How much later a run's first step speaks under the docker executor than under the shell executor:
- * the time from calling {@link Executor#run} to the first piece of the first step's output in the
- * log ({@code echo first}), and the whole time of a run of three trivial steps. The docker executor
- * runs in the local busybox image ({@link LocalDocker#BUSYBOX}), already present, so no pull is
- * timed; the daemon and image come from {@code testing/docker}.
+ * How much later a run's first step speaks in a container than on the host, under gVisor's runsc
+ * and under runc: the time from calling {@link Executor#run} to the first piece of the first step's
+ * output in the log ({@code echo first}), and the whole time of a run of three trivial steps. Three
+ * contenders: the docker executor under the harness's runsc ({@link LocalDocker#SANDBOX_RUNTIME}),
+ * under its runc ({@link LocalDocker#TRUSTED_RUNTIME}), and the shell executor. Docker runs in the
+ * local busybox image ({@link LocalDocker#BUSYBOX}), already present, so no pull is timed; the
+ * daemon and image come from {@code testing/docker}.
  *
- * <p>Both executors run the same spec against the same bare mirror (one commit, made here with
- * plain git), with their work roots on the same file system. Iterations alternate docker and shell
- * so both see the same load on the machine; a few warm-up runs of each come first (the JIT, the
- * docker client's connections, the daemon's caches).
+ * <p>All run the same spec against the same bare mirror (one commit, made here with plain git),
+ * with their work roots on the same file system. Each iteration runs every contender once, in an
+ * order turned by one each time, so all see the same load on the machine and none always runs right
+ * after another's cleanup; a few warm-up runs of each come first (the JIT, the docker client's
+ * connections, the daemon's caches).
  *
  * <p>Usage: {@code bin/bench Executor [iterations (20)] [warm-up runs (3)]}.
  */
@@ -68,15 +71,17 @@ public final class ExecutorBench {
     }
   }
 
-  /** One executor's timings over the iterations, in nanoseconds. */
+  /** One contender and its timings over the iterations, in nanoseconds. */
   private static final class Series {
     final String name;
+    final Executor executor;
     final long[] toStarted;
     final long[] toFirstLine;
     final long[] threeSteps;
 
-    Series(String name, int n) {
+    Series(String name, Executor executor, int n) {
       this.name = name;
+      this.executor = executor;
       this.toStarted = new long[n];
       this.toFirstLine = new long[n];
       this.threeSteps = new long[n];
@@ -91,11 +96,10 @@ public final class ExecutorBench {
     Path root = Files.createTempDirectory(tmp, "executor-bench-");
     Path mirror = root.resolve("mirror.git");
     String commit = makeMirror(root, mirror);
-    Path shellWork = Files.createDirectories(root.resolve("work-shell"));
-    Path dockerWork = Files.createDirectories(root.resolve("work-docker"));
     String dockerHost = System.getenv().getOrDefault("DOCKER_HOST", DockerSettings.DEFAULT_HOST);
-    DockerSettings settings =
+    DockerSettings docker =
         DockerSettings.defaults().withImage(LocalDocker.BUSYBOX).withDockerHost(dockerHost);
+    // A runner DID each, so neither's sweep ever takes the other's container.
     String did = "did:plc:bench" + Long.toHexString(System.nanoTime());
 
     RunSpec first =
@@ -111,80 +115,105 @@ public final class ExecutorBench {
 
     System.out.printf(
         Locale.ROOT,
-        "ExecutorBench: docker (%s at %s) against shell; %d iterations each after %d warm-up"
-            + " runs; load average at start: %s%n%n",
+        "ExecutorBench: docker under runsc (%s) and runc (%s), %s at %s, against shell;"
+            + " %d iterations each after %d warm-up runs; load average at start: %s%n%n",
+        LocalDocker.SANDBOX_RUNTIME,
+        LocalDocker.TRUSTED_RUNTIME,
         LocalDocker.BUSYBOX,
         dockerHost,
         iterations,
         warmUp,
         Figures.loadAverage());
 
-    Series docker = new Series("docker", iterations);
-    Series shell = new Series("shell", iterations);
-    try (DockerExecutor dockerExecutor =
-        new DockerExecutor(settings, did, dockerWork, Clock.systemUTC())) {
-      dockerExecutor.ping();
-      Executor shellExecutor = new ShellExecutor(shellWork);
+    try (DockerExecutor runsc =
+            new DockerExecutor(
+                docker.withRuntimes(LocalDocker.SANDBOX_RUNTIME, null),
+                did + "runsc",
+                Files.createDirectories(root.resolve("work-runsc")),
+                Clock.systemUTC());
+        DockerExecutor runc =
+            new DockerExecutor(
+                docker.withRuntimes(LocalDocker.TRUSTED_RUNTIME, null),
+                did + "runc",
+                Files.createDirectories(root.resolve("work-runc")),
+                Clock.systemUTC())) {
+      runc.ping();
+      List<Series> all =
+          List.of(
+              new Series("runsc", runsc, iterations),
+              new Series("runc", runc, iterations),
+              new Series(
+                  "shell",
+                  new ShellExecutor(Files.createDirectories(root.resolve("work-shell"))),
+                  iterations));
       for (int i = 0; i < warmUp; i++) {
-        firstLine(dockerExecutor, first);
-        firstLine(shellExecutor, first);
-        whole(dockerExecutor, three);
-        whole(shellExecutor, three);
+        for (Series s : all) {
+          firstLine(s.executor, first);
+          whole(s.executor, three);
+        }
       }
       for (int i = 0; i < iterations; i++) {
-        // Alternate which goes first, so neither always runs right after the other's cleanup.
-        boolean dockerFirst = i % 2 == 0;
-        if (dockerFirst) {
-          measure(dockerExecutor, docker, i, first, three);
-          measure(shellExecutor, shell, i, first, three);
-        } else {
-          measure(shellExecutor, shell, i, first, three);
-          measure(dockerExecutor, docker, i, first, three);
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %2d", i + 1));
+        for (int k = 0; k < all.size(); k++) {
+          measure(all.get((i + k) % all.size()), i, first, three);
         }
-        System.out.printf(
-            Locale.ROOT,
-            "  %2d  first line: docker %4d ms, shell %4d ms;  3-step run: docker %4d ms, shell %4d"
-                + " ms%n",
-            i + 1,
-            docker.toFirstLine[i] / 1_000_000,
-            shell.toFirstLine[i] / 1_000_000,
-            docker.threeSteps[i] / 1_000_000,
-            shell.threeSteps[i] / 1_000_000);
+        for (Series s : all) {
+          line.append(
+              String.format(
+                  Locale.ROOT,
+                  "  %s: first line %4d ms, 3 steps %4d ms;",
+                  s.name,
+                  s.toFirstLine[i] / 1_000_000,
+                  s.threeSteps[i] / 1_000_000));
+        }
+        System.out.println(line);
       }
-      dockerExecutor.removeLeftovers();
+      runsc.removeLeftovers();
+      runc.removeLeftovers();
+      report(all);
     } finally {
       delete(root);
     }
-
-    System.out.println();
-    System.out.printf(Locale.ROOT, "%-44s %9s %9s %9s%n", "measure (ms)", "median", "p90", "min");
-    row("run() -> first step started, docker", docker.toStarted);
-    row("run() -> first step started, shell", shell.toStarted);
-    row("run() -> first line of first step, docker", docker.toFirstLine);
-    row("run() -> first line of first step, shell", shell.toFirstLine);
-    row("3-step trivial run, whole, docker", docker.threeSteps);
-    row("3-step trivial run, whole, shell", shell.threeSteps);
-    System.out.println();
-    System.out.printf(
-        Locale.ROOT,
-        "first line, docker - shell: median %+d ms, p90 %+d ms, min %+d ms (goal: under +1000 ms)%n",
-        (percentile(docker.toFirstLine, 50) - percentile(shell.toFirstLine, 50)) / 1_000_000,
-        (percentile(docker.toFirstLine, 90) - percentile(shell.toFirstLine, 90)) / 1_000_000,
-        (Figures.smallest(docker.toFirstLine) - Figures.smallest(shell.toFirstLine)) / 1_000_000);
-    System.out.printf(
-        Locale.ROOT,
-        "3-step run, docker - shell: median %+d ms, p90 %+d ms, min %+d ms%n",
-        (percentile(docker.threeSteps, 50) - percentile(shell.threeSteps, 50)) / 1_000_000,
-        (percentile(docker.threeSteps, 90) - percentile(shell.threeSteps, 90)) / 1_000_000,
-        (Figures.smallest(docker.threeSteps) - Figures.smallest(shell.threeSteps)) / 1_000_000);
     System.out.printf(Locale.ROOT, "%nload average at end: %s%n", Figures.loadAverage());
   }
 
-  private static void measure(Executor executor, Series s, int i, RunSpec first, RunSpec three) {
-    FirstLine f = firstLine(executor, first);
+  /** Each contender's figures, then each container's first line and run against shell's. */
+  private static void report(List<Series> all) {
+    System.out.println();
+    System.out.printf(Locale.ROOT, "%-44s %9s %9s %9s%n", "measure (ms)", "median", "p90", "min");
+    for (Series s : all) {
+      row("run() -> first step started, " + s.name, s.toStarted);
+    }
+    for (Series s : all) {
+      row("run() -> first line of first step, " + s.name, s.toFirstLine);
+    }
+    for (Series s : all) {
+      row("3-step trivial run, whole, " + s.name, s.threeSteps);
+    }
+    System.out.println();
+    Series shell = all.get(all.size() - 1);
+    for (Series s : all.subList(0, all.size() - 1)) {
+      difference("first line, " + s.name + " - shell", s.toFirstLine, shell.toFirstLine);
+      difference("3-step run, " + s.name + " - shell", s.threeSteps, shell.threeSteps);
+    }
+    System.out.println("(goal: a container's first line under +1000 ms)");
+  }
+
+  private static void difference(String name, long[] a, long[] b) {
+    System.out.printf(
+        Locale.ROOT,
+        "%s: median %+d ms, p90 %+d ms, min %+d ms%n",
+        name,
+        (percentile(a, 50) - percentile(b, 50)) / 1_000_000,
+        (percentile(a, 90) - percentile(b, 90)) / 1_000_000,
+        (Figures.smallest(a) - Figures.smallest(b)) / 1_000_000);
+  }
+
+  private static void measure(Series s, int i, RunSpec first, RunSpec three) {
+    FirstLine f = firstLine(s.executor, first);
     s.toStarted[i] = f.started - f.begin;
     s.toFirstLine[i] = f.firstLine - f.begin;
-    s.threeSteps[i] = whole(executor, three);
+    s.threeSteps[i] = whole(s.executor, three);
   }
 
   /** Runs the one-step spec and checks its first line came, and said {@code first}. */

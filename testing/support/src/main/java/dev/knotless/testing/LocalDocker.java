@@ -1,9 +1,12 @@
 package dev.knotless.testing;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -57,9 +60,7 @@ public final class LocalDocker {
     if (ready) {
       return;
     }
-    Path root = PdsLauncher.repoRoot();
-    run(root.resolve("testing/docker/dockerd.sh").toString(), "start");
-    run(root.resolve("testing/docker/images.sh").toString());
+    ensureImages();
     String runtimes = run("docker", "info", "--format", "{{json .Runtimes}}");
     for (String name : List.of(SANDBOX_RUNTIME, TRUSTED_RUNTIME)) {
       if (!runtimes.contains("\"" + name + "\"")) {
@@ -80,6 +81,71 @@ public final class LocalDocker {
               + HOW);
     }
     ready = true;
+  }
+
+  /**
+   * Makes sure a daemon answers and the images are there, whatever runtimes it registers: what a
+   * tour needs beside a daemon the user already runs.
+   *
+   * @throws IllegalStateException naming the script that failed and what it printed
+   */
+  public static void ensureImages() {
+    Path root = PdsLauncher.repoRoot();
+    run(root.resolve("testing/docker/dockerd.sh").toString(), "start");
+    run(root.resolve("testing/docker/images.sh").toString());
+  }
+
+  /**
+   * A runtime of the daemon that answers whose program is gVisor's runsc: {@link #SANDBOX_RUNTIME}
+   * when it is one, else the first by name. Empty when there is none, or no daemon answers.
+   */
+  public static Optional<String> gvisorRuntime() {
+    String json;
+    try {
+      json = run("docker", "info", "--format", "{{json .Runtimes}}");
+    } catch (IllegalStateException noDaemon) {
+      return Optional.empty();
+    }
+    return gvisorRuntime(json);
+  }
+
+  /** As {@link #gvisorRuntime()}, from what {@code docker info} says of the runtimes. */
+  static Optional<String> gvisorRuntime(String runtimesJson) {
+    TreeMap<String, String> paths = new TreeMap<>();
+    try {
+      new ObjectMapper()
+          .readTree(runtimesJson)
+          .fields()
+          .forEachRemaining(e -> paths.put(e.getKey(), e.getValue().path("path").asText()));
+    } catch (IOException e) {
+      throw new IllegalStateException("docker info's runtimes are not JSON: " + runtimesJson, e);
+    }
+    paths.values().removeIf(path -> !Path.of(path).getFileName().toString().equals("runsc"));
+    return paths.containsKey(SANDBOX_RUNTIME)
+        ? Optional.of(SANDBOX_RUNTIME)
+        : paths.keySet().stream().findFirst();
+  }
+
+  /**
+   * What a run's log says of its container's runtime, for a tour to print: "runtime NAME" from the
+   * docker executor's first line ({@code container ID from IMAGE, runtime NAME}), "the daemon's
+   * default runtime" when that line names none, and "no container" when the log has no such line.
+   */
+  public static String runtimeOfRun(String log) {
+    return log.lines()
+        .filter(l -> l.startsWith("container "))
+        .findFirst()
+        .map(
+            l -> {
+              int at = l.indexOf(", runtime ");
+              if (at < 0) {
+                return "the daemon's default runtime";
+              }
+              String rest = l.substring(at + 2);
+              int end = rest.indexOf(',');
+              return end < 0 ? rest : rest.substring(0, end);
+            })
+        .orElse("no container");
   }
 
   /**

@@ -27,7 +27,7 @@ public final class PodCluster implements Executor, AutoCloseable {
   /** The namespace runs go in. */
   public static final String NAMESPACE = "runs";
 
-  /** The RuntimeClass of others' code, mapped to the daemon's stand-in for gVisor. */
+  /** The RuntimeClass of others' code, mapped to the daemon's gVisor (runsc). */
   public static final String SANDBOX = "gvisor";
 
   /** The RuntimeClass of trusted code. */

@@ -272,8 +272,12 @@ public final class LocalDistributed implements AutoCloseable {
     if (queueOnly) {
       s.put("knotless.reconciler.worker.mode", "queue");
     } else if (executor.equals("docker")) {
-      dev.knotless.testing.LocalDocker.ensure();
+      // Beside a daemon the user runs too: its images are made, its runtimes taken as they are.
+      dev.knotless.testing.LocalDocker.ensureImages();
       s.put("knotless.reconciler.worker.image", dev.knotless.testing.LocalDocker.BUSYBOX);
+      // The worker has no trusted runtime: every run is others' code, under gVisor where it is.
+      dev.knotless.testing.LocalDocker.gvisorRuntime()
+          .ifPresent(r -> s.put("knotless.reconciler.worker.runtime", r));
     }
     // A replica that dies gives its partitions up within ten seconds rather than the default 45.
     s.put("mp.messaging.incoming.doorbells.session.timeout.ms", "10000");

@@ -4,6 +4,7 @@ import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -46,6 +47,11 @@ public final class LocalDistributedMain {
         shape.ownerRepo("demo", Map.of(".knotless/workflows/ci.yml", CI, "README.md", "demo\n"));
     System.out.println("==> owner " + owner.account.handle() + " pushed " + owner.label());
     ServiceProcess writer = shape.startCheckWriter();
+    System.out.println(
+        LocalDocker.gvisorRuntime()
+            .map(r -> "==> the daemon has gVisor: runs go to runtime " + r)
+            .orElse(
+                "==> the daemon has no runsc runtime: runs go to its default, with no sandbox"));
     ServiceProcess reconciler = shape.startReconciler();
     ServiceProcess ingester = shape.startIngester();
     for (ServiceProcess s : new ServiceProcess[] {ingester, reconciler, writer}) {
@@ -82,9 +88,10 @@ public final class LocalDistributedMain {
       System.exit(1);
     }
     System.out.println("==> its log:");
-    System.out.print(
-        new String(
-            client.getBlob(shape.runner().did(), check.log().cid()), StandardCharsets.UTF_8));
+    String log =
+        new String(client.getBlob(shape.runner().did(), check.log().cid()), StandardCharsets.UTF_8);
+    System.out.print(log);
+    System.out.println("==> the run's container got " + LocalDocker.runtimeOfRun(log));
     if (exit) {
       System.exit(0);
     }

@@ -381,7 +381,14 @@ final class ContainerHost implements StepHost {
       ExecOutput output = new ExecOutput();
       streams.execStartCmd(execId).withDetach(false).withTty(false).exec(output);
       return new ExecStepRun(
-          control, settings, containerId, startedEpochSecond, this::killContainer, execId, output);
+          control,
+          settings,
+          settings.runtimeFor(spec.trustedCode()),
+          containerId,
+          startedEpochSecond,
+          this::killContainer,
+          execId,
+          output);
     } catch (DockerException e) {
       throw new IOException("the container refused the step: " + Daemon.why(e), e);
     } catch (RuntimeException e) {

@@ -15,8 +15,19 @@ import java.util.Optional;
  * #kill}, which a cancel calls from another thread.
  */
 final class ExecStepRun implements Step {
+
+  /** How often a step's wait asks whether its container stopped on its own: a second. */
+  private static final long LOOK_EVERY = 1_000_000_000L;
+
+  /**
+   * How long a step that ended by a signal waits for its container to be counted stopped, when it
+   * may have died under the step: two seconds.
+   */
+  private static final long STOP_GRACE = 2_000_000_000L;
+
   private final DockerClient control;
   private final DockerSettings settings;
+  private final String runtime;
   private final String containerId;
   private final long startedEpochSecond;
   private final Runnable killContainer;
@@ -24,9 +35,13 @@ final class ExecStepRun implements Step {
   private final ExecOutput output;
   private volatile boolean killed;
 
+  /** The container's exit status once it stopped while the step ran and no kill of ours did it. */
+  private volatile Integer died;
+
   ExecStepRun(
       DockerClient control,
       DockerSettings settings,
+      String runtime,
       String containerId,
       long startedEpochSecond,
       Runnable killContainer,
@@ -34,6 +49,7 @@ final class ExecStepRun implements Step {
       ExecOutput output) {
     this.control = control;
     this.settings = settings;
+    this.runtime = runtime;
     this.containerId = containerId;
     this.startedEpochSecond = startedEpochSecond;
     this.killContainer = killContainer;
@@ -78,8 +94,8 @@ final class ExecStepRun implements Step {
       throw new IOException(
           Daemon.unreachable(settings.dockerHost(), output.lost()), output.lost());
     }
-    if (killed && containerStopped()) {
-      // Under runsc the daemon may count a killed container's exec as running for good.
+    if ((killed || died != null) && containerStopped()) {
+      // Under runsc the daemon may count a dead container's exec as running for good.
       return false;
     }
     try {
@@ -112,12 +128,14 @@ final class ExecStepRun implements Step {
 
   /**
    * Waits until {@code deadline} (a {@link System#nanoTime}) for the output to end; true if it did.
-   * Under runc a killed container's exec stream ends at once. Under gVisor's runsc it at times
-   * never ends, even once the container is removed: so after a kill, once the daemon says the
-   * container stopped, the stream is ended here, as a stream ends (a close would read as a stream
-   * lost). The hung connection is the daemon's to drop.
+   * Under runc a dead container's exec stream ends at once. Under gVisor's runsc it at times never
+   * ends, even once the container is removed: so once the daemon says the container stopped, after
+   * a kill of ours or on its own (runsc's whole sandbox ends when the kernel kills it for memory,
+   * or when it can start no more threads), the stream is ended here, as a stream ends (a close
+   * would read as a stream lost). The hung connection is the daemon's to drop.
    */
   private boolean awaitEnd(long deadline) throws InterruptedException {
+    long nextLook = System.nanoTime() + LOOK_EVERY;
     while (true) {
       long left = deadline - System.nanoTime();
       // In slices, so a kill from another thread is seen while the step runs.
@@ -128,9 +146,53 @@ final class ExecStepRun implements Step {
         output.onComplete();
         return true;
       }
+      if (!killed && System.nanoTime() - nextLook >= 0) {
+        nextLook = System.nanoTime() + LOOK_EVERY;
+        Integer status = stoppedWith();
+        if (status != null) {
+          died = status;
+          output.onComplete();
+          return true;
+        }
+      }
       if (deadline - System.nanoTime() <= 0) {
         return false;
       }
+    }
+  }
+
+  /** The container's exit status if it stops within {@code nanos}, else null. */
+  private Integer awaitStopped(long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    while (true) {
+      Integer status = stoppedWith();
+      if (status != null || System.nanoTime() - deadline >= 0) {
+        return status;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+  }
+
+  /** The container's exit status once it stopped, or null while it runs or cannot be asked. */
+  private Integer stoppedWith() {
+    try {
+      var state = control.inspectContainerCmd(containerId).exec().getState();
+      if (Boolean.TRUE.equals(state.getRunning())) {
+        return null;
+      }
+      return state.getExitCodeLong() == null
+          ? ContainerHost.KILLED
+          : state.getExitCodeLong().intValue();
+    } catch (NotFoundException gone) {
+      return ContainerHost.KILLED;
+    } catch (RuntimeException e) {
+      // Not answering now: the output's loss or the step's limit decides.
+      return null;
     }
   }
 
@@ -163,16 +225,50 @@ final class ExecStepRun implements Step {
 
   @Override
   public Optional<String> exitNote(int exit) {
+    if (died == null && !killed && exit >= 128) {
+      // runsc may end the exec of a sandbox that died (exit 128, "waiting on pid ...: EOF") before
+      // the daemon counts the container stopped.
+      died = awaitStopped(STOP_GRACE);
+    }
+    if (died != null) {
+      return Optional.of(diedNote(died));
+    }
     if (exit != ContainerHost.KILLED || settings.memoryGiB() == 0) {
       return Optional.empty();
     }
     // The container lives on when the kernel kills one of its processes for memory, so its state
     // does not say OOMKilled (docker sets that as the container exits); its events do.
     return OomEvents.since(control, containerId, startedEpochSecond)
-        ? Optional.of(
-            "killed for want of memory: the run may take "
-                + settings.memoryGiB()
-                + " GiB (--memory)")
+        ? Optional.of(memoryNote())
         : Optional.empty();
+  }
+
+  /**
+   * Why the container stopped under the step. Under runc the kernel kills a process for memory and
+   * the container lives on; under gVisor it kills the sandbox, all of it. And gVisor's sandbox's
+   * own threads count against {@code --pids} with the run's processes (each process inside costs
+   * several threads outside), so where runc's fork fails, the sandbox ends.
+   */
+  private String diedNote(int status) {
+    if (settings.memoryGiB() > 0 && OomEvents.since(control, containerId, startedEpochSecond)) {
+      return memoryNote();
+    }
+    String note =
+        "the container stopped with status "
+            + status
+            + (runtime == null ? "" : " under runtime " + runtime);
+    if (runtime != null && settings.pids() > 0) {
+      note +=
+          ": under gVisor the sandbox's own threads count against --pids "
+              + settings.pids()
+              + " with the run's processes, and a run that reaches it ends the sandbox";
+    }
+    return note;
+  }
+
+  private String memoryNote() {
+    return "killed for want of memory: the run may take "
+        + settings.memoryGiB()
+        + " GiB (--memory)";
   }
 }

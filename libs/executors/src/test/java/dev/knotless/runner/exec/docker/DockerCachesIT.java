@@ -93,6 +93,14 @@ class DockerCachesIT {
     return executor.run(spec, new RunCancellation());
   }
 
+  /** Has the test's runs go to {@code runtime} from now on, the caches as they are. */
+  private void under(String runtime) throws IOException {
+    executor.close();
+    executor =
+        new DockerExecutor(
+            f.settings(runtime), f.runnerDid, f.work, java.time.Clock.systemUTC(), store);
+  }
+
   private static String log(RunResult r) {
     return new String(r.log(), StandardCharsets.UTF_8);
   }
@@ -117,8 +125,9 @@ class DockerCachesIT {
     }
   }
 
-  @Test
-  void aSecondRunSeesWhatTheFirstPassingDefaultBranchPushCached() {
+  @EachRuntime
+  void aSecondRunSeesWhatTheFirstPassingDefaultBranchPushCached(String runtime) throws Exception {
+    under(runtime);
     RunResult first =
         run(spec(CacheUse.PROMOTE_ON_PASS, "test -z \"$(ls -A node_modules)\"; " + INSTALL));
     passes(first);
@@ -134,8 +143,9 @@ class DockerCachesIT {
     assertTrue(log(second).contains("installed"), log(second));
   }
 
-  @Test
-  void aFailingRunsWritesNeverReachTheBase() {
+  @EachRuntime
+  void aFailingRunsWritesNeverReachTheBase(String runtime) throws Exception {
+    under(runtime);
     passes(run(spec(CacheUse.PROMOTE_ON_PASS, "echo one > /cache/kept")));
     RunResult failed = run(spec(CacheUse.PROMOTE_ON_PASS, INSTALL + "; rm /cache/kept; exit 1"));
     assertInstanceOf(RunOutcome.Failed.class, failed.outcome(), log(failed));
@@ -149,8 +159,10 @@ class DockerCachesIT {
     passes(run(spec(CacheUse.READ, "test ! -e node_modules/pkg1; test ! -e /cache/.stamp")));
   }
 
-  @Test
-  void deletionsAndReplacedDirectoriesInARunCarryOverToTheNextGeneration() throws Exception {
+  @EachRuntime
+  void deletionsAndReplacedDirectoriesInARunCarryOverToTheNextGeneration(String runtime)
+      throws Exception {
+    under(runtime);
     passes(
         run(
             spec(

@@ -62,6 +62,13 @@ class DockerExecutorIT {
     return new String(r.log(), StandardCharsets.UTF_8);
   }
 
+  /** What the log's first line says of the runtime: nothing for the daemon's default. */
+  private static String under(String runtime) {
+    return runtime.equals(DockerFixture.DEFAULT_RUNTIME)
+        ? "from " + LocalDocker.BUSYBOX + "\n"
+        : "runtime " + runtime;
+  }
+
   private static List<String> statuses(RunResult r) {
     return r.steps().stream().map(s -> s.name() + ":" + s.status() + ":" + s.note()).toList();
   }
@@ -107,24 +114,27 @@ class DockerExecutorIT {
     assertTrue(log(r).contains("tool says hello"), log(r));
   }
 
-  @Test
-  void gitWorksInsideTheContainerAndOutputsComeBack() {
+  @EachRuntime
+  void gitWorksInsideTheContainerAndOutputsComeBack(String runtime) throws Exception {
     OutputsDir seen = new OutputsDir();
-    RunResult r =
-        executor.run(
-            f.spec(
-                    step(
-                        "git",
-                        "git log --format=%H -1 > \"$KNOTLESS_RUN_OUTPUTS/head.txt\";"
-                            + " printf PNG > \"$KNOTLESS_RUN_OUTPUTS/shot.png\";"
-                            + " test ! -e .git/objects/info/alternates;"
-                            + " echo change >> README;"
-                            + " git -c user.name=t -c user.email=t@t commit -qam change;"
-                            + " git log --oneline | wc -l"))
-                .withOption(new dev.knotless.runner.exec.ContainerImage(LocalDocker.GIT)),
-            new RunCancellation(),
-            RunListener.NONE,
-            seen);
+    RunResult r;
+    try (DockerExecutor executor = f.executor(f.settings(runtime))) {
+      r =
+          executor.run(
+              f.spec(
+                      step(
+                          "git",
+                          "git log --format=%H -1 > \"$KNOTLESS_RUN_OUTPUTS/head.txt\";"
+                              + " printf PNG > \"$KNOTLESS_RUN_OUTPUTS/shot.png\";"
+                              + " test ! -e .git/objects/info/alternates;"
+                              + " echo change >> README;"
+                              + " git -c user.name=t -c user.email=t@t commit -qam change;"
+                              + " git log --oneline | wc -l"))
+                  .withOption(new dev.knotless.runner.exec.ContainerImage(LocalDocker.GIT)),
+              new RunCancellation(),
+              RunListener.NONE,
+              seen);
+    }
     assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
     assertEquals(1, r.outputs().size());
     assertEquals("shot.png", r.outputs().get(0).name());
@@ -132,8 +142,8 @@ class DockerExecutorIT {
     assertTrue(log(r).contains("==> git\n2\n"), log(r));
   }
 
-  @Test
-  void secretsReachTheStepButNeitherTheContainerNorItsInit() throws Exception {
+  @EachRuntime
+  void secretsReachTheStepButNeitherTheContainerNorItsInit(String runtime) throws Exception {
     String secret = "s3cret-" + Long.toHexString(System.nanoTime());
     RunSpec spec =
         f.spec(
@@ -146,6 +156,7 @@ class DockerExecutorIT {
             .withEnv(Map.of("TOKEN", secret, "EXPECTED", secret, "PLAIN", "visible"))
             .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret))));
     OutputsDir seenByStep = new OutputsDir();
+    DockerExecutor executor = f.executor(f.settings(runtime));
     CompletableFuture<RunResult> run =
         CompletableFuture.supplyAsync(
             () -> executor.run(spec, new RunCancellation(), RunListener.NONE, seenByStep));
@@ -160,8 +171,10 @@ class DockerExecutorIT {
             + c.getHostConfig().getBinds().length;
     f.release("go");
     RunResult r = run.get(2, TimeUnit.MINUTES);
+    executor.close();
 
     assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
+    assertTrue(log(r).contains(under(runtime)), log(r));
     assertFalse(seen.contains(secret), "docker inspect shows the secret: " + seen);
     assertFalse(seen.contains("visible"), "docker inspect shows a run variable: " + seen);
     assertTrue(log(r).contains("token is ***"), log(r));
@@ -176,25 +189,30 @@ class DockerExecutorIT {
     assertFalse(init.contains("KNOTLESS_RUN"), init);
   }
 
-  @Test
-  void aTimeoutEndsAStepThatIgnoresTermAndForksASleeperAndTheContainerGoes() {
-    RunResult r =
-        executor.run(
-            f.spec(
-                ExecStep.run(
-                    "stubborn",
-                    "trap '' TERM; (trap '' TERM; sleep 600) & echo forked; sleep 600",
-                    Duration.ofSeconds(2)),
-                step("after", "echo never")),
-            new RunCancellation());
+  @EachRuntime
+  void aTimeoutEndsAStepThatIgnoresTermAndForksASleeperAndTheContainerGoes(String runtime)
+      throws Exception {
+    RunResult r;
+    try (DockerExecutor executor = f.executor(f.settings(runtime))) {
+      r =
+          executor.run(
+              f.spec(
+                  ExecStep.run(
+                      "stubborn",
+                      "trap '' TERM; (trap '' TERM; sleep 600) & echo forked; sleep 600",
+                      Duration.ofSeconds(2)),
+                  step("after", "echo never")),
+              new RunCancellation());
+    }
     assertInstanceOf(RunOutcome.Failed.class, r.outcome());
+    assertTrue(log(r).contains(under(runtime)), log(r));
     assertEquals("killed after 2s, the step's time limit", r.steps().get(0).note());
     assertEquals("skipped: step \"stubborn\" failed", r.steps().get(1).note());
     // The container's absence is checked after each test.
   }
 
-  @Test
-  void aCancelEndsTheRunningStepAtOnce() throws Exception {
+  @EachRuntime
+  void aCancelEndsTheRunningStepAtOnce(String runtime) throws Exception {
     RunCancellation cancellation = new RunCancellation();
     CountDownLatch started = new CountDownLatch(1);
     RunListener listener =
@@ -204,6 +222,7 @@ class DockerExecutorIT {
                 started.countDown();
               }
             });
+    DockerExecutor executor = f.executor(f.settings(runtime));
     CompletableFuture<RunResult> run =
         CompletableFuture.supplyAsync(
             () ->
@@ -218,7 +237,9 @@ class DockerExecutorIT {
     cancellation.cancel("a newer commit");
     RunResult r = run.get(60, TimeUnit.SECONDS);
     long tookMs = (System.nanoTime() - asked) / 1_000_000;
+    executor.close();
     assertInstanceOf(RunOutcome.Cancelled.class, r.outcome());
+    assertTrue(log(r).contains(under(runtime)), log(r));
     assertEquals("cancelled: a newer commit", r.steps().get(0).note());
     assertTrue(tookMs < 20_000, "the cancel took " + tookMs + " ms");
   }

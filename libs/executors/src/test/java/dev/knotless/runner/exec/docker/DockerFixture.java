@@ -56,8 +56,19 @@ final class DockerFixture implements AutoCloseable {
     return new DockerFixture(repo, work, did, DockerClientImpl.getInstance(config, http));
   }
 
+  /** What {@link EachRuntime} passes for the daemon's default runtime, runc. */
+  static final String DEFAULT_RUNTIME = "default";
+
   DockerSettings settings() {
     return DockerSettings.defaults().withImage(LocalDocker.BUSYBOX);
+  }
+
+  /**
+   * The settings of a run under {@code runtime}, for everyone's code alike: {@link
+   * #DEFAULT_RUNTIME} leaves the daemon's default.
+   */
+  DockerSettings settings(String runtime) {
+    return settings().withRuntimes(runtime.equals(DEFAULT_RUNTIME) ? null : runtime, null);
   }
 
   DockerExecutor executor(DockerSettings settings) {

@@ -2,6 +2,7 @@ package dev.knotless.runner.exec.docker;
 
 import static dev.knotless.runner.exec.docker.DockerFixture.step;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,25 +78,42 @@ class DockerLimitsIT extends WithDocker {
     }
   }
 
-  @Test
-  void aForkBombStopsAtThePidsLimit() throws Exception {
-    try (DockerExecutor executor = f.executor(f.settings().withLimits(0, 0, 32))) {
+  @EachRuntime
+  void aForkBombStopsAtThePidsLimitAndTheCheckSaysSo(String runtime) throws Exception {
+    // runsc's own threads count against the limit too: 32 would not let its sandbox start.
+    int pids = runtime.equals(LocalDocker.SANDBOX_RUNTIME) ? 128 : 32;
+    try (DockerExecutor executor = f.executor(f.settings(runtime).withLimits(0, 0, pids))) {
       RunResult r =
           executor.run(
               f.spec(
                   step(
                       "bomb",
-                      "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo all forked")),
+                      "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo all forked"),
+                  step("after", "echo after ran")),
               new RunCancellation());
       assertInstanceOf(RunOutcome.Failed.class, r.outcome(), log(r));
-      assertTrue(log(r).contains("can't fork"), log(r));
-      assertTrue(!log(r).contains("all forked"), log(r));
+      assertFalse(log(r).contains("all forked"), log(r));
+      assertFalse(log(r).contains("after ran"), log(r));
+      if (runtime.equals(LocalDocker.SANDBOX_RUNTIME)) {
+        String note = r.steps().get(0).note();
+        assertTrue(
+            Pattern.matches(
+                "the container stopped with status [0-9]+ under runtime "
+                    + LocalDocker.SANDBOX_RUNTIME
+                    + ": under gVisor the sandbox's own threads count against --pids "
+                    + pids
+                    + " with the run's processes, and a run that reaches it ends the sandbox",
+                note),
+            note + "\n" + log(r));
+      } else {
+        assertTrue(log(r).contains("can't fork"), log(r));
+      }
     }
   }
 
-  @Test
-  void aMemoryHogIsKilledAndTheCheckSaysSo() throws Exception {
-    try (DockerExecutor executor = f.executor(f.settings().withLimits(0, 1, 0))) {
+  @EachRuntime
+  void aMemoryHogIsKilledAndTheCheckSaysSo(String runtime) throws Exception {
+    try (DockerExecutor executor = f.executor(f.settings(runtime).withLimits(0, 1, 0))) {
       RunResult r =
           executor.run(
               f.spec(step("hog", "head -c 3000m /dev/zero | tail"), step("after", "true")),
@@ -108,10 +126,35 @@ class DockerLimitsIT extends WithDocker {
     }
   }
 
-  @Test
-  void twoRunsOnTheMadeNetworkCannotReachEachOther() throws Exception {
+  @EachRuntime
+  void aCpuHogIsHeldToItsCpus(String runtime) throws Exception {
+    try (DockerExecutor executor = f.executor(f.settings(runtime).withLimits(0.5, 0, 0))) {
+      RunSpec hog =
+          f.spec(
+              step(
+                  "hog",
+                  "(while [ ! -f /work/go ]; do :; done) & (while [ ! -f /work/go ]; do :; done) &"
+                      + " wait"));
+      CompletableFuture<RunResult> run =
+          CompletableFuture.supplyAsync(() -> executor.run(hog, new RunCancellation()));
+      HostCgroup cpu = HostCgroup.cpuOf(f.docker, f.awaitContainer().getId());
+      HostCgroup.Sample before = cpu.sample();
+      Thread.sleep(4_000);
+      HostCgroup.Sample after = cpu.sample();
+      f.release("go");
+      RunResult r = run.get(2, TimeUnit.MINUTES);
+
+      assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
+      assertTrue(after.throttled() > before.throttled(), "the kernel never held it back");
+      double cpus = after.cpusSince(before);
+      assertTrue(cpus <= 0.5 * 1.15, "two busy loops took " + cpus + " CPUs of 0.5");
+    }
+  }
+
+  @EachRuntime
+  void twoRunsOnTheMadeNetworkCannotReachEachOther(String runtime) throws Exception {
     String network = "knotless-test-" + Long.toHexString(System.nanoTime());
-    try (DockerExecutor executor = f.executor(f.settings().withNetwork(network))) {
+    try (DockerExecutor executor = f.executor(f.settings(runtime).withNetwork(network))) {
       Pattern addressLine = Pattern.compile("address (\\d+\\.\\d+\\.\\d+\\.\\d+)");
       CompletableFuture<String> address = new CompletableFuture<>();
       RunListener listener =

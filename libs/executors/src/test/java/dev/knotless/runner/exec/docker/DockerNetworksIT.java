@@ -10,6 +10,7 @@ import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,7 +23,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The {@code --network} runs join, made once however many runs start at once. */
+/**
+ * The {@code --network} runs join, made once however many runs start at once, and the resolvers
+ * {@code --resolv} gives them.
+ */
 class DockerNetworksIT {
 
   private DockerFixture f;
@@ -83,6 +87,33 @@ class DockerNetworksIT {
       results.add(r.get(3, TimeUnit.MINUTES));
     }
     return results;
+  }
+
+  @EachRuntime
+  void aRunOnTheMadeNetworkReadsTheResolversOfResolvAndCannotChangeThem(String runtime)
+      throws Exception {
+    // 192.0.2.0/24 is for documentation: nothing answers there, so no lookup is tried.
+    String resolvers = "nameserver 192.0.2.53\nsearch knotless.test\n";
+    Path file = f.repo.root.resolve("resolv.conf");
+    Files.writeString(file, resolvers);
+    try (DockerExecutor executor =
+        f.executor(f.settings(runtime).withNetwork(network).withResolv(file))) {
+      RunResult r =
+          executor.run(
+              f.spec(
+                  step(
+                      "resolvers",
+                      "cat /etc/resolv.conf;"
+                          // Its complaint on stderr could reach the log before cat's stdout.
+                          + " if (echo nameserver 1.1.1.1 >> /etc/resolv.conf) 2>/dev/null;"
+                          + " then echo changed;"
+                          + " else echo unchanged; fi")),
+              new RunCancellation());
+      assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
+      assertTrue(log(r).contains("==> resolvers\n" + resolvers), log(r));
+      assertTrue(log(r).contains("unchanged\n"), log(r));
+    }
+    assertEquals(resolvers, Files.readString(file));
   }
 
   @Test

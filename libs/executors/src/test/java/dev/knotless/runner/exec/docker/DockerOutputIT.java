@@ -10,12 +10,9 @@ import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.mask.SecretMask;
-import dev.knotless.testing.LocalDocker;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The daemon reads a step's stdout and stderr apart and cuts each into frames wherever a read
@@ -24,15 +21,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class DockerOutputIT extends WithDocker {
 
-  private DockerSettings settings(String runtime) {
-    return f.settings().withRuntimes(runtime.equals("default") ? null : runtime, null);
-  }
-
-  @ParameterizedTest(name = "runtime {0}")
-  @ValueSource(strings = {"default", LocalDocker.SANDBOX_RUNTIME})
+  @EachRuntime
   void twoStreamsWritingBlocksAtOnceKeepEveryLineWholeAndInOrder(String runtime) throws Exception {
     int count = 200_000;
-    try (DockerExecutor executor = f.executor(settings(runtime))) {
+    try (DockerExecutor executor = f.executor(f.settings(runtime))) {
       RunResult r =
           executor.run(
               f.spec(
@@ -51,12 +43,11 @@ class DockerOutputIT extends WithDocker {
     }
   }
 
-  @ParameterizedTest(name = "runtime {0}")
-  @ValueSource(strings = {"default", LocalDocker.SANDBOX_RUNTIME})
+  @EachRuntime
   void aSecretPrinted100000TimesOnBothStreamsAtOnceLeavesNoPieceInTheLog(String runtime)
       throws Exception {
     String secret = "flood-secret-Zq7xW3vK9pL2mN8r";
-    try (DockerExecutor executor = f.executor(settings(runtime))) {
+    try (DockerExecutor executor = f.executor(f.settings(runtime))) {
       RunResult r =
           executor.run(
               f.spec(

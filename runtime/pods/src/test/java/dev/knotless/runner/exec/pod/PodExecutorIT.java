@@ -182,6 +182,22 @@ class PodExecutorIT {
   }
 
   @Test
+  void aPodOfTheGvisorClassRunsOnGvisorsKernelAndATrustedPodOnTheHosts() {
+    // /proc/version too: under runc dmesg is most often refused, which alone would prove nothing.
+    RunSpec spec = spec(step("kernel", "dmesg 2>&1 | head -5; cat /proc/version"));
+    RunResult sandboxed = cluster.run(spec, new RunCancellation());
+    RunResult trusted = cluster.run(spec.withTrustedCode(true), new RunCancellation());
+
+    assertInstanceOf(RunOutcome.Passed.class, sandboxed.outcome(), log(sandboxed));
+    assertTrue(log(sandboxed).contains(LocalDocker.GVISOR_BANNER), log(sandboxed));
+    assertInstanceOf(RunOutcome.Passed.class, trusted.outcome(), log(trusted));
+    assertFalse(log(trusted).contains(LocalDocker.GVISOR_BANNER), log(trusted));
+    String host = System.getProperty("os.version");
+    assertTrue(log(trusted).contains("Linux version " + host), host + ": " + log(trusted));
+    assertFalse(log(sandboxed).contains("Linux version " + host), log(sandboxed));
+  }
+
+  @Test
   void aStepSeesNeitherAnotherRunsSecretNorTheRunnersCredential() throws Exception {
     String mine = "mine-" + Long.toHexString(System.nanoTime());
     String theirs = "theirs-" + Long.toHexString(System.nanoTime());
