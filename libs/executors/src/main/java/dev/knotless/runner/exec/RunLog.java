@@ -95,11 +95,6 @@ final class RunLog implements Closeable {
     writeThrough(bytes, from, length);
   }
 
-  /** Whether the log is past its head, keeping only its tail. */
-  synchronized boolean cut() {
-    return tail != null;
-  }
-
   private void writeThrough(byte[] bytes, int from, int length) throws IOException {
     if (length == 0) {
       return;

@@ -96,7 +96,7 @@ public final class RunnersCommand {
     }
   }
 
-  static Record read(XrpcClient client, RepoAddress repo) throws IOException {
+  public static Record read(XrpcClient client, RepoAddress repo) throws IOException {
     Optional<Record> r = client.findRecord(repo.did(), Lexicons.REPO, repo.name());
     if (r.isEmpty()) {
       throw new IOException("no repository " + repo.name() + " in " + repo.owner() + "'s account");
@@ -105,7 +105,7 @@ public final class RunnersCommand {
   }
 
   /** The record's runners, as written; entries that are not strings are passed over. */
-  static List<String> runners(JsonNode value) {
+  public static List<String> runners(JsonNode value) {
     List<String> out = new ArrayList<>();
     for (JsonNode n : value.path("runners")) {
       if (n.isTextual()) {

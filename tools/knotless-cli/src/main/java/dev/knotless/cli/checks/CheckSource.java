@@ -1,16 +1,16 @@
 package dev.knotless.cli.checks;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.knotless.atproto.Hashes;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.identity.Identity;
 import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.KnotlessUrl;
-import dev.knotless.storage.Lexicons;
 import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.cli.RunnersCommand;
 import dev.knotless.storage.merge.PullReader;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -44,7 +44,7 @@ public final class CheckSource {
 
     /** The key prefix every check of this repository has: {@code <h(owner did)>.<key>.}. */
     public String prefix() {
-      return Hashes.h(address.did()) + "." + key + ".";
+      return CheckKeys.repoPrefix(address.did(), key);
     }
   }
 
@@ -59,29 +59,19 @@ public final class CheckSource {
     RepoAddress at =
         repos.locate(
             KnotlessUrl.parse(url.startsWith(KnotlessUrl.SCHEME) ? url : KnotlessUrl.SCHEME + url));
-    Optional<Record> r = repos.reader(at).findRecord(at.did(), Lexicons.REPO, at.name());
-    if (r.isEmpty()) {
-      throw new IOException("no repository " + at.name() + " in " + at.owner() + "'s account");
-    }
-    JsonNode v = r.get().value();
+    JsonNode v = RunnersCommand.read(repos.reader(at), at).value();
     String key = v.path("key").asText("");
     if (key.isEmpty()) {
       throw new IOException(at.url() + "'s record has no key");
     }
-    List<String> runners = new ArrayList<>();
-    v.path("runners")
-        .forEach(
-            n -> {
-              if (n.isTextual()) {
-                runners.add(n.asText());
-              }
-            });
+    List<String> runners = RunnersCommand.runners(v);
     return new Repo(at, key, runners);
   }
 
   /** Every check the repository's runners filed of it, of one ref when {@code ref} is not null. */
   public List<CheckEntry> checks(Repo repo, String ref) throws IOException {
-    String prefix = repo.prefix() + (ref == null ? "" : Hashes.h(ref) + ".");
+    String prefix =
+        ref == null ? repo.prefix() : CheckKeys.refPrefix(repo.address().did(), repo.key(), ref);
     List<CheckEntry> out = new ArrayList<>();
     for (String runner : repo.runners()) {
       Identity id = identities.resolve(runner);

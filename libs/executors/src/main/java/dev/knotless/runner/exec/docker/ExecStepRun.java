@@ -198,15 +198,7 @@ final class ExecStepRun implements Step {
 
   /** True once the daemon says the container is not running, or is gone. */
   private boolean containerStopped() {
-    try {
-      return !Boolean.TRUE.equals(
-          control.inspectContainerCmd(containerId).exec().getState().getRunning());
-    } catch (NotFoundException gone) {
-      return true;
-    } catch (RuntimeException e) {
-      // Not answering now: the minute's limit decides.
-      return false;
-    }
+    return stoppedWith() != null;
   }
 
   @Override

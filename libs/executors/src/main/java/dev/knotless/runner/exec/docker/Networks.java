@@ -68,7 +68,7 @@ final class Networks {
         return found.get(0).getId();
       }
       if (found.size() > 1) {
-        return keepOne(docker, name, runnerDid);
+        return keepOne(docker, found, name, runnerDid);
       }
       try {
         docker
@@ -86,7 +86,7 @@ final class Networks {
               "could not make the network " + name + ": " + Daemon.why(e), e);
         }
       }
-      return keepOne(docker, name, runnerDid);
+      return keepOne(docker, named(docker, name), name, runnerDid);
     }
   }
 
@@ -110,10 +110,13 @@ final class Networks {
     return why.startsWith("network ") && why.contains(" is ambiguous");
   }
 
-  /** The one network of {@code name} to use, the others of this runner's removed if unused. */
-  private static String keepOne(DockerClient docker, String name, String runnerDid)
+  /**
+   * The one network to use of those {@code found} called {@code name} (kept first), the others of
+   * this runner's removed if unused.
+   */
+  private static String keepOne(
+      DockerClient docker, List<Network> found, String name, String runnerDid)
       throws StepHost.StartFailed {
-    List<Network> found = named(docker, name);
     if (found.isEmpty()) {
       throw new StepHost.StartFailed("the network " + name + " went as soon as it was made");
     }
