@@ -37,6 +37,15 @@ public final class LineCutter {
     return next;
   }
 
+  /**
+   * Where the text not yet given as a line starts: the unended line's first byte, or {@link
+   * #nextOffset} when none is held. A send with no text names this offset, so it never claims the
+   * bytes of a line still to come.
+   */
+  public long unsentOffset() {
+    return partial.size() > 0 ? partialStart : next;
+  }
+
   /** Bytes let go so far: overlong lines, and lines broken by a gap. */
   public long droppedBytes() {
     return droppedBytes;

@@ -90,6 +90,8 @@ public final class LiveOutput implements AutoCloseable {
     Instant deadline = clock.instant().plus(OutputFeed.FINAL_SEND_BUDGET);
     List<Send> sends;
     synchronized (f) {
+      // A round already under way for this run ends before this; none starts after it.
+      f.finished = true;
       f.drain();
       sends = f.feed.finalSends(f.progress());
     }
@@ -112,6 +114,9 @@ public final class LiveOutput implements AutoCloseable {
     Instant now = clock.instant();
     for (Follower f : runs.values()) {
       synchronized (f) {
+        if (f.finished) {
+          continue;
+        }
         f.drain();
         if (!f.feed.dueNow() && now.isBefore(f.nextRound)) {
           continue;
@@ -143,6 +148,7 @@ public final class LiveOutput implements AutoCloseable {
     final java.util.Queue<Written> written = new java.util.concurrent.ConcurrentLinkedQueue<>();
     final List<String> ended = new ArrayList<>();
     volatile boolean moved;
+    boolean finished;
     String going;
     Instant nextRound = Instant.MIN;
 

@@ -100,7 +100,7 @@ public final class OutputFeed {
       return new Round(0, null);
     }
     if (pieces.isEmpty()) {
-      pieces = List.of(new Piece(cutter.nextOffset(), ""));
+      pieces = List.of(new Piece(cutter.unsentOffset(), ""));
     }
     int sent = 0;
     for (Piece piece : pieces) {
@@ -135,7 +135,7 @@ public final class OutputFeed {
       sends.add(new Send(p.offset(), p.text(), progress, i == pieces.size() - 1));
     }
     if (sends.isEmpty()) {
-      sends.add(new Send(cutter.nextOffset(), "", progress, true));
+      sends.add(new Send(cutter.unsentOffset(), "", progress, true));
     }
     return sends;
   }

@@ -74,6 +74,22 @@ class OutputFeedTest {
   }
 
   @Test
+  void aProgressOnlySendWhileALineIsUnendedNamesWhereThatLineStarts() {
+    OutputFeed feed = new OutputFeed(l -> l);
+    feed.feed(0, b("==> two\n"));
+    List<Send> sent = new ArrayList<>();
+    feed.round(P, sent::add);
+    feed.feed(8, b("unended"));
+    feed.progressChanged();
+    feed.round(P, sent::add);
+    assertEquals(8, sent.get(1).offset(), "not 15: those bytes have not been sent");
+    assertEquals("", sent.get(1).text());
+    List<Send> last = feed.finalSends(P);
+    assertEquals(8, last.get(0).offset());
+    assertEquals("unended", last.get(0).text());
+  }
+
+  @Test
   void aStepChangeSendsProgressEvenWithNoNewText() {
     OutputFeed feed = new OutputFeed(l -> l);
     List<Send> sent = new ArrayList<>();
