@@ -95,6 +95,11 @@ public final class LocalDocker {
     run(root.resolve("testing/docker/images.sh").toString());
   }
 
+  /** The runtime the daemon that answers gives a container that names none ({@code runc}, say). */
+  public static String defaultRuntime() {
+    return run("docker", "info", "--format", "{{.DefaultRuntime}}").strip();
+  }
+
   /**
    * A runtime of the daemon that answers whose program is gVisor's runsc: {@link #SANDBOX_RUNTIME}
    * when it is one, else the first by name. Empty when there is none, or no daemon answers.

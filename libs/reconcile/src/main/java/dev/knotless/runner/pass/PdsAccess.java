@@ -1,6 +1,7 @@
 package dev.knotless.runner.pass;
 
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.XrpcObserver;
 import dev.knotless.atproto.identity.Identity;
 import dev.knotless.atproto.identity.IdentityResolver;
@@ -85,9 +86,44 @@ public final class PdsAccess implements SnapshotReaders {
             .build();
     Identity self = identities.resolve(identifier);
     XrpcClient runner = XrpcClient.create(self.pds(), http, observer);
-    runner.login(identifier, password);
+    loginUntilAnswered(runner, identifier, password, LOGIN_PATIENCE);
     LOG.info("logged in as {} ({}) at {}", self.handle(), runner.did(), self.pds());
     return new PdsAccess(runner, cache, identities, http, observer, clock);
+  }
+
+  /**
+   * How long a service keeps asking a PDS that does not answer at start (a PDS restarting, a
+   * machine too loaded to connect in time) before it gives up.
+   */
+  static final Duration LOGIN_PATIENCE = Duration.ofSeconds(60);
+
+  /**
+   * Logs in, trying again (1 s, 2 s, 4 s ... apart, up to {@code patience} in all) while the PDS
+   * gives no answer, a 5xx or a 429; a refusal (a wrong password, say) ends it at once.
+   */
+  static void loginUntilAnswered(
+      XrpcClient runner, String identifier, String password, Duration patience)
+      throws XrpcException {
+    long deadline = System.nanoTime() + patience.toNanos();
+    long pause = 1000;
+    while (true) {
+      try {
+        runner.login(identifier, password);
+        return;
+      } catch (XrpcException e) {
+        if (!e.retryable() || System.nanoTime() + pause * 1_000_000 > deadline) {
+          throw e;
+        }
+        LOG.warn("logging in as {}: {}; trying again in {} ms", identifier, e.getMessage(), pause);
+        try {
+          Thread.sleep(pause);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        pause = Math.min(pause * 2, 8000);
+      }
+    }
   }
 
   /** The client logged in as the runner's account. */

@@ -74,6 +74,22 @@ public final class TestKubelet implements AutoCloseable {
    */
   public static TestKubelet start(KubeApiServer api, Map<String, String> runtimes, long pidsLimit) {
     LocalDocker.ensure();
+    return attach(api, runtimes, pidsLimit);
+  }
+
+  /**
+   * Starts a kubelet for {@code api} on whatever daemon answers, with the images made but no
+   * runtime name required: what a tour needs beside a daemon the user already runs. {@code
+   * runtimes} must name runtimes that daemon has.
+   */
+  public static TestKubelet startOnAnyDaemon(
+      KubeApiServer api, Map<String, String> runtimes, long pidsLimit) {
+    LocalDocker.ensureImages();
+    return attach(api, runtimes, pidsLimit);
+  }
+
+  private static TestKubelet attach(
+      KubeApiServer api, Map<String, String> runtimes, long pidsLimit) {
     var config = DefaultDockerClientConfig.createDefaultConfigBuilder().build();
     var http = new ApacheDockerHttpClient.Builder().dockerHost(config.getDockerHost()).build();
     DockerClient docker = DockerClientImpl.getInstance(config, http);
