@@ -281,11 +281,13 @@ class ChartTest {
 
   /**
    * The objects of {@code kind} an optional feature adds: every one but the list of watched
-   * repositories, which every release has (RepositoriesChartTest).
+   * repositories (RepositoriesChartTest) and the run pods' overlay (PodOverlayChartTest), which
+   * every release with its services has.
    */
   static List<RenderedChart.Doc> optional(RenderedChart chart, String kind) {
     return chart.ofKind(kind).stream()
         .filter(d -> !d.name().equals("ci-knotless-run-repositories"))
+        .filter(d -> !d.name().equals("ci-knotless-run-pod-overlay"))
         .toList();
   }
 
