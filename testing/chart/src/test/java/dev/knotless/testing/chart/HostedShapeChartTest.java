@@ -79,6 +79,39 @@ class HostedShapeChartTest {
   }
 
   @Test
+  void reconcilerEnvCannotBringTheRunModeOrADockerDaemonBack() {
+    for (String name :
+        List.of(
+            "KNOTLESS_RECONCILER_WORKER_MODE",
+            "KNOTLESS_RECONCILER_WORKER_EXECUTOR",
+            "KNOTLESS_RECONCILER_WORKER_DOCKER_HOST",
+            "DOCKER_HOST")) {
+      var e =
+          assertThrows(
+              RuntimeException.class,
+              () ->
+                  RenderedChart.render(
+                      List.of(),
+                      Map.of("reconciler.env[0].name", name, "reconciler.env[0].value", "run")),
+              name + " was accepted");
+      assertTrue(
+          String.valueOf(e.getMessage()).contains("reconciler.env may not set " + name),
+          e.getMessage());
+    }
+    var c =
+        ChartTest.pod(
+                RenderedChart.render(
+                    List.of(),
+                    Map.of(
+                        "reconciler.env[0].name", "QUARKUS_LOG_LEVEL",
+                        "reconciler.env[0].value", "DEBUG")),
+                "reconciler")
+            .getContainers()
+            .get(0);
+    assertEquals("DEBUG", env(c, "QUARKUS_LOG_LEVEL").getValue(), "other variables still pass");
+  }
+
+  @Test
   void theValuesThatChoseTheReconcilersRunModeAreRefusedByName() {
     // Each old value, and the word the schema's error must name.
     Map<String, String> old =
