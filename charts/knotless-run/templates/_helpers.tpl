@@ -215,3 +215,25 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "knotless-run.kafkaUser" -}}
 {{- include "knotless-run.componentName" (dict "root" .root "component" (printf "kafka-%s" (kebabcase .service))) -}}
 {{- end -}}
+
+{{/* The ConfigMap the scheduler reads its run-pod overlay from. */}}
+{{- define "knotless-run.podOverlayName" -}}
+{{- include "knotless-run.componentName" (dict "root" . "component" "pod-overlay") -}}
+{{- end -}}
+
+{{/*
+What the operator lays over every run pod, as the JSON file the scheduler reads
+(knotless.scheduler.pod-overlay-file). The patch may not name a field that carries one of the
+runner's guarantees: the scheduler refuses it at start (libs/executors SpecPatch.PROTECTED, which
+PodOverlayChartTest holds this list to), and the render refuses it first.
+*/}}
+{{- define "knotless-run.podOverlay" -}}
+{{- $runs := .Values.runs -}}
+{{- $patch := $runs.podSpecPatch | default dict -}}
+{{- range list "runtimeClassName" "securityContext" "automountServiceAccountToken" "serviceAccountName" "serviceAccount" "containers" "initContainers" "ephemeralContainers" "volumes" "hostNetwork" "hostPID" "hostIPC" "hostUsers" "enableServiceLinks" "restartPolicy" "shareProcessNamespace" }}
+{{- if hasKey $patch . }}
+{{- fail (printf "runs.podSpecPatch.%s: the runner sets it on every run pod and keeps it (docs/helm.md, Fitting run pods to the cluster); a patch may not set it" .) }}
+{{- end }}
+{{- end }}
+{{- dict "imagePullSecrets" ($runs.imagePullSecrets | default list) "nodeSelector" ($runs.nodeSelector | default dict) "tolerations" ($runs.tolerations | default list) "priorityClassName" ($runs.priorityClassName | default "") "podSpecPatch" $patch | toJson -}}
+{{- end -}}

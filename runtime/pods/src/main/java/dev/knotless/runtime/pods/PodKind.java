@@ -4,9 +4,11 @@ import dev.knotless.runner.exec.ExecutorConfig;
 import dev.knotless.runner.exec.ExecutorContext;
 import dev.knotless.runner.exec.ExecutorKind;
 import dev.knotless.runner.exec.pod.PodExecutor;
+import dev.knotless.runner.exec.pod.PodOverlay;
 import dev.knotless.runner.exec.pod.PodSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,9 +22,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code pod} kind: each run in a Kubernetes pod of its own ({@link PodExecutor}), through the
  * API server with Fabric8, which is why it lives here and not in libs. It owns the pod's flags and
- * the namespace and timing keys. Found on the class path with the client Fabric8 configures from
- * the environment; a service with a client of its own (the scheduler) registers {@link
- * #PodKind(KubernetesClient)} in its place. Stateless.
+ * the namespace and timing keys, and reads the operator's {@link PodOverlay} from the file {@code
+ * pod-overlay} names, refusing a wrong one before any pod is made. Found on the class path with the
+ * client Fabric8 configures from the environment; a service with a client of its own (the
+ * scheduler) registers {@link #PodKind(KubernetesClient)} in its place. Stateless.
  */
 public final class PodKind implements ExecutorKind<PodKind.Settings> {
 
@@ -43,7 +46,8 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
           "namespace",
           "pull-grace",
           "pending-timeout",
-          "watch-resync");
+          "watch-resync",
+          "pod-overlay");
 
   /**
    * The pod kind's settings. Immutable.
@@ -112,12 +116,35 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
             c.text("runtime").orElse(p.runtime()),
             c.text("trusted-runtime").orElse(p.trustedRuntime()));
     p = p.withRunAsUser(c.wholeFrom0("run-as-user", "user id, such as 1000").orElse(p.runAsUser()));
+    p = p.withOverlay(c.text("pod-overlay").map(PodKind::overlay).orElse(PodOverlay.NONE));
     return new Settings(
         p,
         c.text("namespace").orElse("knotless-runs"),
         c.duration("pull-grace").orElse(Duration.ofSeconds(30)),
         c.duration("pending-timeout").orElse(Duration.ofSeconds(300)),
         c.duration("watch-resync").orElse(PodWatch.RESYNC));
+  }
+
+  /**
+   * The operator's overlay in the JSON file {@code file} ({@link PodOverlay#fromJson}), checked to
+   * make a pod the API server takes as written.
+   *
+   * @throws IllegalArgumentException naming the flag, the file and the field that is wrong
+   */
+  static PodOverlay overlay(String file) {
+    String json;
+    try {
+      json = Files.readString(Path.of(file));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("--pod-overlay " + file + ": cannot read it: " + e, e);
+    }
+    try {
+      PodOverlay overlay = PodOverlay.fromJson(json);
+      RunPods.check(overlay);
+      return overlay;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--pod-overlay " + file + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

@@ -1,24 +1,106 @@
 package dev.knotless.runtime.pods;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.runner.exec.pod.Launcher;
+import dev.knotless.runner.exec.pod.PodOverlay;
 import dev.knotless.runner.exec.pod.RunPod;
+import dev.knotless.runner.exec.pod.SpecPatch;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Toleration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * {@link RunPod} as a Fabric8 Pod, field for field: every choice is RunPod's, and the fixed ones it
  * documents (no token, no service links, no host namespaces, no privilege escalation) are set here
- * exactly as it lists them. Stateless.
+ * exactly as it lists them. The operator's {@link PodOverlay} goes on last: its named settings,
+ * then its spec patch, which cannot name a fixed field ({@link SpecPatch#PROTECTED}). Stateless.
  */
 final class RunPods {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private RunPods() {}
 
   static Pod toPod(RunPod pod) {
+    Pod built = ownFields(pod);
+    built.setSpec(overlaid(built.getSpec(), pod.overlay()));
+    return built;
+  }
+
+  /**
+   * Checks that {@code overlay} makes a pod the API server would take as written: its patch may
+   * only name pod spec fields that exist, with values of their types. Called when the settings are
+   * read, so a runner with a misspelt patch stops at start instead of every run pod losing a field.
+   *
+   * @throws IllegalArgumentException naming the field, such as {@code podSpecPatch.affinty}
+   */
+  static void check(PodOverlay overlay) {
+    RunPod sample =
+        new RunPod(
+            "knotless-check",
+            Map.of(),
+            Map.of(),
+            "image",
+            null,
+            Map.of(),
+            Map.of(),
+            0,
+            null,
+            overlay);
+    PodSpec spec = toPod(sample).getSpec();
+    List<String> unknown = UnknownFields.in(spec);
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException(
+          unknown.stream()
+                  .map(f -> "podSpecPatch." + f)
+                  .collect(java.util.stream.Collectors.joining(", "))
+              + ": not a field of a pod's spec");
+    }
+  }
+
+  /** {@code spec} with the overlay's settings, then its patch, laid over it. */
+  static PodSpec overlaid(PodSpec spec, PodOverlay overlay) {
+    if (!overlay.imagePullSecrets().isEmpty()) {
+      spec.setImagePullSecrets(
+          overlay.imagePullSecrets().stream().map(LocalObjectReference::new).toList());
+    }
+    if (!overlay.nodeSelector().isEmpty()) {
+      spec.setNodeSelector(new LinkedHashMap<>(overlay.nodeSelector()));
+    }
+    if (!overlay.tolerations().isEmpty()) {
+      spec.setTolerations(
+          overlay.tolerations().stream()
+              .map(
+                  t ->
+                      new Toleration(
+                          t.effect(), t.key(), t.operator(), t.tolerationSeconds(), t.value()))
+              .toList());
+    }
+    if (overlay.priorityClassName() != null) {
+      spec.setPriorityClassName(overlay.priorityClassName());
+    }
+    if (overlay.specPatch().isEmpty()) {
+      return spec;
+    }
+    ObjectNode patched = overlay.specPatch().applyTo(JSON.valueToTree(spec));
+    try {
+      return JSON.treeToValue(patched, PodSpec.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "podSpecPatch: not a pod spec: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static Pod ownFields(RunPod pod) {
     PodSecurityContextBuilder podSecurity =
         new PodSecurityContextBuilder()
             .withNewSeccompProfile()

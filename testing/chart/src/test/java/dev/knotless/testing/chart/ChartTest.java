@@ -62,44 +62,23 @@ class ChartTest {
   }
 
   @Test
-  void defaultsRenderTheThreeServicesAndLeaveTheSchedulerAndOperatorObjectsOut() {
+  void defaultsRenderTheFourServicesWithTheSchedulerAndLeaveTheOperatorObjectsOut() {
     assertEquals(
         Set.of(
             "ci-knotless-run-ingester",
             "ci-knotless-run-reconciler",
-            "ci-knotless-run-check-writer"),
+            "ci-knotless-run-check-writer",
+            "ci-knotless-run-scheduler"),
         defaults.podSpecs().keySet());
-    for (String kind :
-        List.of(
-            "Role", "RoleBinding", "ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
+    assertEquals(2, defaults.ofKind("Role").size(), "pods in the runs namespace, the Lease");
+    assertEquals(2, defaults.ofKind("RoleBinding").size());
+    for (String kind : List.of("ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace")) {
       assertEquals(List.of(), optional(defaults, kind), kind + " rendered by default");
     }
     assertEquals(
         Set.of("knotless-runs", RenderedChart.NAMESPACE),
         Set.copyOf(defaults.ofKind("NetworkPolicy").stream().map(d -> d.namespace()).toList()),
         "run pods are fenced and the release namespace closed by default");
-  }
-
-  @Test
-  void theReconcilersWorkerHasItsOwnVolume() {
-    var reconciler = defaults.podSpecs().get("ci-knotless-run-reconciler");
-    var container = reconciler.getContainers().get(0);
-    assertTrue(
-        container.getVolumeMounts().stream()
-            .anyMatch(
-                m ->
-                    m.getName().equals("work")
-                        && m.getMountPath().equals("/var/lib/knotless/work")),
-        "runs' checkouts are mounted");
-    assertTrue(
-        container.getEnv().stream()
-            .anyMatch(
-                e ->
-                    e.getName().equals("KNOTLESS_RECONCILER_WORKER_WORK")
-                        && "/var/lib/knotless/work".equals(e.getValue())));
-    assertTrue(
-        reconciler.getVolumes().stream()
-            .anyMatch(v -> v.getName().equals("work") && v.getEmptyDir() != null));
   }
 
   @Test
@@ -222,7 +201,10 @@ class ChartTest {
   @Test
   void aSingleIngesterGetsABudgetOnceItRunsTwo() {
     assertEquals(
-        List.of("ci-knotless-run-check-writer", "ci-knotless-run-reconciler"),
+        List.of(
+            "ci-knotless-run-check-writer",
+            "ci-knotless-run-reconciler",
+            "ci-knotless-run-scheduler"),
         defaults.typed(PodDisruptionBudget.class).stream()
             .map(p -> p.getMetadata().getName())
             .sorted()
@@ -238,7 +220,7 @@ class ChartTest {
     Map<String, Integer> expected =
         Map.of(
             "ci-knotless-run-reconciler",
-            (1 + 10 + 20) * 1024,
+            (1 + 10) * 1024,
             "ci-knotless-run-scheduler",
             (1 + 10 + 20) * 1024,
             "ci-knotless-run-check-writer",
@@ -258,12 +240,12 @@ class ChartTest {
     RenderedChart bigger =
         RenderedChart.render(
             List.of(),
-            Map.of("reconciler.cache.sizeLimit", "2Ti", "reconciler.worker.sizeLimit", "512Mi"));
+            Map.of("scheduler.cache.sizeLimit", "2Ti", "scheduler.workSizeLimit", "512Mi"));
     assertEquals(
         (1024 + 2 * 1024 * 1024 + 512) + "Mi",
         bigger
             .podSpecs()
-            .get("ci-knotless-run-reconciler")
+            .get("ci-knotless-run-scheduler")
             .getContainers()
             .get(0)
             .getResources()
@@ -299,11 +281,13 @@ class ChartTest {
 
   /**
    * The objects of {@code kind} an optional feature adds: every one but the list of watched
-   * repositories, which every release has (RepositoriesChartTest).
+   * repositories (RepositoriesChartTest) and the run pods' overlay (PodOverlayChartTest), which
+   * every release with its services has.
    */
   static List<RenderedChart.Doc> optional(RenderedChart chart, String kind) {
     return chart.ofKind(kind).stream()
         .filter(d -> !d.name().equals("ci-knotless-run-repositories"))
+        .filter(d -> !d.name().equals("ci-knotless-run-pod-overlay"))
         .toList();
   }
 

@@ -69,6 +69,39 @@ final class RenderedChart {
     return new RenderedChart(text, parse(text));
   }
 
+  /**
+   * As {@link #render(List, Map)} with hooks among the documents: the embedded Helm's template
+   * leaves hooks out (an install prints them apart), so this renders a copy of the chart, made in
+   * {@code copy}, whose hook annotations are renamed.
+   */
+  static RenderedChart renderWithHooks(Path copy, Map<String, Object> sets) {
+    Path chart = chartDir();
+    try (var files = Files.walk(chart)) {
+      for (Path p : (Iterable<Path>) files::iterator) {
+        Path target = copy.resolve(chart.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else if (p.getParent().getFileName().toString().equals("templates")) {
+          Files.writeString(
+              target, Files.readString(p).replace("helm.sh/hook", "knotless.dev/was-hook"));
+        } else {
+          Files.copy(p, target);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    var template =
+        new Helm(copy)
+            .template()
+            .withName(RELEASE)
+            .withNamespace(NAMESPACE)
+            .withKubeVersion(KUBE_VERSION);
+    sets.forEach(template::set);
+    String text = template.call();
+    return new RenderedChart(text, parse(text));
+  }
+
   static RenderedChart render(String... valuesResources) {
     List<Path> files = new ArrayList<>();
     for (String r : valuesResources) {

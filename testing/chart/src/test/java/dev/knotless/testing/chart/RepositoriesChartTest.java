@@ -101,22 +101,28 @@ class RepositoriesChartTest {
 
   @Test
   void theRunnersKeyIsMountedReadOnlyByReferenceOnlyIntoTheServiceThatPlansRunsWithSteps() {
-    // With the scheduler on, the scheduler alone.
+    // The scheduler alone: the reconcilers only queue runs, whose steps they never plan.
     assertKeyOnlyIn(all, "scheduler", "KNOTLESS_SCHEDULER_SECRETS_KEY_FILE");
-    // Without it, the reconcilers run the steps and hold it.
-    RenderedChart alone =
+    assertKeyOnlyIn(
         RenderedChart.render(
             List.of(),
-            Map.of("runnerKey.existingSecret", "runner-key", "appview", "https://a.example"));
-    assertKeyOnlyIn(alone, "reconciler", "KNOTLESS_RECONCILER_SECRETS_KEY_FILE");
-    // Unset, no service gets one.
-    RenderedChart.render()
-        .podSpecs()
-        .forEach(
-            (name, pod) ->
-                assertTrue(
-                    pod.getVolumes().stream().noneMatch(v -> v.getName().equals("runner-key")),
-                    name));
+            Map.of("runnerKey.existingSecret", "runner-key", "appview", "https://a.example")),
+        "scheduler",
+        "KNOTLESS_SCHEDULER_SECRETS_KEY_FILE");
+    // Unset, or with the scheduler off, no service gets one.
+    for (RenderedChart c :
+        List.of(
+            RenderedChart.render(),
+            RenderedChart.render(
+                List.of(),
+                Map.of("runnerKey.existingSecret", "runner-key", "scheduler.enabled", false)))) {
+      c.podSpecs()
+          .forEach(
+              (name, pod) ->
+                  assertTrue(
+                      pod.getVolumes().stream().noneMatch(v -> v.getName().equals("runner-key")),
+                      name));
+    }
   }
 
   private static void assertKeyOnlyIn(RenderedChart chart, String component, String envName) {

@@ -16,9 +16,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Scaling on the queue: the reconcilers on the doorbells' consumer lag, and on waiting runs when
- * they run the runs themselves; by a KEDA ScaledObject reading Prometheus or by an HPA on external
- * metrics. The autoscaler owns the replica count, and the series it reads are ones a service
+ * Scaling the reconcilers on their backlog, the doorbells waiting for a pass (they only queue runs;
+ * the scheduler runs them), by a KEDA ScaledObject reading Prometheus or by an HPA on an external
+ * metric. The autoscaler owns the replica count, and the series it reads are ones a service
  * exports.
  */
 class ScalingChartTest {
@@ -33,7 +33,7 @@ class ScalingChartTest {
   }
 
   @Test
-  void kedaScalesReconcilersOnDoorbellLagAndWaitingRunsWhenTheyRunTheRuns() {
+  void kedaScalesReconcilersOnDoorbellLagOnly() {
     RenderedChart chart = RenderedChart.render(List.of(), Map.of("autoscaling.mode", "keda"));
     JsonNode so = only(chart, "ScaledObject");
     JsonNode spec = so.path("spec");
@@ -44,38 +44,25 @@ class ScalingChartTest {
     assertNull(
         reconciler(chart).getSpec().getReplicas(), "KEDA owns the count; an upgrade keeps it");
     Map<String, JsonNode> triggers = triggers(spec);
-    assertEquals(List.of("doorbell-lag", "waiting-runs"), List.copyOf(triggers.keySet()));
-    for (JsonNode t : triggers.values()) {
-      assertEquals("prometheus", t.path("type").asText());
-      assertEquals(
-          "http://prometheus-operated.monitoring.svc:9090",
-          t.path("metadata").path("serverAddress").asText());
-    }
-    String lag = triggers.get("doorbell-lag").path("metadata").path("query").asText();
+    assertEquals(
+        List.of("doorbell-lag"),
+        List.copyOf(triggers.keySet()),
+        "the reconcilers only queue runs: waiting runs are the scheduler's, not theirs to scale on");
+    JsonNode t = triggers.get("doorbell-lag");
+    assertEquals("prometheus", t.path("type").asText());
+    assertEquals(
+        "http://prometheus-operated.monitoring.svc:9090",
+        t.path("metadata").path("serverAddress").asText());
+    String lag = t.path("metadata").path("query").asText();
     assertTrue(lag.contains("service=\"" + RECONCILER + "\""), lag);
     assertTrue(lag.contains("namespace=\"knotless\""), lag);
-    assertEquals("20", triggers.get("doorbell-lag").path("metadata").path("threshold").asText());
-    String waiting = triggers.get("waiting-runs").path("metadata").path("query").asText();
-    assertTrue(waiting.contains("max by (class) (knotless_run_runs_waiting{"), waiting);
-    assertEquals("4", triggers.get("waiting-runs").path("metadata").path("threshold").asText());
+    assertEquals("20", t.path("metadata").path("threshold").asText());
     assertEquals(java.util.Set.of("knotless_run_doorbells_waiting"), PromQl.metricNames(lag));
-    assertEquals(java.util.Set.of("knotless_run_runs_waiting"), PromQl.metricNames(waiting));
     var budget =
         chart.typed(PodDisruptionBudget.class).stream()
             .filter(p -> p.getMetadata().getName().equals(RECONCILER))
             .findFirst();
     assertTrue(budget.isPresent(), "the autoscaler's minimum of 2 keeps the budget");
-  }
-
-  @Test
-  void withTheSchedulerTheReconcilersScaleOnDoorbellsOnly() {
-    RenderedChart chart =
-        RenderedChart.render(
-            List.of(), Map.of("autoscaling.mode", "keda", "scheduler.enabled", true));
-    assertEquals(
-        List.of("doorbell-lag"),
-        List.copyOf(triggers(only(chart, "ScaledObject").path("spec")).keySet()),
-        "run pods are the scheduler's, bounded by scheduler.jobs, not by reconciler replicas");
     assertEquals(
         2,
         chart.typed(Deployment.class).stream()
@@ -88,7 +75,18 @@ class ScalingChartTest {
   }
 
   @Test
-  void anHpaReadsTheSameSignalsAsExternalMetrics() {
+  void withTheSchedulerOffTheReconcilersStillScaleOnDoorbellsOnly() {
+    RenderedChart chart =
+        RenderedChart.render(
+            List.of(), Map.of("autoscaling.mode", "keda", "scheduler.enabled", false));
+    assertEquals(
+        List.of("doorbell-lag"),
+        List.copyOf(triggers(only(chart, "ScaledObject").path("spec")).keySet()),
+        "no reconciler runs a run, so none is added for the queue");
+  }
+
+  @Test
+  void anHpaReadsTheSameSignalAsAnExternalMetric() {
     RenderedChart chart =
         RenderedChart.render(
             List.of(),
@@ -111,7 +109,7 @@ class ScalingChartTest {
           m.getExternal().getMetric().getSelector().getMatchLabels());
       metrics.add(m.getExternal().getMetric().getName());
     }
-    assertEquals(List.of("knotless_run_doorbell_lag", "knotless_run_runs_waiting_total"), metrics);
+    assertEquals(List.of("knotless_run_doorbell_lag"), metrics);
   }
 
   @Test
@@ -144,25 +142,6 @@ class ScalingChartTest {
     java.util.Set<String> unexported = new java.util.TreeSet<>(read);
     unexported.removeAll(ObservabilityTest.exported());
     assertEquals(java.util.Set.of(), unexported, "testing/distributed/exported-metrics.txt");
-  }
-
-  @Test
-  void aReconcilersTerminationGraceOutlastsItsStopWaitSoARolloutKillsNoRunTheWaitWouldKeep() {
-    for (int wait : new int[] {900, 30}) {
-      RenderedChart chart =
-          RenderedChart.render(
-              List.of(), Map.of("reconciler.worker.stopWaitSeconds", (Object) wait));
-      var pod = reconciler(chart).getSpec().getTemplate().getSpec();
-      assertEquals(wait + 60L, pod.getTerminationGracePeriodSeconds());
-      var env = pod.getContainers().get(0).getEnv();
-      assertTrue(
-          env.stream()
-              .anyMatch(
-                  e ->
-                      e.getName().equals("KNOTLESS_RECONCILER_WORKER_STOP_WAIT")
-                          && e.getValue().equals(wait + "s")),
-          env.toString());
-    }
   }
 
   private static Deployment reconciler(RenderedChart chart) {

@@ -2,7 +2,6 @@ package dev.knotless.testing.chart;
 
 import static dev.knotless.testing.chart.ChartTest.env;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.Container;
@@ -55,6 +54,11 @@ class SchedulerChartTest {
   void theRolesGrantExactlyWhatTheSchedulerCallsAndNothingClusterWide() {
     assertEquals(List.of(), chart.ofKind("ClusterRole"));
     assertEquals(List.of(), chart.ofKind("ClusterRoleBinding"));
+    assertEquals(new TreeSet<>(GRANTS), grants(chart));
+  }
+
+  /** Every grant the chart's Roles make, in the form of {@link #GRANTS}. */
+  static Set<String> grants(RenderedChart chart) {
     Set<String> granted = new TreeSet<>();
     for (Role role : chart.typed(Role.class)) {
       for (var rule : role.getRules()) {
@@ -80,7 +84,7 @@ class SchedulerChartTest {
         }
       }
     }
-    assertEquals(new TreeSet<>(GRANTS), granted);
+    return granted;
   }
 
   @Test
@@ -189,14 +193,15 @@ class SchedulerChartTest {
   }
 
   @Test
-  void withTheSchedulerOnTheReconcilersOnlyQueueRuns() {
-    var reconciler = ChartTest.pod(chart, "reconciler").getContainers().get(0);
-    assertEquals("queue", env(reconciler, "KNOTLESS_RECONCILER_WORKER_MODE").getValue());
-    var alone = ChartTest.pod(RenderedChart.render(), "reconciler").getContainers().get(0);
-    assertFalse(
-        alone.getEnv().stream()
-            .anyMatch(v -> v.getName().equals("KNOTLESS_RECONCILER_WORKER_MODE")),
-        "without the scheduler the reconcilers run their runs");
+  void theReconcilersOnlyQueueRunsWithTheSchedulerOnOrOff() {
+    for (RenderedChart c :
+        List.of(
+            chart,
+            RenderedChart.render(),
+            RenderedChart.render(List.of(), Map.of("scheduler.enabled", false)))) {
+      var reconciler = ChartTest.pod(c, "reconciler").getContainers().get(0);
+      assertEquals("queue", env(reconciler, "KNOTLESS_RECONCILER_WORKER_MODE").getValue());
+    }
   }
 
   @Test

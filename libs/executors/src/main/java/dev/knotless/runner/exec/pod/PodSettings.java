@@ -18,6 +18,8 @@ import dev.knotless.runner.exec.RunResources;
  *     ({@code --trusted-runtime}), null to use {@code runtime} for it too
  * @param runAsUser the user id steps run as, with {@code runAsNonRoot}; 0 for the image's own user
  *     (root in most images, which steps that install packages need)
+ * @param overlay what the operator lays over every run pod to fit the cluster ({@code
+ *     --pod-overlay}): pull Secrets, node selector, tolerations, priority class, a spec patch
  */
 public record PodSettings(
     String image,
@@ -26,7 +28,8 @@ public record PodSettings(
     int ephemeralGiB,
     String runtime,
     String trustedRuntime,
-    long runAsUser) {
+    long runAsUser,
+    PodOverlay overlay) {
 
   /** The image of a workflow that names none, when {@code --image} is not given. */
   public static final String DEFAULT_IMAGE = RunResources.DEFAULT_IMAGE;
@@ -40,34 +43,45 @@ public record PodSettings(
     if (runAsUser < 0) {
       throw new IllegalArgumentException("run-as user " + runAsUser + ": negative");
     }
+    overlay = overlay == null ? PodOverlay.NONE : overlay;
   }
 
-  /** No limits, the cluster's default runtime, the image's user, {@link #DEFAULT_IMAGE}. */
+  /**
+   * No limits, the cluster's default runtime, the image's user, {@link #DEFAULT_IMAGE}, nothing
+   * laid over the pod.
+   */
   public static PodSettings defaults() {
-    return new PodSettings(DEFAULT_IMAGE, 0, 0, 0, null, null, 0);
+    return new PodSettings(DEFAULT_IMAGE, 0, 0, 0, null, null, 0, PodOverlay.NONE);
   }
 
   /** These settings with {@code image} as the default image. */
   public PodSettings withImage(String image) {
     return new PodSettings(
-        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser);
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser, overlay);
   }
 
   /** These settings with the given limits. */
   public PodSettings withLimits(double cpus, int memoryGiB, int ephemeralGiB) {
     return new PodSettings(
-        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser);
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser, overlay);
   }
 
   /** These settings with the RuntimeClasses of others' code and of trusted code. */
   public PodSettings withRuntimes(String runtime, String trustedRuntime) {
     return new PodSettings(
-        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser);
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser, overlay);
   }
 
   /** These settings with steps run as {@code uid} (0 for the image's user). */
   public PodSettings withRunAsUser(long uid) {
-    return new PodSettings(image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, uid);
+    return new PodSettings(
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, uid, overlay);
+  }
+
+  /** These settings with {@code overlay} laid over every run pod. */
+  public PodSettings withOverlay(PodOverlay overlay) {
+    return new PodSettings(
+        image, cpus, memoryGiB, ephemeralGiB, runtime, trustedRuntime, runAsUser, overlay);
   }
 
   /**

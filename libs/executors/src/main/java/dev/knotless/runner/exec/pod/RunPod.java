@@ -20,7 +20,9 @@ import java.util.Objects;
  * enableServiceLinks: false} (no other service's address in the environment), {@code
  * shareProcessNamespace: true} (the pause process is pid 1 and reaps what steps orphan), no host
  * network, PID or IPC namespace, {@code allowPrivilegeEscalation: false}, not privileged, no added
- * capabilities, seccomp RuntimeDefault. Immutable.
+ * capabilities, seccomp RuntimeDefault. The operator's {@link PodOverlay} is carried as it is (pull
+ * Secrets, node selector, tolerations, priority class, a spec patch), to be laid over the pod after
+ * all of the above; its patch cannot name any of the fixed fields. Immutable.
  *
  * @param name the pod's name: {@code knotless-<run name>}, unique among the runner's runs
  * @param labels the runner's labels: {@link #RUNNER_LABEL} (its DID, as a label value) and {@link
@@ -36,6 +38,7 @@ import java.util.Objects;
  * @param runAsUser the user steps run as with {@code runAsNonRoot}, or 0 for the image's user
  * @param workSizeLimit the emptyDir size limit of {@code /work} and of {@code /knotless} as a
  *     quantity, or null
+ * @param overlay what the operator lays over every run pod; null is {@link PodOverlay#NONE}
  */
 public record RunPod(
     String name,
@@ -46,7 +49,8 @@ public record RunPod(
     Map<String, String> limits,
     Map<String, String> requests,
     long runAsUser,
-    String workSizeLimit) {
+    String workSizeLimit,
+    PodOverlay overlay) {
 
   /** The one container's name. */
   public static final String CONTAINER = "run";
@@ -74,6 +78,7 @@ public record RunPod(
     annotations = Map.copyOf(annotations);
     limits = Map.copyOf(limits);
     requests = Map.copyOf(requests);
+    overlay = overlay == null ? PodOverlay.NONE : overlay;
   }
 
   /** The command of the pod's one container. */
@@ -120,7 +125,8 @@ public record RunPod(
         limits,
         requests,
         settings.runAsUser(),
-        sizeLimit);
+        sizeLimit,
+        settings.overlay());
   }
 
   /** This pod named {@code name}: the pod of a run adopted from a runner that stopped. */
@@ -134,7 +140,8 @@ public record RunPod(
         limits,
         requests,
         runAsUser,
-        workSizeLimit);
+        workSizeLimit,
+        overlay);
   }
 
   /** The pod name of run {@code runName}: lowercase letters, digits and dashes, at most 63. */

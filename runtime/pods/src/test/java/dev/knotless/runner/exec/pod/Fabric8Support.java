@@ -30,7 +30,8 @@ final class Fabric8Support {
             Map.of(),
             Map.of(),
             0,
-            null);
+            null,
+            PodOverlay.NONE);
     api(cluster).create(pod);
   }
 

@@ -115,6 +115,19 @@ public class PodRuns {
    * adopt and poll. Called once, at start, whether this one leads or not.
    */
   public synchronized void prepare() {
+    // The pod kind with this service's client in place of one configured from the environment.
+    // Its settings come first: a wrong run-pod overlay stops the start before anything else.
+    PodKind pods =
+        ExecutorKinds.installed().with(new PodKind(client)).kind(PodKind.NAME, PodKind.class);
+    PodKind.Settings podSettings;
+    try {
+      podSettings = pods.settings(executorConfig());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("the run pods' settings: " + e.getMessage(), e);
+    }
+    if (!podSettings.pod().overlay().isEmpty()) {
+      LOG.infof("run pods get the operator's overlay %s", podSettings.pod().overlay());
+    }
     Map<String, String> env = new HashMap<>(System.getenv());
     config.identifier().ifPresent(v -> env.put("KNOTLESS_IDENTIFIER", v));
     config.password().ifPresent(v -> env.put("KNOTLESS_PASSWORD", v));
@@ -145,13 +158,8 @@ public class PodRuns {
     } else {
       LOG.info("no knotless.scheduler.secrets-key-file: owners' sealed secrets are not opened");
     }
-    // The pod kind with this service's client in place of one configured from the environment.
-    PodKind pods =
-        ExecutorKinds.installed().with(new PodKind(client)).kind(PodKind.NAME, PodKind.class);
     executor =
-        pods.open(
-            pods.settings(executorConfig()),
-            new ExecutorContext(runnerDid, config.work(), clock, Map.of()));
+        pods.open(podSettings, new ExecutorContext(runnerDid, config.work(), clock, Map.of()));
     executor.observe(
         new PodObserver() {
           @Override
@@ -260,6 +268,7 @@ public class PodRuns {
     values.put("pull-grace", config.pullGrace().toString());
     values.put("pending-timeout", config.pendingTimeout().toString());
     values.put("watch-resync", config.watchResync().toString());
+    config.podOverlayFile().ifPresent(v -> values.put("pod-overlay", v.toString()));
     return ExecutorConfig.of(values, Map.of());
   }
 

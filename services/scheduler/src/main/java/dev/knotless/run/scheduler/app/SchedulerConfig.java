@@ -72,6 +72,14 @@ public interface SchedulerConfig {
   /** Local disk a run's pod may fill, checkout included, in whole GiB. */
   OptionalInt ephemeralStorage();
 
+  /**
+   * A JSON file of what the operator lays over every run pod ({@code --pod-overlay}: pull Secrets,
+   * node selector, tolerations, priority class, a spec patch), mounted from the chart's ConfigMap;
+   * read at start, where a wrong one, or a patch naming a field the runner guarantees, stops the
+   * scheduler. Unset: nothing.
+   */
+  Optional<Path> podOverlayFile();
+
   /** The user id steps run as with runAsNonRoot; 0 for the image's own user. */
   @WithDefault("0")
   long runAsUser();
