@@ -12,14 +12,14 @@ import java.util.Map;
  * The fields of a Fabric8 model object its classes do not know. Fabric8 keeps them aside ({@code
  * additionalProperties}) instead of failing, and sends them on; the API server then drops them with
  * at most a warning, so a misspelt field of an operator's patch would silently do nothing.
- * Stateless.
+ * Stateless. The chart's tests use it too, on every object a render makes.
  */
-final class UnknownFields {
+public final class UnknownFields {
 
   private UnknownFields() {}
 
   /** Paths of the unknown fields under {@code model}, such as {@code affinity.nodeAfinity}. */
-  static List<String> in(Object model) {
+  public static List<String> in(Object model) {
     List<String> found = new ArrayList<>();
     walk(model, "", found);
     return found;

@@ -3,6 +3,7 @@ package dev.knotless.testing.chart;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.knotless.runtime.pods.UnknownFields;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import java.nio.file.Path;
