@@ -296,12 +296,13 @@ public class RunWorker implements RunSink {
       concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
       skipExecutionIf = Scheduled.ApplicationNotRunning.class)
   void recover() {
-    if (queueOnly() || stopping) {
-      // The scheduler holds every run and takes over its own at a failover; a stopping worker
-      // leaves what it hands back to the others.
+    if (stopping) {
+      // A stopping worker leaves what it hands back to the others.
       return;
     }
-    stale.recover(id);
+    // Queueing, the scheduler holds every run with an order and takes its own over at a failover;
+    // what is left to recover is the runs of reconcilers that ran them (an upgrade to pods).
+    stale.recover(id, queueOnly());
   }
 
   /** Rings {@code repo}'s door through the topic, so the reconciler Kafka gives it passes it. */

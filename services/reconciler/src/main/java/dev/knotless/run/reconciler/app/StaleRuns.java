@@ -44,8 +44,14 @@ final class StaleRuns {
     this.clock = clock;
   }
 
-  /** One round of recovery by the worker {@code me}. */
-  void recover(String me) {
+  /**
+   * One round of recovery by the worker {@code me}.
+   *
+   * @param onlyWithoutOrder a queueing reconciler's round: only rows with no order, which a
+   *     reconciler that ran runs itself (before an upgrade to pods) left; the scheduler never runs
+   *     them, and rows with an order are the scheduler's to adopt or end
+   */
+  void recover(String me, boolean onlyWithoutOrder) {
     List<PgRunQueue.Row> stale = RunWorker.db(() -> queue.stale(staleAfter));
     for (PgRunQueue.Row row : stale) {
       PgRunQueue.Run r = row.run();
@@ -53,6 +59,9 @@ final class StaleRuns {
       if (worker == null || r.subject() == null || worker.equals(me)) {
         // Unheld rows are not runs; this worker's own rows look stale only after the database was
         // away, and their runs are still going here.
+        continue;
+      }
+      if (onlyWithoutOrder && r.order() != null) {
         continue;
       }
       if (r.runClass() == RunClass.ASKED) {
