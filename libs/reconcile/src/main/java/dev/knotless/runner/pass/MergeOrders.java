@@ -5,10 +5,12 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.plan.RunOrder;
+import dev.knotless.runner.pull.PassReuse;
 import dev.knotless.runner.pull.PullRecord;
 import dev.knotless.runner.pull.PullTrust;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.schedule.SubjectKind;
+import dev.knotless.runner.state.PassedRun;
 import dev.knotless.runner.workflow.Workflow;
 import dev.knotless.runner.workflow.WorkflowSet;
 import dev.knotless.storage.Snapshot;
@@ -136,23 +138,24 @@ final class MergeOrders {
               + e.getMessage());
     }
     Workflow w = OrderPlanner.workflow(set, order.workflow(), order.commit());
-    boolean trusted;
+    PullTrust trust;
     try {
-      trusted = trusted(found, mirror, order, read);
+      trust = trust(found, mirror, order, read);
     } catch (IOException e) {
       throw new PlannedRun.PrepareException(
           "the shared steps' locks at " + order.commit() + " could not be read: " + e.getMessage());
     }
+    boolean trusted = trust == PullTrust.TRUSTED;
     if (order.kind() == RunOrder.Kind.PULL) {
       RunOrder.Stacked s = order.pulls().get(0);
       PullRunPlanner.PullSubject subject =
           new PullRunPlanner.PullSubject(
               s.uri(), s.headRef(), s.head(), order.ref(), order.base(), order.commit());
-      return OrderPlanner.same(
+      PlannedRun run =
           planner
               .pulls()
-              .pull(repo, mirror.dir(), w, subject, order.runClass(), trusted, clock.instant()),
-          order);
+              .pull(repo, mirror.dir(), w, subject, order.runClass(), trusted, clock.instant());
+      return OrderPlanner.same(kept(run, found, mirror, w, trust, order), order);
     }
     return OrderPlanner.same(
         planner
@@ -173,17 +176,47 @@ final class MergeOrders {
   }
 
   /**
-   * Whether the run is of trusted code, decided as the pass decides it: a pull's run when the pull
-   * is {@link PullTrust#TRUSTED} and its merge brings no strangers' shared steps; a batch's when
-   * every pull in it is.
+   * A pull's run, its pass kept for the push that merges it when the pass would keep it (a trusted
+   * pull into the default branch, of a workflow that may be reused; {@link PassReuse}): decided
+   * here from what was read again, not from the queue row.
    */
-  private static boolean trusted(
+  private PlannedRun kept(
+      PlannedRun run,
+      Watched.Found found,
+      Mirror mirror,
+      Workflow w,
+      PullTrust trust,
+      RunOrder order)
+      throws PlannedRun.PrepareException {
+    String defaultRef = "refs/heads/" + found.snapshot().repo().defaultBranchName().orElse("main");
+    if (PassReuse.whyNotKept(w, trust, order.ref(), defaultRef).isPresent()) {
+      return run;
+    }
+    String tree;
+    try {
+      tree = mirror.git().revParse(order.commit() + "^{tree}").strip();
+    } catch (IOException e) {
+      throw new PlannedRun.PrepareException(
+          "the tree of " + order.commit() + " could not be read: " + e.getMessage());
+    }
+    String check = "at://" + access.runner().did() + "/dev.knotless.check/" + order.checkKey();
+    return run.keptAs(new PassedRun(tree, w.name(), check, order.pulls().get(0).uri()));
+  }
+
+  /**
+   * Whose code the run is, decided as the pass decides it: a pull's run is {@link
+   * PullTrust#TRUSTED} when the pull is and its merge brings no strangers' shared steps; a batch's
+   * when every pull in it is.
+   */
+  private static PullTrust trust(
       Watched.Found found, Mirror mirror, RunOrder order, List<Read> read) throws IOException {
     var record = found.snapshot().repo().raw();
     String owner = found.repo().id().ownerDid();
     if (order.kind() == RunOrder.Kind.BATCH) {
       return read.stream()
-          .allMatch(r -> PullRunTrust.of(r.pull(), owner, record) == PullTrust.TRUSTED);
+              .allMatch(r -> PullRunTrust.of(r.pull(), owner, record) == PullTrust.TRUSTED)
+          ? PullTrust.TRUSTED
+          : PullTrust.UNTRUSTED;
     }
     PullTrust trust = PullRunTrust.of(read.get(0).pull(), owner, record);
     if (trust.runsAsItMoves()) {
@@ -197,7 +230,7 @@ final class MergeOrders {
                   order.base(),
                   PullRunTrust.dids(record.path("collaborators"))));
     }
-    return trust == PullTrust.TRUSTED;
+    return trust;
   }
 
   /** The stack must make the commit the order names: else it is not the run that was queued. */

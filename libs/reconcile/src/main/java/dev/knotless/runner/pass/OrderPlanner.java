@@ -86,6 +86,7 @@ public final class OrderPlanner {
 
     private final Plan plan;
     private volatile PlannedRun.Preparer planned;
+    private volatile dev.knotless.runner.state.PassedRun kept;
 
     Replanned(Plan plan) {
       this.plan = plan;
@@ -95,6 +96,7 @@ public final class OrderPlanner {
     public RunSpec prepare() throws PlannedRun.PrepareException {
       PlannedRun run = plan.plan();
       planned = run.prepare();
+      kept = run.keep();
       return run.prepare()
           .prepare()
           .withOption(new dev.knotless.runner.exec.pod.RunKey(run.order().checkKey()));
@@ -104,6 +106,11 @@ public final class OrderPlanner {
     public dev.knotless.runner.exec.AfterSteps afterSteps() {
       PlannedRun.Preparer p = planned;
       return p == null ? dev.knotless.runner.exec.AfterSteps.NONE : p.afterSteps();
+    }
+
+    @Override
+    public dev.knotless.runner.state.PassedRun kept() {
+      return kept;
     }
   }
 
@@ -163,7 +170,8 @@ public final class OrderPlanner {
       throw new PlannedRun.PrepareException(
           "the run's check key is " + run.rkey() + " here, " + order.checkKey() + " when queued");
     }
-    return new PlannedRun(run.label(), run.request(), run.check(), run.prepare(), order);
+    return new PlannedRun(
+        run.label(), run.request(), run.check(), run.prepare(), order, run.keep());
   }
 
   private PlannedRun push(RunOrder order) throws PlannedRun.PrepareException {

@@ -110,6 +110,22 @@ public record PlannedRun(
     default java.util.Optional<String> elsewhere() {
       return java.util.Optional.empty();
     }
+
+    /**
+     * What a run planned again when it got its job (from a queue row's order) keeps in the state if
+     * it passes, decided then as the pass decides it; null by default, and before {@link #prepare}.
+     */
+    default PassedRun kept() {
+      return null;
+    }
+  }
+
+  /**
+   * What to keep in the state when the run passes: the pass's {@link #keep}, or what its preparer
+   * decided when it planned the run again ({@link Preparer#kept}); null for none.
+   */
+  public PassedRun keptPass() {
+    return keep != null ? keep : prepare.kept();
   }
 
   /** A run that cannot start, with what to put in its check. */

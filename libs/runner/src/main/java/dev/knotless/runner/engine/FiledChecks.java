@@ -144,10 +144,10 @@ public final class FiledChecks implements RunReports {
         done = Checks.withOutputs(done, filer.uploadOutputs(files));
       }
       filer.file(p.rkey(), done);
-      if (p.keep() != null && done.status() == CheckStatus.SUCCESS) {
+      if (p.keptPass() != null && done.status() == CheckStatus.SUCCESS) {
         // Kept only once its success is filed: a push taking it reads that check.
         try {
-          keeper.keep(p.request().repo(), p.keep());
+          keeper.keep(p.request().repo(), p.keptPass());
         } catch (RuntimeException e) {
           LOG.error("{}: could not keep the pass of {}: {}", p.label(), p.rkey(), e.getMessage());
         }

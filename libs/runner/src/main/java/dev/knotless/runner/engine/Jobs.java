@@ -245,7 +245,8 @@ public final class Jobs implements AutoCloseable {
    * for a push at the same tree to take: the push then promotes them as its own run would.
    */
   static RunSpec keepingLayers(PlannedRun p, RunSpec spec) {
-    if (p.keep() == null) {
+    dev.knotless.runner.state.PassedRun keep = p.keptPass();
+    if (keep == null) {
       return spec;
     }
     return spec.withOption(
@@ -255,7 +256,7 @@ public final class Jobs implements AutoCloseable {
                 dev.knotless.runner.exec.cache.CacheRequest.NONE)
             .keptAs(
                 new dev.knotless.runner.exec.cache.CacheRequest.KeptAs(
-                    p.keep().check(), p.keep().subject())));
+                    keep.check(), keep.subject())));
   }
 
   private void runJob(Running r) {

@@ -1,7 +1,9 @@
 package dev.knotless.run.events;
 
 import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.engine.Checks;
+import dev.knotless.runner.engine.FiledChecks;
 import dev.knotless.runner.engine.RunReports;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
@@ -15,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The distributed worker's reports: each run's progress becomes run events for the check-writer,
@@ -24,6 +28,7 @@ import java.util.function.Consumer;
  * Thread-safe.
  */
 public final class EventReports implements RunReports {
+  private static final Logger LOG = LoggerFactory.getLogger(EventReports.class);
 
   /** What the run queue hears of a run's life. */
   public interface Queue {
@@ -43,15 +48,27 @@ public final class EventReports implements RunReports {
   private final Consumer<RunEvent> publish;
   private final Queue queue;
   private final Clock clock;
+  private final FiledChecks.Keeper keeper;
   private volatile boolean stopping;
   private final java.util.Set<String> cutOff = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final java.util.Map<String, Follower> followers =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   public EventReports(Consumer<RunEvent> publish, Queue queue, Clock clock) {
+    this(publish, queue, clock, (repo, passed) -> {});
+  }
+
+  /**
+   * Reports that also keep each passing run's pass that its plan says to keep ({@link
+   * PlannedRun#keptPass}) with {@code keeper}, before the run's end goes out: by the time its check
+   * reads success, the push that merges its pull finds the pass.
+   */
+  public EventReports(
+      Consumer<RunEvent> publish, Queue queue, Clock clock, FiledChecks.Keeper keeper) {
     this.publish = publish;
     this.queue = queue;
     this.clock = clock;
+    this.keeper = keeper;
   }
 
   /** From now on, runs cancelled by the stop are left for another worker rather than ended. */
@@ -123,6 +140,14 @@ public final class EventReports implements RunReports {
     if (follower != null) {
       // What was added to the log after the steps (a write-back's line) goes out before the end.
       follower.runEnded(result);
+    }
+    if (run.keptPass() != null && Checks.status(result) == CheckStatus.SUCCESS) {
+      try {
+        keeper.keep(run.request().repo(), run.keptPass());
+      } catch (RuntimeException e) {
+        // The push that merges it then runs its steps again: nothing is lost but the time.
+        LOG.error("{}: could not keep the pass of {}: {}", run.label(), key, e.getMessage());
+      }
     }
     List<String> steps = new ArrayList<>();
     for (StepResult s : result.steps()) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.storage.SnapshotReader;
@@ -61,10 +62,20 @@ class SchedulerOrdersIT {
             test ! -e bad.flag
       """;
 
+  /** Every run prints a value of its own, so a log copied is told from a run made again. */
+  static final String REUSE =
+      """
+      on: {push: {refs: [refs/heads/main]}, pull: {base: [refs/heads/main]}}
+      steps:
+        - name: check
+          run: echo "nonce=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \\n')"
+      """;
+
   private static LocalDistributed shape;
   private static HarnessAppview appview;
   private static OwnerRepo owner;
   private static OwnerRepo own;
+  private static OwnerRepo reuse;
   private static KubeApiServer api;
   private static TestKubelet kubelet;
   private static KubernetesClient client;
@@ -83,6 +94,9 @@ class SchedulerOrdersIT {
     shape.withAppview(appview.url(), false);
     owner =
         shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
+    reuse =
+        shape.ownerRepo(
+            "reuse", Map.of("README.md", "reuse\n", ".knotless/workflows/reuse.yml", REUSE));
     // A write-back pushes as the runner: only to a repository of its own.
     own =
         shape.ownerRepo(
@@ -223,6 +237,57 @@ class SchedulerOrdersIT {
     assertEquals(sha, mirror.revParse(written + "^").strip());
     assertEquals("made at " + sha, mirror.text("show", written + ":gen/out.txt").strip());
     assertEquals("gen/out.txt", mirror.text("diff", "--name-only", sha, written).strip());
+  }
+
+  @Test
+  void aTrustedPullsPassRunAsAPodIsTakenByThePushThatMergesIt() throws Exception {
+    // Three repositories swept every 2 s: nine passes cover the first pass of each, so the pull
+    // below comes after this repository's first pass (which takes open pulls as they are).
+    Checks.await(Duration.ofSeconds(90), "three sweeps", () -> Checks.passes(reconciler) >= 9);
+    // The owner's own pull, whose head contains main: checked as itself, so the merge keeps its
+    // tree, and trusted, into the default branch, of a workflow with no secret: its pass is kept.
+    reuse.git("checkout", "-q", "-b", "feature", "main");
+    String head = reuse.commit(Map.of("a.txt", "a\n"));
+    reuse.push("feature");
+    reuse.git("checkout", "-q", "main");
+    long podsBefore = podsMade();
+    String pull = new PullAuthor(reuse).open(reuse, "main", reuse, "feature");
+    CheckRecord passed = ended(pull);
+    String pullLog = Checks.log(shape, passed);
+    assertEquals(CheckStatus.SUCCESS, passed.status(), pullLog);
+    assertEquals(1, podsMade() - podsBefore, "the pull ran in a pod");
+
+    reuse.git("merge", "-q", "--ff-only", "feature");
+    reuse.push("main");
+    CheckRecord push =
+        CheckRecord.fromJson(
+            Checks.awaitOne(
+                    shape,
+                    Duration.ofSeconds(180),
+                    c ->
+                        c.pull() == null
+                            && "refs/heads/main".equals(c.ref())
+                            && head.equals(c.commit())
+                            && c.status().ended())
+                .value());
+    String pushLog = Checks.log(shape, push);
+    assertEquals(CheckStatus.SUCCESS, push.status(), pushLog);
+    String pullCheck =
+        "at://"
+            + shape.runner().did()
+            + "/dev.knotless.check/"
+            + CheckKeys.pull(
+                reuse.account.did(), reuse.key(), pull, head, passed.baseCommit(), "reuse");
+    assertEquals("took the pass of " + pullCheck + " (" + pull + ") at the same tree", push.note());
+    assertEquals(nonce(pullLog), nonce(pushLog), "the pull's log, copied: nothing ran again");
+    assertEquals(1, podsMade() - podsBefore, "no pod for the push");
+  }
+
+  private static String nonce(String log) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("nonce=([0-9a-f]{16})").matcher(log);
+    assertTrue(m.find(), log);
+    return m.group(1);
   }
 
   /** The one ended check of pull {@code uri}. */

@@ -20,6 +20,7 @@ import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.plan.RunOrder;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.state.pg.PgRunQueue;
+import dev.knotless.runner.state.pg.PgStateStore;
 import dev.knotless.runtime.pods.PodKind;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
@@ -65,6 +66,7 @@ public class PodRuns {
 
   private final SchedulerConfig config;
   private final PgRunQueue queue;
+  private final PgStateStore repoStates;
   private final KubernetesClient client;
   private final MeterRegistry registry;
   private final Clock clock = Clock.systemUTC();
@@ -88,9 +90,14 @@ public class PodRuns {
   Emitter<String> events;
 
   public PodRuns(
-      SchedulerConfig config, PgRunQueue queue, KubernetesClient client, MeterRegistry registry) {
+      SchedulerConfig config,
+      PgRunQueue queue,
+      PgStateStore repoStates,
+      KubernetesClient client,
+      MeterRegistry registry) {
     this.config = config;
     this.queue = queue;
+    this.repoStates = repoStates;
     this.client = client;
     this.registry = registry;
     for (String p : PHASES) {
@@ -204,7 +211,9 @@ public class PodRuns {
                 patiently("take " + checkKey + " off the queue", () -> queue.remove(checkKey, me));
               }
             },
-            clock);
+            clock,
+            // A trusted pull's pass, for the push that merges it (the reconcilers' passes read it).
+            (repo, passed) -> repoStates.update(repo, s -> s.withPassed(passed)));
     usage = PodUsage.open(config, db, runnerDid, access.runner(), clock);
     jobs =
         new Jobs(

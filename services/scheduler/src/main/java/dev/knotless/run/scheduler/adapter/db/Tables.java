@@ -1,6 +1,7 @@
 package dev.knotless.run.scheduler.adapter.db;
 
 import dev.knotless.runner.state.pg.PgRunQueue;
+import dev.knotless.runner.state.pg.PgStateStore;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -17,5 +18,12 @@ public class Tables {
   @Singleton
   PgRunQueue runQueue(AgroalDataSource db) {
     return new PgRunQueue(db);
+  }
+
+  /** The repositories' states: a trusted pull's pass is kept there when its pod run passes. */
+  @Produces
+  @Singleton
+  PgStateStore repoStates(AgroalDataSource db) {
+    return new PgStateStore(db);
   }
 }
