@@ -9,6 +9,7 @@ import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.Doors;
 import dev.knotless.runner.doorbell.FirehoseSource;
 import dev.knotless.runner.doorbell.JetstreamSource;
+import dev.knotless.runner.doorbell.PullDoors;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
@@ -113,16 +114,9 @@ public final class Runner implements AutoCloseable {
     repos.forEach(w -> watched.put(w.id(), w));
     DoorClock doorClock = DoorClock.of(timers);
     this.doors = new Doors(this::runPass, passThreads, doorClock, options.sweep());
-    DoorMatcher matcher = new DoorMatcher();
+    // Pulls, their states and the queue ring as they do in the ingester: one place decides.
+    DoorMatcher matcher = new PullDoors(options.pulls(), options.queue()).addTo(new DoorMatcher());
     this.matcher = matcher;
-    if (options.pulls()) {
-      // A pull or state record is keyed <base repo key>.<tid> in whoever's account wrote it.
-      matcher.addRule(DoorMatcher.PULL, DoorMatcher::byKeyPrefixOfAnyone);
-      matcher.addRule(DoorMatcher.STATE, DoorMatcher::byKeyPrefixOfAnyone);
-    }
-    if (options.queue()) {
-      matcher.addRule(DoorMatcher.QUEUE, DoorMatcher::byKeyPrefixOfAnyone);
-    }
 
     for (Watched w : repos) {
       matcher.watch(new WatchedRepo(w.id(), w.address().name()));
