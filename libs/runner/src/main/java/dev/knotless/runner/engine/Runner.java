@@ -91,6 +91,7 @@ public final class Runner implements AutoCloseable {
 
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
+  private volatile dev.knotless.runner.mergequeue.QueueNotice notice;
   private volatile dev.knotless.runner.liveoutput.LiveOutput live;
   private dev.knotless.runner.engine.SealedStart sealed;
 
@@ -182,6 +183,9 @@ public final class Runner implements AutoCloseable {
       // A push to a fork with an open pull here rings this repository's door.
       extras.pulls().followingHeads(r.matcher::followPullHeads);
     }
+    if (extras.queue() != null) {
+      r.notice = extras.queue().notice();
+    }
     if (o.discover()) {
       r.discoverer =
           new dev.knotless.runner.discover.Discoverer(
@@ -222,6 +226,12 @@ public final class Runner implements AutoCloseable {
     }
   }
 
+  private void forgetQueue(RepoId id) {
+    if (notice != null) {
+      notice.forget(id);
+    }
+  }
+
   private void listen() {
     timers.scheduleWithFixedDelay(
         () -> jobs.minutesDue().forEach(minutes::write),
@@ -246,6 +256,9 @@ public final class Runner implements AutoCloseable {
       discoverer.fromState();
       timers.scheduleWithFixedDelay(
           discoverer::sweep, 0, options.sweep().toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    }
+    if (notice != null) {
+      QueueWiring.noticing(notice, timers, options.notice(), id -> doors.ring(id, Doorbell.NOTICE));
     }
     source.start();
     // The first pass of every repository; a connection rings every door again.
@@ -288,6 +301,7 @@ public final class Runner implements AutoCloseable {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
         watched.remove(id);
         doors.close(id);
+        forgetQueue(id);
       } else if (outcome == RepoPass.Outcome.LEFT || outcome == RepoPass.Outcome.RENAMED) {
         if (outcome == RepoPass.Outcome.RENAMED && discoverer.refind(w)) {
           return;
@@ -297,6 +311,7 @@ public final class Runner implements AutoCloseable {
         matcher.unwatch(id);
         doors.close(id);
         discoverer.forget(id);
+        forgetQueue(id);
       }
     } finally {
       slow.cancel(false);
