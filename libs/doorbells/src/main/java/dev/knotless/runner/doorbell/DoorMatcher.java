@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code dev.knotless.repo} of the owner's whose record key is a watched repository's name.
  * </ul>
  *
- * Any other collection (pulls, states, the merge queue) rings nothing until a rule for it is added
- * with {@link #addRule}. A change for a repository nobody watches rings nothing.
+ * Any other collection rings nothing until a rule for it is added with {@link #addRule}; {@link
+ * PullDoors} adds those of pulls, their states and the merge queue. A ref moving in a followed pull
+ * head ({@link #followPullHeads}) rings the pull's base. A change for a repository nobody watches
+ * rings nothing.
  *
  * <p>Thread-safe: the watched set is an immutable {@link Watchlist} swapped on every change, so
  * matching takes no lock.
@@ -45,7 +47,7 @@ public final class DoorMatcher {
   /** A pull's state: keyed {@code <base repo key>.<tid>} (matched with --pulls). */
   public static final String STATE = "dev.knotless.state";
 
-  /** A merge-queue entry (not matched yet). */
+  /** A merge-queue entry: keyed {@code <base repo key>.<tid>} (matched with --queue). */
   public static final String QUEUE = "dev.knotless.queue";
 
   private static final Logger LOG = LoggerFactory.getLogger(DoorMatcher.class);
@@ -127,17 +129,48 @@ public final class DoorMatcher {
    * #onOwnersChanged} run if this changes {@link #owners()}.
    */
   public void followPullHeads(RepoId base, Set<RepoId> heads) {
+    replacePullHeads(
+        now -> {
+          Map<RepoId, Set<RepoId>> next = new LinkedHashMap<>(now);
+          if (heads.isEmpty()) {
+            next.remove(base);
+          } else {
+            next.put(base, Set.copyOf(heads));
+          }
+          return next;
+        });
+  }
+
+  /**
+   * Follows exactly these pull heads, by base repository, and no others: what a process that learns
+   * every base's heads at once (the ingester, from the reconcilers' table) calls on each read. A
+   * base left out follows none. Listeners run once if {@link #owners()} changed.
+   */
+  public void followAllPullHeads(Map<RepoId, Set<RepoId>> byBase) {
+    replacePullHeads(
+        now -> {
+          Map<RepoId, Set<RepoId>> next = new LinkedHashMap<>();
+          byBase.forEach(
+              (base, heads) -> {
+                if (!heads.isEmpty()) {
+                  next.put(base, Set.copyOf(heads));
+                }
+              });
+          return next;
+        });
+  }
+
+  /** The pull heads followed now, by base repository. */
+  public Map<RepoId, Set<RepoId>> pullHeads() {
+    return pullHeads;
+  }
+
+  private void replacePullHeads(java.util.function.UnaryOperator<Map<RepoId, Set<RepoId>>> change) {
     Set<String> before;
     Set<String> after;
     synchronized (lock) {
       before = owners();
-      Map<RepoId, Set<RepoId>> next = new LinkedHashMap<>(pullHeads);
-      if (heads.isEmpty()) {
-        next.remove(base);
-      } else {
-        next.put(base, Set.copyOf(heads));
-      }
-      pullHeads = Map.copyOf(next);
+      pullHeads = Map.copyOf(change.apply(pullHeads));
       after = owners();
     }
     if (!before.equals(after)) {
@@ -151,8 +184,8 @@ public final class DoorMatcher {
   }
 
   /**
-   * Adds (or replaces) the rule for one collection. This is how pulls, states and the merge queue
-   * will ring doors; a source subscribed before the call picks the collection up on its next
+   * Adds (or replaces) the rule for one collection ({@link PullDoors} adds those of pulls, states
+   * and the merge queue); a source subscribed before the call picks the collection up on its next
    * connection.
    */
   public void addRule(String collection, DoorRule rule) {

@@ -9,10 +9,15 @@ import java.util.Objects;
  * <p>Every reason is an immutable value with value equality, so the reasons of coalesced rings
  * collect in a {@code Set} without repeats. {@link #toString()} is a short lowercase label for logs
  * ({@code frame dev.knotless.ref}, {@code connect jetstream}, {@code sweep}, {@code retry}, {@code
- * asked}).
+ * asked}, {@code notice}).
  */
 public sealed interface Doorbell
-    permits Doorbell.Frame, Doorbell.Connect, Doorbell.Sweep, Doorbell.Retry, Doorbell.Asked {
+    permits Doorbell.Frame,
+        Doorbell.Connect,
+        Doorbell.Sweep,
+        Doorbell.Retry,
+        Doorbell.Asked,
+        Doorbell.Notice {
 
   /** A sweep: every door, every {@code --sweep} seconds. */
   Doorbell SWEEP = new Sweep();
@@ -22,6 +27,9 @@ public sealed interface Doorbell
 
   /** Someone asked for a pass by hand (an API call, a command). */
   Doorbell ASKED = new Asked();
+
+  /** The merge queue's records, read again every {@code --notice} seconds, changed. */
+  Doorbell NOTICE = new Notice();
 
   /** A frame changed a record of {@code collection}. */
   static Doorbell frame(String collection) {
@@ -87,6 +95,14 @@ public sealed interface Doorbell
     @Override
     public String toString() {
       return "asked";
+    }
+  }
+
+  /** The merge queue's records changed since the last pass read them. Use {@link #NOTICE}. */
+  record Notice() implements Doorbell {
+    @Override
+    public String toString() {
+      return "notice";
     }
   }
 }

@@ -102,6 +102,7 @@ public final class QueuePass {
   private final Clock clock;
   private final int batch;
   private final int depth;
+  private final QueueNotice notice;
   private final QueueRecords records;
   private final BatchChecks checks;
   private final QueuedPulls queuedPulls;
@@ -142,9 +143,18 @@ public final class QueuePass {
     this.clock = clock;
     this.batch = batch;
     this.depth = depth;
-    this.records = new QueueRecords(runnerDid, accounts);
+    this.notice = new QueueNotice(accounts, QueueNotice.SCAN);
+    this.records = new QueueRecords(runnerDid, accounts, notice);
     this.checks = new BatchChecks(runner, filer, planner, clock);
     this.queuedPulls = new QueuedPulls(state, new PreFlightGate(runner, accounts, heads, pulls));
+  }
+
+  /**
+   * The queue records this step read, to read again between passes ({@code --notice}): which
+   * repositories' records changed since.
+   */
+  public QueueNotice notice() {
+    return notice;
   }
 
   /**

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code dev.knotless.queue} records of a repository: those the owner and each collaborator
  * wrote in their own accounts under the {@code <repo key>.} prefix, in TID order, a pull named
- * twice taken at the older record. Records anyone else wrote are never read. Thread-safe.
+ * twice taken at the older record. Records anyone else wrote are never read. What each read found
+ * goes to the {@link QueueNotice}, which reads them again between passes. Thread-safe.
  */
 public final class QueueRecords {
 
@@ -29,11 +30,13 @@ public final class QueueRecords {
 
   private final String runnerDid;
   private final QueuePass.Accounts accounts;
+  private final QueueNotice notice;
   private final Set<String> toldGateway = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  QueueRecords(String runnerDid, QueuePass.Accounts accounts) {
+  QueueRecords(String runnerDid, QueuePass.Accounts accounts, QueueNotice notice) {
     this.runnerDid = runnerDid;
     this.accounts = accounts;
+    this.notice = notice;
   }
 
   /** The pulls queued on a repository, as a pass read them before its pulls step. */
@@ -74,6 +77,7 @@ public final class QueueRecords {
           repo.label());
     }
     if (role != QueueLander.Role.OWNER) {
+      notice.forget(repo.id());
       return new Queue(false, List.of());
     }
     List<String> writers = new ArrayList<>();
@@ -82,6 +86,7 @@ public final class QueueRecords {
     String prefix = repo.id().repoKey() + ".";
     Map<String, Queued> byPull = new LinkedHashMap<>();
     List<Queued> all = new ArrayList<>();
+    Map<String, List<Record>> read = new LinkedHashMap<>();
     for (String did : writers) {
       List<Record> records;
       try {
@@ -93,6 +98,7 @@ public final class QueueRecords {
         LOG.warn("{}: queue records of {} not read: {}", repo.label(), did, e.getMessage());
         continue;
       }
+      read.put(did, records);
       for (Record r : records) {
         JsonNode pull = r.value().path("pull");
         if (!pull.isTextual() || !pull.asText().startsWith("at://")) {
@@ -102,6 +108,7 @@ public final class QueueRecords {
         all.add(new Queued(pull.asText(), r.rkey().substring(prefix.length())));
       }
     }
+    notice.read(repo.id(), owner, read);
     // Queue order is the records' TIDs; a pull named twice is queued once, at the older.
     all.sort(java.util.Comparator.comparing(Queued::tid));
     for (Queued q : all) {

@@ -42,6 +42,7 @@ public final class RunnerCommandLine {
           "--secrets-key",
           "--batch",
           "--depth",
+          "--notice",
           "--paused",
           "--keep-checks",
           "--allowance",

@@ -60,6 +60,8 @@ final class RunnerHelp {
         --batch <n>             the most queued pulls in one batch (8)
         --depth <n>             batches checked at once on a branch, each built ahead on the
                                 one before and ranked Later (2)
+        --notice <seconds>      how often the queue's records are read again; a change rings
+                                the repository's door (30; with --queue)
         --jetstream <url>       the Jetstream to follow (default the public one)
         --firehose <url>        follow a PDS's com.atproto.sync.subscribeRepos instead
                                 (e.g. ws://127.0.0.1:2583)

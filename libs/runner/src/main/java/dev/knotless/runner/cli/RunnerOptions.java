@@ -54,6 +54,8 @@ import java.util.Set;
  * @param batch the most queued pulls in one batch ({@code --batch}, 8)
  * @param depth the most batches checked at once on a branch, each built ahead on the one before
  *     ({@code --depth}, 2)
+ * @param notice how often the merge queue's records are read again with {@code queue} ({@code
+ *     --notice}, 30 s)
  */
 public record RunnerOptions(
     List<String> repos,
@@ -84,7 +86,8 @@ public record RunnerOptions(
     boolean discover,
     boolean queue,
     int batch,
-    int depth) {
+    int depth,
+    Duration notice) {
 
   /** The environment variable naming the appview. */
   public static final String APPVIEW = "KNOTLESS_APPVIEW";
@@ -153,6 +156,7 @@ public record RunnerOptions(
     boolean queue = false;
     int batch = 8;
     int depth = 2;
+    Duration notice = null;
     for (Map.Entry<String, List<String>> flag : t.flags().entrySet()) {
       String a = flag.getKey();
       for (String value : flag.getValue()) {
@@ -181,6 +185,7 @@ public record RunnerOptions(
           case "--queue" -> queue = true;
           case "--batch" -> batch = p.positive(a);
           case "--depth" -> depth = p.positive(a);
+          case "--notice" -> notice = Duration.ofSeconds(p.positive(a));
           case "--paused" -> paused = Path.of(p.value(a));
           case "--keep-checks" -> keepChecks = p.nonNegative(a);
           case "--allowance" -> allowance = p.positive(a);
@@ -251,6 +256,10 @@ public record RunnerOptions(
                 + " them (and --pulls-only leaves landing to another runner)");
       }
     }
+    if (notice != null && !queue) {
+      throw new UsageException(
+          "--notice needs --queue: it is how often the queue's records are read");
+    }
     if (discover && appview == null) {
       throw new UsageException(
           "--discover needs " + APPVIEW + ": repositories naming the runner are listed there");
@@ -285,7 +294,8 @@ public record RunnerOptions(
             discover,
             queue,
             batch,
-            depth));
+            depth,
+            notice != null ? notice : Duration.ofSeconds(30)));
   }
 
   private static URI appview(Map<String, String> env) throws UsageException {

@@ -3,10 +3,12 @@ package dev.knotless.runner.engine;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.cli.RunnerOptions;
+import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.mergequeue.BatchLanding;
+import dev.knotless.runner.mergequeue.QueueNotice;
 import dev.knotless.runner.mergequeue.QueuePass;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RunPlanner;
@@ -21,16 +23,23 @@ import dev.knotless.runner.state.StateStore;
 import dev.knotless.storage.Settings;
 import dev.knotless.storage.push.Pusher;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Puts the pulls ({@code --pulls}) and the merge queue ({@code --queue}) into the all-in-one
- * runner: the {@link QueuePass} a pass runs after its pulls, and a {@link RunReports} that rings a
+ * runner: the {@link QueuePass} a pass runs after its pulls, a {@link RunReports} that rings a
  * repository's door once a batch's run is filed as ended, so the pass that reads how the batch went
- * comes at once rather than at the next sweep. Kept apart from the runner so that it stays the size
- * it is.
+ * comes at once rather than at the next sweep, and the queue records read again every {@code
+ * --notice}. Kept apart from the runner so that it stays the size it is.
  */
 public final class QueueWiring {
+
+  private static final Logger LOG = LoggerFactory.getLogger(QueueWiring.class);
 
   private QueueWiring() {}
 
@@ -107,6 +116,26 @@ public final class QueueWiring {
         clock,
         o.batch(),
         o.depth());
+  }
+
+  /**
+   * Reads the queue records {@code notice} knows of again every {@code every} ({@code --notice}),
+   * and rings {@code ring} for each repository whose records changed since its last pass.
+   */
+  public static void noticing(
+      QueueNotice notice, ScheduledExecutorService timers, Duration every, Consumer<RepoId> ring) {
+    timers.scheduleWithFixedDelay(
+        () -> {
+          try {
+            notice.changed().forEach(ring);
+          } catch (RuntimeException e) {
+            // A scheduled task that throws is never run again: the next read must still come.
+            LOG.warn("the merge queue's records could not be read again: {}", e.toString());
+          }
+        },
+        every.toMillis(),
+        every.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.Doors;
 import dev.knotless.runner.doorbell.FirehoseSource;
 import dev.knotless.runner.doorbell.JetstreamSource;
+import dev.knotless.runner.doorbell.PullDoors;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
@@ -90,6 +91,7 @@ public final class Runner implements AutoCloseable {
 
   private final DoorMatcher matcher;
   private volatile dev.knotless.runner.discover.Discoverer discoverer;
+  private volatile dev.knotless.runner.mergequeue.QueueNotice notice;
   private volatile dev.knotless.runner.liveoutput.LiveOutput live;
   private dev.knotless.runner.engine.SealedStart sealed;
 
@@ -113,16 +115,9 @@ public final class Runner implements AutoCloseable {
     repos.forEach(w -> watched.put(w.id(), w));
     DoorClock doorClock = DoorClock.of(timers);
     this.doors = new Doors(this::runPass, passThreads, doorClock, options.sweep());
-    DoorMatcher matcher = new DoorMatcher();
+    // Pulls, their states and the queue ring as they do in the ingester: one place decides.
+    DoorMatcher matcher = new PullDoors(options.pulls(), options.queue()).addTo(new DoorMatcher());
     this.matcher = matcher;
-    if (options.pulls()) {
-      // A pull or state record is keyed <base repo key>.<tid> in whoever's account wrote it.
-      matcher.addRule(DoorMatcher.PULL, DoorMatcher::byKeyPrefixOfAnyone);
-      matcher.addRule(DoorMatcher.STATE, DoorMatcher::byKeyPrefixOfAnyone);
-    }
-    if (options.queue()) {
-      matcher.addRule(DoorMatcher.QUEUE, DoorMatcher::byKeyPrefixOfAnyone);
-    }
 
     for (Watched w : repos) {
       matcher.watch(new WatchedRepo(w.id(), w.address().name()));
@@ -188,6 +183,9 @@ public final class Runner implements AutoCloseable {
       // A push to a fork with an open pull here rings this repository's door.
       extras.pulls().followingHeads(r.matcher::followPullHeads);
     }
+    if (extras.queue() != null) {
+      r.notice = extras.queue().notice();
+    }
     if (o.discover()) {
       r.discoverer =
           new dev.knotless.runner.discover.Discoverer(
@@ -228,6 +226,12 @@ public final class Runner implements AutoCloseable {
     }
   }
 
+  private void forgetQueue(RepoId id) {
+    if (notice != null) {
+      notice.forget(id);
+    }
+  }
+
   private void listen() {
     timers.scheduleWithFixedDelay(
         () -> jobs.minutesDue().forEach(minutes::write),
@@ -252,6 +256,9 @@ public final class Runner implements AutoCloseable {
       discoverer.fromState();
       timers.scheduleWithFixedDelay(
           discoverer::sweep, 0, options.sweep().toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    }
+    if (notice != null) {
+      QueueWiring.noticing(notice, timers, options.notice(), id -> doors.ring(id, Doorbell.NOTICE));
     }
     source.start();
     // The first pass of every repository; a connection rings every door again.
@@ -294,6 +301,7 @@ public final class Runner implements AutoCloseable {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
         watched.remove(id);
         doors.close(id);
+        forgetQueue(id);
       } else if (outcome == RepoPass.Outcome.LEFT || outcome == RepoPass.Outcome.RENAMED) {
         if (outcome == RepoPass.Outcome.RENAMED && discoverer.refind(w)) {
           return;
@@ -303,6 +311,7 @@ public final class Runner implements AutoCloseable {
         matcher.unwatch(id);
         doors.close(id);
         discoverer.forget(id);
+        forgetQueue(id);
       }
     } finally {
       slow.cancel(false);

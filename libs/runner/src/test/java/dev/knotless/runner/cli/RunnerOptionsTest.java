@@ -106,6 +106,7 @@ class RunnerOptionsTest {
             "--queue",
             "--batch",
             "--depth",
+            "--notice",
             "KNOTLESS_APPVIEW")) {
       assertTrue(RunnerOptions.HELP.contains(flag), flag);
     }
@@ -182,6 +183,34 @@ class RunnerOptionsTest {
     assertEquals(3, set.batch());
     assertEquals(1, set.depth());
     assertTrue(!parse("a.t/r").queue());
+  }
+
+  @Test
+  void theQueuesRecordsAreReadAgainEveryThirtySecondsOrEveryNoticeAndNoticeNeedsTheQueue()
+      throws Exception {
+    Map<String, String> env = Map.of("HOME", "/h", "KNOTLESS_APPVIEW", "http://127.0.0.1:9/");
+    assertEquals(
+        java.time.Duration.ofSeconds(30),
+        RunnerOptions.parse(List.of("--pulls", "--queue", "a.t/r"), env).orElseThrow().notice());
+    assertEquals(
+        java.time.Duration.ofSeconds(5),
+        RunnerOptions.parse(List.of("--pulls", "--queue", "--notice", "5", "a.t/r"), env)
+            .orElseThrow()
+            .notice());
+    String alone =
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RunnerOptions.UsageException.class,
+                () -> RunnerOptions.parse(List.of("--pulls", "--notice", "5", "a.t/r"), env))
+            .getMessage();
+    assertTrue(alone.startsWith("--notice needs --queue"), alone);
+    String zero =
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RunnerOptions.UsageException.class,
+                () ->
+                    RunnerOptions.parse(
+                        List.of("--pulls", "--queue", "--notice", "0", "a.t/r"), env))
+            .getMessage();
+    assertEquals("--notice 0: expected a whole number above 0", zero);
   }
 
   @Test

@@ -8,8 +8,9 @@ import dev.knotless.runner.doorbell.Doorbell;
 
 /**
  * The JSON a doorbell travels as: {@code {"reason":"frame","detail":"dev.knotless.ref"}}. The
- * reason is one of {@code frame}, {@code connect}, {@code sweep}, {@code retry}, {@code asked};
- * {@code detail} is the collection of a frame or the source of a connect. Thread-safe.
+ * reason is one of {@code frame}, {@code connect}, {@code sweep}, {@code retry}, {@code asked},
+ * {@code notice}; {@code detail} is the collection of a frame or the source of a connect.
+ * Thread-safe.
  */
 public final class DoorbellMessage {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,6 +28,8 @@ public final class DoorbellMessage {
       return "sweep";
     } else if (bell instanceof Doorbell.Retry) {
       return "retry";
+    } else if (bell instanceof Doorbell.Notice) {
+      return "notice";
     }
     return "asked";
   }
@@ -62,9 +65,10 @@ public final class DoorbellMessage {
       case "sweep" -> Doorbell.SWEEP;
       case "retry" -> Doorbell.RETRY;
       case "asked" -> Doorbell.ASKED;
+      case "notice" -> Doorbell.NOTICE;
       default ->
           throw new IllegalArgumentException(
-              "doorbell has no known reason (frame, connect, sweep, retry, asked): "
+              "doorbell has no known reason (frame, connect, sweep, retry, asked, notice): "
                   + abbreviate(text));
     };
   }

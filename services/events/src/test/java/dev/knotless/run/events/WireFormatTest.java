@@ -20,7 +20,8 @@ class WireFormatTest {
             Doorbell.connect("jetstream"),
             Doorbell.SWEEP,
             Doorbell.RETRY,
-            Doorbell.ASKED)) {
+            Doorbell.ASKED,
+            Doorbell.NOTICE)) {
       assertEquals(bell, DoorbellMessage.decode(DoorbellMessage.encode(bell)));
     }
   }

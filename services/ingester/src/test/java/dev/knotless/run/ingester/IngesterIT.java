@@ -116,6 +116,27 @@ class IngesterIT {
   }
 
   @Test
+  void aPullAStateAndAQueueRecordSomeoneElseWritesUnderAWatchedKeyEachRingThatRepository()
+      throws Exception {
+    RepoId app = PdsResource.watched().get(0);
+    dev.knotless.testing.Account author = PdsResource.pds().createAccount("author");
+    XrpcClient client = XrpcClient.create(PdsResource.pds().pdsUrl());
+    client.login(author.handle(), author.password());
+    ObjectNode value = JsonNodeFactory.instance.objectNode().put("title", "a change");
+    try (DoorbellTopic topic = new DoorbellTopic(bootstrap, DEADLINE)) {
+      for (String collection : List.of(DoorMatcher.PULL, DoorMatcher.STATE, DoorMatcher.QUEUE)) {
+        client.applyWrites(
+            author.did(),
+            List.of(Write.create(collection, app.recordKeyPrefix() + Tid.next(), value)));
+        topic.until(
+            DEADLINE,
+            collection + " doorbell for " + app,
+            seen -> of(seen, Doorbell.frame(collection)).contains(app.toString()));
+      }
+    }
+  }
+
+  @Test
   void theSweepRingsEveryWatchedRepositoryAgain() {
     Set<String> watched = keys(PdsResource.watched());
     try (DoorbellTopic topic = new DoorbellTopic(bootstrap, DEADLINE)) {

@@ -43,6 +43,8 @@ public final class PdsResource implements QuarkusTestResourceLifecycleManager {
         "knotless.ingester.firehose", pds.pdsUrl().toString(),
         "knotless.ingester.repos", app + "=app," + lib + "=lib",
         "knotless.ingester.sweep", "4s",
+        "knotless.ingester.pulls", "true",
+        "knotless.ingester.queue", "true",
         "knotless.ingester.first-backoff", "100ms",
         "knotless.ingester.max-backoff", "1s");
   }

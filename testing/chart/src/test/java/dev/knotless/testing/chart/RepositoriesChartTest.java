@@ -53,6 +53,7 @@ class RepositoriesChartTest {
         ingester.getEnv().stream().map(EnvVar::getName).noneMatch(n -> n.endsWith("_REPOS")),
         ingester.getEnv().toString());
     assertEquals("true", env(ingester, "KNOTLESS_INGESTER_DISCOVER").getValue());
+    assertEquals("true", env(ingester, "KNOTLESS_INGESTER_PULLS").getValue(), "pulls set both");
     // It reads the list the reconcilers keep in PostgreSQL.
     assertTrue(env(ingester, "QUARKUS_DATASOURCE_JDBC_URL").getValue().startsWith("jdbc:"));
   }

@@ -32,7 +32,10 @@ public interface IngesterConfig {
   /** As {@link #repos}, from a file, one entry a line, {@code #} comments; adds to repos. */
   Optional<Path> reposFile();
 
-  /** How often the watched repositories are read again from PostgreSQL. */
+  /**
+   * How often the watched repositories, and with {@link #pulls} their pulls' heads, are read again
+   * from PostgreSQL.
+   */
   @WithDefault("10s")
   Duration watchRefresh();
 
@@ -42,6 +45,22 @@ public interface IngesterConfig {
    */
   @WithDefault("false")
   boolean discover();
+
+  /**
+   * With the reconcilers' pulls on (the chart's {@code pulls}): a pull or pull state record keyed
+   * under a watched repository rings its door, and so does a ref moving in the head repository of
+   * one of its open pulls, as the reconcilers publish them in PostgreSQL.
+   */
+  @WithDefault("false")
+  boolean pulls();
+
+  /**
+   * Also a merge-queue record keyed under a watched repository rings its door, as the all-in-one's
+   * {@code --queue}; needs {@link #pulls}. The services do not land the merge queue yet, so for now
+   * such a ring only has a pass read the repository again.
+   */
+  @WithDefault("false")
+  boolean queue();
 
   /** How often every watched repository is rung regardless of frames. */
   @WithDefault("600s")

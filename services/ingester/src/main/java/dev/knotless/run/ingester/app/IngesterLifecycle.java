@@ -1,11 +1,13 @@
 package dev.knotless.run.ingester.app;
 
+import dev.knotless.run.ingester.adapter.db.PullHeadRows;
 import dev.knotless.run.ingester.adapter.db.WatchedRows;
 import dev.knotless.run.ingester.domain.WatchChange;
 import dev.knotless.runner.doorbell.DoorClock;
 import dev.knotless.runner.doorbell.DoorMatcher;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.DoorbellSink;
+import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import io.quarkus.runtime.ShutdownEvent;
@@ -14,8 +16,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jboss.logging.Logger;
 
 /**
@@ -23,7 +28,8 @@ import org.jboss.logging.Logger;
  * {@code sweep}, the backstop for frames a stream dropped. Unless the settings fix the list, it
  * reads the watched repositories from PostgreSQL every {@code watch-refresh}, rings a door as its
  * repository is added, and waits to connect until there is one to watch: an empty list is a state
- * to wait out, logged, not a failure.
+ * to wait out, logged, not a failure. With pulls on it reads, as often, the heads of the watched
+ * repositories' open pulls the reconcilers publish, and follows them.
  */
 @ApplicationScoped
 public class IngesterLifecycle {
@@ -35,6 +41,8 @@ public class IngesterLifecycle {
   private final Duration sweep;
   private final DoorMatcher matcher;
   private final WatchedRows rows;
+  private final PullHeadRows heads;
+  private final boolean pulls;
   private final boolean fixed;
   private final boolean discover;
   private final Duration refresh;
@@ -50,13 +58,16 @@ public class IngesterLifecycle {
       DoorClock clock,
       IngesterConfig config,
       DoorMatcher matcher,
-      WatchedRows rows) {
+      WatchedRows rows,
+      PullHeadRows heads) {
     this.source = source;
     this.sink = sink;
     this.clock = clock;
     this.sweep = config.sweep();
     this.matcher = matcher;
     this.rows = rows;
+    this.heads = heads;
+    this.pulls = config.pulls();
     this.fixed = SourceWiring.fixed(config);
     this.discover = config.discover();
     this.refresh = config.watchRefresh();
@@ -100,6 +111,10 @@ public class IngesterLifecycle {
       WatchChange change = WatchChange.between(matcher.watched().all(), now);
       change.removed().forEach(matcher::unwatch);
       change.added().forEach(matcher::watch);
+      if (pulls) {
+        // After the list, so a head is followed only for a base watched now.
+        readPullHeads();
+      }
       if (now.isEmpty()) {
         say(
             read.isEmpty()
@@ -132,6 +147,30 @@ public class IngesterLifecycle {
       if (!stopped) {
         nextRead = clock.schedule(refresh, this::readWatched);
       }
+    }
+  }
+
+  /** Follows the heads the reconcilers published for the watched repositories' open pulls. */
+  private void readPullHeads() {
+    Map<RepoId, Set<RepoId>> published;
+    try {
+      published = heads.all();
+    } catch (SQLException e) {
+      say("The pulls' heads cannot be read from PostgreSQL: " + e.getMessage());
+      return;
+    }
+    Map<RepoId, Set<RepoId>> watched = new LinkedHashMap<>();
+    published.forEach(
+        (base, hs) -> {
+          if (matcher.watched().find(base).isPresent()) {
+            watched.put(base, hs);
+          }
+        });
+    if (!watched.equals(matcher.pullHeads())) {
+      matcher.followAllPullHeads(watched);
+      LOG.infof(
+          "Following %d pull heads in other repositories, of %d watched repositories",
+          watched.values().stream().mapToInt(Set::size).sum(), watched.size());
     }
   }
 

@@ -8,6 +8,7 @@ import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.DoorbellSink;
 import dev.knotless.runner.doorbell.FirehoseSource;
 import dev.knotless.runner.doorbell.JetstreamSource;
+import dev.knotless.runner.doorbell.PullDoors;
 import dev.knotless.runner.doorbell.SourceTimings;
 import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
@@ -50,7 +51,12 @@ public class SourceWiring {
   @Produces
   @Singleton
   DoorMatcher matcher(IngesterConfig config, Provider<DoorbellSink> sink) {
-    DoorMatcher matcher = new DoorMatcher();
+    if (config.queue() && !config.pulls()) {
+      throw new IllegalArgumentException(
+          "knotless.ingester.queue needs knotless.ingester.pulls: the merge queue holds open pulls");
+    }
+    // The same rules as the all-in-one's --pulls and --queue.
+    DoorMatcher matcher = new PullDoors(config.pulls(), config.queue()).addTo(new DoorMatcher());
     if (config.discover()) {
       matcher.addRule(
           DoorMatcher.REPO,

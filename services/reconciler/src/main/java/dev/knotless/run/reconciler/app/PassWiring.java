@@ -2,6 +2,7 @@ package dev.knotless.run.reconciler.app;
 
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.run.events.PdsMetrics;
+import dev.knotless.run.reconciler.adapter.db.PullHeadsTable;
 import dev.knotless.run.reconciler.adapter.db.WatchedTable;
 import dev.knotless.runner.discover.AppviewRepos;
 import dev.knotless.runner.discover.Discoverer;
@@ -67,6 +68,7 @@ public class PassWiring {
       StateStore state,
       RunWorker worker,
       WatchedTable table,
+      PullHeadsTable pullHeads,
       MeterRegistry registry)
       throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
@@ -82,7 +84,8 @@ public class PassWiring {
     StorageCache cache = access.cache();
 
     Watching watching =
-        new Watching(table, access::read, id -> worker.ring(id, Doorbell.connect("found")));
+        new Watching(
+            table, pullHeads, access::read, id -> worker.ring(id, Doorbell.connect("found")));
     List<String> labels = listed(config);
     if (labels.isEmpty() && !config.discover()) {
       LOG.warn(
@@ -163,7 +166,8 @@ public class PassWiring {
                         config.keepChecks(),
                         config.secretsFile().orElse(null))
                     .forRunner(runnerClient.did()),
-                new PullPass.Parts(access, state, filer, planner, worker, clock)));
+                new PullPass.Parts(access, state, filer, planner, worker, clock),
+                pullHeads));
     if (config.discover()) {
       URI appview = appview(config, "knotless.reconciler.discover", "listRepos");
       discoverer =
@@ -185,14 +189,20 @@ public class PassWiring {
     return new WiredPass(pass, watching);
   }
 
-  /** {@code extras}, with the pulls step when {@code knotless.reconciler.pulls} is on. */
-  private static PassExtras pulls(ReconcilerConfig config, PassExtras extras, PullPass.Parts parts)
+  /**
+   * {@code extras}, with the pulls step when {@code knotless.reconciler.pulls} is on; the heads of
+   * the pulls each pass finds in other repositories go to {@code heads}, which the ingester
+   * follows.
+   */
+  private static PassExtras pulls(
+      ReconcilerConfig config, PassExtras extras, PullPass.Parts parts, PullHeadsTable heads)
       throws IOException {
     if (!config.pulls()) {
       return extras;
     }
     URI appview = appview(config, "knotless.reconciler.pulls", "listPulls");
-    return extras.withPulls(PullPass.of(parts, XrpcClient.create(appview)), false);
+    return extras.withPulls(
+        PullPass.of(parts, XrpcClient.create(appview)).followingHeads(heads::publish), false);
   }
 
   /** The appview, which {@code setting} needs to ask {@code method}: a clear error without it. */

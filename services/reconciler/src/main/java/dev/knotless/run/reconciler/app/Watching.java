@@ -1,5 +1,6 @@
 package dev.knotless.run.reconciler.app;
 
+import dev.knotless.run.reconciler.adapter.db.PullHeadsTable;
 import dev.knotless.run.reconciler.adapter.db.WatchedTable;
 import dev.knotless.runner.discover.Discoverer;
 import dev.knotless.runner.doorbell.RepoId;
@@ -29,14 +30,16 @@ public final class Watching implements Discoverer.Watcher {
   }
 
   private final WatchedTable table;
+  private final PullHeadsTable heads;
   private final Reader reader;
   private final Consumer<RepoId> ring;
   private final Map<RepoId, Watched> read = new ConcurrentHashMap<>();
   private final Set<RepoId> discovered = ConcurrentHashMap.newKeySet();
   private volatile Discoverer discoverer;
 
-  Watching(WatchedTable table, Reader reader, Consumer<RepoId> ring) {
+  Watching(WatchedTable table, PullHeadsTable heads, Reader reader, Consumer<RepoId> ring) {
     this.table = table;
+    this.heads = heads;
     this.reader = reader;
     this.ring = ring;
   }
@@ -122,6 +125,7 @@ public final class Watching implements Discoverer.Watcher {
     } catch (SQLException e) {
       LOG.warnf("%s: could not be taken off the watched list: %s", id, e.getMessage());
     }
+    heads.forget(id);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.knotless.run.reconciler.adapter.db;
 
+import dev.knotless.runner.state.pg.PgPullHeads;
 import dev.knotless.runner.state.pg.PgRunQueue;
 import dev.knotless.runner.state.pg.PgWatchedRepos;
 import io.agroal.api.AgroalDataSource;
@@ -23,5 +24,11 @@ public class Tables {
   @Singleton
   PgWatchedRepos watchedRepos(AgroalDataSource db) {
     return new PgWatchedRepos(db);
+  }
+
+  @Produces
+  @Singleton
+  PgPullHeads pullHeads(AgroalDataSource db) {
+    return new PgPullHeads(db);
   }
 }
