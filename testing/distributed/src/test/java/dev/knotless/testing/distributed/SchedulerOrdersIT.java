@@ -105,7 +105,7 @@ class SchedulerOrdersIT {
     Files.writeString(
         secrets, "{\"" + owner.account.did() + "/app\": {\"TOKEN\": \"" + SECRET + "\"}}");
     shape.startCheckWriter();
-    // The ingester rings no door for a pull record: a short sweep finds new pulls.
+    // A failed pass rings again after 2 s rather than a minute.
     reconciler =
         shape.startReconciler(
             Map.of("knotless.reconciler.pulls", "true", "knotless.reconciler.sweep", "2s"));
@@ -116,7 +116,8 @@ class SchedulerOrdersIT {
         SANDBOX,
         LocalDocker.BUSYBOX,
         Map.of("knotless.scheduler.secrets-file", secrets.toString()));
-    shape.startIngester();
+    // The ingester rings a repository's door for a pull record, as the reconciler reads pulls.
+    shape.startIngester(Map.of("knotless.ingester.pulls", "true"));
   }
 
   @AfterAll
@@ -241,9 +242,11 @@ class SchedulerOrdersIT {
 
   @Test
   void aTrustedPullsPassRunAsAPodIsTakenByThePushThatMergesIt() throws Exception {
-    // Three repositories swept every 2 s: nine passes cover the first pass of each, so the pull
-    // below comes after this repository's first pass (which takes open pulls as they are).
-    Checks.await(Duration.ofSeconds(90), "three sweeps", () -> Checks.passes(reconciler) >= 9);
+    // The pull comes after this repository's first pass, which takes open pulls as they are.
+    Checks.await(
+        Duration.ofSeconds(90),
+        "the first pass of " + reuse.label(),
+        () -> Files.readString(reconciler.log()).contains("/reuse: first pass"));
     // The owner's own pull, whose head contains main: checked as itself, so the merge keeps its
     // tree, and trusted, into the default branch, of a workflow with no secret: its pass is kept.
     reuse.git("checkout", "-q", "-b", "feature", "main");
@@ -251,12 +254,16 @@ class SchedulerOrdersIT {
     reuse.push("feature");
     reuse.git("checkout", "-q", "main");
     long podsBefore = podsMade();
-    String pull = new PullAuthor(reuse).open(reuse, "main", reuse, "feature");
+    PullAuthor author = new PullAuthor(reuse);
+    String pull = author.open(reuse, "main", reuse, "feature");
     CheckRecord passed = ended(pull);
     String pullLog = Checks.log(shape, passed);
     assertEquals(CheckStatus.SUCCESS, passed.status(), pullLog);
     assertEquals(1, podsMade() - podsBefore, "the pull ran in a pod");
 
+    // Merged as the owner's tools merge: the pull marked merged, then main pushed. Closed, the
+    // pull does not run again at its moved base.
+    author.state(reuse, pull, "merged");
     reuse.git("merge", "-q", "--ff-only", "feature");
     reuse.push("main");
     CheckRecord push =
