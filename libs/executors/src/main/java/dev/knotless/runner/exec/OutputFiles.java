@@ -22,6 +22,15 @@ public final class OutputFiles {
 
   private OutputFiles() {}
 
+  /**
+   * Whether a file of {@code size} bytes is small enough that its bytes are read at all: a larger
+   * one is left out by its size alone, so an executor that copies outputs out of its sandbox (a
+   * pod's) need bring back only the size of such a file.
+   */
+  public static boolean withinFileLimit(long size) {
+    return size <= MAX_FILE_BYTES;
+  }
+
   /** The media type a file's name says, {@code application/octet-stream} for none we know. */
   public static String mimeType(String name) {
     String n = name.toLowerCase(Locale.ROOT);

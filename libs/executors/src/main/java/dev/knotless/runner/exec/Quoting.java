@@ -1,11 +1,15 @@
 package dev.knotless.runner.exec;
 
-/** Quotes names in error messages so blanks, line breaks and other control characters show. */
-final class Quoting {
+/**
+ * Quotes names in error messages so blanks, line breaks and other control characters show, and a
+ * name a step chose can never start a line of its own in a run's log. Stateless.
+ */
+public final class Quoting {
 
   private Quoting() {}
 
-  static String quote(String s) {
+  /** {@code s} in double quotes, {@code \\}, {@code "} and control characters escaped. */
+  public static String quote(String s) {
     StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -91,7 +91,7 @@ final class RunDirectory {
       }
       long size = Files.size(file);
       byte[] bytes = null;
-      if (size <= OutputFiles.MAX_FILE_BYTES) {
+      if (OutputFiles.withinFileLimit(size)) {
         bytes = Files.readAllBytes(file);
         if (filter.holdsSecret(bytes)) {
           // The note names the file, never what it holds.

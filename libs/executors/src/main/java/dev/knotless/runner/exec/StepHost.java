@@ -57,6 +57,18 @@ public interface StepHost extends AutoCloseable {
     return 0;
   }
 
+  /**
+   * Brings what the steps left in {@code KNOTLESS_RUN_OUTPUTS} into the run's outputs directory
+   * ({@link RunPaths#outputs}), for a host whose steps write somewhere else (a pod's own disk).
+   * Called once the last step ended and before {@link #close}, only for a run whose outputs are
+   * read: the run loop then applies the same rules to that directory whatever the host. By default
+   * nothing: the shell's and a container's steps write the directory itself.
+   *
+   * @throws IOException when the outputs cannot be brought; the run ends as an error, as when the
+   *     directory cannot be read
+   */
+  default void collectOutputs() throws IOException, InterruptedException {}
+
   /** Starts one step's {@code sh -ec <script>} with exactly {@code env}. */
   Step start(ExecStep step, Map<String, String> env) throws IOException;
 

@@ -58,18 +58,10 @@ final class StepsRun {
   RunResult run() {
     RunOutcome outcome;
     try {
-      log = new RunLog(dir.log(), spec.filter(), listener);
-      outcome = steps();
-    } catch (IOException | UncheckedIOException e) {
-      outcome = new RunOutcome.Errored("the run failed in the runner: " + e.getMessage());
-      skipRest("not run: " + ((RunOutcome.Errored) outcome).message());
-      writeNote(((RunOutcome.Errored) outcome).message());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      cancellation.cancel("the runner's thread was interrupted");
-      String reason = cancellation.reason().orElseThrow();
-      outcome = new RunOutcome.Cancelled(reason);
-      cancelRest(reason);
+      outcome = runSteps();
+      if (!(outcome instanceof RunOutcome.Errored)) {
+        outcome = collectOutputs(outcome);
+      }
     } finally {
       // Everything the steps started ends before their outputs are read or anything is filed.
       closeHost();
@@ -91,6 +83,48 @@ final class StepsRun {
     RunResult result = new RunResult(results, outcome, bytes, outputs);
     notify(l -> l.runEnded(result));
     return result;
+  }
+
+  private RunOutcome runSteps() {
+    try {
+      log = new RunLog(dir.log(), spec.filter(), listener);
+      return steps();
+    } catch (IOException | UncheckedIOException e) {
+      RunOutcome.Errored errored =
+          new RunOutcome.Errored("the run failed in the runner: " + e.getMessage());
+      skipRest("not run: " + errored.message());
+      writeNote(errored.message());
+      return errored;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cancellation.cancel("the runner's thread was interrupted");
+      String reason = cancellation.reason().orElseThrow();
+      cancelRest(reason);
+      return new RunOutcome.Cancelled(reason);
+    }
+  }
+
+  /**
+   * Has the host bring the outputs into the run's directory while it still holds them (a pod's are
+   * on the pod's disk), so that one reading of that directory decides for every executor.
+   */
+  private RunOutcome collectOutputs(RunOutcome outcome) {
+    if (host == null) {
+      return outcome;
+    }
+    try {
+      host.collectOutputs();
+      return outcome;
+    } catch (IOException e) {
+      RunOutcome.Errored errored =
+          new RunOutcome.Errored("could not read the run's outputs: " + e.getMessage());
+      writeNote(errored.message());
+      return errored;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      writeNote("the run's outputs were not read: the runner's thread was interrupted");
+      return outcome;
+    }
   }
 
   private RunOutcome steps() throws IOException, InterruptedException {

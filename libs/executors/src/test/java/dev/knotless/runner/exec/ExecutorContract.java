@@ -288,4 +288,48 @@ public abstract class ExecutorContract {
     assertEquals(
         List.of("shot.png"), r.outputs().stream().map(RunResult.OutputFile::name).toList());
   }
+
+  @Test
+  void outputsAreKeptByTheSameRulesWhereverTheStepsWroteThem() {
+    String secret = "output-secret-" + Long.toHexString(System.nanoTime());
+    String script =
+        """
+        cd "$KNOTLESS_RUN_OUTPUTS"
+        i=0; while [ $i -lt 256 ]; do printf "\\\\$(printf %o $i)"; i=$((i+1)); done > bytes.png
+        ln bytes.png again.png
+        printf '<svg>a note</svg>\\n' > note.svg
+        printf 'x=%s' "$TOKEN" > leak.png
+        printf 'odd' > "$(printf 'bad\\nname.png')"
+        mkdir sub; printf 'deep' > sub/deep.png
+        head -c 6000000 /dev/zero > big.png
+        ln -s /etc/passwd link.png
+        printf 'not an image' > notes.txt
+        """;
+    RunResult r =
+        executor.run(
+            spec(step("shoot", script))
+                .withEnv(Map.of("TOKEN", secret))
+                .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret)))),
+            new RunCancellation());
+
+    String log = log(r);
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log);
+    assertEquals(
+        List.of("again.png", "bytes.png", "note.svg"),
+        r.outputs().stream().map(RunResult.OutputFile::name).toList());
+    byte[] all = new byte[256];
+    for (int i = 0; i < 256; i++) {
+      all[i] = (byte) i;
+    }
+    org.junit.jupiter.api.Assertions.assertArrayEquals(all, r.outputs().get(0).bytes());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(all, r.outputs().get(1).bytes());
+    assertEquals(
+        "<svg>a note</svg>\n", new String(r.outputs().get(2).bytes(), StandardCharsets.UTF_8));
+    assertTrue(log.contains("output \"leak.png\" held back: it holds a secret\n"), log);
+    assertTrue(log.contains("output \"bad\\nname.png\" refused: not a plain file name\n"), log);
+    assertTrue(log.contains("output \"sub/deep.png\" refused: not a plain file name\n"), log);
+    assertTrue(log.contains("output \"big.png\" left out: over 5 MiB\n"), log);
+    assertFalse(log.contains("link.png"), log);
+    assertFalse(log.contains(secret), log);
+  }
 }

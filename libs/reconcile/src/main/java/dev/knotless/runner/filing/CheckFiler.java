@@ -1,8 +1,6 @@
 package dev.knotless.runner.filing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
@@ -82,12 +80,25 @@ public final class CheckFiler {
   }
 
   /**
-   * Uploads a run's output images, four at a time; files with the same bytes become one blob. Files
-   * that are not images (by their extension) are left out.
+   * Uploads a run's output images as {@link #uploadOutputBlobs} does.
    *
    * @return the check's {@code outputs} entries, in the order given
    */
   public List<JsonNode> uploadOutputs(List<NamedBytes> left) throws XrpcException {
+    List<JsonNode> out = new ArrayList<>();
+    for (UploadedOutput o : uploadOutputBlobs(left)) {
+      out.add(CheckRecord.imageOutput(o.name(), o.image()));
+    }
+    return out;
+  }
+
+  /**
+   * Uploads a run's output images, four at a time; files with the same bytes become one blob. Files
+   * that are not images (by their extension) are left out.
+   *
+   * @return each image uploaded with its blob, in the order given
+   */
+  public List<UploadedOutput> uploadOutputBlobs(List<NamedBytes> left) throws XrpcException {
     // A check's outputs are images (the lexicon's imageOutput); other files are passed over.
     List<NamedBytes> files = new ArrayList<>();
     for (NamedBytes f : left) {
@@ -115,19 +126,18 @@ public final class CheckFiler {
     } finally {
       pool.shutdownNow();
     }
-    List<JsonNode> out = new ArrayList<>();
+    List<UploadedOutput> out = new ArrayList<>();
     for (NamedBytes f : files) {
-      ObjectNode o = JsonNodeFactory.instance.objectNode();
-      o.put("$type", "dev.knotless.check#imageOutput");
-      o.put("name", f.name());
-      o.set("image", blobs.get(digest(f.bytes())).toJson());
-      out.add(o);
+      out.add(new UploadedOutput(f.name(), blobs.get(digest(f.bytes()))));
     }
     return out;
   }
 
   /** A file a run left, by name. */
   public record NamedBytes(String name, byte[] bytes) {}
+
+  /** An image a run left, uploaded: its name and its blob. */
+  public record UploadedOutput(String name, BlobRef image) {}
 
   /**
    * Ends as error every check under {@code prefix} that this account left queued or running.

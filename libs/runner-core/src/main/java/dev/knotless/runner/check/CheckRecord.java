@@ -65,6 +65,18 @@ public record CheckRecord(
     outputs = List.copyOf(outputs == null ? List.of() : outputs);
   }
 
+  /**
+   * The lexicon's {@code imageOutput}, as an entry of {@code outputs}: an image a run left, under
+   * the name the run gave it, uploaded as {@code image}.
+   */
+  public static ObjectNode imageOutput(String name, BlobRef image) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put("$type", COLLECTION + "#imageOutput");
+    o.put("name", name);
+    o.set("image", image.toJson());
+    return o;
+  }
+
   /** The same record with another status, when it ended and a note; for filing it as ended. */
   public CheckRecord ended(
       CheckStatus newStatus, Instant at, List<StepResult> results, String why) {

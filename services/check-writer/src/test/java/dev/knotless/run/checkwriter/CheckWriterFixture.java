@@ -14,6 +14,8 @@ import dev.knotless.run.events.Topics;
 import dev.knotless.run.testkit.KafkaBrokerResource;
 import dev.knotless.runner.check.CheckKeys;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -111,6 +114,26 @@ final class CheckWriterFixture {
     return client.getBlob(RunnerAccountResource.runner().did(), ref.cid());
   }
 
+  /** A run of {@code workflow} as the queue issued it, so its events are taken. */
+  static Run queued(DataSource db, String workflow) throws Exception {
+    Run run = new Run(workflow);
+    try (Connection c = db.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "insert into run_queue (id, check_key, repo, owner_did, run_class, state,"
+                    + " workflow, commit_id, created_seq, created_at) values"
+                    + " (nextval('run_queue_seq'), ?, ?, ?, 'MAIN', 'WAITING', ?, ?,"
+                    + " nextval('run_queue_order'), now())")) {
+      s.setString(1, run.key);
+      s.setString(2, OWNER + "/" + REPO);
+      s.setString(3, OWNER);
+      s.setString(4, workflow);
+      s.setString(5, run.commit);
+      s.executeUpdate();
+    }
+    return run;
+  }
+
   static void publish(RunEvent event) throws Exception {
     publish(List.of(event));
   }
@@ -162,7 +185,12 @@ final class CheckWriterFixture {
     }
 
     RunEvent ended(long length) {
-      return new RunEvent.Ended(key, fixed(4), "success", length, List.of("build=success"), null);
+      return ended(length, List.of());
+    }
+
+    RunEvent ended(long length, List<RunEvent.ImageOutput> outputs) {
+      return new RunEvent.Ended(
+          key, fixed(4), "success", length, List.of("build=success"), null, outputs);
     }
 
     List<RunEvent> output(byte[] log, int from, int to, int chunk) {

@@ -352,22 +352,7 @@ class CheckWriterIT {
 
   /** Queues a run as a reconciler does, so the check-writer knows it. */
   private Run queued(String workflow) throws Exception {
-    Run run = new Run(workflow);
-    try (Connection c = db.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "insert into run_queue (id, check_key, repo, owner_did, run_class, state,"
-                    + " workflow, commit_id, created_seq, created_at) values"
-                    + " (nextval('run_queue_seq'), ?, ?, ?, 'MAIN', 'WAITING', ?, ?,"
-                    + " nextval('run_queue_order'), now())")) {
-      s.setString(1, run.key);
-      s.setString(2, OWNER + "/" + REPO);
-      s.setString(3, OWNER);
-      s.setString(4, workflow);
-      s.setString(5, run.commit);
-      s.executeUpdate();
-    }
-    return run;
+    return CheckWriterFixture.queued(db, workflow);
   }
 
   private long keptLogLength(Run run) throws Exception {

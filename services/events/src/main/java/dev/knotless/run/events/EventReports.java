@@ -9,7 +9,9 @@ import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.StepResult;
+import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.plan.PlannedRun;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,9 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The distributed worker's reports: each run's progress becomes run events for the check-writer,
  * which files the checks. The log goes out as it is written, piece by piece with its byte offset,
- * so the events rebuild it byte for byte. A run cancelled because this worker is stopping reports
- * no end: its queue row stays, and another worker runs it again once this one's heartbeat is stale.
- * Thread-safe.
+ * so the events rebuild it byte for byte; its outputs are uploaded as it ends ({@link
+ * OutputUploads}) and its end carries their references. A run cancelled because this worker is
+ * stopping reports no end: its queue row stays, and another worker runs it again once this one's
+ * heartbeat is stale. Thread-safe.
  */
 public final class EventReports implements RunReports {
   private static final Logger LOG = LoggerFactory.getLogger(EventReports.class);
@@ -45,17 +48,60 @@ public final class EventReports implements RunReports {
     default void cutOff(String checkKey) {}
   }
 
+  /**
+   * Uploads a run's outputs as blobs of the runner's account, so that its end carries only their
+   * references: the bytes of 16 images would not fit in a Kafka message, and the blobs are the
+   * runner's either way.
+   */
+  @FunctionalInterface
+  public interface OutputUploads {
+    /** Uploads nothing: the runs' checks are filed without outputs. */
+    OutputUploads NONE = files -> List.of();
+
+    /**
+     * Uploads {@code files} (as {@link CheckFiler#uploadOutputBlobs} does for the all-in-one).
+     *
+     * @return each image uploaded, in the order given; files that are not images are left out
+     * @throws IOException when the PDS did not take them
+     */
+    List<RunEvent.ImageOutput> upload(List<RunResult.OutputFile> files) throws IOException;
+
+    /** Uploads with {@code filer}, the runner's own account. */
+    static OutputUploads to(CheckFiler filer) {
+      return files -> {
+        List<CheckFiler.NamedBytes> named = new ArrayList<>();
+        for (RunResult.OutputFile f : files) {
+          named.add(new CheckFiler.NamedBytes(f.name(), f.bytes()));
+        }
+        List<RunEvent.ImageOutput> out = new ArrayList<>();
+        for (CheckFiler.UploadedOutput o : filer.uploadOutputBlobs(named)) {
+          out.add(
+              new RunEvent.ImageOutput(
+                  o.name(), o.image().cid(), o.image().mimeType(), o.image().size()));
+        }
+        return out;
+      };
+    }
+  }
+
   private final Consumer<RunEvent> publish;
   private final Queue queue;
   private final Clock clock;
   private final FiledChecks.Keeper keeper;
+  private final OutputUploads uploads;
   private volatile boolean stopping;
   private final java.util.Set<String> cutOff = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final java.util.Map<String, Follower> followers =
       new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** Reports whose runs' checks carry no outputs. */
   public EventReports(Consumer<RunEvent> publish, Queue queue, Clock clock) {
-    this(publish, queue, clock, (repo, passed) -> {});
+    this(publish, queue, clock, OutputUploads.NONE);
+  }
+
+  /** Reports whose runs' outputs are uploaded with {@code uploads} as each run ends. */
+  public EventReports(Consumer<RunEvent> publish, Queue queue, Clock clock, OutputUploads uploads) {
+    this(publish, queue, clock, uploads, (repo, passed) -> {});
   }
 
   /**
@@ -64,10 +110,15 @@ public final class EventReports implements RunReports {
    * reads success, the push that merges its pull finds the pass.
    */
   public EventReports(
-      Consumer<RunEvent> publish, Queue queue, Clock clock, FiledChecks.Keeper keeper) {
+      Consumer<RunEvent> publish,
+      Queue queue,
+      Clock clock,
+      OutputUploads uploads,
+      FiledChecks.Keeper keeper) {
     this.publish = publish;
     this.queue = queue;
     this.clock = clock;
+    this.uploads = uploads;
     this.keeper = keeper;
   }
 
@@ -153,14 +204,29 @@ public final class EventReports implements RunReports {
     for (StepResult s : result.steps()) {
       steps.add(s.name() + "=" + s.status().wire());
     }
+    long logLength = result.log().length;
+    List<RunEvent.ImageOutput> outputs = List.of();
+    if (!result.outputs().isEmpty()) {
+      try {
+        outputs = uploads.upload(result.outputs());
+      } catch (IOException e) {
+        // The check is filed all the same, its log saying what it lacks.
+        byte[] line =
+            ("==> the run's outputs could not be uploaded: " + e.getMessage() + "\n")
+                .getBytes(StandardCharsets.UTF_8);
+        publish.accept(new RunEvent.Output(key, clock.instant(), logLength, line));
+        logLength += line.length;
+      }
+    }
     publish.accept(
         new RunEvent.Ended(
             key,
             clock.instant(),
             Checks.status(result).wire(),
-            result.log().length,
+            logLength,
             steps,
-            Checks.note(result)));
+            Checks.note(result),
+            outputs));
     queue.ended(key);
   }
 

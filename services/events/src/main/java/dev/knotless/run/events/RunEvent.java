@@ -1,5 +1,7 @@
 package dev.knotless.run.events;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.time.Instant;
@@ -86,8 +88,46 @@ public sealed interface RunEvent {
    * @param logLength the log's length in bytes, so the writer knows it has it all
    * @param steps the steps' names and outcomes, in order, as {@code name=outcome}
    * @param note why, for the check's note (the failed step, the cancel's reason), or null
+   * @param outputs the images the run left, already uploaded by the process that ran it, in the
+   *     check's order; left out of the JSON when there are none, so an end without outputs reads as
+   *     it did before they were carried
    */
   record Ended(
-      String checkKey, Instant at, String status, long logLength, List<String> steps, String note)
-      implements RunEvent {}
+      String checkKey,
+      Instant at,
+      String status,
+      long logLength,
+      List<String> steps,
+      String note,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ImageOutput> outputs)
+      implements RunEvent {
+
+    /** Copies the list; none for an event from before outputs were carried. */
+    @JsonCreator
+    public Ended {
+      outputs = outputs == null ? List.of() : List.copyOf(outputs);
+    }
+
+    /** An end with no outputs. */
+    public Ended(
+        String checkKey,
+        Instant at,
+        String status,
+        long logLength,
+        List<String> steps,
+        String note) {
+      this(checkKey, at, status, logLength, steps, note, List.of());
+    }
+  }
+
+  /**
+   * An image a run left in its outputs directory, uploaded as a blob of the runner's account: only
+   * the reference crosses Kafka, never the bytes.
+   *
+   * @param name its name, as the run named it (masked as the log is)
+   * @param cid the blob's CID
+   * @param mimeType the type it was uploaded as
+   * @param size its length in bytes
+   */
+  record ImageOutput(String name, String cid, String mimeType, long size) {}
 }

@@ -99,4 +99,92 @@ class EventReportsTest {
     assertEquals(whole.length, end.logLength());
     assertEquals("3kcheck", end.checkKey());
   }
+
+  private static final EventReports.Queue QUEUE =
+      new EventReports.Queue() {
+        @Override
+        public void started(String checkKey) {}
+
+        @Override
+        public void ended(String checkKey) {}
+      };
+
+  @Test
+  void aRunsOutputsAreUploadedAsItEndsAndItsEndCarriesTheirReferencesInOrder() {
+    List<RunEvent> events = new ArrayList<>();
+    List<String> uploaded = new ArrayList<>();
+    EventReports reports =
+        new EventReports(
+            events::add,
+            QUEUE,
+            Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
+            files -> {
+              List<RunEvent.ImageOutput> out = new ArrayList<>();
+              for (RunResult.OutputFile f : files) {
+                uploaded.add(f.name());
+                out.add(
+                    new RunEvent.ImageOutput(
+                        f.name(), "bafkrei" + f.name().length(), "image/png", f.bytes().length));
+              }
+              return out;
+            });
+    PlannedRun run = run();
+    RunListener listener = reports.listener(run);
+    byte[] log = "==> shoot\n".getBytes(StandardCharsets.UTF_8);
+    listener.logWritten(0, log);
+    RunResult ran =
+        new RunResult(
+            List.of(),
+            new RunOutcome.Passed(),
+            log,
+            List.of(
+                new RunResult.OutputFile("a.png", new byte[] {1, 2}),
+                new RunResult.OutputFile("bb.png", new byte[] {3})));
+    listener.runEnded(ran);
+    reports.ended(run, null, ran, null);
+
+    assertEquals(List.of("a.png", "bb.png"), uploaded);
+    RunEvent.Ended end = assertInstanceOf(RunEvent.Ended.class, events.get(events.size() - 1));
+    assertEquals(
+        List.of(
+            new RunEvent.ImageOutput("a.png", "bafkrei5", "image/png", 2),
+            new RunEvent.ImageOutput("bb.png", "bafkrei6", "image/png", 1)),
+        end.outputs());
+    assertEquals(log.length, end.logLength());
+  }
+
+  @Test
+  void outputsThePdsWouldNotTakeLeaveALineInTheLogAndTheRunStillEnds() {
+    List<RunEvent> events = new ArrayList<>();
+    EventReports reports =
+        new EventReports(
+            events::add,
+            QUEUE,
+            Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
+            files -> {
+              throw new java.io.IOException("uploadBlob: 413 BlobTooLarge");
+            });
+    PlannedRun run = run();
+    RunListener listener = reports.listener(run);
+    byte[] log = "==> shoot\n".getBytes(StandardCharsets.UTF_8);
+    listener.logWritten(0, log);
+    RunResult ran =
+        new RunResult(
+            List.of(),
+            new RunOutcome.Passed(),
+            log,
+            List.of(new RunResult.OutputFile("a.png", new byte[] {1})));
+    listener.runEnded(ran);
+    reports.ended(run, null, ran, null);
+
+    RunEvent.Output line = assertInstanceOf(RunEvent.Output.class, events.get(events.size() - 2));
+    assertEquals(log.length, line.offset());
+    assertEquals(
+        "==> the run's outputs could not be uploaded: uploadBlob: 413 BlobTooLarge\n",
+        new String(line.data(), StandardCharsets.UTF_8));
+    RunEvent.Ended end = assertInstanceOf(RunEvent.Ended.class, events.get(events.size() - 1));
+    assertEquals(List.of(), end.outputs());
+    assertEquals("success", end.status());
+    assertEquals(log.length + line.data().length, end.logLength());
+  }
 }

@@ -60,6 +60,38 @@ class WireFormatTest {
   }
 
   @Test
+  void anEndedRunKeepsItsOutputsInOrderAndAnEndWithoutOutputsReadsAsBefore() {
+    List<RunEvent.ImageOutput> outputs =
+        List.of(
+            new RunEvent.ImageOutput("shot.png", "bafkreione", "image/png", 256),
+            new RunEvent.ImageOutput("note.svg", "bafkreitwo", "image/svg+xml", 18));
+    RunEvent e =
+        new RunEvent.Ended(
+            "k",
+            Instant.parse("2026-11-29T10:00:00Z"),
+            "success",
+            10,
+            List.of("build=success"),
+            null,
+            outputs);
+    assertEquals(e, RunEventJson.decode(RunEventJson.encode(e)));
+    assertEquals(outputs, ((RunEvent.Ended) RunEventJson.decode(RunEventJson.encode(e))).outputs());
+
+    // The check-writer tells an event seen before by its JSON: an end with none must not change.
+    RunEvent none =
+        new RunEvent.Ended(
+            "k", Instant.parse("2026-11-29T10:00:00Z"), "success", 3, List.of("a=success"), null);
+    String json = RunEventJson.encode(none);
+    assertTrue(!json.contains("outputs"), json);
+    assertEquals(
+        "{\"type\":\"ended\",\"checkKey\":\"k\",\"at\":\"2026-11-29T10:00:00Z\","
+            + "\"status\":\"success\",\"logLength\":3,\"steps\":[\"a=success\"],"
+            + "\"note\":null,\"v\":\"1.0\"}",
+        json);
+    assertEquals(List.of(), ((RunEvent.Ended) RunEventJson.decode(json)).outputs());
+  }
+
+  @Test
   void aNewerMinorVersionWithFieldsThisReaderDoesNotKnowIsReadNotDropped() {
     RunEvent e =
         new RunEvent.Ended(

@@ -146,8 +146,18 @@ public final class Launcher {
   /** Writes the whole of /work as tar to stdout, for a run that writes back. */
   static final String PACK_WORK = "cd " + WORK + " && tar -cf - .";
 
-  /** Writes the outputs directory's top-level regular files as tar to stdout. */
-  static final String PACK_OUTPUTS = "cd " + OUTPUTS + " && tar -cf - .";
+  /**
+   * Writes the outputs directory as tar to stdout; nothing, and success, when a step removed it or
+   * put a link in its place, whose target is no run's output.
+   */
+  static final String PACK_OUTPUTS =
+      "if [ -d "
+          + OUTPUTS
+          + " ] && [ ! -L "
+          + OUTPUTS
+          + " ]; then cd "
+          + OUTPUTS
+          + " && tar -cf - .; fi";
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 

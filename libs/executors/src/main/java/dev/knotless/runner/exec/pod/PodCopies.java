@@ -55,16 +55,23 @@ final class PodCopies {
     }
   }
 
-  /** The top-level files of pod {@code pod}'s outputs directory into {@code outputs}. */
+  /**
+   * Pod {@code pod}'s outputs directory into {@code outputs}, as {@link OutputsTar} copies it, with
+   * at most {@code maxBytes} of file data.
+   */
   static void outputsOut(PodApi api, String pod, Path outputs, long maxBytes)
       throws IOException, InterruptedException {
-    PodCommands.stream(
-        api,
-        pod,
-        Launcher.packOutputsCommand(),
-        null,
-        PodCommands.COPY,
-        out -> Tar.extractTopFiles(out, outputs, maxBytes));
+    int exit =
+        PodCommands.stream(
+            api,
+            pod,
+            Launcher.packOutputsCommand(),
+            null,
+            PodCommands.COPY,
+            out -> OutputsTar.extract(out, outputs, maxBytes));
+    if (exit != 0) {
+      throw new IOException("packing the pod's outputs exited with " + exit);
+    }
   }
 
   /**

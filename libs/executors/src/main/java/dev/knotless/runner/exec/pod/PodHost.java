@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One run's pod: made from {@link RunPod}, the checkout copied in through exec stdin as tar, each
  * step started by the {@link Launcher} and followed through the API server, the outputs copied out
- * and the pod deleted once the last step's output was read to its end. Not thread-safe but for
- * {@link Step#kill} and {@link #close}, which a cancel calls from another thread.
+ * ({@link #collectOutputs}) and the pod deleted once the last step's output was read to its end.
+ * Not thread-safe but for {@link Step#kill} and {@link #close}, which a cancel calls from another
+ * thread.
  */
 final class PodHost implements StepHost {
 
@@ -31,8 +32,12 @@ final class PodHost implements StepHost {
   /** The most file data a write-back's checkout brings back from the pod. */
   static final long MAX_CHECKOUT_BYTES = 1L << 30;
 
-  /** The largest output file copied back; larger ones are left out, as OutputFiles would. */
-  static final long MAX_OUTPUT_BYTES = 64L << 20;
+  /**
+   * The most file data copied back from a pod's outputs directory: a bound on the runner's own
+   * disk, far past what the outputs' limits keep, since every file small enough to be read comes
+   * back before they choose.
+   */
+  static final long MAX_OUTPUTS_COPY_BYTES = 1L << 30;
 
   private static final Logger LOG = LoggerFactory.getLogger(PodHost.class);
 
@@ -232,6 +237,23 @@ final class PodHost implements StepHost {
     return new PodStep(index, launcher, output);
   }
 
+  /**
+   * Copies the pod's outputs directory into the run's, before the pod goes: the run loop then reads
+   * it as it reads every executor's. A lost pod's are not copied (its exec could hang as long as
+   * the copy's limit): its run ends as an error, whose outputs are never read.
+   */
+  @Override
+  public void collectOutputs() throws IOException, InterruptedException {
+    synchronized (this) {
+      if (closed || !created) {
+        return;
+      }
+    }
+    if (lostReason == null && steps > 0) {
+      PodCopies.outputsOut(api, pod.name(), paths.outputs(), MAX_OUTPUTS_COPY_BYTES);
+    }
+  }
+
   @Override
   public void close() {
     synchronized (this) {
@@ -247,18 +269,6 @@ final class PodHost implements StepHost {
     if (w != null) {
       // The pod's own deletion, below, is no loss.
       w.close();
-    }
-    try {
-      if (lostReason == null) {
-        // A lost pod's exec could hang as long as the copy's limit.
-        if (steps > 0) {
-          PodCopies.outputsOut(api, pod.name(), paths.outputs(), MAX_OUTPUT_BYTES);
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("could not read the outputs of pod {}: {}", pod.name(), e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
     if (copyBack) {
       copyBackFailed = lostReason;

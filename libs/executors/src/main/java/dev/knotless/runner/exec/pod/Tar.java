@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec.pod;
 
+import dev.knotless.runner.exec.Quoting;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -18,12 +19,12 @@ import java.util.stream.Stream;
 /**
  * The little of tar the pod executor needs: a directory tree written as a ustar archive (GNU long
  * names past 100 bytes, which GNU tar and busybox read), for the checkout on its way into a pod;
- * and the top-level regular files of an archive read back, for outputs. Links are stored as links,
- * never followed. Stateless.
+ * and archives a pod wrote read back, its outputs and a write-back's checkout. Links are stored as
+ * links, never followed. Stateless.
  */
 final class Tar {
 
-  private static final int BLOCK = 512;
+  static final int BLOCK = 512;
 
   private Tar() {}
 
@@ -128,44 +129,6 @@ final class Tar {
   }
 
   /**
-   * Reads the archive on {@code in} and writes its top-level regular files into {@code dir}, each
-   * of at most {@code maxBytes} (a larger one is left out, so never half there); directories,
-   * links, devices and anything below the top level are passed over.
-   */
-  static void extractTopFiles(InputStream in, Path dir, long maxBytes) throws IOException {
-    byte[] h = new byte[BLOCK];
-    String longName = null;
-    while (readBlock(in, h)) {
-      if (allZero(h)) {
-        return;
-      }
-      long size = parseOctal(h, 124, 12);
-      char type = (char) h[156];
-      String name = longName != null ? longName : cString(h, 0, 100);
-      longName = null;
-      if (type == 'L') {
-        longName = cString(readData(in, size), 0, (int) size);
-        continue;
-      }
-      String top = name.startsWith("./") ? name.substring(2) : name;
-      boolean keep =
-          (type == '0' || type == '\0')
-              && !top.isEmpty()
-              && top.indexOf('/') < 0
-              && !top.equals("..")
-              && size <= maxBytes;
-      if (keep) {
-        try (OutputStream out = Files.newOutputStream(dir.resolve(top))) {
-          copy(in, out, size);
-        }
-        skip(in, (BLOCK - size % BLOCK) % BLOCK);
-      } else {
-        skip(in, (size + BLOCK - 1) / BLOCK * BLOCK);
-      }
-    }
-  }
-
-  /**
    * Reads the archive on {@code in}, which a run's pod wrote and so is hostile, into {@code dir}:
    * directories, regular files (their owner's execute bit kept) and symbolic links, the links made
    * as links and never followed. Every entry is refused that would leave {@code dir} (an absolute
@@ -184,7 +147,7 @@ final class Tar {
       if (allZero(h)) {
         return;
       }
-      long size = parseOctal(h, 124, 12);
+      long size = parseSize(h);
       char type = (char) h[156];
       if (type == 'L' || type == 'K') {
         String v = cString(readData(in, size), 0, (int) size);
@@ -199,19 +162,24 @@ final class Tar {
       String link = longLink != null ? longLink : cString(h, 157, 100);
       longName = null;
       longLink = null;
-      String rel = relative(name);
+      String rel = relative(name, "checkout");
+      if (rel != null && (rel.equals(".git") || rel.startsWith(".git/"))) {
+        // The runner's own: never the pod's to change.
+        rel = null;
+      }
       boolean data = type == '0' || type == '\0' || type == '7';
       if (rel == null) {
         skip(in, data ? (size + BLOCK - 1) / BLOCK * BLOCK : 0);
         continue;
       }
-      Path target = inside(dir, rel);
+      Path target = inside(dir, rel, "checkout");
       if (type == '5') {
         Files.createDirectories(target);
       } else if (data) {
         total += size;
         if (total > maxBytes) {
-          throw new IOException("the pod's checkout is over " + maxBytes + " bytes at " + rel);
+          throw new IOException(
+              "the pod's checkout is over " + maxBytes + " bytes at " + quote(rel));
         }
         Files.createDirectories(target.getParent());
         Files.deleteIfExists(target);
@@ -234,8 +202,13 @@ final class Tar {
     }
   }
 
-  /** An entry's name relative to the archive's root; null for the root itself and for .git. */
-  private static String relative(String name) throws IOException {
+  /**
+   * An entry's name relative to the archive's root, null for the root itself.
+   *
+   * @param what what the archive holds, for the message
+   * @throws IOException when the name is absolute or has a {@code ..} or empty part
+   */
+  static String relative(String name, String what) throws IOException {
     String n = name;
     while (n.startsWith("./")) {
       n = n.substring(2);
@@ -247,30 +220,30 @@ final class Tar {
       return null;
     }
     if (n.startsWith("/")) {
-      throw new IOException("the pod's checkout holds an absolute name: " + name);
+      throw new IOException("the pod's " + what + " holds an absolute name: " + quote(name));
     }
-    for (String part : n.split("/")) {
+    for (String part : n.split("/", -1)) {
       if (part.equals("..") || part.isEmpty()) {
-        throw new IOException("the pod's checkout holds a name leaving it: " + name);
+        throw new IOException("the pod's " + what + " holds a name leaving it: " + quote(name));
       }
     }
-    return n.equals(".git") || n.startsWith(".git/") ? null : n;
+    return n;
   }
 
   /** {@code rel} under {@code dir}, refused when a directory on the way is a link. */
-  private static Path inside(Path dir, String rel) throws IOException {
+  static Path inside(Path dir, String rel, String what) throws IOException {
     Path p = dir;
     String[] parts = rel.split("/");
     for (int i = 0; i < parts.length - 1; i++) {
       p = p.resolve(parts[i]);
       if (Files.isSymbolicLink(p)) {
-        throw new IOException("the pod's checkout writes through a link: " + rel);
+        throw new IOException("the pod's " + what + " writes through a link: " + quote(rel));
       }
     }
     return p.resolve(parts[parts.length - 1]);
   }
 
-  private static boolean readBlock(InputStream in, byte[] h) throws IOException {
+  static boolean readBlock(InputStream in, byte[] h) throws IOException {
     int n = in.readNBytes(h, 0, BLOCK);
     if (n == 0) {
       return false;
@@ -281,7 +254,7 @@ final class Tar {
     return true;
   }
 
-  private static byte[] readData(InputStream in, long size) throws IOException {
+  static byte[] readData(InputStream in, long size) throws IOException {
     if (size > 1 << 16) {
       throw new IOException("tar long name of " + size + " bytes");
     }
@@ -293,7 +266,7 @@ final class Tar {
     return data;
   }
 
-  private static void copy(InputStream in, OutputStream out, long size) throws IOException {
+  static void copy(InputStream in, OutputStream out, long size) throws IOException {
     byte[] buf = new byte[64 * 1024];
     long left = size;
     while (left > 0) {
@@ -306,19 +279,37 @@ final class Tar {
     }
   }
 
-  private static void skip(InputStream in, long n) throws IOException {
+  static void skip(InputStream in, long n) throws IOException {
     if (n > 0) {
       in.skipNBytes(n);
     }
   }
 
-  private static boolean allZero(byte[] h) {
+  static boolean allZero(byte[] h) {
     for (byte b : h) {
       if (b != 0) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * An entry's size: octal, or GNU tar's base-256 (the field's first byte's high bit set) for a
+   * file of 8 GiB or more.
+   */
+  static long parseSize(byte[] h) throws IOException {
+    if ((h[124] & 0x80) == 0) {
+      return parseOctal(h, 124, 12);
+    }
+    long v = 0;
+    for (int i = 125; i < 136; i++) {
+      if ((v >>> 55) != 0) {
+        throw new IOException("tar entry too large");
+      }
+      v = (v << 8) | (h[i] & 0xff);
+    }
+    return v;
   }
 
   private static long parseOctal(byte[] h, int at, int width) {
@@ -334,7 +325,11 @@ final class Tar {
     return v;
   }
 
-  private static String cString(byte[] b, int at, int max) {
+  static String quote(String name) {
+    return Quoting.quote(name);
+  }
+
+  static String cString(byte[] b, int at, int max) {
     int end = at;
     while (end < at + max && end < b.length && b[end] != 0) {
       end++;

@@ -1,6 +1,7 @@
 package dev.knotless.run.checkwriter.app;
 
 import dev.knotless.atproto.BlobRef;
+import dev.knotless.atproto.XrpcException;
 import dev.knotless.run.checkwriter.domain.Admission;
 import dev.knotless.run.checkwriter.domain.CheckProgress;
 import dev.knotless.run.checkwriter.domain.LogTail;
@@ -38,15 +39,17 @@ import org.jboss.logging.MDC;
  * {@link #handle} returns, so the Kafka offset committed after it never covers state a replica that
  * takes the partition over would miss. Applying an event twice changes nothing (output by its byte
  * offset, other events by their JSON), so a redelivery after a rebalance or a crash neither loses
- * nor repeats a line. The check is filed running at {@code started} and with its end, steps and log
- * at {@code ended}; the queued record is the pass's, so {@code filed} writes nothing to the PDS.
- * Whole lines stream to the appview through {@link OutputFeed}.
+ * nor repeats a line. The check is filed running at {@code started} and with its end, steps, log
+ * and outputs (uploaded by the process that ran it) at {@code ended}; the queued record is the
+ * pass's, so {@code filed} writes nothing to the PDS. Whole lines stream to the appview through
+ * {@link OutputFeed}.
  */
 @ApplicationScoped
 public class CheckWriter {
   private static final Logger LOG = Logger.getLogger(CheckWriter.class);
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
   private static final int DB_ATTEMPTS = 120;
+  private static final String BLOB_NOT_FOUND = "BlobNotFound";
 
   /** One check in this replica's memory; guarded by its own monitor. */
   private static final class Live {
@@ -250,7 +253,19 @@ public class CheckWriter {
     }
     CheckFiler filer = session.filer();
     BlobRef blob = filer.uploadLog(log);
-    file(key, l.progress.record(blob), e);
+    try {
+      file(key, l.progress.record(blob), e);
+    } catch (XrpcException x) {
+      if (!BLOB_NOT_FOUND.equals(x.error()) || l.progress.outputs().isEmpty()) {
+        throw x;
+      }
+      // The outputs' blobs were uploaded as the run ended; a PDS may let unnamed blobs go before
+      // a check this far behind names them. The log was uploaded just now, so theirs are gone.
+      registry.counter("knotless.run.check_writer.outputs.lost").increment();
+      LOG.warnf("the run's outputs were gone from the PDS, filed without them: %s", x.getMessage());
+      l.progress = l.progress.withoutOutputs();
+      file(key, l.progress.record(blob), e);
+    }
     kept.markDone();
     live.remove(key);
   }

@@ -1,5 +1,6 @@
 package dev.knotless.run.checkwriter.domain;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.runner.check.CheckRecord;
@@ -22,6 +23,7 @@ import java.util.List;
  * @param stepGoing the step running now, or null
  * @param logLength the log's length in bytes as the ended event gave it, or -1 before
  * @param note the check's note as the ended event gave it, or null
+ * @param outputs the images the ended event named, already uploaded, in the check's order
  */
 public record CheckProgress(
     RunEvent.Filed filed,
@@ -31,15 +33,18 @@ public record CheckProgress(
     List<StepResult> steps,
     String stepGoing,
     long logLength,
-    String note) {
+    String note,
+    List<RunEvent.ImageOutput> outputs) {
 
   public CheckProgress {
     steps = List.copyOf(steps);
+    outputs = List.copyOf(outputs);
   }
 
   /** A check just filed as queued. */
   public static CheckProgress filed(RunEvent.Filed filed) {
-    return new CheckProgress(filed, CheckStatus.QUEUED, null, null, List.of(), null, -1, null);
+    return new CheckProgress(
+        filed, CheckStatus.QUEUED, null, null, List.of(), null, -1, null, List.of());
   }
 
   /**
@@ -50,7 +55,7 @@ public record CheckProgress(
   public CheckProgress apply(RunEvent event) {
     if (event instanceof RunEvent.Started s) {
       return new CheckProgress(
-          filed, CheckStatus.RUNNING, s.at(), null, steps, stepGoing, logLength, note);
+          filed, CheckStatus.RUNNING, s.at(), null, steps, stepGoing, logLength, note, outputs);
     } else if (event instanceof RunEvent.StepStarted s) {
       return new CheckProgress(
           filed,
@@ -60,7 +65,8 @@ public record CheckProgress(
           steps,
           s.step(),
           logLength,
-          note);
+          note,
+          outputs);
     } else if (event instanceof RunEvent.StepEnded s) {
       List<StepResult> next = new ArrayList<>(steps);
       StepResult.Status outcome = StepResult.Status.fromWire(s.outcome());
@@ -73,7 +79,8 @@ public record CheckProgress(
               ran ? s.at().minusMillis(s.millis()) : null,
               ran ? s.at() : null,
               null));
-      return new CheckProgress(filed, status, startedAt, endedAt, next, null, logLength, note);
+      return new CheckProgress(
+          filed, status, startedAt, endedAt, next, null, logLength, note, outputs);
     } else if (event instanceof RunEvent.Ended e) {
       return new CheckProgress(
           filed,
@@ -83,7 +90,8 @@ public record CheckProgress(
           steps,
           null,
           e.logLength(),
-          e.note());
+          e.note(),
+          e.outputs());
     }
     return this;
   }
@@ -97,7 +105,19 @@ public record CheckProgress(
     return new Progress(startedAt == null ? filed.at() : startedAt, ended, stepGoing);
   }
 
-  /** The check record as it stands, with {@code log} as its log blob (null for none yet). */
+  /**
+   * The same check without its outputs: for filing it when the PDS no longer has their blobs
+   * (uploaded by the process that ran it, and let go before the check named them).
+   */
+  public CheckProgress withoutOutputs() {
+    return new CheckProgress(
+        filed, status, startedAt, endedAt, steps, stepGoing, logLength, note, List.of());
+  }
+
+  /**
+   * The check record as it stands, with {@code log} as its log blob (null for none yet) and its
+   * outputs as the all-in-one files them ({@link CheckRecord#imageOutput}).
+   */
   public CheckRecord record(BlobRef log) {
     return new CheckRecord(
         filed.repoUri() != null
@@ -114,7 +134,15 @@ public record CheckProgress(
         endedAt,
         steps,
         log,
-        List.of(),
+        images(),
         note);
+  }
+
+  private List<JsonNode> images() {
+    List<JsonNode> out = new ArrayList<>();
+    for (RunEvent.ImageOutput o : outputs) {
+      out.add(CheckRecord.imageOutput(o.name(), new BlobRef(o.cid(), o.mimeType(), o.size())));
+    }
+    return out;
   }
 }

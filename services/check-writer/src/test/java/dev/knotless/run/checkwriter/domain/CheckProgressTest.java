@@ -3,6 +3,7 @@ package dev.knotless.run.checkwriter.domain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.knotless.atproto.BlobRef;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
@@ -48,5 +49,38 @@ class CheckProgressTest {
     assertEquals(T0.plusSeconds(2), r.steps().get(0).startedAt());
     assertEquals(42, p.logLength());
     assertEquals("step build failed", r.note());
+  }
+
+  @Test
+  void anEndsOutputsAreFiledAsTheAllInOneFilesThemInTheirOrderAndCanBeLetGo() {
+    BlobRef log = new BlobRef("bafkreilog", "text/plain; charset=utf-8", 10);
+    BlobRef shot = new BlobRef("bafkreishot", "image/png", 256);
+    BlobRef note = new BlobRef("bafkreinote", "image/svg+xml", 18);
+    CheckProgress p =
+        CheckProgress.filed(FILED)
+            .apply(new RunEvent.Started(KEY, T0.plusSeconds(1)))
+            .apply(
+                new RunEvent.Ended(
+                    KEY,
+                    T0.plusSeconds(2),
+                    "success",
+                    10,
+                    List.of(),
+                    null,
+                    List.of(
+                        new RunEvent.ImageOutput("shot.png", shot.cid(), "image/png", 256),
+                        new RunEvent.ImageOutput("note.svg", note.cid(), "image/svg+xml", 18))));
+
+    CheckRecord r = p.record(log);
+    assertEquals(
+        List.of(
+            CheckRecord.imageOutput("shot.png", shot), CheckRecord.imageOutput("note.svg", note)),
+        r.outputs());
+    assertEquals("dev.knotless.check#imageOutput", r.outputs().get(0).path("$type").asText());
+    assertEquals(r, CheckRecord.fromJson(r.toJson()));
+    CheckRecord without = p.withoutOutputs().record(log);
+    assertEquals(List.of(), without.outputs());
+    assertEquals(log, without.log());
+    assertEquals(CheckStatus.SUCCESS, without.status());
   }
 }

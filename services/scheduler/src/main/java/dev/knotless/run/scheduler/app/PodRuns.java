@@ -11,6 +11,8 @@ import dev.knotless.runner.exec.ExecutorKinds;
 import dev.knotless.runner.exec.pod.PodApi;
 import dev.knotless.runner.exec.pod.PodExecutor;
 import dev.knotless.runner.exec.pod.PodObserver;
+import dev.knotless.runner.filing.CheckFiler;
+import dev.knotless.runner.filing.RetryingWrites;
 import dev.knotless.runner.mergequeue.Takeover;
 import dev.knotless.runner.pass.OrderPlanner;
 import dev.knotless.runner.pass.PdsAccess;
@@ -53,10 +55,11 @@ import org.jboss.logging.Logger;
 /**
  * The leader's work: queued runs, in their filing order, to libs/runner's {@link Jobs} (which ranks
  * them by the scheduling policy and runs each in a pod of its own through the {@link PodExecutor}),
- * progress out as run events for the check-writer, and the queue kept in step. On taking the lead
- * it first offers the pods of runs already going to the executor for adoption, then takes every
- * queued run the last leader held, as {@link Takeover} says: a run whose pod lives is followed in
- * it, one that never started is run, and one that started but whose pod is gone ends as an error.
+ * progress out as run events for the check-writer (each run's outputs uploaded as it ends), and the
+ * queue kept in step. On taking the lead it first offers the pods of runs already going to the
+ * executor for adoption, then takes every queued run the last leader held, as {@link Takeover}
+ * says: a run whose pod lives is followed in it, one that never started is run, and one that
+ * started but whose pod is gone ends as an error.
  */
 @ApplicationScoped
 public class PodRuns {
@@ -212,6 +215,9 @@ public class PodRuns {
               }
             },
             clock,
+            // The outputs are in this process's memory: it uploads them as the runner, and the
+            // check-writer files the check naming them.
+            EventReports.OutputUploads.to(new CheckFiler(new RetryingWrites(access.runner()))),
             // A trusted pull's pass, for the push that merges it (the reconcilers' passes read it).
             (repo, passed) -> repoStates.update(repo, s -> s.withPassed(passed)));
     usage = PodUsage.open(config, db, runnerDid, access.runner(), clock);
