@@ -6,7 +6,8 @@
 # daemon answers (it starts one if none does), under its runsc runtime when it has one. It pushes
 # a sample repository, prints the check the services file and the pod that ran it, and keeps
 # running until Ctrl-C (pass --exit to stop once the check is shown, exit 0 on success). It ends
-# what it started.
+# what it started. Its logs and caches go to .work/local-distributed (KNOTLESS_TOUR_DIR to
+# choose another), emptied when it starts.
 #
 # Needs JDK 17 and git; Maven, Node 22 and the PDS are fetched on the first run.
 set -e

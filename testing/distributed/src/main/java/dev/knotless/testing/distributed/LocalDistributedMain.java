@@ -57,7 +57,15 @@ public final class LocalDistributedMain {
   private static void tour(String[] args) throws Exception {
     boolean exit = args.length > 0 && args[0].equals("--exit");
     MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
-    Path dir = LocalDistributed.projectRoot().resolve(".work/local-distributed");
+    // KNOTLESS_TOUR_DIR: elsewhere than the project's .work (a test's own directory, say).
+    String own = System.getenv("KNOTLESS_TOUR_DIR");
+    Path dir =
+        own == null || own.isBlank()
+            ? LocalDistributed.projectRoot().resolve(".work/local-distributed")
+            : Path.of(own);
+    // Each tour starts clean: the services' caches would hold a handle of the last tour's PDS,
+    // which is gone (its accounts have the same handles on a new port).
+    clear(dir);
     System.out.println(
         "==> starting Kafka, PostgreSQL and the reference PDS (logs in " + dir + ")");
     LocalDocker.ensureImages();
@@ -159,5 +167,16 @@ public final class LocalDistributedMain {
         .findFirst()
         .map(l -> "ran in " + l)
         .orElse("no pod line in the log: the run did not go to a pod");
+  }
+
+  private static void clear(Path dir) throws java.io.IOException {
+    if (!java.nio.file.Files.exists(dir)) {
+      return;
+    }
+    try (var paths = java.nio.file.Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.delete(p);
+      }
+    }
   }
 }

@@ -27,8 +27,12 @@ class LocalTourIT {
   void theTourEndsWithASuccessCheckWhoseLogNamesItsPod(@TempDir Path tmp) throws Exception {
     Path root = LocalDistributed.projectRoot();
     Path out = tmp.resolve("tour.out");
+    ProcessBuilder builder =
+        new ProcessBuilder(root.resolve("deploy/local-distributed.sh").toString(), "--exit");
+    // Its own directory: a tour someone runs from this clone meanwhile keeps its own.
+    builder.environment().put("KNOTLESS_TOUR_DIR", tmp.resolve("tour").toString());
     Process tour =
-        new ProcessBuilder(root.resolve("deploy/local-distributed.sh").toString(), "--exit")
+        builder
             .directory(root.toFile())
             .redirectErrorStream(true)
             .redirectOutput(out.toFile())
