@@ -5,7 +5,6 @@ import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.SealedStart;
-import dev.knotless.runner.exec.ExecutorConfig;
 import dev.knotless.runner.exec.ExecutorContext;
 import dev.knotless.runner.exec.ExecutorKinds;
 import dev.knotless.runner.exec.pod.PodApi;
@@ -131,7 +130,7 @@ public class PodRuns {
         ExecutorKinds.installed().with(new PodKind(client)).kind(PodKind.NAME, PodKind.class);
     PodKind.Settings podSettings;
     try {
-      podSettings = pods.settings(executorConfig());
+      podSettings = pods.settings(PodKindConfig.of(config));
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException("the run pods' settings: " + e.getMessage(), e);
     }
@@ -263,28 +262,6 @@ public class PodRuns {
     long refresh = config.usageRefresh().toMillis();
     loops.scheduleWithFixedDelay(
         () -> usage.shared().refresh(jobs), refresh, refresh, TimeUnit.MILLISECONDS);
-  }
-
-  /** This service's config under the pod kind's own names, for the kind to read. */
-  private ExecutorConfig executorConfig() {
-    Map<String, String> values = new HashMap<>();
-    values.put("image", config.runImage());
-    config.cpus().stream().filter(v -> v != 0).forEach(v -> values.put("cpus", Double.toString(v)));
-    config.memory().stream()
-        .filter(v -> v != 0)
-        .forEach(v -> values.put("memory", Integer.toString(v)));
-    config.ephemeralStorage().stream()
-        .filter(v -> v != 0)
-        .forEach(v -> values.put("ephemeral-storage", Integer.toString(v)));
-    config.runtimeClass().ifPresent(v -> values.put("runtime", v));
-    config.trustedRuntimeClass().ifPresent(v -> values.put("trusted-runtime", v));
-    values.put("run-as-user", Long.toString(config.runAsUser()));
-    values.put("namespace", config.namespace());
-    values.put("pull-grace", config.pullGrace().toString());
-    values.put("pending-timeout", config.pendingTimeout().toString());
-    values.put("watch-resync", config.watchResync().toString());
-    config.podOverlayFile().ifPresent(v -> values.put("pod-overlay", v.toString()));
-    return ExecutorConfig.of(values, Map.of());
   }
 
   /**
