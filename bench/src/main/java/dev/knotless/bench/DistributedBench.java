@@ -5,9 +5,12 @@ import dev.knotless.run.events.Topics;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.testing.Account;
+import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.distributed.LocalDistributed;
 import dev.knotless.testing.distributed.ServiceProcess;
 import dev.knotless.testing.infra.OwnerRepo;
+import dev.knotless.testing.kubelet.KubeApiServer;
+import dev.knotless.testing.kubelet.TestKubelet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,36 +25,71 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The distributed shape beside the all-in-one runner, on one reference PDS and with the same number
- * of watched repositories: the time from a ref write to the check filed running (ingester, broker,
- * reconciler pass, worker, run events, check-writer), and how many passes a second the reconcilers
- * make when every door is rung at once, with the PDS requests each pass costs (from {@code
- * knotless.run.pds.requests}). Then the same with a second reconciler replica. The services run as
- * processes from their built jars. Prints a table. Run: {@code bin/bench Distributed [pushes (5)]
- * [repositories (1000)] [replicas (2)] [rings (3)]}.
+ * The hosted shape beside the all-in-one runner, on one reference PDS and with the same number of
+ * watched repositories. The all-in-one runs each job with the docker executor under gVisor's runsc
+ * (the harness daemon's {@code knotless-sandbox}); the hosted shape is the ingester, the broker,
+ * reconcilers that only queue runs, the scheduler that runs each as a pod of RuntimeClass {@code
+ * gvisor} on the Fabric8 mock API server, the test kubelet that runs the pod as a container under
+ * the same runsc, and the check-writer. Per push it times the ref write to the check filed running
+ * and to it ended {@code success}, with the PDS requests each push costs (the all-in-one's through
+ * a counting proxy, the services' from {@code knotless.run.pds.requests}), the scheduler's {@code
+ * knotless.run.pod.start} and where the pod path spends its time ({@link PodTimeline}). Then how
+ * many passes a second the reconcilers make when every door is rung at once, with the PDS requests
+ * each pass costs. Then the same with one more reconciler replica, up to {@code replicas}. The
+ * services run as processes from their built jars. Prints tables ({@link DistributedTable}). Run:
+ * {@code bin/bench Distributed [pushes (5)] [repositories (1000)] [replicas (2)] [rings (3)]}.
  */
 public final class DistributedBench {
   private static final String PASSES = "knotless_run_passes_total";
   private static final String PASSES_OK = "knotless_run_passes_total{outcome=\"ok\"";
   private static final String PDS_REQUESTS = "knotless_run_pds_requests_total";
+  private static final String POD_START_SUM = "knotless_run_pod_start_seconds_sum";
+  private static final String POD_START_COUNT = "knotless_run_pod_start_seconds_count";
   private static final Duration SETTLED = Duration.ofSeconds(5);
   private static final Duration MAX = Duration.ofMinutes(20);
+
+  /** Where run pods go, and the RuntimeClass of others' code, as the chart names them. */
+  static final String NAMESPACE = "knotless-runs";
+
+  static final String RUNTIME_CLASS = "gvisor";
+
+  /** The all-in-one's executor: docker, the local busybox image, others' code under runsc. */
+  static final List<String> AIO_EXECUTOR =
+      List.of(
+          "--executor",
+          "docker",
+          "--image",
+          LocalDocker.BUSYBOX,
+          "--runtime",
+          LocalDocker.SANDBOX_RUNTIME);
+
+  /** Kept so the level set on it holds: the mock API server logs every request at INFO. */
+  private static final java.util.logging.Logger MOCK_SERVER_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
   /** What every measure works on: the shape, its pushed and idle repositories, how much to do. */
   private record Stage(
       LocalDistributed shape,
+      KubeApiServer api,
       ServiceProcess writer,
+      ServiceProcess scheduler,
       OwnerRepo pushed,
       Account owner,
       List<IdleRepos.Repo> idle,
       int pushes,
       int rings) {}
 
-  /** What one shape measured. */
+  /**
+   * What one shape measured: per push its times, the PDS requests to running and to the end, the
+   * scheduler's pod start and the pod's timeline; then the rings.
+   */
   record Figured(
       PushTimer.Times times,
       double requestsPerPush,
+      double requestsToEnd,
       Map<String, Long> byMethod,
+      long[] podStart,
+      PodTimeline timeline,
       long startNanos,
       Rings rings,
       int reconcilers) {}
@@ -81,19 +119,26 @@ public final class DistributedBench {
     int count = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
     int replicas = args.length > 2 ? Integer.parseInt(args[2]) : 2;
     int rings = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+    // Both shapes run others' code under runsc: without it the comparison is of something else.
+    LocalDocker.ensure();
+    MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
     Path dir = Files.createTempDirectory("knotless-bench-distributed");
     say("logs and data in " + dir);
+    String loadBefore = Figures.loadAverage();
     List<Figured> shapes = new ArrayList<>();
     TriggerBench.Pushes aioPushes;
     TriggerBench.Sweep aioSweep;
-    // Passes are what is measured here, as before the docker executor: steps run as processes.
-    try (LocalDistributed shape =
-        LocalDistributed.start(LocalDistributed.projectRoot(), dir).withShellExecutor()) {
-      // The all-in-one half first, on the same PDS, while no service runs beside it.
-      say("all-in-one: " + pushes + " pushes");
+    try (KubeApiServer api = KubeApiServer.start();
+        TestKubelet kubelet =
+            TestKubelet.start(api, Map.of(RUNTIME_CLASS, LocalDocker.SANDBOX_RUNTIME), 0);
+        LocalDistributed shape =
+            LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler()) {
+      // The all-in-one half first, on the same PDS, while no service runs beside it. One push
+      // unmeasured, as the services get: the first run pays for the daemon's first container.
+      say("all-in-one, docker under " + LocalDocker.SANDBOX_RUNTIME + ": " + pushes + " pushes");
       aioPushes =
           TriggerBench.pushToRunning(
-              shape.pds(), dir.resolve("aio-push"), 0, pushes, Duration.ZERO);
+              shape.pds(), dir.resolve("aio-push"), 1, pushes, Duration.ZERO, AIO_EXECUTOR);
       say("all-in-one: the idle sweep of " + count + " repositories");
       aioSweep = TriggerBench.idleSweep(shape.pds(), dir.resolve("aio-sweep"), count);
 
@@ -105,25 +150,46 @@ public final class DistributedBench {
       OwnerRepo pushed = shape.ownerRepo("bench", PushTimer.FILES);
       int watched = count + 1;
 
-      say("distributed: starting the check-writer, a reconciler and the ingester");
+      say("pods: starting the check-writer, a reconciler, the scheduler and the ingester");
       ServiceProcess writer = shape.startCheckWriter();
-      Stage stage = new Stage(shape, writer, pushed, owner, idle, pushes, rings);
       List<ServiceProcess> reconcilers = new ArrayList<>();
       long s0 = System.nanoTime();
       reconcilers.add(shape.startReconciler());
+      ServiceProcess scheduler =
+          shape.startScheduler(
+              api.url(),
+              "bench-" + Long.toHexString(System.nanoTime()),
+              NAMESPACE,
+              RUNTIME_CLASS,
+              LocalDocker.BUSYBOX,
+              Map.of());
       // No sweep of the ingester's own during the measures.
       shape.startIngester(Map.of("knotless.ingester.sweep", "24h"));
+      Stage stage = new Stage(shape, api, writer, scheduler, pushed, owner, idle, pushes, rings);
       settle(reconcilers, watched);
       shapes.add(measure(stage, reconcilers, System.nanoTime() - s0));
       for (int n = 2; n <= replicas; n++) {
-        say("distributed: adding reconciler " + n);
+        say("pods: adding reconciler " + n);
         s0 = System.nanoTime();
         reconcilers.add(shape.startReconciler());
         settle(reconcilers, watched);
         shapes.add(measure(stage, reconcilers, System.nanoTime() - s0));
       }
     }
-    print(count, aioPushes, aioSweep, shapes);
+    DistributedTable.print(count, aioPushes, aioSweep, shapes);
+    System.out.println();
+    System.out.println("load average before: " + loadBefore + "; after: " + Figures.loadAverage());
+    System.out.println(
+        "arguments: "
+            + pushes
+            + " "
+            + count
+            + " "
+            + replicas
+            + " "
+            + rings
+            + " (pushes,"
+            + " repositories, replicas, rings)");
   }
 
   /** Times the pushes, then rings every idle door, with these reconcilers running. */
@@ -131,14 +197,19 @@ public final class DistributedBench {
       throws Exception {
     LocalDistributed shape = stage.shape();
     int pushes = stage.pushes();
-    say("distributed, " + reconcilers.size() + " reconciler(s): " + pushes + " pushes");
+    say("pods, " + reconcilers.size() + " reconciler(s): " + pushes + " pushes");
     List<ServiceProcess> callers = new ArrayList<>(reconcilers);
     callers.add(stage.writer());
-    // One untimed push first: the check-writer logs in at its first filing, and a new replica
-    // has its first run to make.
+    callers.add(stage.scheduler());
+    ServiceProcess scheduler = stage.scheduler();
+    // One untimed push first: the check-writer logs in at its first filing, a new replica has its
+    // first run to queue, and the scheduler its first pod to make.
     PushTimer.run(
         stage.pushed(), shape.pds().pdsUrl(), shape.runner().did(), 1, PushTimer.Hooks.NONE);
-    double[] requests = new double[2];
+    double[] requests = new double[3];
+    double[] podStart = new double[2];
+    List<Long> podStarts = new ArrayList<>();
+    PodTimeline timeline = new PodTimeline(stage.api());
     Map<String, Double> before = new TreeMap<>();
     Map<String, Double> methods = new TreeMap<>();
     PushTimer.Times times =
@@ -153,6 +224,13 @@ public final class DistributedBench {
                 requests[0] = sum(callers, PDS_REQUESTS);
                 before.clear();
                 before.putAll(byMethod(callers));
+                podStart[0] = scheduler.metric(POD_START_SUM);
+                podStart[1] = scheduler.metric(POD_START_COUNT);
+              }
+
+              @Override
+              public void pushed(long wroteNanos) {
+                timeline.pushed(wroteNanos);
               }
 
               @Override
@@ -164,13 +242,19 @@ public final class DistributedBench {
               }
 
               @Override
-              public void afterEnd() throws InterruptedException {
-                // The run's end is filed; let the worker's last queue writes go by.
+              public void afterEnd() throws IOException, InterruptedException {
+                // The run's end is filed; let the scheduler's last queue writes go by.
                 Thread.sleep(1000);
+                requests[2] += sum(callers, PDS_REQUESTS) - requests[0];
+                timeline.ended();
+                // One pod a push: the timer's growth is that pod's start.
+                if (scheduler.metric(POD_START_COUNT) - podStart[1] == 1) {
+                  podStarts.add(Math.round((scheduler.metric(POD_START_SUM) - podStart[0]) * 1e9));
+                }
               }
             });
     say(
-        "distributed, "
+        "pods, "
             + reconcilers.size()
             + " reconciler(s): ringing "
             + stage.idle().size()
@@ -185,7 +269,15 @@ public final class DistributedBench {
     methods.forEach((m, c) -> perPush.put(m, Math.round(c / pushes)));
     perPush.values().removeIf(c -> c == 0);
     return new Figured(
-        times, requests[1] / pushes, perPush, start, new Rings(each), reconcilers.size());
+        times,
+        requests[1] / pushes,
+        requests[2] / pushes,
+        perPush,
+        podStarts.stream().mapToLong(Long::longValue).toArray(),
+        timeline,
+        start,
+        new Rings(each),
+        reconcilers.size());
   }
 
   /**
@@ -278,100 +370,6 @@ public final class DistributedBench {
       sum += s.metric(prefix);
     }
     return sum;
-  }
-
-  private static void print(
-      int count, TriggerBench.Pushes aioPushes, TriggerBench.Sweep aio, List<Figured> shapes) {
-    List<String> head = new ArrayList<>(List.of("measure", "all-in-one"));
-    for (Figured f : shapes) {
-      head.add(
-          "distributed, " + f.reconcilers() + " reconciler" + (f.reconcilers() > 1 ? "s" : ""));
-    }
-    List<List<String>> rows = new ArrayList<>();
-    rows.add(head);
-    rows.add(
-        row(
-            "ref write -> check queued, median (max)",
-            times(aioPushes.times().queued()),
-            shapes,
-            f -> times(f.times().queued())));
-    rows.add(
-        row(
-            "ref write -> check running, median (max)",
-            times(aioPushes.times().running()),
-            shapes,
-            f -> times(f.times().running())));
-    rows.add(
-        row(
-            "PDS requests per push, to running",
-            String.format("%.1f", aioPushes.requests()),
-            shapes,
-            f -> String.format("%.1f", f.requestsPerPush())));
-    rows.add(
-        row(
-            "every door of " + count + " rung: wall, median (max)",
-            Figures.seconds(aio.wallNanos()),
-            shapes,
-            f ->
-                Figures.seconds(Figures.middle(f.rings().walls()))
-                    + " ("
-                    + Figures.seconds(Figures.largest(f.rings().walls()))
-                    + ")"));
-    rows.add(
-        row(
-            "  passes per second, median (range)",
-            Figures.rate(count, aio.wallNanos()),
-            shapes,
-            f -> rates(count, f.rings().walls())));
-    rows.add(
-        row(
-            "  PDS requests per pass",
-            String.format("%.2f", (double) aio.requests() / count),
-            shapes,
-            f -> String.format("%.2f", f.rings().requestsPerPass())));
-    rows.add(row("  failed passes", "", shapes, f -> Integer.toString(f.rings().failed())));
-    rows.add(
-        row(
-            "start and first passes",
-            Figures.seconds(aio.start()),
-            shapes,
-            f -> Figures.seconds(f.startNanos())));
-    for (List<String> r : rows) {
-      StringBuilder line = new StringBuilder(String.format("%-42s", r.get(0)));
-      for (String cell : r.subList(1, r.size())) {
-        line.append(String.format(" %26s", cell));
-      }
-      System.out.println(line);
-    }
-    System.out.println("PDS requests per push to running, by method:");
-    System.out.println("  all-in-one: " + aioPushes.byMethod());
-    for (Figured f : shapes) {
-      System.out.println("  " + head.get(2 + shapes.indexOf(f)) + ": " + f.byMethod());
-    }
-  }
-
-  private static List<String> row(
-      String measure,
-      String allInOne,
-      List<Figured> shapes,
-      java.util.function.Function<Figured, String> cell) {
-    List<String> r = new ArrayList<>(List.of(measure, allInOne));
-    shapes.forEach(f -> r.add(cell.apply(f)));
-    return r;
-  }
-
-  /** The rate at the median time, and its range over the rings. */
-  private static String rates(int count, long[] walls) {
-    return Figures.rate(count, Figures.middle(walls))
-        + " ("
-        + Figures.rate(count, Figures.largest(walls))
-        + "-"
-        + Figures.rate(count, Figures.smallest(walls))
-        + ")";
-  }
-
-  private static String times(long[] nanos) {
-    return Figures.median(nanos) + " (" + Figures.max(nanos) + ")";
   }
 
   private static void say(String what) {

@@ -35,13 +35,20 @@ import java.util.TreeMap;
 public final class TriggerBench {
   private TriggerBench() {}
 
-  /** The push figures: times, and the PDS requests and round trips per push up to running. */
+  /**
+   * The push figures: times, the PDS requests and round trips per push up to running, and the
+   * requests per push in all, to the run's end and its last write.
+   */
   record Pushes(
       PushTimer.Times times,
       double requests,
       double trips,
       Map<String, Integer> byMethod,
-      TriggerTrace trace) {}
+      TriggerTrace trace,
+      double requestsToEnd) {}
+
+  /** The executor the bench's runners use unless told otherwise: steps as the bench's user. */
+  static final List<String> SHELL = List.of("--executor", "shell");
 
   /** One idle sweep of {@code count} repositories. */
   record Sweep(
@@ -136,6 +143,13 @@ public final class TriggerBench {
    */
   static Pushes pushToRunning(PdsInstance pds, Path dir, int warm, int n, Duration latency)
       throws Exception {
+    return pushToRunning(pds, dir, warm, n, latency, SHELL);
+  }
+
+  /** As above, the runner's executor chosen by {@code executor}, its flags. */
+  static Pushes pushToRunning(
+      PdsInstance pds, Path dir, int warm, int n, Duration latency, List<String> executor)
+      throws Exception {
     Account owner = pds.createAccount("bo");
     Account runnerAccount = pds.createAccount("br");
     OwnerRepo repo = new OwnerRepo(owner, pds.pdsUrl(), "bench", dir.resolve("owner"));
@@ -145,7 +159,7 @@ public final class TriggerBench {
     try (CountingProxy proxy = CountingProxy.start(pds.pdsUrl(), latency)) {
       Map<String, String> env = env(pds, runnerAccount, dir);
       routeThrough(env, proxy, owner, runnerAccount);
-      Runner runner = start(env, dir, List.of(owner.handle() + "/bench"), 600);
+      Runner runner = start(env, dir, List.of(owner.handle() + "/bench"), 600, executor);
       TriggerTrace trace = new TriggerTrace();
       runner.tracing(trace);
       try {
@@ -154,7 +168,7 @@ public final class TriggerBench {
           PushTimer.run(repo, pds.pdsUrl(), runnerAccount.did(), warm, PushTimer.Hooks.NONE);
           quiet(proxy);
         }
-        int[] counted = new int[2];
+        int[] counted = new int[3];
         Map<String, Integer> methods = new TreeMap<>();
         PushTimer.Times times =
             PushTimer.run(
@@ -192,11 +206,18 @@ public final class TriggerBench {
                   @Override
                   public void afterEnd() throws InterruptedException {
                     quiet(proxy);
+                    counted[2] += proxy.requests();
                   }
                 });
         Map<String, Integer> perPush = new TreeMap<>();
         methods.forEach((m, c) -> perPush.put(m, Math.round((float) c / n)));
-        return new Pushes(times, (double) counted[0] / n, (double) counted[1] / n, perPush, trace);
+        return new Pushes(
+            times,
+            (double) counted[0] / n,
+            (double) counted[1] / n,
+            perPush,
+            trace,
+            (double) counted[2] / n);
       } finally {
         runner.stop();
       }
@@ -216,7 +237,7 @@ public final class TriggerBench {
       routeThrough(env, proxy, owner, runnerAccount);
       int sweepSeconds = 60;
       long s0 = System.nanoTime();
-      Runner runner = start(env, dir, labels, sweepSeconds);
+      Runner runner = start(env, dir, labels, sweepSeconds, SHELL);
       try {
         quiet(proxy);
         long settled = System.nanoTime();
@@ -240,16 +261,16 @@ public final class TriggerBench {
     }
   }
 
-  private static Runner start(Map<String, String> env, Path dir, List<String> repos, int sweep)
+  private static Runner start(
+      Map<String, String> env, Path dir, List<String> repos, int sweep, List<String> executor)
       throws Exception {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--executor", "shell",
-                "--state", dir.resolve("state.json").toString(),
-                "--work", dir.resolve("runs").toString(),
-                "--firehose", "ws://127.0.0.1:" + env.get("BENCH_PDS_PORT"),
-                "--sweep", Integer.toString(sweep)));
+    List<String> args = new ArrayList<>(executor);
+    args.addAll(
+        List.of(
+            "--state", dir.resolve("state.json").toString(),
+            "--work", dir.resolve("runs").toString(),
+            "--firehose", "ws://127.0.0.1:" + env.get("BENCH_PDS_PORT"),
+            "--sweep", Integer.toString(sweep)));
     args.addAll(repos);
     return Runner.start(RunnerOptions.parse(args, env).orElseThrow(), env);
   }

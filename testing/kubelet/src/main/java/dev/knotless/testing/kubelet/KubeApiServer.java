@@ -21,8 +21,9 @@ import java.util.regex.Pattern;
 /**
  * The Fabric8 mock API server in CRUD mode on 127.0.0.1, with the one subresource CRUD mode lacks
  * and the pod executor uses, {@code pods/exec}, served by a {@link TestKubelet}. Everything else
- * (create, get, list, watch, delete, status) is the mock's own. It records every request path, so a
- * test can see that nothing but the API was used. Start it, then {@link #kubelet} it.
+ * (create, get, list, watch, delete, status) is the mock's own. It records every request path, and
+ * when it came, so a test can see that nothing but the API was used and a benchmark can see when a
+ * pod was made, started and exec'd into. Start it, then {@link #kubelet} it.
  */
 public final class KubeApiServer implements AutoCloseable {
 
@@ -30,7 +31,7 @@ public final class KubeApiServer implements AutoCloseable {
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/exec\\?(.*)");
 
   private final KubernetesMockServer server;
-  private final List<String> paths = new CopyOnWriteArrayList<>();
+  private final List<Request> paths = new CopyOnWriteArrayList<>();
   private volatile TestKubelet kubelet;
 
   private KubeApiServer() {
@@ -39,7 +40,8 @@ public final class KubeApiServer implements AutoCloseable {
         new Dispatcher() {
           @Override
           public MockResponse dispatch(RecordedRequest request) {
-            paths.add(request.getMethod() + " " + request.getPath());
+            paths.add(
+                new Request(System.nanoTime(), request.getMethod() + " " + request.getPath()));
             Matcher m = EXEC.matcher(request.getPath());
             if (m.matches() && kubelet != null) {
               return kubelet.exec(m.group(1), m.group(2), m.group(3));
@@ -81,8 +83,16 @@ public final class KubeApiServer implements AutoCloseable {
     return "http://127.0.0.1:" + server.getPort();
   }
 
+  /** A request as it came: {@link System#nanoTime()} on its arrival, and {@code METHOD path}. */
+  public record Request(long nanos, String line) {}
+
   /** Every request so far, as {@code METHOD path}. */
   public List<String> requests() {
+    return paths.stream().map(Request::line).toList();
+  }
+
+  /** Every request so far, in the order they came, with when each came. */
+  public List<Request> timedRequests() {
     return List.copyOf(paths);
   }
 
