@@ -44,11 +44,44 @@ final class Checkout {
       clone.add("--no-hardlinks");
     }
     clone.addAll(List.of("--no-checkout", "--quiet", "--", mirror.toString(), checkout.toString()));
-    git(gitOutput, clone, "could not clone the mirror " + mirror);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        git(gitOutput, clone, "could not clone the mirror " + mirror);
+        break;
+      } catch (Failed e) {
+        // A local clone copies the mirror's files one by one; a fetch into the mirror meanwhile
+        // makes and removes its lock files, and one gone between listing and copying fails the
+        // clone. That passes as soon as the fetch is done: try again, a little later.
+        if (attempt == CLONE_ATTEMPTS || !vanishedMidCopy(e.getMessage())) {
+          throw e;
+        }
+        removeTree(checkout);
+        Thread.sleep(100L * attempt);
+      }
+    }
     git(
         gitOutput,
         List.of("git", "-C", checkout.toString(), "checkout", "--detach", "--quiet", commit),
         "could not check out " + commit);
+  }
+
+  /** How many times a clone is tried when a file of the mirror vanished as it was copied. */
+  static final int CLONE_ATTEMPTS = 5;
+
+  /** Whether git's message says a file it was copying from the mirror was gone. */
+  static boolean vanishedMidCopy(String message) {
+    return message.contains("failed to copy file") && message.contains("No such file or directory");
+  }
+
+  private static void removeTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   private static void git(Path output, List<String> command, String what)
