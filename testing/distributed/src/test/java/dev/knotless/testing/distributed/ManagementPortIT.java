@@ -33,7 +33,8 @@ class ManagementPortIT {
     try (KubeApiServer api = KubeApiServer.start();
         LocalDistributed shape =
             LocalDistributed.start(
-                LocalDistributed.projectRoot(), Files.createTempDirectory("management-it"))) {
+                    LocalDistributed.projectRoot(), Files.createTempDirectory("management-it"))
+                .withScheduler()) {
       shape.ownerRepo("app", Map.of("README.md", "hello\n"));
       Map<String, ServiceProcess> services =
           Map.of(
