@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.atproto.Record;
-import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.reconciler.adapter.db.WatchedTable;
 import dev.knotless.run.testkit.KafkaBrokerResource;
 import dev.knotless.run.testkit.PostgresResource;
@@ -15,6 +14,9 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.plan.RunOrder;
+import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.state.pg.PgRunQueue;
 import dev.knotless.storage.cli.CreateCommand;
 import dev.knotless.storage.cli.RenameCommand;
 import dev.knotless.testing.infra.OwnerRepo;
@@ -36,8 +38,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Discovery in the distributed shape, against the real PDS, broker and PostgreSQL, with the harness
  * appview listing what names the runner: a found repository the owner renames is found again by its
- * key, keeps its {@code watched_repo} row under its new name and runs its pushes there, and a new
- * repository made under its old name is watched apart (runner.md, issue 19).
+ * key, keeps its {@code watched_repo} row under its new name and queues its pushes' runs under that
+ * name, and a new repository made under its old name is watched apart (runner.md, issue 19).
  */
 @WithTestResource(
     value = KafkaBrokerResource.class,
@@ -50,6 +52,7 @@ class FoundRepoRenamedIT {
   private static final Duration DEADLINE = Duration.ofSeconds(90);
 
   @Inject WatchedTable table;
+  @Inject PgRunQueue queue;
 
   @Test
   void aFoundRepositoryRenamedRunsUnderItsNewNameByItsKeyAndItsOldNameTakenAgainIsWatchedApart()
@@ -61,8 +64,8 @@ class FoundRepoRenamedIT {
       String key = app.key();
       RepoId id = new RepoId(owner, key);
 
-      // Found by the appview's list, naming the runner: the push that made it runs.
-      assertEquals("hello from " + owner + "/app\n", ranOk(key, FoundRepoResource.firstPush()));
+      // Found by the appview's list, naming the runner: the push that made it is queued.
+      assertEquals(owner + "/app", queuedAs(key, FoundRepoResource.firstPush()));
       assertEquals(new WatchedTable.Row(id, "app", WatchedTable.DISCOVERED), row(id));
 
       FoundRepoResource.asOwner(ctx -> RenameCommand.run(app.label(), "renamed", ctx));
@@ -72,7 +75,7 @@ class FoundRepoRenamedIT {
       String two = renamed.commit(Map.of("README.md", "two\n"));
       renamed.push("main");
       Outputs.ring(id, Doorbell.frame("dev.knotless.ref"));
-      assertEquals("hello from " + owner + "/renamed\n", ranOk(key, two));
+      assertEquals(owner + "/renamed", queuedAs(key, two));
       assertEquals(new WatchedTable.Row(id, "renamed", WatchedTable.DISCOVERED), row(id));
       String said = owner + "/app: renamed to renamed; found again by its key " + key;
       assertTrue(log.any(said + " and watched as " + owner + "/renamed"), log.toString());
@@ -91,13 +94,13 @@ class FoundRepoRenamedIT {
       taken.push("main");
       // As the ingester would: the sweep may have found the repository before the push landed.
       Outputs.ring(takenId, Doorbell.frame("dev.knotless.ref"));
-      assertEquals("hello from " + owner + "/app\n", ranOk(taken.key(), theirs));
+      assertEquals(owner + "/app", queuedAs(taken.key(), theirs));
       assertEquals(new WatchedTable.Row(takenId, "app", WatchedTable.DISCOVERED), row(takenId));
 
       String three = renamed.commit(Map.of("README.md", "three\n"));
       renamed.push("main");
       Outputs.ring(id, Doorbell.frame("dev.knotless.ref"));
-      assertEquals("hello from " + owner + "/renamed\n", ranOk(key, three));
+      assertEquals(owner + "/renamed", queuedAs(key, three));
       assertEquals(new WatchedTable.Row(id, "renamed", WatchedTable.DISCOVERED), row(id));
     } finally {
       log.close();
@@ -106,9 +109,10 @@ class FoundRepoRenamedIT {
 
   /**
    * Waits for the push check of {@code commit} on main of the repository with {@code repoKey} to be
-   * filed, then for its run to end; asserts it succeeded and returns what its step wrote.
+   * filed queued and its run queued with its order; the repository as the order names it to the
+   * scheduler, which runs it under that name.
    */
-  private static String ranOk(String repoKey, String commit) throws Exception {
+  private String queuedAs(String repoKey, String commit) throws Exception {
     String owner = FoundRepoResource.owner().account.did();
     String rkey = CheckKeys.push(owner, repoKey, "refs/heads/main", commit, "w");
     await().atMost(DEADLINE).until(() -> checks().stream().anyMatch(r -> r.rkey().equals(rkey)));
@@ -117,10 +121,18 @@ class FoundRepoRenamedIT {
             checks().stream().filter(r -> r.rkey().equals(rkey)).findFirst().get().value());
     assertEquals(CheckStatus.QUEUED, filed.status(), String.valueOf(filed));
     assertEquals(commit, filed.commit());
-    List<RunEvent> events = Outputs.runEvents(rkey, DEADLINE);
-    RunEvent.Ended ended = (RunEvent.Ended) events.get(events.size() - 1);
-    assertEquals("success", ended.status(), events.toString());
-    return Outputs.log(events).replace("==> hello\n", "");
+    await().atMost(DEADLINE).until(() -> order(rkey) != null);
+    return order(rkey).label();
+  }
+
+  /** The order the run of check {@code rkey} waits in the queue with, or null. */
+  private RunOrder order(String rkey) throws Exception {
+    for (PgRunQueue.Row r : queue.waiting(RunClass.MAIN)) {
+      if (r.run().checkKey().equals(rkey) && r.run().order() != null) {
+        return RunOrder.fromJson(r.run().order());
+      }
+    }
+    return null;
   }
 
   private static List<Record> checks() throws Exception {

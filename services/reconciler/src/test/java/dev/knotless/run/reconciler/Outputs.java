@@ -13,7 +13,6 @@ import dev.knotless.runner.doorbell.RepoId;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -50,13 +49,12 @@ final class Outputs {
         .records();
   }
 
-  /** The run events of the check with record key {@code key}, from the topic, up to its end. */
-  static List<RunEvent> runEvents(String key, Duration deadline) {
+  /** The first run event of the check with record key {@code key}, from the topic. */
+  static RunEvent firstEvent(String key, Duration deadline) {
     Properties p = new Properties();
     KafkaBrokerResource.testClient(p);
     p.put("group.id", "reconciler-it-" + System.nanoTime());
     p.put("auto.offset.reset", "earliest");
-    List<RunEvent> out = new ArrayList<>();
     try (var consumer =
         new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
       consumer.subscribe(List.of(Topics.RUN_EVENTS));
@@ -64,26 +62,11 @@ final class Outputs {
       while (System.nanoTime() < end) {
         for (var r : consumer.poll(Duration.ofMillis(500))) {
           if (key.equals(r.key())) {
-            RunEvent e = RunEventJson.decode(r.value());
-            out.add(e);
-            if (e instanceof RunEvent.Ended) {
-              return out;
-            }
+            return RunEventJson.decode(r.value());
           }
         }
       }
     }
-    throw new AssertionError("the run did not end in time; events so far: " + out);
-  }
-
-  /** The output the run's steps wrote, from its events, in order. */
-  static String log(List<RunEvent> events) {
-    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
-    for (RunEvent e : events) {
-      if (e instanceof RunEvent.Output o) {
-        log.writeBytes(o.data());
-      }
-    }
-    return log.toString(java.nio.charset.StandardCharsets.UTF_8);
+    throw new AssertionError("no event of " + key + " in time");
   }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.atproto.Record;
 import dev.knotless.run.events.RunEvent;
-import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.testkit.KafkaBrokerResource;
 import dev.knotless.run.testkit.ManagementPort;
 import dev.knotless.run.testkit.PostgresResource;
@@ -15,6 +14,7 @@ import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.plan.RunOrder;
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.state.pg.PgRunQueue;
 import dev.knotless.testing.infra.OwnerRepo;
@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The real pass end to end: an owner pushes to the real PDS, a doorbell arrives on the real broker,
- * and the reconciler files the check in the runner's account, claims the run in PostgreSQL, runs it
- * with its worker and publishes the run's events for the check-writer.
+ * and the reconciler files the check in the runner's account, queues the run in PostgreSQL with its
+ * order for the scheduler and publishes its {@code filed} event for the check-writer.
  */
 @WithTestResource(
     value = KafkaBrokerResource.class,
@@ -51,7 +51,7 @@ class PushQueuesRunIT {
   String bootstrap;
 
   @Test
-  void aPushAfterTheBaselineIsFiledQueuedThenRunByTheWorkerWithItsEventsPublished()
+  void aPushAfterTheBaselineIsFiledQueuedAndItsRunQueuedWithItsOrderForTheScheduler()
       throws Exception {
     OwnerRepo owner = OwnerPdsResource.owner();
     RepoId repo = new RepoId(owner.account.did(), owner.key());
@@ -78,41 +78,26 @@ class PushQueuesRunIT {
     assertEquals(sha, check.commit());
     assertEquals("ci", check.workflow());
 
-    // The worker claims the run, runs it, and tells the check-writer how it went.
-    List<RunEvent> events = Outputs.runEvents(filed.rkey(), DEADLINE);
+    // The run waits in the queue with its order, for the scheduler; the check-writer learns of it.
+    await().atMost(DEADLINE).until(() -> queued(owner.account.did()).size() == 1);
+    PgRunQueue.Run row = queued(owner.account.did()).get(0).run();
+    assertEquals(filed.rkey(), row.checkKey());
+    assertEquals(sha, row.commit());
+    RunOrder order = RunOrder.fromJson(row.order());
+    assertEquals(sha, order.commit());
+    assertEquals("ci", order.workflow());
+    assertEquals(filed.rkey(), order.checkKey());
+    assertTrue(!row.order().contains(OwnerPdsResource.TOKEN), "the order carries no secret");
+    RunEvent first = Outputs.firstEvent(filed.rkey(), DEADLINE);
     System.out.printf(
-        "[PushQueuesRunIT] doorbell to run ended in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
-    assertTrue(events.get(0) instanceof RunEvent.Filed, events.toString());
-    RunEvent.Filed f = (RunEvent.Filed) events.get(0);
+        "[PushQueuesRunIT] doorbell to run queued in %d ms%n",
+        (System.nanoTime() - t0) / 1_000_000);
+    assertTrue(first instanceof RunEvent.Filed, first.toString());
+    RunEvent.Filed f = (RunEvent.Filed) first;
     assertEquals(sha, f.commit());
     assertEquals(check.repo(), f.repoUri(), "the check-writer files the same repository");
-    assertTrue(events.get(1) instanceof RunEvent.Started, events.toString());
-    RunEvent.Ended ended = (RunEvent.Ended) events.get(events.size() - 1);
-    assertEquals("success", ended.status());
-    assertEquals(List.of("hello=success"), ended.steps());
-    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
-    for (RunEvent e : events) {
-      if (e instanceof RunEvent.Output o) {
-        assertEquals(log.size(), o.offset(), "output comes in order, with no gap");
-        log.writeBytes(o.data());
-      }
-    }
-    assertEquals(ended.logLength(), log.size());
-    // The secrets file's grant reached the step, masked before it left the worker.
-    assertEquals(
-        "==> hello\nhello\ntoken=***\n", log.toString(java.nio.charset.StandardCharsets.UTF_8));
-    for (RunEvent e : events) {
-      assertTrue(
-          !RunEventJson.encode(e).contains(OwnerPdsResource.TOKEN)
-              && !RunEventJson.encode(e)
-                  .contains(
-                      java.util.Base64.getEncoder()
-                          .encodeToString(
-                              OwnerPdsResource.TOKEN.getBytes(
-                                  java.nio.charset.StandardCharsets.UTF_8))),
-          "no event carries the secret: " + e);
-    }
-    await().atMost(DEADLINE).until(() -> queued(owner.account.did()).isEmpty());
+    // Nothing runs here: the row is held by no one, its run the scheduler's.
+    assertEquals(null, queued(owner.account.did()).get(0).worker());
     assertTrue(
         pdsRequests("com.atproto.repo.putRecord", "ok") >= 1,
         "filing the check queued is counted too: " + metrics());

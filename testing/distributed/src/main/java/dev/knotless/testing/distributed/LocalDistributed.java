@@ -17,9 +17,11 @@ import java.util.Map;
 
 /**
  * The distributed shape on one machine, all on 127.0.0.1: a Kafka broker in its own JVM, embedded
- * PostgreSQL, the reference PDS with a runner account, and the ingester, reconcilers and
- * check-writer as processes. Tests and {@code deploy/local-distributed.sh} both use it. Closing it
- * ends every process it started, by PID.
+ * PostgreSQL, the reference PDS with a runner account, and the ingester, reconcilers, schedulers
+ * and check-writer as processes. Reconcilers only queue runs; a scheduler runs each as a pod, here
+ * on the Fabric8 mock API server with the test kubelet ({@link #startScheduler()}). Tests and
+ * {@code deploy/local-distributed.sh} both use it. Closing it ends every process it started, by
+ * PID.
  */
 public final class LocalDistributed implements AutoCloseable {
   private final Path root;
@@ -33,9 +35,8 @@ public final class LocalDistributed implements AutoCloseable {
   private int reconcilers;
   private int schedulers;
   private int checkWriters;
-  private String executor = "docker";
   private boolean images;
-  private boolean queueOnly;
+  private RunPods pods;
   private java.net.URI appview;
   private boolean discover;
   private Path secretsKey;
@@ -147,21 +148,11 @@ public final class LocalDistributed implements AutoCloseable {
   }
 
   /**
-   * Has the services that plan runs with their steps (reconcilers that run them, or schedulers)
-   * started from now on hold the runner's key in {@code file}, as the chart mounts it from a
-   * Secret: they publish it and open what owners sealed to it.
+   * Has the schedulers started from now on hold the runner's key in {@code file}, as the chart
+   * mounts it from a Secret: they publish it and open what owners sealed to it.
    */
   public LocalDistributed withSecretsKey(Path file) {
     this.secretsKey = file;
-    return this;
-  }
-
-  /**
-   * Has reconcilers started from now on run steps as their own user, as a test that reads what
-   * steps write on the host needs; by default they run each in a container of the local image.
-   */
-  public LocalDistributed withShellExecutor() {
-    executor = "shell";
     return this;
   }
 
@@ -178,12 +169,64 @@ public final class LocalDistributed implements AutoCloseable {
   }
 
   /**
-   * Has reconcilers started from now on only queue runs, with their orders, for a scheduler to run
-   * as pods ({@link #startScheduler}).
+   * Reconcilers only queue runs now, for a scheduler ({@link #startScheduler()}): nothing to set.
+   *
+   * @deprecated kept for bench/ until it is rewritten; does nothing
    */
+  @Deprecated(forRemoval = true)
   public LocalDistributed withScheduler() {
-    queueOnly = true;
     return this;
+  }
+
+  /**
+   * Reconcilers no longer run steps, so there is no executor to choose.
+   *
+   * @deprecated kept so bench/ compiles until it is rewritten; always throws
+   * @throws UnsupportedOperationException always
+   */
+  @Deprecated(forRemoval = true)
+  public LocalDistributed withShellExecutor() {
+    throw new UnsupportedOperationException(
+        "reconcilers only queue runs: start a scheduler (startScheduler()) to run them as pods");
+  }
+
+  /**
+   * One more scheduler running the queued runs as pods ({@link RunPods}: in its namespace, of the
+   * local busybox image, others' code under its sandbox class); the first starts the mock API
+   * server and the test kubelet, which close with the shape.
+   */
+  public ServiceProcess startScheduler() throws IOException {
+    return startScheduler(Map.of());
+  }
+
+  /** As {@link #startScheduler()}, with {@code extra} settings over the harness's own. */
+  public ServiceProcess startScheduler(Map<String, String> extra) throws IOException {
+    RunPods p = pods();
+    return startScheduler(
+        p.url(),
+        "harness-" + Long.toHexString(System.nanoTime()),
+        RunPods.NAMESPACE,
+        RunPods.SANDBOX_CLASS,
+        dev.knotless.testing.LocalDocker.BUSYBOX,
+        extra);
+  }
+
+  /** Where {@link #startScheduler()}'s schedulers run pods, started at the first call. */
+  public synchronized RunPods pods() {
+    if (pods == null) {
+      pods = RunPods.start();
+    }
+    return pods;
+  }
+
+  /** How many run pods the schedulers of {@link #startScheduler()} made so far. */
+  public synchronized long podsMade() {
+    return pods == null ? 0 : pods.made();
+  }
+
+  /** How many of those pods run now. */
+  public synchronized long podsRunning() {
+    return pods == null ? 0 : pods.running();
   }
 
   /**
@@ -258,34 +301,19 @@ public final class LocalDistributed implements AutoCloseable {
       s.put("knotless.reconciler.appview", appview.toString());
       s.put("knotless.reconciler.discover", Boolean.toString(discover));
     }
-    if (secretsKey != null && !queueOnly) {
-      s.put("knotless.reconciler.secrets-key-file", secretsKey.toString());
-    }
     s.put("knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
     s.put("knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
     writable(dir.resolve("reconciler-" + n));
     s.put("knotless.reconciler.cache-dir", dir.resolve("reconciler-" + n + "/cache").toString());
-    s.put("knotless.reconciler.worker.work", dir.resolve("reconciler-" + n + "/work").toString());
-    s.put("knotless.reconciler.worker.heartbeat", "1s");
-    s.put("knotless.reconciler.worker.stale-after", "6s");
-    s.put("knotless.reconciler.worker.executor", executor);
-    if (queueOnly) {
-      s.put("knotless.reconciler.worker.mode", "queue");
-    } else if (executor.equals("docker")) {
-      // Beside a daemon the user runs too: its images are made, its runtimes taken as they are.
-      dev.knotless.testing.LocalDocker.ensureImages();
-      s.put("knotless.reconciler.worker.image", dev.knotless.testing.LocalDocker.BUSYBOX);
-      // The worker has no trusted runtime: every run is others' code, under gVisor where it is.
-      dev.knotless.testing.LocalDocker.gvisorRuntime()
-          .ifPresent(r -> s.put("knotless.reconciler.worker.runtime", r));
-    }
+    s.put("knotless.reconciler.recovery.every", "1s");
+    s.put("knotless.reconciler.recovery.stale-after", "6s");
     // A replica that dies gives its partitions up within ten seconds rather than the default 45.
     s.put("mp.messaging.incoming.doorbells.session.timeout.ms", "10000");
     s.put("mp.messaging.incoming.doorbells.heartbeat.interval.ms", "1000");
     s.putAll(extra);
     Map<String, String> env = runnerEnv();
     env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
-    return add(launch("reconciler", "reconciler-" + n, s, env, executor.equals("docker")));
+    return add(launch("reconciler", "reconciler-" + n, s, env, false));
   }
 
   /**
@@ -402,6 +430,9 @@ public final class LocalDistributed implements AutoCloseable {
   public void close() {
     for (int i = services.size() - 1; i >= 0; i--) {
       services.get(i).stop();
+    }
+    if (pods != null) {
+      pods.close();
     }
     pds.close();
     try {

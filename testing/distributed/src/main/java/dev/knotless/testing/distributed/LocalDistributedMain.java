@@ -85,8 +85,7 @@ public final class LocalDistributedMain {
     KubeApiServer api = KubeApiServer.start();
     TestKubelet kubelet = TestKubelet.startOnAnyDaemon(api, Map.of(SANDBOX_CLASS, runtime), 0);
     System.out.println("==> the mock Kubernetes API server at " + api.url() + ", a test kubelet");
-    LocalDistributed shape =
-        LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler();
+    LocalDistributed shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

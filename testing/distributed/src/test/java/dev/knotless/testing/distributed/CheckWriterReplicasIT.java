@@ -21,11 +21,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Two check-writers share the run events, keeping running checks in PostgreSQL. While a step prints
- * a line every tenth of a second, the replica writing its check is stopped (as a rolling update
- * stops a pod) or killed: the other takes the partition over, and the check's log blob holds every
- * line once, in order. Both reach the PDS through a {@link CountingProxy}, which shows the record
- * written once per status, the log uploaded once, and a push costing the PDS six requests to
- * running.
+ * a line every tenth of a second in its run pod, the replica writing its check is stopped (as a
+ * rolling update stops a pod) or killed: the other takes the partition over, and the check's log
+ * blob holds every line once, in order. Both reach the PDS through a {@link CountingProxy}, which
+ * shows the record written once per status, the log uploaded once, and a push costing the PDS six
+ * requests to running.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CheckWriterReplicasIT {
@@ -56,6 +56,7 @@ class CheckWriterReplicasIT {
     writers.add(shape.startCheckWriter(proxy.url()));
     writers.add(shape.startCheckWriter(proxy.url()));
     reconciler = shape.startReconciler();
+    shape.startScheduler();
     shape.startIngester();
     Checks.await(Duration.ofSeconds(90), "the baseline pass", () -> Checks.passes(reconciler) >= 1);
   }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.knotless.atproto.Record;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
-import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,13 +70,13 @@ final class CountingRuns {
       want.add("line " + i + " of the run");
     }
     List<String> got = List.of(Checks.log(shape, check).split("\n"));
-    // The run's container is named first, once: the worker runs steps under docker, and under
-    // the harness's gVisor, as LocalDistributed has its reconcilers run everyone's code.
+    // The run's pod is named first, once: the scheduler runs everyone's code in a pod of the
+    // sandbox's RuntimeClass, as LocalDistributed has it.
     assertTrue(
         got.get(0)
             .matches(
-                "container [0-9a-f]{12} from knotless-test/busybox:1, runtime "
-                    + LocalDocker.SANDBOX_RUNTIME),
+                "pod knotless-\\S+ from knotless-test/busybox:1, runtime class "
+                    + RunPods.SANDBOX_CLASS),
         got.get(0));
     assertEquals(want, got.subList(1, got.size()));
   }

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Parts of the distributed shape fail while a run prints: the check-writer is killed and started
- * again, the Kafka broker restarts, PostgreSQL restarts. Each time the run's check still ends
- * success, and its log blob holds every line the step printed, once and in order.
+ * Parts of the distributed shape fail while a run prints in its pod: the check-writer is killed and
+ * started again, the Kafka broker restarts, PostgreSQL restarts. Each time the run's check still
+ * ends success, and its log blob holds every line the step printed, once and in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FailuresIT {
@@ -41,6 +41,7 @@ class FailuresIT {
     owner = shape.ownerRepo("app", Map.of(".knotless/workflows/ci.yml", CI));
     checkWriter = shape.startCheckWriter();
     reconciler = shape.startReconciler();
+    shape.startScheduler();
     shape.startIngester();
     Checks.await(Duration.ofSeconds(90), "the baseline pass", () -> Checks.passes(reconciler) >= 1);
   }

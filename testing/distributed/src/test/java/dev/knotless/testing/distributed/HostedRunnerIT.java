@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * The distributed shape as a hosted runner: the operator lists no repository, the reconcilers find
  * those that name the runner (the appview's listRepos at start, a repository record on the event
  * stream after) and keep them in PostgreSQL, where the ingester takes them from; an owner's secret
- * sealed to the runner's key, mounted as a file, reaches a step a reconciler runs (worker mode) and
+ * sealed to the runner's key, mounted as a file on the scheduler, reaches a step of a run pod and
  * is masked in its log.
  */
 class HostedRunnerIT {
@@ -74,7 +74,6 @@ class HostedRunnerIT {
     earlySha = early.push("main");
 
     shape
-        .withShellExecutor()
         .withAppview(appview.url(), true)
         .withSecretsKey(dir.resolve("runner-key/secrets-key.json"));
     Files.createDirectories(dir.resolve("runner-key"));
@@ -82,6 +81,7 @@ class HostedRunnerIT {
     // The ingester first: with nothing listed yet it waits, ready, rather than failing.
     ingester = shape.startIngester();
     reconciler = shape.startReconciler();
+    shape.startScheduler();
   }
 
   @AfterAll
@@ -118,7 +118,7 @@ class HostedRunnerIT {
   void aRepositoryCreatedAfterTheServicesStartedRunsItsFirstPushWithTheOwnersSealedSecretMasked()
       throws Exception {
     String runner = shape.runner().did();
-    // The reconciler that runs steps holds the key: it made the file, 0600, and published it.
+    // The scheduler, which runs steps, holds the key: it made the file, 0600, and published it.
     XrpcClient reader = XrpcClient.create(shape.pds().pdsUrl());
     Checks.await(
         Duration.ofSeconds(60),

@@ -33,8 +33,7 @@ class ManagementPortIT {
     try (KubeApiServer api = KubeApiServer.start();
         LocalDistributed shape =
             LocalDistributed.start(
-                    LocalDistributed.projectRoot(), Files.createTempDirectory("management-it"))
-                .withScheduler()) {
+                LocalDistributed.projectRoot(), Files.createTempDirectory("management-it"))) {
       shape.ownerRepo("app", Map.of("README.md", "hello\n"));
       Map<String, ServiceProcess> services =
           Map.of(

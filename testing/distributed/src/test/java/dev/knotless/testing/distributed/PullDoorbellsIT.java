@@ -56,7 +56,7 @@ class PullDoorbellsIT {
   @BeforeAll
   static void start() throws Exception {
     Path dir = Files.createTempDirectory("pull-doorbells-it");
-    // Steps in containers, as a reconciler runs others' code.
+    // Steps in run pods, as the scheduler runs others' code.
     shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     appview = HarnessAppview.start(shape.pds().pdsUrl(), shape.pds().plcUrl());
     shape.withAppview(appview.url(), false);
@@ -82,6 +82,7 @@ class PullDoorbellsIT {
     reconciler =
         shape.startReconciler(
             Map.of("knotless.reconciler.pulls", "true", "knotless.reconciler.sweep", HOUR));
+    shape.startScheduler();
     ingester =
         shape.startIngester(
             Map.of(

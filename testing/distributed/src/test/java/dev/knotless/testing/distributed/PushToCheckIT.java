@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The distributed shape end to end, each service its own process: an owner pushes to the real PDS,
  * the ingester hears the firehose and publishes a doorbell to the real broker, a reconciler's pass
- * files the check queued and claims the run in real PostgreSQL, its worker runs the steps and
- * publishes the run's events, and the check-writer files the check as it ends, with its log.
+ * files the check queued and queues the run with its order in real PostgreSQL, the scheduler runs
+ * the steps in a pod (the mock API server's, run by the test kubelet) and publishes the run's
+ * events, and the check-writer files the check as it ends, with its log.
  */
 class PushToCheckIT {
   static final String CI =
@@ -49,6 +50,7 @@ class PushToCheckIT {
     services.put("check-writer", shape.startCheckWriter());
     reconciler = shape.startReconciler();
     services.put("reconciler", reconciler);
+    services.put("scheduler", shape.startScheduler());
     services.put("ingester", shape.startIngester());
   }
 
@@ -72,7 +74,7 @@ class PushToCheckIT {
         Checks.awaitOne(
             shape, Duration.ofSeconds(120), c -> c.status().ended() && c.commit().equals(sha));
     System.out.printf(
-        "[PushToCheckIT] push to check ended, across the three services: %d ms%n",
+        "[PushToCheckIT] push to check ended, across the four services: %d ms%n",
         (System.nanoTime() - t0) / 1_000_000);
 
     CheckRecord check = CheckRecord.fromJson(ended.value());
@@ -89,16 +91,20 @@ class PushToCheckIT {
     assertTrue(log.contains("==> never\nskipped: step \"fails\" failed\n"), log);
     assertTrue(!log.contains("\nnever\n"), "the skipped step did not run: " + log);
     assertEquals(1, Checks.all(shape).size(), "one check for the one push");
+    assertTrue(log.startsWith("pod knotless-"), "the run went to a pod: " + log);
+    assertEquals(1, shape.podsMade(), "one pod for the one run");
     // Once a push has gone all the way through, every name the dashboard and alerts read is there.
     assertEquals(
-        List.of(), ExportedMetrics.missing(LocalDistributed.projectRoot(), services), "metrics");
+        List.of(),
+        ExportedMetrics.missing(LocalDistributed.projectRoot(), services, java.util.Set.of()),
+        "metrics");
   }
 
   @Test
   void eachServiceLogsJsonLinesForTheLogPipeline() throws Exception {
     com.fasterxml.jackson.databind.ObjectMapper json =
         new com.fasterxml.jackson.databind.ObjectMapper();
-    for (String name : List.of("ingester", "reconciler-1", "check-writer")) {
+    for (String name : List.of("ingester", "reconciler-1", "scheduler-1", "check-writer")) {
       List<String> lines = Files.readAllLines(shape.dir().resolve("logs/" + name + ".log"));
       assertTrue(lines.size() > 3, name + " logged: " + lines);
       for (String line : lines) {

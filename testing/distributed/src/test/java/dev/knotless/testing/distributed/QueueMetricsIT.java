@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The queue-depth metrics the chart scales on, read off a reconciler's {@code /q/metrics} by exact
  * name: the doorbell lag rises while repositories wait for a pass thread and falls to nothing once
- * they have passed; the waiting runs rise while pushes wait for the one job and fall to nothing
- * once every run has ended.
+ * they have passed; the waiting runs rise while pushes wait for the scheduler's one job and fall to
+ * nothing once every run has ended.
  */
 class QueueMetricsIT {
   static final String DOORS_WAITING = "knotless_run_doorbells_waiting";
@@ -42,18 +42,18 @@ class QueueMetricsIT {
           - name: work
             run: sleep 12; echo done
         """;
-    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withShellExecutor();
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     for (int i = 0; i < REPOS; i++) {
       owners.add(shape.ownerRepo("app-" + i, Map.of(".knotless/workflows/ci.yml", ci)));
     }
     shape.startCheckWriter();
-    // One pass and one run at a time: rings and runs queue behind them.
+    // One pass and one run pod at a time: rings and runs queue behind them.
     reconciler =
         shape.startReconciler(
             Map.of(
                 "knotless.reconciler.pass-threads", "1",
-                "knotless.reconciler.worker.jobs", "1",
                 "knotless.reconciler.queue-gauge-refresh", "1s"));
+    shape.startScheduler(Map.of("knotless.scheduler.jobs", "1"));
     shape.startIngester();
   }
 

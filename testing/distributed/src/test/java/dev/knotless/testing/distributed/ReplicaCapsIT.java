@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.check.StepResult;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Files;
@@ -18,9 +19,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two reconcilers run the runs of one owner held to one job (owner-jobs 1) and a one-minute
- * allowance: the owner's runs never overlap though both replicas run some, and the owner's minutes
- * record, which neither replica's share reaches a minute of, adds up to the whole runner's time.
+ * Two reconcilers queue the runs of one owner, whom the scheduler holds to one job (owner-jobs 1)
+ * and a one-minute allowance: the owner's run pods never overlap though both replicas queue some,
+ * and the owner's minutes record adds up every run's time, whichever replica queued it.
  */
 class ReplicaCapsIT {
   private static final int REPOS = 6;
@@ -35,24 +36,20 @@ class ReplicaCapsIT {
   private static final List<OwnerRepo> repos = new ArrayList<>();
   private static ServiceProcess first;
   private static ServiceProcess second;
-  private static Path spans;
 
   @BeforeAll
   static void start() throws Exception {
     Path dir = Files.createTempDirectory("replica-caps-it");
-    spans = dir.resolve("spans.txt");
-    Files.createFile(spans);
-    // Each run writes when its step began and ended, in milliseconds, to a file both share.
+    // Each check says when its one step began and ended.
     String ci =
         """
         on: {push: {refs: [main]}}
         steps:
           - name: work
-            run: |
-              from=$(date +%%s%%3N); sleep %d; echo "$from $(date +%%s%%3N) $KNOTLESS_RUN_SHA" >> %s
+            run: sleep %d
         """
-            .formatted(STEP_SECONDS, spans);
-    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withShellExecutor();
+            .formatted(STEP_SECONDS);
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     owner = shape.pds().createAccount("owner");
     // Two replicas share the doorbell topic's partitions, two each. Repositories whose keys fall on
     // three partitions or more are sure to be passed by both, so the cap is held across the two.
@@ -63,14 +60,14 @@ class ReplicaCapsIT {
       partitions.add(DoorbellPartitions.of(owner.did() + "/" + o.key(), DOORBELL_PARTITIONS));
     }
     shape.startCheckWriter();
-    Map<String, String> capped =
+    first = shape.startReconciler();
+    second = shape.startReconciler();
+    shape.startScheduler(
         Map.of(
-            "knotless.reconciler.worker.jobs", "4",
-            "knotless.reconciler.worker.owner-jobs", "1",
-            "knotless.reconciler.worker.allowance", "1",
-            "knotless.reconciler.worker.usage-refresh", "1s");
-    first = shape.startReconciler(capped);
-    second = shape.startReconciler(capped);
+            "knotless.scheduler.jobs", "4",
+            "knotless.scheduler.owner-jobs", "1",
+            "knotless.scheduler.allowance", "1",
+            "knotless.scheduler.usage-refresh", "1s"));
     shape.startIngester();
   }
 
@@ -87,14 +84,12 @@ class ReplicaCapsIT {
         Duration.ofSeconds(120),
         "the baseline passes",
         () -> Checks.passes(first) + Checks.passes(second) >= repos.size());
-    PushedAtOnce.pushAndAwaitSuccess(shape, repos);
-
     List<long[]> ran = new ArrayList<>();
-    for (String line : Files.readAllLines(spans)) {
-      String[] f = line.split(" ");
-      ran.add(new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])});
+    for (String sha : PushedAtOnce.pushAndAwaitSuccess(shape, repos)) {
+      StepResult step = CountingRuns.awaitEnded(shape, sha).steps().get(0);
+      ran.add(new long[] {step.startedAt().toEpochMilli(), step.endedAt().toEpochMilli()});
     }
-    assertEquals(repos.size(), ran.size(), "each push ran once");
+    assertEquals(repos.size(), shape.podsMade(), "each push ran once, in a pod of its own");
     ran.sort((a, b) -> Long.compare(a[0], b[0]));
     for (int i = 1; i < ran.size(); i++) {
       assertTrue(
@@ -118,11 +113,11 @@ class ReplicaCapsIT {
         "[ReplicaCapsIT] %d runs of one owner, %d ms of steps in all, none overlapping; record %s%n",
         repos.size(), total, minutes);
     // With the doorbells on three partitions, each replica passes some of the repositories once
-    // both have joined the group. Should one still hold every partition (a rebalance late), the cap
-    // was held by one replica alone, and the run says so as skipped, not passed.
+    // both have joined the group. Should one still hold every partition (a rebalance late), every
+    // run was queued by one replica alone, and the run says so as skipped, not passed.
     org.junit.jupiter.api.Assumptions.assumeTrue(
-        Files.readString(first.log()).contains(": running ci at ")
-            && Files.readString(second.log()).contains(": running ci at "),
-        "one replica ran every run: the cap was not tested across two");
+        Files.readString(first.log()).contains(": ci at ")
+            && Files.readString(second.log()).contains(": ci at "),
+        "one replica queued every run: the cap was not tested across two");
   }
 }

@@ -80,7 +80,7 @@ class SchedulerIT {
     kubelet = TestKubelet.start(api, Map.of(SANDBOX, LocalDocker.SANDBOX_RUNTIME), 0);
     client = api.client(NAMESPACE, "test-" + TOKEN);
     Path dir = Files.createTempDirectory("scheduler-it");
-    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler();
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     owner =
         shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
     secrets = dir.resolve("secrets.json");

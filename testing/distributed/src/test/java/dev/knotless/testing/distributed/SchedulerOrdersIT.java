@@ -89,7 +89,7 @@ class SchedulerOrdersIT {
     kubelet = TestKubelet.start(api, Map.of(SANDBOX, LocalDocker.SANDBOX_RUNTIME), 0);
     client = api.client(NAMESPACE, "test-" + TOKEN);
     Path dir = Files.createTempDirectory("scheduler-orders-it");
-    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler();
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     appview = HarnessAppview.start(shape.pds().pdsUrl(), shape.pds().plcUrl());
     shape.withAppview(appview.url(), false);
     owner =

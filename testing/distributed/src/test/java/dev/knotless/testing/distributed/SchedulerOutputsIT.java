@@ -66,7 +66,7 @@ class SchedulerOutputsIT {
     kubelet = TestKubelet.start(api, Map.of(SANDBOX, LocalDocker.SANDBOX_RUNTIME), 0);
     client = api.client(NAMESPACE, "test-" + TOKEN);
     Path dir = Files.createTempDirectory("scheduler-outputs-it");
-    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withScheduler();
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     owner =
         shape.ownerRepo("app", Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
     Path secrets = dir.resolve("secrets.json");

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A newer commit filed by one reconciler cancels the older commit's run another reconciler holds.
- * The repository moves between them when the one running its push stops (SIGTERM, as a rollout
- * sends): the stopping replica would give that run its stop-wait, but the next push, filed by the
- * other replica, supersedes it, so the stop cancels it and ends at once.
+ * A newer commit queued by one reconciler cancels the older commit's run pod that another
+ * reconciler queued. The repository moves between them when the one that queued its push stops
+ * (SIGTERM, as a rollout sends): the stop leaves the run's pod alone, and the next push, filed by
+ * the other replica, supersedes it, so the scheduler cuts it short and runs the newer one.
  */
 class SupersedeAcrossReplicasIT {
   private static final int LINES = 120; // a minute of steps: longer than a stop is given here
@@ -39,12 +39,12 @@ class SupersedeAcrossReplicasIT {
           - name: count
             run: for i in $(seq 1 $(cat lines)); do echo "line $i of the run"; sleep 0.5; done
         """;
-    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir).withShellExecutor();
+    shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     owner = shape.ownerRepo("site", Map.of(".knotless/workflows/ci.yml", ci));
     shape.startCheckWriter();
-    Map<String, String> wait = Map.of("knotless.reconciler.worker.stop-wait", "300s");
-    shape.startReconciler(wait);
-    shape.startReconciler(wait);
+    shape.startReconciler();
+    shape.startReconciler();
+    shape.startScheduler();
     shape.startIngester();
   }
 
@@ -56,7 +56,7 @@ class SupersedeAcrossReplicasIT {
   }
 
   @Test
-  void aPushFiledOnTheOtherReplicaCancelsTheRunAStoppingReplicaStillRuns() throws Exception {
+  void aPushFiledOnTheOtherReplicaCancelsThePodOfTheRunTheStoppedReplicaQueued() throws Exception {
     List<ServiceProcess> reconcilers = shape.services("reconciler");
     Checks.await(
         Duration.ofSeconds(120),
@@ -64,12 +64,13 @@ class SupersedeAcrossReplicasIT {
         () -> Checks.passes(reconcilers.get(0)) + Checks.passes(reconcilers.get(1)) >= 1);
     owner.commit(Map.of("lines", LINES + "\n"));
     String first = owner.push("main");
-    Checks.await(
-        Duration.ofSeconds(90),
-        "the first push's steps running",
-        () -> reconcilers.stream().anyMatch(s -> s.childrenRunning("of the run") > 0));
+    // Its pod running, so its steps are under way when the newer push supersedes it.
+    Checks.await(Duration.ofSeconds(90), "the run's pod running", () -> shape.podsRunning() == 1);
+    String queued = "ci at " + first + " queued for the scheduler";
     ServiceProcess running =
-        reconcilers.stream().filter(s -> s.childrenRunning("of the run") > 0).findFirst().get();
+        Files.readString(reconcilers.get(0).log()).contains(queued)
+            ? reconcilers.get(0)
+            : reconcilers.get(1);
     ServiceProcess other = running == reconcilers.get(0) ? reconcilers.get(1) : reconcilers.get(0);
 
     long t0 = System.nanoTime();
@@ -89,9 +90,7 @@ class SupersedeAcrossReplicasIT {
     String log = Checks.log(shape, superseded);
     long printed = log.lines().filter(l -> l.endsWith(" of the run")).count();
     assertTrue(printed < LINES, "the first run was cut short, not run out: " + printed + " lines");
-    assertTrue(
-        stoppedMs < 30_000,
-        "the stop ended with the superseded run (" + stoppedMs + " ms), not at its SIGKILL");
+    assertTrue(stoppedMs < 30_000, "the stop waited for nothing (" + stoppedMs + " ms)");
 
     CheckRecord ran = CountingRuns.awaitEnded(shape, second, "ci");
     assertEquals(CheckStatus.SUCCESS, ran.status(), ran.toString());
@@ -100,8 +99,9 @@ class SupersedeAcrossReplicasIT {
         Checks.log(shape, ran).lines().filter(l -> l.endsWith(" of the run")).count(),
         "the newer commit's run printed every line");
     assertTrue(
-        Files.readString(other.log()).contains("supersedes 1 older run(s) of ci"),
-        "the other replica marked the older run");
+        Files.readString(other.log()).contains("ci at " + second + " queued for the scheduler"),
+        "the other replica queued the newer run");
+    assertEquals(2, shape.podsMade(), "one pod each");
     System.out.printf(
         "[SupersedeAcrossReplicasIT] the stop took %d ms; the superseded run printed %d of %d"
             + " lines%n",

@@ -254,6 +254,12 @@ public final class PgRunQueue {
         == 1;
   }
 
+  /** Whether a run of check {@code checkKey} is in the queue, waiting or running. */
+  public boolean queued(String checkKey) throws SQLException {
+    return !query("select 1 from run_queue where check_key = ?", r -> Boolean.TRUE, checkKey)
+        .isEmpty();
+  }
+
   /** The waiting runs of a class, oldest filed first. */
   public List<Row> waiting(RunClass runClass) throws SQLException {
     return query(

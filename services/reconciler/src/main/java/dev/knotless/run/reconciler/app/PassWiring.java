@@ -41,9 +41,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Assembles libs/runner's reconcile pass as the all-in-one does, with the service's parts: state in
- * PostgreSQL, runs claimed in the PostgreSQL run queue and run by this instance's {@link
- * RunWorker}. Built on the first pass (it logs in), so a reconciler whose pass is replaced never
- * needs an account.
+ * PostgreSQL, runs queued with their orders in the PostgreSQL run queue by {@link RunQueuer}, for
+ * the scheduler to run as pods. Built on the first pass (it logs in), so a reconciler whose pass is
+ * replaced never needs an account.
  */
 @ApplicationScoped
 public class PassWiring {
@@ -66,7 +66,7 @@ public class PassWiring {
   WiredPass wiredPass(
       ReconcilerConfig config,
       StateStore state,
-      RunWorker worker,
+      RunQueuer queuer,
       WatchedTable table,
       PullHeadsTable pullHeads,
       MeterRegistry registry)
@@ -80,12 +80,11 @@ public class PassWiring {
     Clock clock = Clock.systemUTC();
     PdsAccess access = PdsAccess.login(env, clock, new PdsMetrics(registry));
     XrpcClient runnerClient = access.runner();
-    worker.useRunner(runnerClient);
     StorageCache cache = access.cache();
 
     Watching watching =
         new Watching(
-            table, pullHeads, access::read, id -> worker.ring(id, Doorbell.connect("found")));
+            table, pullHeads, access::read, id -> queuer.ring(id, Doorbell.connect("found")));
     List<String> labels = listed(config);
     if (labels.isEmpty() && !config.discover()) {
       LOG.warn(
@@ -115,20 +114,6 @@ public class PassWiring {
       throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
     }
 
-    SealedStart sealed = SealedStart.none();
-    if (config.secretsKeyFile().isPresent()) {
-      sealed =
-          SealedStart.begin(
-              config.secretsKeyFile().get(), config.appview().orElse(null), runnerClient, clock);
-      SealedStart republish = sealed;
-      // A key a rotation put first in the mounted Secret is published within a sweep.
-      sweeps.scheduleWithFixedDelay(
-          republish::republish,
-          config.sweep().toSeconds(),
-          config.sweep().toSeconds(),
-          TimeUnit.SECONDS);
-    }
-
     CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
     RunPlanner planner =
         RunPlanner.forRunner(
@@ -136,9 +121,10 @@ public class PassWiring {
                 config.secretsFile().orElse(null),
                 config.stepTimeout(),
                 config.runTimeout().orElse(null),
-                WorkerExecutor.hostEnvironment(config.worker(), env)),
+                // No step runs here: the scheduler plans each run again from its order.
+                Map.of()),
             access,
-            sealed.owner(),
+            SealedStart.none().owner(),
             clock);
     RepoPass pass =
         new RepoPass(
@@ -147,7 +133,7 @@ public class PassWiring {
             state,
             filer,
             planner,
-            worker,
+            queuer,
             cache.dir(),
             () ->
                 config
@@ -160,13 +146,11 @@ public class PassWiring {
                 PassExtras.all(
                         planner,
                         filer,
-                        // The worker's, so a stop hands back what each asked run was asked for
-                        // with.
-                        worker.asked(),
+                        queuer.asked(),
                         config.keepChecks(),
                         config.secretsFile().orElse(null))
                     .forRunner(runnerClient.did()),
-                new PullPass.Parts(access, state, filer, planner, worker, clock),
+                new PullPass.Parts(access, state, filer, planner, queuer, clock),
                 pullHeads));
     if (config.discover()) {
       URI appview = appview(config, "knotless.reconciler.discover", "listRepos");

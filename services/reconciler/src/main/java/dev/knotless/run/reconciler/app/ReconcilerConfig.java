@@ -62,13 +62,6 @@ public interface ReconcilerConfig {
    */
   Optional<URI> appview();
 
-  /**
-   * The runner's key file ({@code --secrets-key}), mounted from a Kubernetes Secret: published as
-   * the {@code dev.knotless.runnerKey} record and opened for owners' sealed secrets. Set it only
-   * where runs are planned with their steps (worker mode {@code run}); unset opens none.
-   */
-  Optional<java.nio.file.Path> secretsKeyFile();
-
   /** Where DIDs are resolved ({@code KNOTLESS_PLC_URL}); unset uses the environment's. */
   Optional<String> plcUrl();
 
@@ -92,91 +85,21 @@ public interface ReconcilerConfig {
   @WithDefault("30")
   int keepChecks();
 
-  /** The worker that runs the queued runs, each in a container of its own by default. */
-  Worker worker();
+  /**
+   * The recovery of runs that reconcilers of older versions ran themselves (docs/upgrading.md): a
+   * row with no order held by a worker silent past {@code stale-after} is filed again.
+   */
+  Recovery recovery();
 
-  /** The worker's settings. */
-  interface Worker {
-    /**
-     * {@code run}: this instance runs the runs its passes queue; {@code queue}: it only queues
-     * them, with their orders, for the scheduler, which runs each as a pod, and runs nothing
-     * itself.
-     */
-    @WithDefault("run")
-    String mode();
-
-    /** How many runs go at once in this instance. */
-    @WithDefault("4")
-    int jobs();
-
-    /**
-     * How many jobs one owner's runs may hold at once across every reconciler ({@code
-     * --owner-jobs}); unset: {@code jobs}.
-     */
-    java.util.Optional<Integer> ownerJobs();
-
-    /**
-     * Minutes of steps per owner over 30 days, public repositories ({@code --allowance}), counted
-     * across every reconciler from the state in PostgreSQL; unset: none.
-     */
-    java.util.Optional<Long> allowance();
-
-    /**
-     * How often this worker catches its usage up with every reconciler's (for allowances) and
-     * writes the minutes records held back by their five-minute spacing.
-     */
-    @WithDefault("10s")
-    Duration usageRefresh();
-
-    /** Where runs' checkouts and logs are made ({@code --work} of the all-in-one). */
-    @WithDefault("${java.io.tmpdir}/knotless-reconciler-work")
-    java.nio.file.Path work();
-
-    /** How often this worker says it is alive for the runs it holds. */
+  /** The recovery's settings. */
+  interface Recovery {
+    /** How often this reconciler looks for such rows. */
     @WithDefault("5s")
-    Duration heartbeat();
+    Duration every();
 
-    /** How long a worker may be silent before its runs are filed again by another. */
+    /** How long the worker holding such a row must have been silent. */
     @WithDefault("30s")
     Duration staleAfter();
-
-    /**
-     * How long a stopped worker waits for its runs to end ({@code --stop-wait}); what still runs
-     * then is cancelled and handed to another worker. The pod's termination grace must be longer.
-     */
-    @WithDefault("900s")
-    Duration stopWait();
-
-    /**
-     * How runs execute: {@code docker}, each in a container of its own, or {@code shell}, as this
-     * service's own user beside its credentials (only for code you trust with the service).
-     */
-    @WithDefault("docker")
-    String executor();
-
-    /** The docker daemon, as the all-in-one's {@code DOCKER_HOST}. */
-    @WithDefault("unix:///var/run/docker.sock")
-    String dockerHost();
-
-    /** The image of a workflow that names none, as {@code --image}; unset: the executor's. */
-    Optional<String> image();
-
-    /** CPUs a run's container may use, as {@code --cpus}; unset has no limit. */
-    java.util.OptionalDouble cpus();
-
-    /** Memory of a run's container in whole GiB, no swap past it, as {@code --memory}. */
-    java.util.OptionalInt memory();
-
-    /** Processes a run's container may hold, as {@code --pids}. */
-    java.util.OptionalInt pids();
-
-    /**
-     * The network runs join, made if missing with traffic between runs off, as {@code --network}.
-     */
-    Optional<String> network();
-
-    /** The container runtime of runs, such as runsc, as {@code --runtime}. */
-    Optional<String> runtime();
   }
 
   /** The storage cache directory ({@code KNOTLESS_CACHE_DIR}); unset uses the environment's. */

@@ -15,9 +15,11 @@ import org.jboss.logging.Logger;
 
 /**
  * The recovery of runs whose worker went silent past {@code stale-after} (killed, or its pod
- * evicted): each is put back into its repository's dropped runs and its door rung, so the pass that
- * owns the repository files and runs it again. A run asked for by name is ended as lost instead:
- * its row does not hold the request's variables. Thread-safe.
+ * evicted, or stopped and handed them back): such rows are left by reconcilers of older versions,
+ * which ran runs themselves. Each is put back into its repository's dropped runs and its door rung,
+ * so the pass that owns the repository files it again, now with an order for the scheduler. A run
+ * asked for by name is ended as lost instead: its row does not hold the request's variables.
+ * Thread-safe.
  */
 final class StaleRuns {
   private static final Logger LOG = Logger.getLogger(StaleRuns.class);
@@ -52,7 +54,7 @@ final class StaleRuns {
    *     them, and rows with an order are the scheduler's to adopt or end
    */
   void recover(String me, boolean onlyWithoutOrder) {
-    List<PgRunQueue.Row> stale = RunWorker.db(() -> queue.stale(staleAfter));
+    List<PgRunQueue.Row> stale = RunQueuer.db(() -> queue.stale(staleAfter));
     for (PgRunQueue.Row row : stale) {
       PgRunQueue.Run r = row.run();
       String worker = row.worker();
@@ -67,7 +69,7 @@ final class StaleRuns {
       if (r.runClass() == RunClass.ASKED) {
         // A run asked for by name is filed again from the owner's request, which the row does
         // not hold (its variables); it is ended as lost rather than run without them.
-        if (RunWorker.db(() -> queue.takeStale(r.checkKey(), staleAfter))) {
+        if (RunQueuer.db(() -> queue.takeStale(r.checkKey(), staleAfter))) {
           LOG.warnf(
               "%s: run %s asked for by name was lost with its worker", r.repo(), r.checkKey());
           publish.accept(
@@ -87,7 +89,7 @@ final class StaleRuns {
           s ->
               s.withDropped(
                   new DroppedRun(r.subject(), r.commit(), r.baseCommit(), List.of(r.workflow()))));
-      if (RunWorker.db(() -> queue.takeStale(r.checkKey(), staleAfter))) {
+      if (RunQueuer.db(() -> queue.takeStale(r.checkKey(), staleAfter))) {
         LOG.infof(
             "%s: %s at %s was held by %s, silent past %s: filed again",
             r.repo(), r.workflow(), r.commit(), worker, staleAfter);
