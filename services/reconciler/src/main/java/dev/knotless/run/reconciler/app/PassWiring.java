@@ -13,6 +13,7 @@ import dev.knotless.runner.engine.QueueWiring;
 import dev.knotless.runner.engine.SealedStart;
 import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.filing.RetryingWrites;
+import dev.knotless.runner.mergequeue.QueuePass;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
@@ -127,6 +128,19 @@ public class PassWiring {
             access,
             SealedStart.none().owner(),
             clock);
+    PassExtras extras =
+        extras(
+            config,
+            PassExtras.all(
+                    planner,
+                    filer,
+                    queuer.asked(),
+                    config.keepChecks(),
+                    config.secretsFile().orElse(null))
+                .forRunner(runnerClient.did()),
+            new PullPass.Parts(access, state, filer, planner, queuer, clock),
+            pullHeads,
+            queuer);
     RepoPass pass =
         new RepoPass(
             access::ownerOf,
@@ -142,18 +156,15 @@ public class PassWiring {
                     .map(f -> PausedOwners.read(f, runnerClient.did()))
                     .orElse(PausedOwners.none()),
             clock,
-            extras(
-                config,
-                PassExtras.all(
-                        planner,
-                        filer,
-                        queuer.asked(),
-                        config.keepChecks(),
-                        config.secretsFile().orElse(null))
-                    .forRunner(runnerClient.did()),
-                new PullPass.Parts(access, state, filer, planner, queuer, clock),
-                pullHeads,
-                queuer));
+            extras);
+    if (extras.queue() != null) {
+      // The queue records this reconciler's passes read, read again between passes.
+      QueueWiring.noticing(
+          extras.queue().notice(),
+          sweeps,
+          config.queue().notice(),
+          id -> queuer.ring(id, Doorbell.NOTICE));
+    }
     if (config.discover()) {
       URI appview = appview(config, "knotless.reconciler.discover", "listRepos");
       discoverer =
@@ -202,7 +213,7 @@ public class PassWiring {
     if (!config.queue().enabled()) {
       return withPulls;
     }
-    return withPulls.withQueue(
+    QueuePass queue =
         QueueWiring.pass(
             config.queue().batch(),
             config.queue().depth(),
@@ -213,7 +224,8 @@ public class PassWiring {
             queuer,
             queuer::cancel,
             pulls,
-            parts.clock()));
+            parts.clock());
+    return withPulls.withQueue(queue);
   }
 
   /** The appview, which {@code setting} needs to ask {@code method}: a clear error without it. */

@@ -75,6 +75,14 @@ public interface ReconcilerConfig {
     /** The most batches checked at once on a branch, each built ahead on the one before. */
     @WithDefault("2")
     int depth();
+
+    /**
+     * How often the queue records the passes read are read again ({@code --notice}), ringing the
+     * doors of repositories whose records changed: a collaborator's queue record the ingester's
+     * Jetstream does not send is heard this way.
+     */
+    @WithDefault("30s")
+    Duration notice();
   }
 
   /**
