@@ -37,7 +37,9 @@ import org.junit.jupiter.api.Test;
  * scheduler runs each batch in a pod (the test kubelet's, under gVisor); the check-writer files the
  * batch's check and rings the repository's door, so the reconciler's next pass lands a passing
  * batch in one push, or halves a failing one until the pull that broke it is ejected. A queue
- * record naming a pull that does not exist is passed over without stopping the others.
+ * record naming a pull that does not exist is passed over without stopping the others. A scheduler
+ * killed while a batch runs leaves its pod to the standby, which follows it to its end, and the
+ * batch lands once.
  */
 class SchedulerQueueIT {
   static final String MAIN = "refs/heads/main";
@@ -51,9 +53,20 @@ class SchedulerQueueIT {
 
   private static LocalDistributed shape;
   private static HarnessAppview appview;
+
+  /** A batch with p2 in it takes seconds: time for a scheduler to be killed under it. */
+  static final String SLOW =
+      """
+      on: {pull: {base: [refs/heads/main]}}
+      steps:
+        - name: build
+          run: if [ -e slow.txt ]; then echo building slowly; sleep 8; fi; echo built
+      """;
+
   private static OwnerRepo repo;
+  private static OwnerRepo slow;
   private static ServiceProcess reconciler;
-  private static final List<String> pulls = new ArrayList<>();
+  private static final Map<OwnerRepo, List<String>> pullsOf = new java.util.HashMap<>();
   private static final Map<String, String> heads = new LinkedHashMap<>();
 
   @BeforeAll
@@ -68,6 +81,11 @@ class SchedulerQueueIT {
             shape.runner(),
             "app",
             Map.of("README.md", "hello\n", ".knotless/workflows/ci.yml", CI));
+    slow =
+        shape.ownerRepo(
+            shape.runner(),
+            "slow",
+            Map.of("README.md", "slow\n", ".knotless/workflows/ci.yml", SLOW));
     shape.startCheckWriter();
     reconciler =
         shape.startReconciler(
@@ -75,6 +93,8 @@ class SchedulerQueueIT {
                 "knotless.reconciler.pulls", "true",
                 "knotless.reconciler.queue.enabled", "true",
                 "knotless.reconciler.sweep", "2s"));
+    shape.startScheduler();
+    // A standby, which takes over when the test kills the leader.
     shape.startScheduler();
     shape.startIngester(
         Map.of("knotless.ingester.pulls", "true", "knotless.ingester.queue", "true"));
@@ -97,32 +117,32 @@ class SchedulerQueueIT {
   void fourQueuedPullsWithTheThirdBrokenLandThreeInCheckedPushesAndEjectTheThird()
       throws Exception {
     Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
-    open(4, 3);
-    long before = generation();
+    List<String> pulls = open(repo, 4, 3, "broken.txt");
+    long before = generation(repo);
     long t0 = System.nanoTime();
-    queueAll();
+    queueAll(repo, true);
     String broken = pulls.get(2);
     Checks.await(
         Duration.ofMinutes(5),
         "three pulls merged and the third ejected",
-        () -> merged().size() == 3 && ejected(broken) != null);
+        () -> merged(repo).size() == 3 && ejected(repo, broken) != null);
     System.out.printf(
         "[SchedulerQueueIT] 4 pulls queued, 1 broken: landed and ejected in %d ms%n",
         (System.nanoTime() - t0) / 1_000_000);
 
-    assertEquals(List.of(pulls.get(0), pulls.get(1), pulls.get(3)), merged(), "merged pulls");
-    assertEquals(3, mergedRecords(), "each pull merged once: no batch landed twice");
-    CheckRecord ejected = ejected(broken);
+    assertEquals(List.of(pulls.get(0), pulls.get(1), pulls.get(3)), merged(repo), "merged pulls");
+    assertEquals(3, mergedRecords(repo), "each pull merged once: no batch landed twice");
+    CheckRecord ejected = ejected(repo, broken);
     assertEquals(CheckStatus.FAILURE, ejected.status());
     assertTrue(ejected.note().startsWith("ejected from the merge queue: batch"), ejected.note());
     assertEquals(heads.get(broken), ejected.commit());
 
-    List<CheckRecord> batches = batchChecks();
+    List<CheckRecord> batches = batchChecks(repo);
     List<CheckRecord> passed =
         batches.stream().filter(c -> c.status() == CheckStatus.SUCCESS).toList();
     assertTrue(batches.stream().allMatch(c -> c.status().ended()), "every batch ended: " + batches);
-    assertEquals(before + passed.size(), generation(), "one push a passing batch: " + batches);
-    String main = tip();
+    assertEquals(before + passed.size(), generation(repo), "one push a passing batch: " + batches);
+    String main = tip(repo);
     assertTrue(
         passed.stream().anyMatch(c -> c.commit().equals(main)),
         "main is at the tip of a batch that passed: " + main + " " + batches);
@@ -132,55 +152,105 @@ class SchedulerQueueIT {
     }
   }
 
-  /** Pulls p1..pN of the owner's, each adding its own file; the {@code broken}th breaks. */
-  private static void open(int n, int broken) throws Exception {
-    PullAuthor author = new PullAuthor(repo);
+  @Test
+  void aSchedulerKilledWhileABatchRunsLeavesItToTheStandbyAndItLandsOnce() throws Exception {
+    Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
+    List<String> pulls = open(slow, 2, 2, "slow.txt");
+    long before = generation(slow);
+    queueAll(slow, false);
+    Checks.await(
+        Duration.ofMinutes(3),
+        "the batch running",
+        () -> batchChecks(slow).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING));
+    ServiceProcess leader = leader();
+    leader.kill();
+    Checks.await(
+        Duration.ofMinutes(3), "both pulls merged", () -> merged(slow).size() == pulls.size());
+
+    assertEquals(2, mergedRecords(slow), "each pull merged once");
+    List<CheckRecord> batches = batchChecks(slow);
+    assertEquals(1, batches.size(), "one batch, run once: " + batches);
+    CheckRecord batch = batches.get(0);
+    assertEquals(CheckStatus.SUCCESS, batch.status(), batch.toString());
+    String log = Checks.log(shape, batch);
+    assertTrue(log.contains("building slowly\nbuilt\n"), "the steps ran to their end: " + log);
+    assertEquals(1, log.split("building slowly", -1).length - 1, "the step ran once: " + log);
+    assertEquals(before + 1, generation(slow), "one push");
+    assertEquals(batch.commit(), tip(slow));
+  }
+
+  /** The scheduler that leads now: the one whose gauge says it holds the Lease. */
+  private static ServiceProcess leader() throws Exception {
+    List<ServiceProcess> schedulers = shape.services("scheduler");
+    for (ServiceProcess s : schedulers) {
+      if (s.metric("knotless_run_scheduler_leader") == 1.0) {
+        return s;
+      }
+    }
+    throw new AssertionError("no scheduler leads: " + schedulers);
+  }
+
+  /**
+   * Pulls p1..pN of {@code r}'s owner, each adding its own file; the {@code marked}th also adds
+   * {@code mark}. Returns their AT-URIs, in order.
+   */
+  private static List<String> open(OwnerRepo r, int n, int marked, String mark) throws Exception {
+    PullAuthor author = new PullAuthor(r);
+    List<String> pulls = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
       String name = "p" + i;
-      repo.git("checkout", "-q", "-b", name, "main");
+      r.git("checkout", "-q", "-b", name, "main");
       Map<String, String> files = new LinkedHashMap<>();
       files.put(name + ".txt", name + "\n");
-      if (i == broken) {
-        files.put("broken.txt", "this breaks the build\n");
+      if (i == marked) {
+        files.put(mark, "marked\n");
       }
-      String head = repo.commit(files);
-      repo.push(name);
-      repo.git("checkout", "-q", "main");
-      String uri = author.open(repo, "main", repo, name);
+      String head = r.commit(files);
+      r.push(name);
+      r.git("checkout", "-q", "main");
+      String uri = author.open(r, "main", r, name);
       pulls.add(uri);
       heads.put(uri, head);
     }
     // main moves past where the branches start: each pull is stacked as a merge commit.
-    repo.commit(Map.of("docs.md", "docs\n"));
-    repo.push("main");
+    r.commit(Map.of("docs.md", "docs\n"));
+    r.push("main");
+    pullsOf.put(r, pulls);
+    return pulls;
   }
 
-  /** Queues every pull in order, and one that does not exist, in one write of the owner's. */
-  private static void queueAll() throws Exception {
-    List<String> queued = new ArrayList<>(pulls);
-    queued.add(1, "at://" + repo.account.did() + "/dev.knotless.pull/" + Tid.next());
+  /**
+   * Queues every pull of {@code r} in order in one write of the owner's, with {@code ghost} also a
+   * record naming a pull that does not exist, second in line.
+   */
+  private static void queueAll(OwnerRepo r, boolean ghost) throws Exception {
+    List<String> queued = new ArrayList<>(pullsOf.get(r));
+    if (ghost) {
+      queued.add(1, "at://" + r.account.did() + "/dev.knotless.pull/" + Tid.next());
+    }
     List<Write> writes = new ArrayList<>();
     for (String uri : queued) {
       ObjectNode v = JsonNodeFactory.instance.objectNode();
       v.put("pull", uri);
       v.put("createdAt", java.time.Instant.now().toString());
-      writes.add(Write.create(QueuePass.COLLECTION, repo.key() + "." + Tid.next(), v));
+      writes.add(Write.create(QueuePass.COLLECTION, r.key() + "." + Tid.next(), v));
     }
-    repo.client.applyWrites(repo.account.did(), writes);
+    r.client.applyWrites(r.account.did(), writes);
   }
 
-  private static List<Record> states() throws Exception {
+  private static List<Record> states(OwnerRepo r) throws Exception {
     return PullReader.scan(
         XrpcClient.create(shape.pds().pdsUrl()),
-        repo.account.did(),
+        r.account.did(),
         "dev.knotless.state",
-        repo.key() + ".");
+        r.key() + ".");
   }
 
-  /** The pulls merged, in the order of {@link #pulls}. */
-  private static List<String> merged() throws Exception {
+  /** The pulls of {@code repo} merged, in the order they were opened. */
+  private static List<String> merged(OwnerRepo repo) throws Exception {
+    List<String> pulls = pullsOf.get(repo);
     List<String> out = new ArrayList<>();
-    for (Record r : states()) {
+    for (Record r : states(repo)) {
       String pull = r.value().path("pull").asText();
       if (r.value().path("state").asText().equals("merged") && !out.contains(pull)) {
         out.add(pull);
@@ -190,12 +260,14 @@ class SchedulerQueueIT {
     return out;
   }
 
-  private static long mergedRecords() throws Exception {
-    return states().stream().filter(r -> r.value().path("state").asText().equals("merged")).count();
+  private static long mergedRecords(OwnerRepo repo) throws Exception {
+    return states(repo).stream()
+        .filter(r -> r.value().path("state").asText().equals("merged"))
+        .count();
   }
 
   /** The check saying {@code pull} was ejected from the queue, or null. */
-  private static CheckRecord ejected(String pull) throws Exception {
+  private static CheckRecord ejected(OwnerRepo repo, String pull) throws Exception {
     String prefix = CheckKeys.pullPrefix(repo.account.did(), repo.key(), pull);
     for (Record r : Checks.all(shape)) {
       CheckRecord c = CheckRecord.fromJson(r.value());
@@ -206,7 +278,7 @@ class SchedulerQueueIT {
     return null;
   }
 
-  private static List<CheckRecord> batchChecks() throws Exception {
+  private static List<CheckRecord> batchChecks(OwnerRepo repo) throws Exception {
     String prefix = CheckKeys.queuePrefix(repo.account.did(), repo.key(), MAIN);
     List<CheckRecord> out = new ArrayList<>();
     for (Record r : Checks.all(shape)) {
@@ -217,7 +289,7 @@ class SchedulerQueueIT {
     return out;
   }
 
-  private static dev.knotless.storage.Snapshot snapshot() throws Exception {
+  private static dev.knotless.storage.Snapshot snapshot(OwnerRepo repo) throws Exception {
     return new SnapshotReader(
             XrpcClient.create(shape.pds().pdsUrl()),
             StorageCache.at(Files.createTempDirectory("queue-it-cache"), Clock.systemUTC()),
@@ -225,11 +297,11 @@ class SchedulerQueueIT {
         .read(repo.address, SnapshotReader.Packs.NONE);
   }
 
-  private static long generation() throws Exception {
-    return snapshot().liveRefs().get(MAIN).generation();
+  private static long generation(OwnerRepo repo) throws Exception {
+    return snapshot(repo).liveRefs().get(MAIN).generation();
   }
 
-  private static String tip() throws Exception {
-    return snapshot().liveRefs().get(MAIN).target();
+  private static String tip(OwnerRepo repo) throws Exception {
+    return snapshot(repo).liveRefs().get(MAIN).target();
   }
 }
