@@ -1,6 +1,7 @@
 package dev.knotless.testing.distributed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -54,10 +55,13 @@ class SchedulerQueueIT {
   private static LocalDistributed shape;
   private static HarnessAppview appview;
 
-  /** A batch with p2 in it takes seconds: time for a scheduler to be killed under it. */
+  /**
+   * A batch with p2 in it takes seconds: time for a scheduler to be killed under it. Pushes to main
+   * run it too, so the push that lands the batch takes the batch's pass.
+   */
   static final String SLOW =
       """
-      on: {pull: {base: [refs/heads/main]}}
+      on: {pull: {base: [refs/heads/main]}, push: {refs: [refs/heads/main]}}
       steps:
         - name: build
           run: if [ -e slow.txt ]; then echo building slowly; sleep 8; fi; echo built
@@ -177,6 +181,28 @@ class SchedulerQueueIT {
     assertEquals(1, log.split("building slowly", -1).length - 1, "the step ran once: " + log);
     assertEquals(before + 1, generation(slow), "one push");
     assertEquals(batch.commit(), tip(slow));
+
+    // The landing push takes the batch's pass, which the standby kept as it planned the batch
+    // again.
+    Record landed =
+        Checks.awaitOne(
+            shape,
+            Duration.ofMinutes(1),
+            c ->
+                c.commit().equals(batch.commit())
+                    && c.pull() == null
+                    && c.ref().equals(MAIN)
+                    && c.status().ended()
+                    && !c.equals(batch));
+    CheckRecord push = CheckRecord.fromJson(landed.value());
+    assertFalse(
+        landed.rkey().startsWith(CheckKeys.queuePrefix(slow.account.did(), slow.key(), MAIN)));
+    assertEquals(CheckStatus.SUCCESS, push.status(), push.toString());
+    assertTrue(
+        push.note() != null
+            && push.note().startsWith("took the pass of")
+            && push.note().contains("merge-queue batch on refs/heads/main"),
+        push.toString());
   }
 
   /** The scheduler that leads now: the one whose gauge says it holds the Lease. */
