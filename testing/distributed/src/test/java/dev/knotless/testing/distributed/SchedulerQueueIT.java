@@ -38,9 +38,10 @@ import org.junit.jupiter.api.Test;
  * scheduler runs each batch in a pod (the test kubelet's, under gVisor); the check-writer files the
  * batch's check and rings the repository's door, so the reconciler's next pass lands a passing
  * batch in one push, or halves a failing one until the pull that broke it is ejected. A queue
- * record naming a pull that does not exist is passed over without stopping the others. A scheduler
- * killed while a batch runs leaves its pod to the standby, which follows it to its end, and the
- * batch lands once.
+ * record naming a pull that does not exist is passed over without stopping the others. A direct
+ * push to main under a running batch cancels it (its pod stops) and the batch rebuilt on the new
+ * tip lands. A scheduler killed while a batch runs leaves its pod to the standby, which follows it
+ * to its end, and the batch lands once.
  */
 class SchedulerQueueIT {
   static final String MAIN = "refs/heads/main";
@@ -67,8 +68,18 @@ class SchedulerQueueIT {
           run: if [ -e slow.txt ]; then echo building slowly; sleep 8; fi; echo built
       """;
 
+  /** A batch waits for a file only a direct push to main brings: its base must move under it. */
+  static final String WAITING =
+      """
+      on: {pull: {base: [refs/heads/main]}}
+      steps:
+        - name: build
+          run: if [ ! -e direct.txt ]; then echo waiting for main to move; sleep 600; fi; echo built
+      """;
+
   private static OwnerRepo repo;
   private static OwnerRepo slow;
+  private static OwnerRepo moving;
   private static ServiceProcess reconciler;
   private static final Map<OwnerRepo, List<String>> pullsOf = new java.util.HashMap<>();
   private static final Map<String, String> heads = new LinkedHashMap<>();
@@ -90,6 +101,11 @@ class SchedulerQueueIT {
             shape.runner(),
             "slow",
             Map.of("README.md", "slow\n", ".knotless/workflows/ci.yml", SLOW));
+    moving =
+        shape.ownerRepo(
+            shape.runner(),
+            "moving",
+            Map.of("README.md", "moving\n", ".knotless/workflows/ci.yml", WAITING));
     shape.startCheckWriter();
     reconciler =
         shape.startReconciler(
@@ -203,6 +219,39 @@ class SchedulerQueueIT {
             && push.note().startsWith("took the pass of")
             && push.note().contains("merge-queue batch on refs/heads/main"),
         push.toString());
+  }
+
+  @Test
+  void aDirectPushUnderARunningBatchCancelsItsPodAndTheRebuiltBatchLands() throws Exception {
+    Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
+    open(moving, 1, 0, "unused");
+    long before = generation(moving);
+    queueAll(moving, false);
+    Checks.await(
+        Duration.ofMinutes(3),
+        "the batch running",
+        () -> batchChecks(moving).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING));
+    String stale = batchChecks(moving).get(0).commit();
+    String direct = moving.commit(Map.of("direct.txt", "pushed past the queue\n"));
+    moving.push("main");
+    Checks.await(Duration.ofMinutes(3), "the pull merged", () -> merged(moving).size() == 1);
+
+    String main = tip(moving);
+    assertFalse(main.equals(stale), "the batch built on the old tip did not land");
+    assertEquals(before + 2, generation(moving), "the direct push and one landing");
+    CheckRecord staleCheck =
+        batchChecks(moving).stream()
+            .filter(c -> c.commit().equals(stale))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(CheckStatus.CANCELLED, staleCheck.status(), staleCheck.toString());
+    CheckRecord landed =
+        batchChecks(moving).stream().filter(c -> c.commit().equals(main)).findFirst().orElseThrow();
+    assertEquals(CheckStatus.SUCCESS, landed.status(), landed.toString());
+    assertEquals(direct, landed.baseCommit());
+    assertEquals(1, mergedRecords(moving), "merged once");
+    // The stale batch's pod was stopped by the cancel, not left to sleep out its ten minutes.
+    Checks.await(Duration.ofMinutes(1), "no run pod left", () -> shape.podsRunning() == 0);
   }
 
   /** The scheduler that leads now: the one whose gauge says it holds the Lease. */
