@@ -1,0 +1,94 @@
+package dev.knotless.atproto.oauth;
+
+import dev.knotless.atproto.BoundTokens;
+import dev.knotless.atproto.DpopProofs;
+import dev.knotless.atproto.XrpcException;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A live OAuth session for an {@link dev.knotless.atproto.XrpcClient}: hands out its access token,
+ * refreshes it ahead of its end ({@link OAuthSession#refreshAhead()}) and when a server calls it
+ * stale, one refresh shared by every caller that needs one at once. Refresh tokens are single use,
+ * so before refreshing it looks at the saved copy ({@code saved}): another process (a git push
+ * beside a runner) may have refreshed already, and its tokens are taken instead of spending a
+ * retired one. Every new session goes to {@code onSession} (to be saved). Thread-safe.
+ */
+public final class OAuthTokens implements BoundTokens {
+
+  private final OAuthClient client;
+  private final Clock clock;
+  private final Object lock = new Object();
+  private final Supplier<Optional<OAuthSession>> saved;
+  private final Consumer<OAuthSession> onSession;
+  private volatile OAuthSession session;
+
+  public OAuthTokens(
+      OAuthSession session,
+      OAuthClient client,
+      Clock clock,
+      Supplier<Optional<OAuthSession>> saved,
+      Consumer<OAuthSession> onSession) {
+    this.session = session;
+    this.client = client;
+    this.clock = clock;
+    this.saved = saved;
+    this.onSession = onSession;
+  }
+
+  /** The session as it is now. */
+  public OAuthSession session() {
+    return session;
+  }
+
+  @Override
+  public String did() {
+    return session.did();
+  }
+
+  @Override
+  public DpopProofs proofs() {
+    return session.dpop();
+  }
+
+  @Override
+  public String accessToken() throws XrpcException {
+    OAuthSession s = session;
+    if (clock.instant().plus(s.refreshAhead()).isBefore(s.expiresAt())) {
+      return s.accessToken();
+    }
+    return refreshAfter(s.accessToken());
+  }
+
+  @Override
+  public String refreshAfter(String refused) throws XrpcException {
+    synchronized (lock) {
+      OAuthSession now = session;
+      if (!now.accessToken().equals(refused)) {
+        return now.accessToken(); // another caller refreshed while this one waited
+      }
+      Optional<OAuthSession> other = saved.get();
+      if (other.isPresent()
+          && other.get().did().equals(now.did())
+          && !other.get().refreshToken().equals(now.refreshToken())
+          && !other.get().accessToken().equals(refused)
+          && clock.instant().plus(other.get().refreshAhead()).isBefore(other.get().expiresAt())) {
+        // Another process refreshed this session: its tokens are the live ones.
+        session = other.get();
+        return session.accessToken();
+      }
+      OAuthSession fresh;
+      try {
+        fresh = client.refresh(now);
+      } catch (OAuthException e) {
+        throw new XrpcException(
+            "oauth.refresh", e.loginAgain() ? 401 : 0, e.error(), e.getMessage(), null, e);
+      }
+      session = fresh;
+      onSession.accept(fresh);
+      return fresh.accessToken();
+    }
+  }
+}
