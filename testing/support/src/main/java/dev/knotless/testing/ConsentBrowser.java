@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -70,18 +71,14 @@ public final class ConsentBrowser implements AutoCloseable {
   public void consent(URI authorizeUrl, String password, String redirectPrefix) {
     signIn(authorizeUrl, password);
     click(List.of("Authorize", "Accept", "Allow"));
-    new WebDriverWait(driver, WAIT)
-        .withMessage(() -> "no redirect after consent; the page says: " + text())
-        .until(d -> d.getCurrentUrl().startsWith(redirectPrefix));
+    wait("no redirect after consent").until(d -> d.getCurrentUrl().startsWith(redirectPrefix));
   }
 
   /** Opens {@code authorizeUrl}, signs in and refuses the request. */
   public void refuse(URI authorizeUrl, String password, String redirectPrefix) {
     signIn(authorizeUrl, password);
     click(List.of("Deny access", "Deny", "Decline", "Reject", "Cancel"));
-    new WebDriverWait(driver, WAIT)
-        .withMessage(() -> "no redirect after refusing; the page says: " + text())
-        .until(d -> d.getCurrentUrl().startsWith(redirectPrefix));
+    wait("no redirect after refusing").until(d -> d.getCurrentUrl().startsWith(redirectPrefix));
   }
 
   /** Opens {@code url} and returns the text it shows once it has some. */
@@ -101,35 +98,51 @@ public final class ConsentBrowser implements AutoCloseable {
   }
 
   private void signIn(URI authorizeUrl, String password) {
+    // Each login starts as a person's first: no device session left from an earlier one.
+    driver.get(authorizeUrl.resolve("/.well-known/oauth-authorization-server").toString());
+    driver.manage().deleteAllCookies();
     driver.get(authorizeUrl.toString());
-    WebElement field =
-        new WebDriverWait(driver, WAIT)
-            .withMessage(() -> "no password field; the page says: " + text())
-            .until(d -> first(d.findElements(By.cssSelector("input[type=password]"))));
-    field.sendKeys(password);
-    WebElement submit = first(driver.findElements(By.cssSelector("form button[type=submit]")));
-    if (submit == null) {
-      click(List.of("Sign in", "Next", "Continue"));
-    } else {
-      submit.click();
-    }
+    wait("no password field")
+        .until(
+            d -> {
+              WebElement field = first(d.findElements(By.cssSelector("input[type=password]")));
+              if (field == null) {
+                return false;
+              }
+              field.sendKeys(password);
+              return true;
+            });
+    wait("no way to send the password")
+        .until(
+            d -> {
+              WebElement submit = first(d.findElements(By.cssSelector("button[type=submit]")));
+              if (submit == null || !submit.isEnabled()) {
+                return false;
+              }
+              submit.click();
+              return true;
+            });
   }
 
   private void click(List<String> labels) {
-    WebElement button =
-        new WebDriverWait(driver, WAIT)
-            .withMessage(() -> "no button named any of " + labels + "; the page says: " + text())
-            .until(
-                d -> {
-                  for (WebElement b : d.findElements(By.cssSelector("button"))) {
-                    String t = b.getText().strip();
-                    if (b.isDisplayed() && b.isEnabled() && labels.contains(t)) {
-                      return b;
-                    }
-                  }
-                  return null;
-                });
-    button.click();
+    wait("no button named any of " + labels)
+        .until(
+            d -> {
+              for (WebElement b : d.findElements(By.cssSelector("button"))) {
+                if (b.isDisplayed() && b.isEnabled() && labels.contains(b.getText().strip())) {
+                  b.click();
+                  return true;
+                }
+              }
+              return false;
+            });
+  }
+
+  private WebDriverWait wait(String what) {
+    WebDriverWait w = new WebDriverWait(driver, WAIT);
+    w.withMessage(() -> what + "; the page says: " + text());
+    w.ignoring(StaleElementReferenceException.class);
+    return w;
   }
 
   private static WebElement first(List<WebElement> found) {

@@ -86,4 +86,23 @@ public final class KnotlessScopes {
     }
     return out;
   }
+
+  /**
+   * Refuses a saved session granted too little to write (a login from before a collection was
+   * added), telling its owner to log in again. One lacking only service methods passes: what needs
+   * those (live output, secrets at the appview) is left undone until the next login.
+   */
+  public static void requireForWrites(OAuthSession s) throws OAuthException {
+    List<String> lacking = missingForWrites(s.scope());
+    if (!lacking.isEmpty()) {
+      throw new OAuthException(
+          "the OAuth session of "
+              + s.did()
+              + " was granted before knotless needed "
+              + String.join(" ", lacking)
+              + ": log in again (knotless login)",
+          "login_again",
+          null);
+    }
+  }
 }
