@@ -158,4 +158,36 @@ public final class ConsentBrowser implements AutoCloseable {
   public void close() {
     driver.quit();
   }
+
+  /**
+   * Output a command writes while it waits for a login, watched for the authorization page's
+   * address it prints, as a person reads it off their terminal. Thread-safe.
+   */
+  public static final class AddressWatch extends java.io.OutputStream {
+    private final java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    private final java.util.concurrent.CompletableFuture<URI> address =
+        new java.util.concurrent.CompletableFuture<>();
+
+    @Override
+    public synchronized void write(int b) {
+      text.write(b);
+      if (b == '\n') {
+        for (String word : text.toString(StandardCharsets.UTF_8).split("\\s+")) {
+          if (word.contains("/oauth/authorize?")) {
+            address.complete(URI.create(word));
+          }
+        }
+      }
+    }
+
+    /** The address, once printed. */
+    public URI await(Duration wait) throws Exception {
+      return address.get(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Everything written so far. */
+    public synchronized String text() {
+      return text.toString(StandardCharsets.UTF_8);
+    }
+  }
 }
