@@ -24,7 +24,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * sandbox refuses to start as root. Not thread-safe; close it to end the browser.
  */
 public final class ConsentBrowser implements AutoCloseable {
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = Duration.ofSeconds(60);
 
   private final WebDriver driver;
 
@@ -140,9 +140,21 @@ public final class ConsentBrowser implements AutoCloseable {
 
   private WebDriverWait wait(String what) {
     WebDriverWait w = new WebDriverWait(driver, WAIT);
-    w.withMessage(() -> what + "; the page says: " + text());
+    w.withMessage(
+        () ->
+            what
+                + " at "
+                + driver.getCurrentUrl()
+                + "; the page says: "
+                + text()
+                + "; its source: "
+                + abbreviated(driver.getPageSource()));
     w.ignoring(StaleElementReferenceException.class);
     return w;
+  }
+
+  private static String abbreviated(String s) {
+    return s == null || s.length() < 1500 ? s : s.substring(0, 1500) + "…";
   }
 
   private static WebElement first(List<WebElement> found) {
