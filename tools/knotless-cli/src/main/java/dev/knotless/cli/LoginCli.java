@@ -34,8 +34,9 @@ final class LoginCli extends KnotlessCommand {
   @Command(
       name = "logout",
       description = {
-        "End a login: an OAuth session is revoked at the account's server and forgotten here;",
-        "an app-password session is forgotten here."
+        "End a login: revoke an OAuth session and forget it here.",
+        "An OAuth session is revoked at the account's authorization server, after which its",
+        "tokens are refused; an app-password session is only forgotten here."
       })
   static final class Logout extends KnotlessCommand {
     @Parameters(
