@@ -158,4 +158,34 @@ class OAuthLoginCliIT {
     assertEquals(0, in.exit(), in.all());
     assertTrue(in.out().contains("with an app password"), in.all());
   }
+
+  @Test
+  void aSavedSessionGrantedLessThanKnotlessNeedsIsToldToLogInAgain(@TempDir Path tmp)
+      throws Exception {
+    Account owner = pds.createAccount("onarrow");
+    Map<String, String> env = env(pds, null, tmp);
+    // A session from a knotless that asked for fewer collections, saved where knotless login
+    // saves them.
+    dev.knotless.atproto.oauth.OAuthClient client =
+        dev.knotless.atproto.oauth.OAuthClient.fromEnvironment(env);
+    OAuthSession narrow;
+    try (dev.knotless.atproto.oauth.LoopbackRedirect redirect =
+        dev.knotless.atproto.oauth.LoopbackRedirect.start()) {
+      dev.knotless.atproto.identity.Identity id =
+          dev.knotless.atproto.identity.IdentityResolver.fromEnvironment(
+                  env,
+                  dev.knotless.atproto.cache.LocalCache.fromEnvironment(env, Clock.systemUTC()))
+              .resolve(owner.handle());
+      var p = client.begin(id, redirect.uri(), "atproto repo:dev.knotless.repo");
+      browser.consent(p.authorizeUrl(), owner.password(), redirect.uri().toString());
+      narrow = client.complete(p, redirect.await(Duration.ofSeconds(30)));
+    }
+    dev.knotless.atproto.cache.SessionStore.fromEnvironment(env)
+        .writeLogin(narrow.did(), narrow.toJson());
+
+    Ran made = knotless(env, "create", owner.handle() + "/site", "--no-runner");
+    assertEquals(1, made.exit(), made.all());
+    assertTrue(made.err().contains("log in again (knotless login)"), made.all());
+    assertTrue(made.err().contains("repo:dev.knotless.ref"), made.all());
+  }
 }

@@ -211,6 +211,7 @@ class OAuthLoginIT {
             XrpcException.class,
             () -> c.putRecord(a.did(), "dev.knotless.ref", "two", ref("two"), Swap.none()));
     assertEquals(XrpcException.Kind.AUTH, refused.kind(), refused.getMessage());
+    assertTrue(refused.getMessage().contains("log in again"), refused.getMessage());
     OAuthException noRefresh =
         assertThrows(OAuthException.class, () -> OAuthClient.fromEnvironment(env).refresh(s));
     assertTrue(noRefresh.loginAgain(), noRefresh.getMessage());
