@@ -87,6 +87,9 @@ final class XrpcSessions {
   }
 
   Session refresh() throws XrpcException {
+    if (oauth != null) {
+      throw new IllegalStateException("an OAuth session refreshes itself (OAuthTokens)");
+    }
     Session before = session;
     synchronized (lock) {
       Session now = session;

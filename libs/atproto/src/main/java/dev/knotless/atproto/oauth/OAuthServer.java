@@ -61,8 +61,8 @@ public record OAuthServer(URI issuer, URI par, URI authorize, URI token, URI rev
     URI token = uri(md.path("token_endpoint").asText(""), "token endpoint", issuer);
     String rev = md.path("revocation_endpoint").asText("");
     URI revoke = rev.isEmpty() ? null : uri(rev, "revocation endpoint", issuer);
-    for (URI u : new URI[] {par, authorize, token}) {
-      if (!sameOrigin(u, issuer)) {
+    for (URI u : new URI[] {par, authorize, token, revoke}) {
+      if (u != null && !sameOrigin(u, issuer)) {
         throw new OAuthException(where + " sends requests to another server: " + u);
       }
     }
