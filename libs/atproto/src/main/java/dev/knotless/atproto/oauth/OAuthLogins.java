@@ -61,8 +61,9 @@ public final class OAuthLogins {
   }
 
   /**
-   * Puts the saved session {@code s} to work in {@code client}: refreshed ahead of its end, each
-   * new session saved, and one another process saved taken up rather than a spent token used.
+   * Puts the saved session {@code s} to work in {@code client}: refreshed ahead of its end under
+   * the sessions file's lock, each new session saved, and one another process saved taken up rather
+   * than a spent token used.
    *
    * @throws OAuthException telling its owner to log in again when it was granted too little
    */
@@ -76,7 +77,8 @@ public final class OAuthLogins {
             OAuthClient.fromEnvironment(env),
             Clock.systemUTC(),
             () -> saved(store, s.did()),
-            fresh -> store.write(fresh.did(), fresh.toJson()));
+            fresh -> store.write(fresh.did(), fresh.toJson()),
+            work -> store.exclusively(work::run));
     client.resume(tokens);
     return tokens;
   }

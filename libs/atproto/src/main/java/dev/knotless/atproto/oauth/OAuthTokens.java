@@ -23,14 +23,42 @@ public final class OAuthTokens implements BoundTokens {
   private final Object lock = new Object();
   private final Supplier<Optional<OAuthSession>> saved;
   private final Consumer<OAuthSession> onSession;
+  private final Exclusive exclusive;
   private volatile OAuthSession session;
 
+  /** Work a refresh does while no other process may refresh the same session. */
+  public interface Exclusive {
+    OAuthSession run(Refresh work) throws java.io.IOException;
+  }
+
+  /** A refresh, as {@link Exclusive} runs it. */
+  public interface Refresh {
+    OAuthSession run() throws java.io.IOException;
+  }
+
+  /** Tokens refreshed with no lock beyond this object's (one process alone uses the session). */
   public OAuthTokens(
       OAuthSession session,
       OAuthClient client,
       Clock clock,
       Supplier<Optional<OAuthSession>> saved,
       Consumer<OAuthSession> onSession) {
+    this(session, client, clock, saved, onSession, Refresh::run);
+  }
+
+  /**
+   * Tokens whose refreshes run inside {@code exclusive}, such as the sessions file's lock, so that
+   * processes sharing the saved session never spend one refresh token twice (the server would end
+   * the session).
+   */
+  public OAuthTokens(
+      OAuthSession session,
+      OAuthClient client,
+      Clock clock,
+      Supplier<Optional<OAuthSession>> saved,
+      Consumer<OAuthSession> onSession,
+      Exclusive exclusive) {
+    this.exclusive = exclusive;
     this.session = session;
     this.client = client;
     this.clock = clock;
@@ -69,26 +97,39 @@ public final class OAuthTokens implements BoundTokens {
       if (!now.accessToken().equals(refused)) {
         return now.accessToken(); // another caller refreshed while this one waited
       }
-      Optional<OAuthSession> other = saved.get();
-      if (other.isPresent()
-          && other.get().did().equals(now.did())
-          && !other.get().refreshToken().equals(now.refreshToken())
-          && !other.get().accessToken().equals(refused)
-          && clock.instant().plus(other.get().refreshAhead()).isBefore(other.get().expiresAt())) {
-        // Another process refreshed this session: its tokens are the live ones.
-        session = other.get();
-        return session.accessToken();
-      }
       OAuthSession fresh;
       try {
-        fresh = client.refresh(now);
+        fresh = exclusive.run(() -> refreshed(now, refused));
       } catch (OAuthException e) {
         throw new XrpcException(
             "oauth.refresh", e.loginAgain() ? 401 : 0, e.error(), e.getMessage(), null, e);
+      } catch (java.io.IOException e) {
+        throw XrpcException.noStatus("oauth.refresh", e);
       }
       session = fresh;
-      onSession.accept(fresh);
       return fresh.accessToken();
     }
+  }
+
+  /**
+   * The session after {@code now}'s token was refused. When the saved one has another refresh
+   * token, another process refreshed (or logged in again), and this one's refresh token may be
+   * spent: the saved session is used, refreshed first if its own token is near its end too.
+   */
+  private OAuthSession refreshed(OAuthSession now, String refused) throws OAuthException {
+    OAuthSession base = now;
+    Optional<OAuthSession> other = saved.get();
+    if (other.isPresent()
+        && other.get().did().equals(now.did())
+        && !other.get().refreshToken().equals(now.refreshToken())) {
+      base = other.get();
+      if (!base.accessToken().equals(refused)
+          && clock.instant().plus(base.refreshAhead()).isBefore(base.expiresAt())) {
+        return base;
+      }
+    }
+    OAuthSession fresh = client.refresh(base);
+    onSession.accept(fresh);
+    return fresh;
   }
 }

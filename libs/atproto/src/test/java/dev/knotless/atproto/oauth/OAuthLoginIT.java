@@ -332,4 +332,44 @@ class OAuthLoginIT {
       assertTrue(e.error() != null && e.error().startsWith("invalid"), e.getMessage());
     }
   }
+
+  @Test
+  void twoProcessesSharingASavedSessionNeverSpendOneRefreshTokenTwice() throws Exception {
+    Account a = pds.createAccount("twoproc");
+    OAuthSession s = login(a, KnotlessScopes.requested());
+    dev.knotless.atproto.cache.SessionStore store =
+        new dev.knotless.atproto.cache.SessionStore(Files.createTempDirectory("oauth-config"));
+    store.writeLogin(s.did(), s.toJson());
+    // Two clients that know nothing of each other but the file, as a push and a command beside
+    // it; each sees its token near its end on every call, so they refresh over and over.
+    List<XrpcClient> clients = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      XrpcClient c = XrpcClient.create(s.pds());
+      c.resume(
+          new OAuthTokens(
+              OAuthSession.fromJson(store.read(s.did()).orElseThrow()),
+              OAuthClient.fromEnvironment(env),
+              ahead(Duration.ofSeconds(TOKEN_SECONDS - 1)),
+              () -> OAuthLogins.saved(store, s.did()),
+              fresh -> store.write(fresh.did(), fresh.toJson()),
+              work -> store.exclusively(work::run)));
+      clients.add(c);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    List<Future<?>> writes = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      XrpcClient c = clients.get(i % 2);
+      String key = "p" + i;
+      writes.add(
+          pool.submit(() -> c.putRecord(a.did(), "dev.knotless.ref", key, ref(key), Swap.none())));
+    }
+    for (Future<?> w : writes) {
+      w.get(); // a replayed refresh token would end the session and fail the writes after it
+    }
+    pool.shutdown();
+    // The session is still alive at the server: the saved one refreshes.
+    OAuthSession last = OAuthLogins.saved(store, s.did()).orElseThrow();
+    assertNotEquals(s.refreshToken(), last.refreshToken());
+    assertEquals(a.did(), OAuthClient.fromEnvironment(env).refresh(last).did());
+  }
 }
