@@ -103,14 +103,22 @@ public final class SnapshotReader {
     Optional<String> cached = cache.key(at);
     if (cached.isPresent()) {
       String key = cached.get();
-      CompletableFuture<Optional<Record>> repo = Threads.async(() -> find(at));
       CompletableFuture<List<Record>> refsFirst =
           Threads.async(() -> firstPage(at, Lexicons.REF, key, 100));
       CompletableFuture<List<Record>> packPage =
           packs == Packs.NONE
               ? CompletableFuture.completedFuture(List.of())
               : Threads.async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
-      Optional<Record> repoRecord = RangeScanner.join(repo);
+      // The repo record on this thread, which would only wait otherwise: one thread fewer to wake,
+      // so on a busy machine the reads still go out together.
+      Optional<Record> repoRecord;
+      try {
+        repoRecord = find(at);
+      } catch (IOException | RuntimeException e) {
+        refsFirst.cancel(false);
+        packPage.cancel(false);
+        throw e;
+      }
       List<Record> refs = RangeScanner.join(refsFirst);
       List<Record> packRecords = RangeScanner.join(packPage);
       if (repoRecord.isEmpty()) {

@@ -34,32 +34,23 @@ final class StartReads {
    */
   static List<Watched> readAll(RunnerOptions o, PdsAccess access, CheckFiler filer, Clock clock)
       throws IOException {
-    ExecutorService startPool = Executors.newFixedThreadPool(AT_ONCE, Jobs.named("knotless-start"));
+    dev.knotless.runner.pass.LabelReads.Result result =
+        dev.knotless.runner.pass.LabelReads.readAll(o.repos(), access::read);
     List<Watched> repos = new ArrayList<>();
     List<String> failures = new ArrayList<>();
+    for (Watched w : result.read()) {
+      LOG.info("{}: watching {}", w.label(), w.stateKey());
+      repos.add(w);
+    }
+    result
+        .failed()
+        .forEach(
+            (label, why) -> {
+              LOG.error("{}: cannot be watched, passed over until the next start: {}", label, why);
+              failures.add(label + ": " + why);
+            });
+    ExecutorService startPool = Executors.newFixedThreadPool(AT_ONCE, Jobs.named("knotless-start"));
     try {
-      List<java.util.concurrent.Future<Watched>> reads = new ArrayList<>();
-      for (String label : o.repos()) {
-        reads.add(startPool.submit(() -> access.read(label)));
-      }
-      for (int i = 0; i < reads.size(); i++) {
-        String label = o.repos().get(i);
-        try {
-          Watched w = reads.get(i).get();
-          LOG.info("{}: watching {}", label, w.stateKey());
-          repos.add(w);
-        } catch (java.util.concurrent.ExecutionException e) {
-          Throwable why = e.getCause();
-          if (!(why instanceof IOException) && !(why instanceof IllegalArgumentException)) {
-            throw new IOException(label + ": " + why, why);
-          }
-          LOG.error(
-              "{}: cannot be watched, passed over until the next start: {}",
-              label,
-              why.getMessage());
-          failures.add(label + ": " + why.getMessage());
-        }
-      }
       if (repos.isEmpty() && (!o.discover() || !failures.isEmpty())) {
         throw new IOException(
             "none of the repositories can be read: " + String.join("; ", failures));

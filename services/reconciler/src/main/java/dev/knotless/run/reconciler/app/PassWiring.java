@@ -92,19 +92,24 @@ public class PassWiring {
               + " nothing is watched until some are");
     }
     List<RepoId> listed = new ArrayList<>();
-    for (String label : labels) {
+    // A few at a time: a list of thousands is not read one round trip after another.
+    dev.knotless.runner.pass.LabelReads.Result reads =
+        dev.knotless.runner.pass.LabelReads.readAll(labels, access::read);
+    for (Watched w : reads.read()) {
       try {
-        Watched w = access.read(label);
-        LOG.infof("%s: watching %s", label, w.stateKey());
+        LOG.infof("%s: watching %s", w.label(), w.stateKey());
         watching.listed(w);
         listed.add(w.id());
-      } catch (IOException | IllegalArgumentException e) {
-        // One unreadable repository must not stop the others; it is read again at the next start.
-        LOG.errorf("%s: cannot be watched until the next start: %s", label, e.getMessage());
       } catch (SQLException e) {
         throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
       }
     }
+    // One unreadable repository must not stop the others; it is read again at the next start.
+    reads
+        .failed()
+        .forEach(
+            (label, why) ->
+                LOG.errorf("%s: cannot be watched until the next start: %s", label, why));
     try {
       int gone = table.keepListed(listed);
       if (gone > 0) {
