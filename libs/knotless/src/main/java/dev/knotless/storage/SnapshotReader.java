@@ -53,10 +53,23 @@ public final class SnapshotReader {
 
   /** Reads the repository's snapshot, following redirects from a former name. */
   public Snapshot read(RepoAddress address, Packs packs) throws IOException {
+    return read(address, packs, true);
+  }
+
+  /**
+   * Reads the repository's record alone, following redirects from a former name, as {@link #read}
+   * does: what a runner needs to know which repository a name means, one round trip, where a
+   * snapshot without a cached key takes two. The snapshot it gives holds no refs and no packs.
+   */
+  public Snapshot readRecord(RepoAddress address) throws IOException {
+    return read(address, Packs.NONE, false);
+  }
+
+  private Snapshot read(RepoAddress address, Packs packs, boolean refs) throws IOException {
     String renamedFrom = null;
     RepoAddress at = address;
     for (int hop = 0; ; hop++) {
-      Snapshot s = readAt(at, packs, renamedFrom);
+      Snapshot s = refs ? readAt(at, packs, renamedFrom) : recordAt(at, renamedFrom);
       if (s.exists()) {
         return s;
       }
@@ -96,6 +109,19 @@ public final class SnapshotReader {
       return Optional.empty();
     }
     return Optional.of(RedirectRecord.parse(r.get().uri(), at.name(), r.get().value()));
+  }
+
+  private Snapshot recordAt(RepoAddress at, String renamedFrom) throws IOException {
+    var started = clock.instant();
+    Optional<Record> repoRecord = find(at);
+    if (repoRecord.isEmpty()) {
+      cache.putKey(at, null);
+      return new Snapshot(at, null, List.of(), List.of(), true, renamedFrom, started);
+    }
+    RepoRecord record =
+        RepoRecord.parse(repoRecord.get().uri(), at.name(), repoRecord.get().value());
+    cache.putKey(at, record.key());
+    return new Snapshot(at, record, List.of(), List.of(), false, renamedFrom, started);
   }
 
   private Snapshot readAt(RepoAddress at, Packs packs, String renamedFrom) throws IOException {

@@ -131,6 +131,20 @@ public class PassWiring {
             access,
             SealedStart.none().owner(),
             clock);
+    PassExtras extras =
+        pulls(
+            config,
+            PassExtras.all(
+                    planner,
+                    filer,
+                    queuer.asked(),
+                    config.keepChecks(),
+                    config.secretsFile().orElse(null))
+                .forRunner(runnerClient.did()),
+            new PullPass.Parts(access, state, filer, planner, queuer, clock),
+            pullHeads);
+    // Many repositories: one listing of the checks spares the first passes that hold none a prune.
+    dev.knotless.runner.pass.PruneAhead.skipEmpty(reads.read(), filer, extras.pruner(), clock);
     RepoPass pass =
         new RepoPass(
             access::ownerOf,
@@ -146,17 +160,7 @@ public class PassWiring {
                     .map(f -> PausedOwners.read(f, runnerClient.did()))
                     .orElse(PausedOwners.none()),
             clock,
-            pulls(
-                config,
-                PassExtras.all(
-                        planner,
-                        filer,
-                        queuer.asked(),
-                        config.keepChecks(),
-                        config.secretsFile().orElse(null))
-                    .forRunner(runnerClient.did()),
-                new PullPass.Parts(access, state, filer, planner, queuer, clock),
-                pullHeads));
+            extras);
     if (config.discover()) {
       URI appview = appview(config, "knotless.reconciler.discover", "listRepos");
       discoverer =
