@@ -292,6 +292,16 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       LOG.warn("{} interrupted after {} ms", label, millisSince(started));
+    } catch (java.io.IOException e) {
+      // A repository that cannot be read (gone, unreadable, its PDS down): one line saying why.
+      Duration retry = retryDelay();
+      LOG.warn(
+          "{} failed after {} ms; ringing again in {} s: {}",
+          label,
+          millisSince(started),
+          retry.toSeconds(),
+          e.getMessage());
+      scheduleRetry(door, retry);
     } catch (Exception e) {
       Duration retry = retryDelay();
       LOG.warn(
