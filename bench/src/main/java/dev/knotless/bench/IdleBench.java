@@ -179,7 +179,10 @@ public final class IdleBench {
     }
   }
 
-  /** Starts the packaged all-in-one as {@code bin/knotless-run} does, watching {@code labels}. */
+  /**
+   * Starts the packaged all-in-one with {@code bin/knotless-run}, its JVM flags as a user gets them
+   * (the script ends in {@code exec java}, so the process is the JVM), watching {@code labels}.
+   */
   static Process start(PdsInstance pds, Account runner, Path dir, List<String> labels)
       throws IOException {
     Path root = Path.of(System.getProperty("knotless.repo.root", ".")).toAbsolutePath();
@@ -188,9 +191,7 @@ public final class IdleBench {
       throw new IllegalStateException(
           jar + " is not built: ./mvnw -B -q -DskipTests package -pl services/all-in-one -am");
     }
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
+    List<String> cmd = new ArrayList<>(List.of(root.resolve("bin/knotless-run").toString()));
     cmd.addAll(
         List.of(
             "--executor",
@@ -210,7 +211,8 @@ public final class IdleBench {
     env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache").toString());
     env.put("KNOTLESS_METRICS_PORT", "0");
     env.put("HOME", dir.toString());
-    env.put("PATH", System.getenv("PATH"));
+    // The JDK the bench runs on, first, as bin/knotless-run runs the java it finds.
+    env.put("PATH", Path.of(System.getProperty("java.home"), "bin") + ":" + System.getenv("PATH"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.redirectOutput(dir.resolve("knotless-run.log").toFile());
     pb.environment().clear();
