@@ -57,11 +57,25 @@ public record Watched(String label, RepoAddress address, RepoId id) {
 
   /** Where {@code label} points: its owner resolved to a DID and PDS, and the name. */
   private static RepoAddress address(String label, IdentityResolver identities) throws IOException {
-    String s = label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
-    int slash = s.indexOf('/');
-    String owner = s.substring(0, slash);
+    String owner = ownerOf(label);
     Identity id = identities.resolve(owner);
-    return new RepoAddress(id.did(), owner, id.pds(), s.substring(slash + 1));
+    return new RepoAddress(id.did(), owner, id.pds(), nameOf(label));
+  }
+
+  /** The owner part of a label ({@code <handle or did>/<name>}, maybe a knotless:// URL). */
+  static String ownerOf(String label) {
+    String s = bare(label);
+    return s.substring(0, s.indexOf('/'));
+  }
+
+  /** The name part of a label. */
+  static String nameOf(String label) {
+    String s = bare(label);
+    return s.substring(s.indexOf('/') + 1);
+  }
+
+  private static String bare(String label) {
+    return label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
   }
 
   private static Found found(String label, RepoAddress address, Snapshot snap) throws IOException {

@@ -51,7 +51,7 @@ final class StartReads {
    */
   static Started readAll(RunnerOptions o, PdsAccess access, CheckFiler filer, Clock clock)
       throws IOException {
-    LabelReads.Result result = LabelReads.readAll(o.repos(), access::read);
+    LabelReads.Result result = access.readAll(o.repos());
     List<Watched> repos = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     for (Watched w : result.read()) {

@@ -92,17 +92,16 @@ public class PassWiring {
               + " nothing is watched until some are");
     }
     List<RepoId> listed = new ArrayList<>();
-    // A few at a time: a list of thousands is not read one round trip after another.
-    dev.knotless.runner.pass.LabelReads.Result reads =
-        dev.knotless.runner.pass.LabelReads.readAll(labels, access::read);
+    // A few at a time, an owner of many listed at once: thousands are not read one by one.
+    dev.knotless.runner.pass.LabelReads.Result reads = access.readAll(labels);
     for (Watched w : reads.read()) {
-      try {
-        LOG.infof("%s: watching %s", w.label(), w.stateKey());
-        watching.listed(w);
-        listed.add(w.id());
-      } catch (SQLException e) {
-        throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
-      }
+      LOG.infof("%s: watching %s", w.label(), w.stateKey());
+      listed.add(w.id());
+    }
+    try {
+      watching.listed(reads.read());
+    } catch (SQLException e) {
+      throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
     }
     // One unreadable repository must not stop the others; it is read again at the next start.
     reads
