@@ -8,6 +8,7 @@ import dev.knotless.testing.Account;
 import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.distributed.LocalDistributed;
 import dev.knotless.testing.distributed.ServiceProcess;
+import dev.knotless.testing.infra.IdleRepos;
 import dev.knotless.testing.infra.OwnerRepo;
 import dev.knotless.testing.kubelet.KubeApiServer;
 import dev.knotless.testing.kubelet.TestKubelet;
@@ -40,9 +41,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code bin/bench Distributed [pushes (5)] [repositories (1000)] [replicas (2)] [rings (3)]}.
  */
 public final class DistributedBench {
-  private static final String PASSES = "knotless_run_passes_total";
-  private static final String PASSES_OK = "knotless_run_passes_total{outcome=\"ok\"";
-  private static final String PDS_REQUESTS = "knotless_run_pds_requests_total";
+  static final String PASSES = "knotless_run_passes_total";
+  static final String PASSES_OK = "knotless_run_passes_total{outcome=\"ok\"";
+  static final String PDS_REQUESTS = "knotless_run_pds_requests_total";
   private static final String POD_START_SUM = "knotless_run_pod_start_seconds_sum";
   private static final String POD_START_COUNT = "knotless_run_pod_start_seconds_count";
   private static final Duration SETTLED = Duration.ofSeconds(5);
@@ -140,7 +141,8 @@ public final class DistributedBench {
           TriggerBench.pushToRunning(
               shape.pds(), dir.resolve("aio-push"), 1, pushes, Duration.ZERO, AIO_EXECUTOR);
       say("all-in-one: the idle sweep of " + count + " repositories");
-      aioSweep = TriggerBench.idleSweep(shape.pds(), dir.resolve("aio-sweep"), count);
+      aioSweep =
+          TriggerBench.idleSweep(shape.pds(), dir.resolve("aio-sweep"), count, Duration.ZERO);
 
       Account owner = shape.pds().createAccount("idle");
       List<IdleRepos.Repo> idle = IdleRepos.create(shape.pds().pdsUrl(), owner, count);
@@ -289,19 +291,8 @@ public final class DistributedBench {
     double passes0 = sum(reconcilers, PASSES);
     double ok0 = sum(reconcilers, PASSES_OK);
     double requests0 = sum(reconcilers, PDS_REQUESTS);
-    Properties p = new Properties();
-    p.put("bootstrap.servers", stage.shape().broker().bootstrapServers());
-    p.putAll(stage.shape().broker().clientSettings("admin"));
-    p.put("linger.ms", "5");
-    String value = DoorbellMessage.encode(Doorbell.SWEEP);
     long t0 = System.nanoTime();
-    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
-      for (IdleRepos.Repo r : idle) {
-        String key = new RepoId(stage.owner().did(), r.key()).toString();
-        producer.send(new ProducerRecord<>(Topics.DOORBELLS, key, value));
-      }
-      producer.flush();
-    }
+    sweep(stage.shape(), stage.owner().did(), idle);
     long deadline = t0 + MAX.toNanos();
     double passes = passes0;
     while (passes - passes0 < idle.size()) {
@@ -317,6 +308,22 @@ public final class DistributedBench {
     double requests = sum(reconcilers, PDS_REQUESTS) - requests0;
     int failed = (int) Math.round(done - (sum(reconcilers, PASSES_OK) - ok0));
     return new Ring(idle.size(), wall, requests / done, failed);
+  }
+
+  /** Publishes one {@code sweep} doorbell per repository, as the ingester's sweep does. */
+  static void sweep(LocalDistributed shape, String ownerDid, List<IdleRepos.Repo> repos) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", shape.broker().bootstrapServers());
+    p.putAll(shape.broker().clientSettings("admin"));
+    p.put("linger.ms", "5");
+    String value = DoorbellMessage.encode(Doorbell.SWEEP);
+    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      for (IdleRepos.Repo r : repos) {
+        String key = new RepoId(ownerDid, r.key()).toString();
+        producer.send(new ProducerRecord<>(Topics.DOORBELLS, key, value));
+      }
+      producer.flush();
+    }
   }
 
   /**
@@ -364,7 +371,7 @@ public final class DistributedBench {
     return out;
   }
 
-  private static double sum(List<ServiceProcess> services, String prefix) throws IOException {
+  static double sum(List<ServiceProcess> services, String prefix) throws IOException {
     double sum = 0;
     for (ServiceProcess s : services) {
       sum += s.metric(prefix);

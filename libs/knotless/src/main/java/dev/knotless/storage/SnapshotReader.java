@@ -53,10 +53,23 @@ public final class SnapshotReader {
 
   /** Reads the repository's snapshot, following redirects from a former name. */
   public Snapshot read(RepoAddress address, Packs packs) throws IOException {
+    return read(address, packs, true);
+  }
+
+  /**
+   * Reads the repository's record alone, following redirects from a former name, as {@link #read}
+   * does: what a runner needs to know which repository a name means, one round trip, where a
+   * snapshot without a cached key takes two. The snapshot it gives holds no refs and no packs.
+   */
+  public Snapshot readRecord(RepoAddress address) throws IOException {
+    return read(address, Packs.NONE, false);
+  }
+
+  private Snapshot read(RepoAddress address, Packs packs, boolean refs) throws IOException {
     String renamedFrom = null;
     RepoAddress at = address;
     for (int hop = 0; ; hop++) {
-      Snapshot s = readAt(at, packs, renamedFrom);
+      Snapshot s = refs ? readAt(at, packs, renamedFrom) : recordAt(at, renamedFrom);
       if (s.exists()) {
         return s;
       }
@@ -98,19 +111,40 @@ public final class SnapshotReader {
     return Optional.of(RedirectRecord.parse(r.get().uri(), at.name(), r.get().value()));
   }
 
+  private Snapshot recordAt(RepoAddress at, String renamedFrom) throws IOException {
+    var started = clock.instant();
+    Optional<Record> repoRecord = find(at);
+    if (repoRecord.isEmpty()) {
+      cache.putKey(at, null);
+      return new Snapshot(at, null, List.of(), List.of(), true, renamedFrom, started);
+    }
+    RepoRecord record =
+        RepoRecord.parse(repoRecord.get().uri(), at.name(), repoRecord.get().value());
+    cache.putKey(at, record.key());
+    return new Snapshot(at, record, List.of(), List.of(), false, renamedFrom, started);
+  }
+
   private Snapshot readAt(RepoAddress at, Packs packs, String renamedFrom) throws IOException {
     var started = clock.instant();
     Optional<String> cached = cache.key(at);
     if (cached.isPresent()) {
       String key = cached.get();
-      CompletableFuture<Optional<Record>> repo = Threads.async(() -> find(at));
       CompletableFuture<List<Record>> refsFirst =
           Threads.async(() -> firstPage(at, Lexicons.REF, key, 100));
       CompletableFuture<List<Record>> packPage =
           packs == Packs.NONE
               ? CompletableFuture.completedFuture(List.of())
               : Threads.async(() -> firstPage(at, Lexicons.PACK, key, packs.count));
-      Optional<Record> repoRecord = RangeScanner.join(repo);
+      // The repo record on this thread, which would only wait otherwise: one thread fewer to wake,
+      // so on a busy machine the reads still go out together.
+      Optional<Record> repoRecord;
+      try {
+        repoRecord = find(at);
+      } catch (IOException | RuntimeException e) {
+        refsFirst.cancel(false);
+        packPage.cancel(false);
+        throw e;
+      }
       List<Record> refs = RangeScanner.join(refsFirst);
       List<Record> packRecords = RangeScanner.join(packPage);
       if (repoRecord.isEmpty()) {

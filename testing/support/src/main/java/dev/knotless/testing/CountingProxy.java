@@ -69,7 +69,7 @@ public final class CountingProxy implements AutoCloseable {
           "http2-settings");
 
   private final URI target;
-  private final Duration latency;
+  private volatile Duration latency;
   private final HttpServer server;
   private final ExecutorService executor;
   private final HttpClient client;
@@ -80,15 +80,57 @@ public final class CountingProxy implements AutoCloseable {
   private int requests;
   private int roundTrips;
   private final Map<String, Integer> byMethod = new TreeMap<>();
+  private volatile Gathering gathering;
+  private final Map<String, java.util.concurrent.CountDownLatch> groups = new java.util.HashMap<>();
+
+  /** See {@link #gather}. */
+  private record Gathering(
+      java.util.function.BiFunction<String, String, String> group, int size, Duration max) {}
+
   private final List<Span> spans = new java.util.ArrayList<>();
   private long busySince;
   private long busyNanos;
 
   /**
-   * One request as the proxy saw it: its XRPC method, and when it arrived and was answered, by
-   * {@link System#nanoTime()} (the added latency included).
+   * One request as the proxy saw it: its XRPC method, its raw query string (empty when none), and
+   * when it arrived and was answered, by {@link System#nanoTime()} (the added latency included).
    */
-  public record Span(String method, long startNanos, long endNanos) {}
+  public record Span(String method, String query, long startNanos, long endNanos) {
+    /** The value of query parameter {@code name}, decoded, or null when the query has none. */
+    public String parameter(String name) {
+      for (String pair : query.split("&")) {
+        int eq = pair.indexOf('=');
+        String key = eq < 0 ? pair : pair.substring(0, eq);
+        if (key.equals(name)) {
+          return eq < 0
+              ? ""
+              : java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * The round trips among {@code spans} alone, counted as the proxy counts all of its requests: a
+   * span that starts once every earlier one has been answered opens a new one. For the round trips
+   * of one client's work, such as one repository's pass, among many clients' requests at once.
+   */
+  public static int roundTrips(java.util.Collection<Span> spans) {
+    List<Span> sorted = new java.util.ArrayList<>(spans);
+    sorted.sort(java.util.Comparator.comparingLong(Span::startNanos));
+    int trips = 0;
+    long answered = Long.MIN_VALUE;
+    for (Span s : sorted) {
+      if (trips == 0 || s.startNanos() > answered) {
+        trips++;
+        answered = s.endNanos();
+      } else {
+        answered = Math.max(answered, s.endNanos());
+      }
+    }
+    return trips;
+  }
 
   private CountingProxy(URI target, Duration latency) throws IOException {
     this.target = target;
@@ -123,6 +165,55 @@ public final class CountingProxy implements AutoCloseable {
       return new CountingProxy(target, latency);
     } catch (IOException e) {
       throw new UncheckedIOException("could not open the counting proxy", e);
+    }
+  }
+
+  /**
+   * Holds every request from now on for {@code latency} before forwarding it: a start made quickly,
+   * say, then a sweep timed as a distant PDS would answer it.
+   */
+  public void latency(Duration latency) {
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative, got " + latency);
+    }
+    this.latency = latency;
+  }
+
+  /**
+   * From now on holds each request that {@code group} (given its XRPC method and raw query) puts in
+   * a group until {@code size} requests of that group have arrived, then forwards them together; a
+   * group still short after {@code max} goes as it is. Requests {@code group} gives null pass
+   * unheld. So reads a client sends at once overlap here however late a busy machine lets each
+   * thread send its own, and are counted one round trip; reads it sends one after another, each
+   * waiting for the last's answer, wait out {@code max} each and are counted apart. For a test of
+   * "one round trip" that a loaded machine cannot make flaky, and that costs a client that keeps to
+   * it no added wait.
+   */
+  public void gather(
+      java.util.function.BiFunction<String, String, String> group, int size, Duration max) {
+    this.gathering = new Gathering(group, size, max);
+  }
+
+  /** Holds a request of a group until the group is whole or the wait is over (see gather). */
+  private void awaitGroup(String method, String query) throws InterruptedException {
+    Gathering g = gathering;
+    String id = g == null ? null : g.group().apply(method, query);
+    if (id == null) {
+      return;
+    }
+    java.util.concurrent.CountDownLatch whole;
+    synchronized (lock) {
+      whole = groups.computeIfAbsent(id, k -> new java.util.concurrent.CountDownLatch(g.size()));
+      whole.countDown();
+      if (whole.getCount() == 0) {
+        groups.remove(id);
+      }
+    }
+    if (!whole.await(g.max().toMillis(), TimeUnit.MILLISECONDS)) {
+      synchronized (lock) {
+        // Short: the next request of this id starts a group of its own.
+        groups.remove(id, whole);
+      }
     }
   }
 
@@ -197,6 +288,7 @@ public final class CountingProxy implements AutoCloseable {
   private void handle(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getRawPath();
     String method = path.startsWith("/xrpc/") ? path.substring("/xrpc/".length()) : path;
+    String query = exchange.getRequestURI().getRawQuery();
     long start = System.nanoTime();
     synchronized (lock) {
       if (inFlight == 0) {
@@ -208,6 +300,13 @@ public final class CountingProxy implements AutoCloseable {
       byMethod.merge(method, 1, Integer::sum);
     }
     try (exchange) {
+      try {
+        awaitGroup(method, query == null ? "" : query);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        exchange.sendResponseHeaders(503, -1);
+        return;
+      }
       forward(exchange);
     } finally {
       synchronized (lock) {
@@ -216,7 +315,7 @@ public final class CountingProxy implements AutoCloseable {
         if (inFlight == 0) {
           busyNanos += end - busySince;
         }
-        spans.add(new Span(method, start, end));
+        spans.add(new Span(method, query == null ? "" : query, start, end));
       }
     }
   }
@@ -247,8 +346,9 @@ public final class CountingProxy implements AutoCloseable {
     }
     HttpResponse<byte[]> response;
     try {
-      if (!latency.isZero()) {
-        Thread.sleep(latency.toMillis());
+      Duration hold = latency;
+      if (!hold.isZero()) {
+        Thread.sleep(hold.toMillis());
       }
       response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.knotless.runner.doorbell;
 
 import java.time.Duration;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -163,6 +164,12 @@ public final class Doors implements DoorbellSink, AutoCloseable {
         return;
       }
       if (door.running) {
+        if (door.queued != null) {
+          // Handed to the executor and not begun: that pass reads the repository after this ring,
+          // so it answers it too. A start's rings from two places pass each repository once.
+          door.queued.add(reason);
+          return;
+        }
         if (door.dueSinceNanos < 0) {
           door.dueSinceNanos = clock.nanoTime();
         }
@@ -171,8 +178,9 @@ public final class Doors implements DoorbellSink, AutoCloseable {
       }
       door.running = true;
       door.dueSinceNanos = clock.nanoTime();
+      door.queued = new LinkedHashSet<>(List.of(reason));
     }
-    start(door, Set.of(reason));
+    start(door);
   }
 
   /**
@@ -235,13 +243,14 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     }
   }
 
-  private void start(Door door, Set<Doorbell> reasons) {
+  private void start(Door door) {
     try {
-      passes.execute(() -> passUntilQuiet(door, reasons));
+      passes.execute(() -> passUntilQuiet(door));
     } catch (RejectedExecutionException e) {
       synchronized (door) {
         door.running = false;
         door.dueSinceNanos = -1;
+        door.queued = null;
       }
       LOG.warn(
           "Pass of {} not started: the pass executor refused it ({})", door.repo, e.toString());
@@ -249,8 +258,8 @@ public final class Doors implements DoorbellSink, AutoCloseable {
   }
 
   /** Runs passes back to back while rings keep arriving during them. */
-  private void passUntilQuiet(Door door, Set<Doorbell> first) {
-    Set<Doorbell> reasons = first;
+  private void passUntilQuiet(Door door) {
+    Set<Doorbell> reasons = null;
     while (true) {
       try {
         pass(door, reasons);
@@ -273,11 +282,17 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     }
   }
 
-  private void pass(Door door, Set<Doorbell> reasons) {
+  /** One pass for {@code given} reasons, or, when null, for those rung since it was queued. */
+  private void pass(Door door, Set<Doorbell> given) {
     long number = passNumbers.incrementAndGet();
+    Set<Doorbell> reasons = given;
     synchronized (door) {
       door.passStartedMillis = clock.wallMillis();
       door.dueSinceNanos = -1;
+      if (reasons == null) {
+        reasons = door.queued == null ? Set.of() : Set.copyOf(door.queued);
+        door.queued = null;
+      }
     }
     String label = "Pass #" + number + reasons + " " + door.repo;
     MDC.put("repo", door.repo.toString());
@@ -292,6 +307,16 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       LOG.warn("{} interrupted after {} ms", label, millisSince(started));
+    } catch (java.io.IOException e) {
+      // A repository that cannot be read (gone, unreadable, its PDS down): one line saying why.
+      Duration retry = retryDelay();
+      LOG.warn(
+          "{} failed after {} ms; ringing again in {} s: {}",
+          label,
+          millisSince(started),
+          retry.toSeconds(),
+          e.getMessage());
+      scheduleRetry(door, retry);
     } catch (Exception e) {
       Duration retry = retryDelay();
       LOG.warn(
@@ -332,6 +357,10 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     long dueSinceNanos = -1;
 
     final Set<Doorbell> next = new LinkedHashSet<>();
+
+    /** The reasons of a pass handed to the executor and not begun; null when there is none. */
+    Set<Doorbell> queued;
+
     DoorClock.Cancellable retry;
 
     Door(RepoId repo) {

@@ -89,6 +89,31 @@ class DoorsTest {
   }
 
   @Test
+  void ringsBeforeAQueuedPassBeginsAreAnsweredByIt() {
+    // A start rings every door, and the firehose's connection rings them all again while most
+    // passes still wait for a thread: each repository is passed once, not twice.
+    Doors doors = doors(Doors.DEFAULT_SWEEP, (repo, reasons) -> {});
+    doors.open(APP);
+    doors.open(LIB);
+
+    doors.ringAll(Doorbell.connect("start"));
+    doors.ringAll(Doorbell.connect("firehose"));
+    doors.ring(APP, Doorbell.frame(DoorMatcher.REF));
+    clock.runReady();
+
+    assertEquals(2, passes.size(), "one pass a repository: " + passes);
+    Set<Doorbell> start = Set.of(Doorbell.connect("start"), Doorbell.connect("firehose"));
+    assertEquals(start, reasonsOf(LIB));
+    Set<Doorbell> app = new java.util.HashSet<>(start);
+    app.add(Doorbell.frame(DoorMatcher.REF));
+    assertEquals(app, reasonsOf(APP), "a frame rung before it began is among its reasons");
+  }
+
+  private Set<Doorbell> reasonsOf(RepoId repo) {
+    return passes.stream().filter(p -> p.repo().equals(repo)).findFirst().orElseThrow().reasons();
+  }
+
+  @Test
   void aStartThatRingsEveryDoorFromTwoPlacesPassesEachRepositoryOnce() {
     // The reconciler rings its partitions' doors as it is given them; the ingester's connect ring,
     // made before that pass began, arrives off the topic while it runs.
@@ -122,6 +147,9 @@ class DoorsTest {
             (repo, reasons) -> {
               if (passes.size() == 1) {
                 holder[0].ring(APP, Doorbell.connect("jetstream"), clock.wallMillis() + 1);
+              }
+              if (repo.equals(LIB) && passes.size() == 3) {
+                // During LIB's own pass: a frame, however old its ring, is looked at again.
                 holder[0].ring(LIB, Doorbell.frame(DoorMatcher.REF), 0);
               }
             });

@@ -145,8 +145,18 @@ public final class CheckFiler {
    * @return how many were ended
    */
   public int endStale(String prefix, Instant now) throws XrpcException {
+    return endStale(list(prefix), now);
+  }
+
+  /**
+   * Ends as error every check of {@code checks} (records of this account's, as {@link #list} gives
+   * them) left queued or running.
+   *
+   * @return how many were ended
+   */
+  public int endStale(List<Record> checks, Instant now) throws XrpcException {
     int ended = 0;
-    for (Record r : list(prefix)) {
+    for (Record r : checks) {
       CheckRecord c;
       try {
         c = CheckRecord.fromJson(r.value());
@@ -224,6 +234,24 @@ public final class CheckFiler {
       }
       cursor = page.cursor();
     }
+  }
+
+  /**
+   * Every check of this account, in one listing, by the prefix of the repository each is of ({@link
+   * dev.knotless.runner.check.CheckKeys#repoPrefix}): for a runner watching many repositories,
+   * fewer pages than a listing per repository while pruning keeps the checks few.
+   */
+  public Map<String, List<Record>> listByRepo() throws XrpcException {
+    Map<String, List<Record>> byPrefix = new java.util.HashMap<>();
+    for (Record r : list("")) {
+      // <owner hash>.<repo key>.<...>: the first two parts name the repository.
+      int first = r.rkey().indexOf('.');
+      int second = first < 0 ? -1 : r.rkey().indexOf('.', first + 1);
+      if (second > 0) {
+        byPrefix.computeIfAbsent(r.rkey().substring(0, second + 1), k -> new ArrayList<>()).add(r);
+      }
+    }
+    return byPrefix;
   }
 
   /** Deletes checks by key, in applyWrites of 200. */

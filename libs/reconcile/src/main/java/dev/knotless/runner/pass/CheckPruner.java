@@ -51,6 +51,16 @@ public final class CheckPruner {
    * @param liveRefs the full names of the refs the repository has now
    * @return how many checks were deleted
    */
+  /**
+   * Counts {@code stateKey}'s repository as pruned at {@code now}, unless a pass pruned it already:
+   * for a repository a start found the runner holds no checks of, so its first pass does not list
+   * them again. What its passes file from now on is less than a day old within the hour, so none of
+   * it could have gone anyway.
+   */
+  public void nothingToPrune(String stateKey, Instant now) {
+    lastPruned.putIfAbsent(stateKey, now);
+  }
+
   public int maybePrune(Watched repo, String defaultRef, Set<String> liveRefs, Instant now)
       throws XrpcException {
     return maybePrune(repo, defaultRef, liveRefs, null, now);

@@ -162,6 +162,21 @@ public final class PdsAccess implements SnapshotReaders {
     return Watched.read(label, identities, this::owner, cache, clock);
   }
 
+  /**
+   * Reads every label, as a start does ({@link LabelReads}), an owner named by many of them read
+   * with one listing of their repository records rather than a read each; see {@link
+   * OwnerListings}.
+   */
+  public LabelReads.Result readAll(java.util.List<String> labels) throws IOException {
+    OwnerListings listings = OwnerListings.list(labels, identities, this::owner, cache);
+    return LabelReads.readAll(
+        labels,
+        label -> {
+          Watched w = listings.watched(label);
+          return w != null ? w : read(label);
+        });
+  }
+
   /** As {@link #read}, keeping the snapshot it was read from; see {@link Watched#find}. */
   public Watched.Found find(String label) throws IOException {
     return Watched.find(label, identities, this::owner, cache, clock);

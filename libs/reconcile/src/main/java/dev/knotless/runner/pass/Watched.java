@@ -47,7 +47,44 @@ public record Watched(String label, RepoAddress address, RepoId id) {
       StorageCache cache,
       Clock clock)
       throws IOException {
-    return find(label, identities, ownerClient, cache, clock).repo();
+    RepoAddress address = address(label, identities);
+    // The record alone, one round trip: its key is what names the repository; the refs are the
+    // first pass's to read.
+    Snapshot snap =
+        new SnapshotReader(ownerClient.apply(address.pds()), cache, clock).readRecord(address);
+    return found(label, address, snap).repo();
+  }
+
+  /** Where {@code label} points: its owner resolved to a DID and PDS, and the name. */
+  private static RepoAddress address(String label, IdentityResolver identities) throws IOException {
+    String owner = ownerOf(label);
+    Identity id = identities.resolve(owner);
+    return new RepoAddress(id.did(), owner, id.pds(), nameOf(label));
+  }
+
+  /** The owner part of a label ({@code <handle or did>/<name>}, maybe a knotless:// URL). */
+  static String ownerOf(String label) {
+    String s = bare(label);
+    return s.substring(0, s.indexOf('/'));
+  }
+
+  /** The name part of a label. */
+  static String nameOf(String label) {
+    String s = bare(label);
+    return s.substring(s.indexOf('/') + 1);
+  }
+
+  private static String bare(String label) {
+    return label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
+  }
+
+  private static Found found(String label, RepoAddress address, Snapshot snap) throws IOException {
+    if (!snap.exists()) {
+      throw new IOException(
+          "no repository " + address.name() + " in " + address.owner() + "'s account");
+    }
+    return new Found(
+        new Watched(label, snap.address(), new RepoId(address.did(), snap.repo().key())), snap);
   }
 
   /** A repository read, with the snapshot (refs, no packs) it was read from. */
@@ -61,19 +98,10 @@ public record Watched(String label, RepoAddress address, RepoId id) {
       StorageCache cache,
       Clock clock)
       throws IOException {
-    String s = label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
-    int slash = s.indexOf('/');
-    String owner = s.substring(0, slash);
-    String name = s.substring(slash + 1);
-    Identity id = identities.resolve(owner);
-    RepoAddress address = new RepoAddress(id.did(), owner, id.pds(), name);
+    RepoAddress address = address(label, identities);
     Snapshot snap =
-        new SnapshotReader(ownerClient.apply(id.pds()), cache, clock)
+        new SnapshotReader(ownerClient.apply(address.pds()), cache, clock)
             .read(address, SnapshotReader.Packs.NONE);
-    if (!snap.exists()) {
-      throw new IOException("no repository " + name + " in " + owner + "'s account");
-    }
-    return new Found(
-        new Watched(label, snap.address(), new RepoId(id.did(), snap.repo().key())), snap);
+    return found(label, address, snap);
   }
 }

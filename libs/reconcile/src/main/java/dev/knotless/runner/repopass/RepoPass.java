@@ -198,6 +198,13 @@ public final class RepoPass {
     trace.now(PassTrace.Stage.PASS, repo.stateKey());
     try {
       return pass(repo, stage, pushed);
+    } catch (IOException e) {
+      // Named by its label, which the doors' log line of a failed pass does not know.
+      String why = String.valueOf(e.getMessage());
+      if (why.startsWith(repo.label() + ": ")) {
+        why = why.substring(repo.label().length() + 2);
+      }
+      throw new IOException(repo.label() + ": pass failed: " + why, e);
     } finally {
       // A sync that indexed a pack with git started its history check ahead; it may be unused.
       Mirror.endPrestarted(cacheDir, repo.id().ownerDid(), repo.id().repoKey());

@@ -161,7 +161,8 @@ public final class Runner implements AutoCloseable {
     StorageCache cache = access.cache();
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
-    List<Watched> repos = StartReads.readAll(o, access, filer, clock);
+    StartReads.Started started = StartReads.readAll(o, access, filer, clock);
+    List<Watched> repos = started.repos();
 
     var self = new java.util.concurrent.atomic.AtomicReference<Runner>();
     RunnerParts parts =
@@ -174,6 +175,9 @@ public final class Runner implements AutoCloseable {
     AskedLedger asked = parts.asked();
     PassExtras extras = parts.extras();
     RepoPass pass = parts.pass();
+    if (extras.pruner() != null) {
+      started.withoutChecks().forEach(k -> extras.pruner().nothingToPrune(k, clock.instant()));
+    }
     String runnerDid = runnerClient.did();
     ScheduledExecutorService timers =
         Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));

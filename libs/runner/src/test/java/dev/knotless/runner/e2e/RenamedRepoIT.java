@@ -13,7 +13,6 @@ import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -33,11 +32,8 @@ class RenamedRepoIT {
   @Test
   void aWatchedRepositoryRenamedKeepsRunningAndTheLogSaysWhereItWent(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream log = new ByteArrayOutputStream();
-    // The runner logs through slf4j-simple, which writes to whatever System.err is then.
-    System.setErr(new PrintStream(tee(stderr, log), true, StandardCharsets.UTF_8));
-    try (RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
+    try (CapturedLog log = new CapturedLog();
+        RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "run")) {
       OwnerRepo repo = AllInOneIT.watchedRepo(pds, tmp, runner, List.of());
       String key = repo.key();
       String sha = repo.commit(Map.of(".knotless/workflows/ci.yml", AllInOneIT.PASSING));
@@ -67,7 +63,7 @@ class RenamedRepoIT {
       renamed.push("main");
       CheckRecord c = runner.awaitEnded(renamed, MAIN, next, "ci");
       assertEquals(CheckStatus.SUCCESS, c.status(), String.valueOf(c));
-      String text = log.toString(StandardCharsets.UTF_8);
+      String text = log.text();
       assertTrue(
           text.contains(
               repo.label()
@@ -75,28 +71,6 @@ class RenamedRepoIT {
                   + " watched by its key "
                   + key),
           text);
-    } finally {
-      System.setErr(stderr);
     }
-  }
-
-  private static OutputStream tee(OutputStream a, OutputStream b) {
-    return new OutputStream() {
-      @Override
-      public void write(int c) throws java.io.IOException {
-        a.write(c);
-        synchronized (b) {
-          b.write(c);
-        }
-      }
-
-      @Override
-      public void write(byte[] buf, int off, int len) throws java.io.IOException {
-        a.write(buf, off, len);
-        synchronized (b) {
-          b.write(buf, off, len);
-        }
-      }
-    };
   }
 }

@@ -83,6 +83,17 @@ public final class PgWatchedRepos {
    * it too, so the operator's list is what keeps it.
    */
   public void put(String ownerDid, String repoKey, String name, String how) throws SQLException {
+    putAll(List.of(new Row(ownerDid, repoKey, name, how)));
+  }
+
+  /**
+   * Watches every row's repository, as {@link #put} does, in one batch: a start that reads
+   * thousands of listed repositories writes them in one round trip, not thousands.
+   */
+  public void putAll(List<Row> rows) throws SQLException {
+    if (rows.isEmpty()) {
+      return;
+    }
     try (Connection c = db.getConnection();
         PreparedStatement s =
             c.prepareStatement(
@@ -90,11 +101,14 @@ public final class PgWatchedRepos {
                     + " on conflict (owner_did, repo_key) do update set name = excluded.name,"
                     + " how = case when watched_repo.how = 'listed' then 'listed'"
                     + " else excluded.how end, updated_at = now()")) {
-      s.setString(1, ownerDid);
-      s.setString(2, repoKey);
-      s.setString(3, name);
-      s.setString(4, how);
-      s.executeUpdate();
+      for (Row r : rows) {
+        s.setString(1, r.ownerDid());
+        s.setString(2, r.repoKey());
+        s.setString(3, r.name());
+        s.setString(4, r.how());
+        s.addBatch();
+      }
+      s.executeBatch();
     }
   }
 

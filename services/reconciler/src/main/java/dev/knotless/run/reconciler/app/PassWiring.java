@@ -94,19 +94,23 @@ public class PassWiring {
               + " nothing is watched until some are");
     }
     List<RepoId> listed = new ArrayList<>();
-    for (String label : labels) {
-      try {
-        Watched w = access.read(label);
-        LOG.infof("%s: watching %s", label, w.stateKey());
-        watching.listed(w);
-        listed.add(w.id());
-      } catch (IOException | IllegalArgumentException e) {
-        // One unreadable repository must not stop the others; it is read again at the next start.
-        LOG.errorf("%s: cannot be watched until the next start: %s", label, e.getMessage());
-      } catch (SQLException e) {
-        throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
-      }
+    // A few at a time, an owner of many listed at once: thousands are not read one by one.
+    dev.knotless.runner.pass.LabelReads.Result reads = access.readAll(labels);
+    for (Watched w : reads.read()) {
+      LOG.infof("%s: watching %s", w.label(), w.stateKey());
+      listed.add(w.id());
     }
+    try {
+      watching.listed(reads.read());
+    } catch (SQLException e) {
+      throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
+    }
+    // One unreadable repository must not stop the others; it is read again at the next start.
+    reads
+        .failed()
+        .forEach(
+            (label, why) ->
+                LOG.errorf("%s: cannot be watched until the next start: %s", label, why));
     try {
       int gone = table.keepListed(listed);
       if (gone > 0) {
@@ -141,6 +145,8 @@ public class PassWiring {
             new PullPass.Parts(access, state, filer, planner, queuer, clock),
             pullHeads,
             queuer);
+    // Many repositories: one listing of the checks spares the first passes that hold none a prune.
+    dev.knotless.runner.pass.PruneAhead.skipEmpty(reads.read(), filer, extras.pruner(), clock);
     RepoPass pass =
         new RepoPass(
             access::ownerOf,

@@ -7,6 +7,7 @@ import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.pass.Watched;
 import java.io.IOException;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -50,8 +51,17 @@ public final class Watching implements Discoverer.Watcher {
 
   /** Keeps a listed repository read at start. */
   void listed(Watched w) throws SQLException {
-    read.put(w.id(), w);
-    table.put(w.id(), w.address().name(), WatchedTable.LISTED);
+    listed(List.of(w));
+  }
+
+  /** As {@link #listed(Watched)} for many, written to the table in one batch. */
+  void listed(List<Watched> ws) throws SQLException {
+    List<WatchedTable.Row> rows = new java.util.ArrayList<>();
+    for (Watched w : ws) {
+      read.put(w.id(), w);
+      rows.add(new WatchedTable.Row(w.id(), w.address().name(), WatchedTable.LISTED));
+    }
+    table.putListed(rows);
   }
 
   /** Every repository watched, this replica's and the table's. */

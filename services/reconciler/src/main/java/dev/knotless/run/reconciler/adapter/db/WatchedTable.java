@@ -50,6 +50,14 @@ public class WatchedTable {
     table.put(id.ownerDid(), id.repoKey(), name, how);
   }
 
+  /** Watches each of {@code listed} as {@link #LISTED}, under its name, in one batch. */
+  public void putListed(Collection<Row> listed) throws SQLException {
+    table.putAll(
+        listed.stream()
+            .map(r -> new PgWatchedRepos.Row(r.id().ownerDid(), r.id().repoKey(), r.name(), LISTED))
+            .toList());
+  }
+
   /** Stops watching {@code id}. */
   public void remove(RepoId id) throws SQLException {
     table.remove(id.ownerDid(), id.repoKey());
