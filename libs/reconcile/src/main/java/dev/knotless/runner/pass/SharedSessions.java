@@ -38,20 +38,6 @@ public final class SharedSessions {
   public static XrpcClient resume(
       Map<String, String> env, PgOAuthSessions sessions, HttpClient http, XrpcObserver observer)
       throws IOException {
-    return resume(env, sessions, http, observer, true);
-  }
-
-  /**
-   * As {@link #resume(Map, PgOAuthSessions, HttpClient, XrpcObserver)}; {@code locked} false
-   * refreshes with no row lock, which only a test showing why the lock is there may ask for.
-   */
-  static XrpcClient resume(
-      Map<String, String> env,
-      PgOAuthSessions sessions,
-      HttpClient http,
-      XrpcObserver observer,
-      boolean locked)
-      throws IOException {
     String file = env.get(RunnerSessions.SEED);
     if (file == null || file.isBlank()) {
       throw new IOException(RunnerSessions.SEED + " names no session file");
@@ -66,19 +52,14 @@ public final class SharedSessions {
       }
       now = parse(sessions.read(did).orElseThrow(() -> new IOException("no session of " + did)));
     } catch (SQLException e) {
-      throw new IOException("the saved OAuth session: " + e.getMessage(), e);
+      throw new IOException(
+          "42P01".equals(e.getSQLState())
+              ? "no oauth_session table yet: the reconcilers and check-writers migrate the"
+                  + " database at their start"
+              : "the saved OAuth session: " + e.getMessage(),
+          e);
     }
     KnotlessScopes.requireForWrites(now);
-    OAuthTokens.Exclusive exclusive =
-        !locked
-            ? OAuthTokens.Refresh::run
-            : work -> {
-              try {
-                return sessions.exclusively(did, work::run);
-              } catch (SQLException e) {
-                throw new IOException("the saved OAuth session: " + e.getMessage(), e);
-              }
-            };
     OAuthTokens tokens =
         new OAuthTokens(
             now,
@@ -86,9 +67,13 @@ public final class SharedSessions {
             Clock.systemUTC(),
             () -> saved(sessions, did),
             fresh -> save(sessions, fresh),
+            // The refresh under the account's row lock; the saved session is read, and the new
+            // one written, in that transaction.
             work -> {
               try {
-                return exclusive.run(work);
+                return sessions.exclusively(did, work::run);
+              } catch (SQLException e) {
+                throw new IOException("the saved OAuth session: " + e.getMessage(), e);
               } catch (UncheckedIOException e) {
                 throw e.getCause();
               }

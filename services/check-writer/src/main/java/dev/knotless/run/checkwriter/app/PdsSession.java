@@ -89,10 +89,14 @@ public class PdsSession {
                 new dev.knotless.runner.state.pg.PgOAuthSessions(db),
                 http,
                 new PdsMetrics(registry));
+      } else if (config.password().isEmpty()) {
+        throw new IOException(
+            "no login for the runner: set KNOTLESS_PASSWORD to its app password, or"
+                + " KNOTLESS_OAUTH_SESSION to its OAuth session file");
       } else {
         client = XrpcClient.create(pds(), http, new PdsMetrics(registry));
         try {
-          client.login(config.identifier(), config.password().orElse(""));
+          client.login(config.identifier(), config.password().get());
         } catch (XrpcException e) {
           throw new IOException(
               "the runner " + config.identifier() + " could not log in: " + e.getMessage(), e);
