@@ -55,11 +55,17 @@ app.kubernetes.io/component: {{ .component }}
       name: {{ required "runnerAccount.existingSecret is required" .Values.runnerAccount.existingSecret }}
       key: {{ .Values.runnerAccount.identifierKey }}
 {{- if .withPassword }}
+{{- with .Values.runnerAccount.oauthSession.existingSecret }}
+{{- /* An OAuth session instead of an app password: the file, shared through PostgreSQL. */}}
+- name: KNOTLESS_OAUTH_SESSION
+  value: {{ printf "/etc/knotless/oauth-session/%s" $.Values.runnerAccount.oauthSession.key | quote }}
+{{- else }}
 - name: KNOTLESS_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ .Values.runnerAccount.existingSecret }}
       key: {{ .Values.runnerAccount.passwordKey }}
+{{- end }}
 {{- end }}
 - name: KNOTLESS_PLC_URL
   value: {{ .Values.runnerAccount.plcUrl | quote }}
@@ -236,4 +242,26 @@ PodOverlayChartTest holds this list to), and the render refuses it first.
 {{- end }}
 {{- end }}
 {{- dict "imagePullSecrets" ($runs.imagePullSecrets | default list) "nodeSelector" ($runs.nodeSelector | default dict) "tolerations" ($runs.tolerations | default list) "priorityClassName" ($runs.priorityClassName | default "") "podSpecPatch" $patch | toJson -}}
+{{- end -}}
+
+{{/* The runner's OAuth session file (runnerAccount.oauthSession), read-only, for the services that log in; empty when unset. */}}
+{{- define "knotless-run.oauthSession.volume" -}}
+{{- with .Values.runnerAccount.oauthSession.existingSecret -}}
+- name: oauth-session
+  secret:
+    secretName: {{ . }}
+    defaultMode: 0400
+    items:
+      - key: {{ $.Values.runnerAccount.oauthSession.key }}
+        path: {{ $.Values.runnerAccount.oauthSession.key }}
+{{- end -}}
+{{- end -}}
+
+{{- define "knotless-run.oauthSession.mount" -}}
+{{- with .Values.runnerAccount.oauthSession.existingSecret -}}
+# The runner's OAuth session as `knotless-run login` saved it; it seeds the database's copy.
+- name: oauth-session
+  mountPath: /etc/knotless/oauth-session
+  readOnly: true
+{{- end -}}
 {{- end -}}

@@ -69,6 +69,22 @@ public final class PdsAccess implements SnapshotReaders {
    */
   public static PdsAccess login(Map<String, String> env, Clock clock, XrpcObserver observer)
       throws IOException {
+    return login(env, clock, observer, null);
+  }
+
+  /**
+   * As {@link #login(Map, Clock, XrpcObserver)}, for a service's replicas: with no password and a
+   * session file in {@code KNOTLESS_OAUTH_SESSION}, the OAuth session is shared through {@code
+   * shared} ({@link SharedSessions}) rather than kept in the config directory.
+   *
+   * @param shared the services' session table, or null for none
+   */
+  public static PdsAccess login(
+      Map<String, String> env,
+      Clock clock,
+      XrpcObserver observer,
+      dev.knotless.runner.state.pg.PgOAuthSessions shared)
+      throws IOException {
     String identifier = env.get("KNOTLESS_IDENTIFIER");
     String password = env.get("KNOTLESS_PASSWORD");
     StorageCache cache = StorageCache.fromEnvironment(env, clock);
@@ -82,7 +98,11 @@ public final class PdsAccess implements SnapshotReaders {
             .connectTimeout(Duration.ofSeconds(10))
             .build();
     if (password == null || password.isEmpty()) {
-      XrpcClient runner = RunnerSessions.resume(env, identities, http, observer);
+      String seed = env.get(RunnerSessions.SEED);
+      XrpcClient runner =
+          shared != null && seed != null && !seed.isBlank()
+              ? SharedSessions.resume(env, shared, http, observer)
+              : RunnerSessions.resume(env, identities, http, observer);
       return new PdsAccess(runner, cache, identities, http, observer, clock);
     }
     if (identifier == null || identifier.isBlank()) {

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * password is set, refreshed unattended from then on. A service given its session through a
  * Kubernetes Secret names the file in {@code KNOTLESS_OAUTH_SESSION}: it seeds the config directory
  * when that holds no session of the account yet, and the refreshed sessions are kept there after.
+ * The distributed services' replicas share it through PostgreSQL instead ({@link SharedSessions}).
  */
 public final class RunnerSessions {
   private static final Logger LOG = LoggerFactory.getLogger(RunnerSessions.class);

@@ -54,23 +54,7 @@ class RunnerOAuthIT {
       env.put("KNOTLESS_CONFIG_DIR", tmp.resolve("config").toString());
       env.put("HOME", tmp.toString());
 
-      // knotless-run login, the person's part done in the browser.
-      ConsentBrowser.AddressWatch err = new ConsentBrowser.AddressWatch();
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ExecutorService pool = Executors.newSingleThreadExecutor();
-      Future<Integer> exit =
-          pool.submit(
-              () ->
-                  RunnerSessions.command(
-                      RunnerSessions.LOGIN,
-                      List.of(runner.handle()),
-                      env,
-                      new PrintStream(out, true, StandardCharsets.UTF_8),
-                      new PrintStream(err, true, StandardCharsets.UTF_8)));
-      browser.consent(err.await(Duration.ofSeconds(60)), runner.password(), "http://127.0.0.1:");
-      assertEquals(0, exit.get().intValue(), out + err.text());
-      pool.shutdown();
-      Path file = tmp.resolve("config/sessions.json");
+      Path file = login(browser, runner, env);
       JsonNode first = Json.read(Files.readAllBytes(file)).path(runner.did());
 
       // A server runner: the session as a Secret mounts it, and an empty config directory.
@@ -119,7 +103,32 @@ class RunnerOAuthIT {
     }
   }
 
-  private static ObjectNode check(int n) {
+  /**
+   * {@code knotless-run login} as {@code runner}, the person's part done in {@code browser}.
+   *
+   * @return the sessions file the login was saved in
+   */
+  static Path login(ConsentBrowser browser, Account runner, Map<String, String> env)
+      throws Exception {
+    ConsentBrowser.AddressWatch err = new ConsentBrowser.AddressWatch();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<Integer> exit =
+        pool.submit(
+            () ->
+                RunnerSessions.command(
+                    RunnerSessions.LOGIN,
+                    List.of(runner.handle()),
+                    env,
+                    new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)));
+    browser.consent(err.await(Duration.ofSeconds(60)), runner.password(), "http://127.0.0.1:");
+    assertEquals(0, exit.get().intValue(), out + err.text());
+    pool.shutdown();
+    return Path.of(env.get("KNOTLESS_CONFIG_DIR")).resolve("sessions.json");
+  }
+
+  static ObjectNode check(int n) {
     ObjectNode v = Json.object();
     v.put("status", "success");
     v.put("n", n);

@@ -40,7 +40,7 @@ final class Jdbc {
     }
   }
 
-  /** Binds strings (null too), numbers and arrays of text, in order. */
+  /** Binds strings (null too), numbers, timestamps and arrays of text, in order. */
   static void bind(PreparedStatement s, Object... args) throws SQLException {
     for (int i = 0; i < args.length; i++) {
       Object a = args[i];
@@ -48,6 +48,8 @@ final class Jdbc {
         s.setLong(i + 1, n);
       } else if (a instanceof Integer n) {
         s.setInt(i + 1, n);
+      } else if (a instanceof java.sql.Timestamp t) {
+        s.setTimestamp(i + 1, t);
       } else if (a instanceof String[] texts) {
         s.setArray(i + 1, s.getConnection().createArrayOf("text", texts));
       } else {

@@ -12,8 +12,12 @@ public interface CheckWriterConfig {
   /** The runner's account, a handle or DID (KNOTLESS_IDENTIFIER); checks are filed there. */
   String identifier();
 
-  /** The runner account's app password (KNOTLESS_PASSWORD); never logged. */
-  String password();
+  /**
+   * The runner account's app password (KNOTLESS_PASSWORD); never logged. Unset, the OAuth session
+   * the file in KNOTLESS_OAUTH_SESSION holds is shared with the other replicas through the
+   * database.
+   */
+  Optional<String> password();
 
   /** The runner's PDS; unset resolves it from the identifier (PLC or did:web, handle). */
   Optional<URI> pds();

@@ -37,9 +37,12 @@ public class PdsSession {
   private XrpcClient client;
   private CheckFiler filer;
 
-  public PdsSession(CheckWriterConfig config, MeterRegistry registry) {
+  private final javax.sql.DataSource db;
+
+  public PdsSession(CheckWriterConfig config, MeterRegistry registry, javax.sql.DataSource db) {
     this.config = config;
     this.registry = registry;
+    this.db = db;
   }
 
   /** The PDS, resolved from the identifier unless configured. */
@@ -69,20 +72,35 @@ public class PdsSession {
   /** The filer, logging in first if it has not yet. */
   public synchronized CheckFiler filer() throws IOException {
     if (filer == null) {
-      XrpcClient client =
-          XrpcClient.create(
-              pds(),
-              dev.knotless.atproto.ServiceAddresses.process()
-                  .clientBuilder()
-                  .version(HttpClient.Version.HTTP_1_1)
-                  .connectTimeout(Duration.ofSeconds(10))
-                  .build(),
-              new PdsMetrics(registry));
-      try {
-        client.login(config.identifier(), config.password());
-      } catch (XrpcException e) {
+      HttpClient http =
+          dev.knotless.atproto.ServiceAddresses.process()
+              .clientBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .connectTimeout(Duration.ofSeconds(10))
+              .build();
+      XrpcClient client;
+      String seed = System.getenv(dev.knotless.runner.pass.RunnerSessions.SEED);
+      if (config.password().isEmpty() && seed != null && !seed.isBlank()) {
+        // The OAuth session the Secret mounts, shared with the other services' replicas through
+        // the database (oauth_session) and refreshed under its row lock.
+        client =
+            dev.knotless.runner.pass.SharedSessions.resume(
+                System.getenv(),
+                new dev.knotless.runner.state.pg.PgOAuthSessions(db),
+                http,
+                new PdsMetrics(registry));
+      } else if (config.password().isEmpty()) {
         throw new IOException(
-            "the runner " + config.identifier() + " could not log in: " + e.getMessage(), e);
+            "no login for the runner: set KNOTLESS_PASSWORD to its app password, or"
+                + " KNOTLESS_OAUTH_SESSION to its OAuth session file");
+      } else {
+        client = XrpcClient.create(pds(), http, new PdsMetrics(registry));
+        try {
+          client.login(config.identifier(), config.password().get());
+        } catch (XrpcException e) {
+          throw new IOException(
+              "the runner " + config.identifier() + " could not log in: " + e.getMessage(), e);
+        }
       }
       this.client = client;
       filer = new CheckFiler(new RetryingWrites(client));

@@ -71,7 +71,8 @@ public class PassWiring {
       RunQueuer queuer,
       WatchedTable table,
       PullHeadsTable pullHeads,
-      MeterRegistry registry)
+      MeterRegistry registry,
+      io.agroal.api.AgroalDataSource db)
       throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
     config.identifier().ifPresent(v -> env.put("KNOTLESS_IDENTIFIER", v));
@@ -80,7 +81,14 @@ public class PassWiring {
     config.handleResolver().ifPresent(v -> env.put("KNOTLESS_HANDLE_RESOLVER", v));
     config.cacheDir().ifPresent(v -> env.put("KNOTLESS_CACHE_DIR", v));
     Clock clock = Clock.systemUTC();
-    PdsAccess access = PdsAccess.login(env, clock, new PdsMetrics(registry));
+    // With no password, the OAuth session the Secret mounts is shared with the other replicas
+    // through the database (oauth_session), refreshed under its row lock.
+    PdsAccess access =
+        PdsAccess.login(
+            env,
+            clock,
+            new PdsMetrics(registry),
+            new dev.knotless.runner.state.pg.PgOAuthSessions(db));
     XrpcClient runnerClient = access.runner();
     StorageCache cache = access.cache();
 

@@ -147,7 +147,14 @@ public class PodRuns {
     PdsAccess access;
     try {
       Files.createDirectories(config.work());
-      access = PdsAccess.login(env, clock, new dev.knotless.run.events.PdsMetrics(registry));
+      // With no password, the mounted OAuth session is shared with the other services' replicas
+      // through the database (oauth_session), refreshed under its row lock.
+      access =
+          PdsAccess.login(
+              env,
+              clock,
+              new dev.knotless.run.events.PdsMetrics(registry),
+              new dev.knotless.runner.state.pg.PgOAuthSessions(db));
     } catch (IOException e) {
       throw new IllegalStateException("could not log in as the runner: " + e.getMessage(), e);
     }
