@@ -47,14 +47,11 @@ class ObservabilityTest {
           "knotless_run_scheduler_leader");
 
   /**
-   * Where the names the services export are listed, by service; testing/distributed's
-   * ExportedMetrics reads each name there off a running service's /q/metrics.
+   * The table of every name the services export, by service (docs/metrics.md); testing/distributed's
+   * ObservabilityIT holds it to what the running services' /q/metrics show, both ways.
    */
   static final Path EXPORTED =
-      RenderedChart.chartDir()
-          .getParent()
-          .getParent()
-          .resolve("testing/distributed/exported-metrics.txt");
+      RenderedChart.chartDir().getParent().getParent().resolve("docs/metrics.md");
 
   private RenderedChart allFeatures;
   private JsonNode dashboard;
@@ -95,14 +92,22 @@ class ObservabilityTest {
     assertEquals(Set.of(), unexported, "alerts read names no service is checked to export");
   }
 
-  /** Every name some service must export, by exported-metrics.txt. */
+  /** Every sample name some service exports, by docs/metrics.md (a histogram's four each). */
   static Set<String> exported() {
     Set<String> names = new TreeSet<>();
     try {
       for (String line : Files.readAllLines(EXPORTED)) {
-        String l = line.strip();
-        if (!l.isEmpty() && !l.startsWith("#")) {
-          names.add(l.split("\\s+")[1]);
+        if (!line.startsWith("| `")) {
+          continue;
+        }
+        String[] cells = line.split("\\|");
+        String name = cells[1].strip().replace("`", "");
+        if (cells[2].strip().equals("histogram")) {
+          for (String suffix : List.of("_bucket", "_count", "_sum", "_max")) {
+            names.add(name + suffix);
+          }
+        } else {
+          names.add(name);
         }
       }
     } catch (IOException e) {

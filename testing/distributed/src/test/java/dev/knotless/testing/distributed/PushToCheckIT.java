@@ -96,7 +96,7 @@ class PushToCheckIT {
     // Once a push has gone all the way through, every name the dashboard and alerts read is there.
     assertEquals(
         List.of(),
-        ExportedMetrics.missing(LocalDistributed.projectRoot(), services, java.util.Set.of()),
+        ExportedMetrics.missing(LocalDistributed.projectRoot(), services),
         "metrics");
   }
 

@@ -251,7 +251,7 @@ class SchedulerIT {
     running.put("scheduler", leader(schedulers));
     assertEquals(
         List.of(),
-        ExportedMetrics.missing(LocalDistributed.projectRoot(), running, java.util.Set.of()),
+        ExportedMetrics.missing(LocalDistributed.projectRoot(), running),
         "metrics");
   }
 
