@@ -5,9 +5,9 @@ import java.time.Duration;
 
 /**
  * The buckets every {@code _seconds} histogram of ours has, so that one PromQL {@code
- * histogram_quantile} reads them all alike: from 10 ms (a PDS call) to an hour (a long run's
- * queue wait or duration). Fixed buckets rather than Micrometer's percentile histogram keep each
- * series' bucket count at 16.
+ * histogram_quantile} reads them all alike: from 10 ms (a PDS call) to an hour (a long run's queue
+ * wait or duration). Fixed buckets rather than Micrometer's percentile histogram keep each series'
+ * bucket count at 16.
  */
 public final class Histograms {
   private static final Duration[] BUCKETS = {

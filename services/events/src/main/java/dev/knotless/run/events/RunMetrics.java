@@ -7,10 +7,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 
 /**
- * Exports what {@link MeteredReports} tells of each run: {@code knotless_run_runs_ended_total}
- * by outcome, kind and class, and the histograms {@code knotless_run_runs_queue_wait_seconds} (by
- * kind and class) and {@code knotless_run_runs_duration_seconds} (by outcome, kind and class).
- * Every ended counter is registered at zero up front, so a rate over it never starts from nothing.
+ * Exports what {@link MeteredReports} tells of each run: {@code knotless_run_runs_ended_total} by
+ * outcome, kind and class, and the histograms {@code knotless_run_runs_queue_wait_seconds} (by kind
+ * and class) and {@code knotless_run_runs_duration_seconds} (by outcome, kind and class). Every
+ * ended counter is registered at zero up front, so a rate over it never starts from nothing.
  */
 public final class RunMetrics implements MeteredReports.Meter {
   /** The counter of runs ended. */

@@ -53,7 +53,10 @@ public final class MetricsTable {
           throw new IllegalStateException(FILE + ": " + name + " has no type: " + type);
         }
         List<String> services =
-            Arrays.stream(cells[4].split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+            Arrays.stream(cells[4].split(","))
+                .map(String::strip)
+                .filter(s -> !s.isEmpty())
+                .toList();
         rows.add(new Row(name, type, services));
       }
     } catch (IOException e) {

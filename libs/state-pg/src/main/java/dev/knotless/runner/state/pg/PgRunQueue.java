@@ -1,8 +1,8 @@
 package dev.knotless.runner.state.pg;
 
 import dev.knotless.runner.schedule.RunClass;
-import dev.knotless.runner.schedule.WaitReason;
 import dev.knotless.runner.schedule.RunRequest.WorkKey;
+import dev.knotless.runner.schedule.WaitReason;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,9 +1,9 @@
 package dev.knotless.run.reconciler.domain;
 
+import dev.knotless.run.events.Histograms;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.PassRunner;
 import dev.knotless.runner.doorbell.RepoId;
-import dev.knotless.run.events.Histograms;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Set;
