@@ -58,6 +58,10 @@ public class KnotlessRunMain implements QuarkusApplication {
       System.out.println(v.text());
       System.exit(0);
     }
+    if (invocation instanceof RunnerCommandLine.Run run && run.options().logJson()) {
+      // Read as Quarkus sets its logging up, before the first line.
+      System.setProperty("quarkus.log.console.json.enabled", "true");
+    }
     Quarkus.run(KnotlessRunMain.class, args);
   }
 

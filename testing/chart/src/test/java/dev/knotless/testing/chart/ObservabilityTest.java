@@ -99,26 +99,7 @@ class ObservabilityTest {
 
   /** Every sample name some service exports, by docs/metrics.md (a histogram's four each). */
   static Set<String> exported() {
-    Set<String> names = new TreeSet<>();
-    try {
-      for (String line : Files.readAllLines(EXPORTED)) {
-        if (!line.startsWith("| `")) {
-          continue;
-        }
-        String[] cells = line.split("\\|");
-        String name = cells[1].strip().replace("`", "");
-        if (cells[2].strip().equals("histogram")) {
-          for (String suffix : List.of("_bucket", "_count", "_sum", "_max")) {
-            names.add(name + suffix);
-          }
-        } else {
-          names.add(name);
-        }
-      }
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    return names;
+    return dev.knotless.testing.MetricsTable.read(EXPORTED.getParent().getParent()).allSamples();
   }
 
   private List<String> alertQueries() {

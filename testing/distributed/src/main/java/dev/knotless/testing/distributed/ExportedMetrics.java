@@ -1,5 +1,6 @@
 package dev.knotless.testing.distributed;
 
+import dev.knotless.testing.MetricsTable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

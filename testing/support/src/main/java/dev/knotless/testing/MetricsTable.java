@@ -1,4 +1,4 @@
-package dev.knotless.testing.distributed;
+package dev.knotless.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
