@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.atproto.Record;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.testing.MetricsTable;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
@@ -41,11 +42,19 @@ class JsonLogIT {
   void everyLineIsAJsonObjectAndARunsLinesNameTheRunAndItsRepository(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     PackagedRunner r = new PackagedRunner(pds, tmp);
-    r.owner.commit(Map.of("README.md", "hello\n", ".knotless/workflows/quick.yml", QUICK));
-    String sha = r.owner.push("main");
+    r.owner.commit(Map.of("README.md", "hello\n"));
+    r.owner.push("main");
+    String stateKey = r.owner.account.did() + "/" + r.owner.key();
     Process p = r.start("--log-json");
     List<String> disagreements;
+    String sha;
     try {
+      // The first pass takes the head as it is; the push after it runs.
+      r.await(
+          "the first pass",
+          () -> new JsonStateStore(tmp.resolve("state.json")).load(stateKey).isPresent());
+      r.owner.commit(Map.of(".knotless/workflows/quick.yml", QUICK));
+      sha = r.owner.push("main");
       r.await("the quick run", () -> r.status(sha, "quick") == CheckStatus.SUCCESS);
       Path root = Path.of(System.getProperty("knotless.repo.root", "../..")).toAbsolutePath();
       disagreements =
