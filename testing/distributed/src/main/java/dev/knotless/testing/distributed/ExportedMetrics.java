@@ -20,7 +20,7 @@ public final class ExportedMetrics {
   public static final String FILE = MetricsTable.FILE;
 
   /** Services listed in the table that the distributed shape does not start. */
-  public static final Set<String> NOT_RUN = Set.of("all-in-one");
+  public static final Set<String> NOT_RUN = Set.of("all-in-one", "all-in-one with caches");
 
   private ExportedMetrics() {}
 
