@@ -56,13 +56,19 @@ class JsonLogIT {
       r.owner.commit(Map.of(".knotless/workflows/quick.yml", QUICK));
       sha = r.owner.push("main");
       r.await("the quick run", () -> r.status(sha, "quick") == CheckStatus.SUCCESS);
+      String metrics = r.metrics();
+      assertTrue(
+          metrics.contains(
+              "knotless_run_runs_ended_total{class=\"main\",kind=\"push\",outcome=\"success\"}"
+                  + " 1.0"),
+          metrics);
       Path root = Path.of(System.getProperty("knotless.repo.root", "../..")).toAbsolutePath();
       disagreements =
           MetricsTable.read(root)
               .disagreements(
                   "all-in-one",
                   new TreeSet<>(
-                      r.metrics()
+                      metrics
                           .lines()
                           .filter(l -> !l.isBlank() && !l.startsWith("#"))
                           .map(l -> l.split("[{ ]", 2)[0])

@@ -37,6 +37,16 @@ public final class MeteredReports implements RunReports {
 
   /** Where the figures go: a service's metrics registry, or a test's list. */
   public interface Meter {
+    /** Keeps nothing. */
+    Meter NONE =
+        new Meter() {
+          @Override
+          public void started(String kind, String runClass, Duration queueWait) {}
+
+          @Override
+          public void ended(String kind, String runClass, String outcome, Duration ran) {}
+        };
+
     /** A run took its job after waiting {@code queueWait} since its check was filed. */
     void started(String kind, String runClass, Duration queueWait);
 

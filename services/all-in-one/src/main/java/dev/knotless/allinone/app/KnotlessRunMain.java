@@ -85,7 +85,7 @@ public class KnotlessRunMain implements QuarkusApplication {
     Signal.handle(new Signal("INT"), s -> stopAsked.countDown());
     Runner runner;
     try {
-      runner = Runner.start(parsed.get(), System.getenv());
+      runner = Runner.start(parsed.get(), System.getenv(), metrics.runs());
     } catch (IOException e) {
       LOG.error("knotless-run cannot start: " + e.getMessage());
       return 1;
