@@ -113,6 +113,22 @@ public final class XrpcClient {
     sessions.reloginWith(identifier, password);
   }
 
+  /**
+   * Calls as an OAuth session's account from now on: every request carries its DPoP-bound access
+   * token with a fresh proof, refreshed as {@code tokens} decides.
+   */
+  public void resume(BoundTokens tokens) {
+    sessions.resume(tokens);
+  }
+
+  /** The kind of login this client calls with: "OAuth session", "app password" or "anonymous". */
+  public String loginKind() {
+    if (sessions.oauth() != null) {
+      return "OAuth session";
+    }
+    return sessions.current() != null ? "app password" : "anonymous";
+  }
+
   /** The current session, or empty when anonymous. */
   public Optional<Session> session() {
     return Optional.ofNullable(sessions.current());
@@ -120,6 +136,10 @@ public final class XrpcClient {
 
   /** The logged-in account's DID. */
   public String did() {
+    BoundTokens bound = sessions.oauth();
+    if (bound != null) {
+      return bound.did();
+    }
     Session s = sessions.current();
     if (s == null) {
       throw new IllegalStateException("not logged in");
@@ -168,13 +188,14 @@ public final class XrpcClient {
   /** A query to this client's service carrying {@code token}, such as a service token. */
   public JsonNode queryWith(String token, String nsid, Map<String, String> params)
       throws XrpcException {
-    return XrpcTransport.json(nsid, transport.get(nsid, params, token));
+    return XrpcTransport.json(nsid, transport.get(nsid, params, AccessToken.bearer(token)));
   }
 
   /** A procedure to this client's service carrying {@code token}, such as a service token. */
   public JsonNode procedureWith(String token, String nsid, JsonNode body) throws XrpcException {
     return XrpcTransport.json(
-        nsid, transport.post(nsid, Json.write(body), "application/json", token));
+        nsid,
+        transport.post(nsid, Json.write(body), "application/json", AccessToken.bearer(token)));
   }
 
   // ---- records ---------------------------------------------------------------------------------

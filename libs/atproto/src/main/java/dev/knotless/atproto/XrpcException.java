@@ -162,6 +162,22 @@ public final class XrpcException extends IOException {
             || m.equals("Could not locate record"));
   }
 
+  /** True when a DPoP-bound request was refused for want of the server's newest nonce. */
+  public boolean useDpopNonce() {
+    return "use_dpop_nonce".equals(error);
+  }
+
+  /**
+   * True when the server refused the access token as expired or no longer valid, which one refresh
+   * may cure: {@code ExpiredToken} and {@code InvalidToken} from a password session, {@code
+   * invalid_token} from a DPoP-bound one.
+   */
+  public boolean staleToken() {
+    return "ExpiredToken".equals(error)
+        || "InvalidToken".equals(error)
+        || "invalid_token".equals(error);
+  }
+
   /** True for a 5xx, a 429 or no status at all: the failures a write may retry. */
   public boolean retryable() {
     return status == 0 || status == 429 || status >= 500;

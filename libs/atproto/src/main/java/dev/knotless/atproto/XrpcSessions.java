@@ -19,7 +19,7 @@ final class XrpcSessions {
 
   /** A request made with an access token, or none when anonymous. */
   interface Call {
-    HttpResponse<byte[]> send(String token) throws XrpcException;
+    HttpResponse<byte[]> send(AccessToken token) throws XrpcException;
   }
 
   /** An identifier and app password held in memory for {@link #reloginWith}; never written. */
@@ -36,6 +36,7 @@ final class XrpcSessions {
   private volatile Session session;
   private volatile Consumer<Session> onSession = s -> {};
   private volatile Credentials fallback;
+  private volatile BoundTokens oauth;
 
   XrpcSessions(XrpcTransport transport, Clock clock) {
     this.transport = transport;
@@ -59,7 +60,18 @@ final class XrpcSessions {
   }
 
   void resume(Session s) {
+    this.oauth = null;
     set(s);
+  }
+
+  /** Calls as an OAuth session's account from now on, its tokens DPoP-bound. */
+  void resume(BoundTokens tokens) {
+    this.oauth = tokens;
+  }
+
+  /** The OAuth session this client calls with, or null. */
+  BoundTokens oauth() {
+    return oauth;
   }
 
   void reloginWith(String identifier, String password) {
@@ -75,6 +87,9 @@ final class XrpcSessions {
   }
 
   Session refresh() throws XrpcException {
+    if (oauth != null) {
+      throw new IllegalStateException("an OAuth session refreshes itself (OAuthTokens)");
+    }
     Session before = session;
     synchronized (lock) {
       Session now = session;
@@ -93,7 +108,7 @@ final class XrpcSessions {
                     "com.atproto.server.refreshSession",
                     new byte[0],
                     "application/json",
-                    now.refreshJwt()));
+                    AccessToken.bearer(now.refreshJwt())));
       } catch (XrpcException e) {
         Credentials c = fallback;
         if (c == null || e.kind() != XrpcException.Kind.AUTH) {
@@ -110,6 +125,18 @@ final class XrpcSessions {
 
   /** Makes {@code call} with the session's access token, refreshed first when due. */
   HttpResponse<byte[]> authed(Call call) throws XrpcException {
+    BoundTokens bound = oauth;
+    if (bound != null) {
+      String token = bound.accessToken();
+      try {
+        return call.send(AccessToken.dpop(token, bound.proofs()));
+      } catch (XrpcException e) {
+        if (!e.staleToken()) {
+          throw e;
+        }
+        return call.send(AccessToken.dpop(bound.refreshAfter(token), bound.proofs()));
+      }
+    }
     Session s = session;
     if (s == null) {
       return call.send(null);
@@ -118,14 +145,14 @@ final class XrpcSessions {
       s = refresh();
     }
     try {
-      return call.send(s.accessJwt());
+      return call.send(AccessToken.bearer(s.accessJwt()));
     } catch (XrpcException e) {
       // ExpiredToken: the server's clock ran ahead of ours. InvalidToken: a token it no longer
       // accepts, such as one signed before a key rotation. Either way one refresh may cure it.
       if (!"ExpiredToken".equals(e.error()) && !"InvalidToken".equals(e.error())) {
         throw e;
       }
-      return call.send(refresh().accessJwt());
+      return call.send(AccessToken.bearer(refresh().accessJwt()));
     }
   }
 

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sends XRPC requests and turns failures into {@link XrpcException}s. No session logic lives here:
- * the caller passes the bearer token. Thread-safe.
+ * the caller passes the token, a bearer one or one bound to a DPoP key, whose proof this signs for
+ * each request and signs again once when the server asks for a new nonce. Thread-safe.
  */
 final class XrpcTransport {
 
@@ -52,13 +53,13 @@ final class XrpcTransport {
   }
 
   /** A GET with query parameters; the body as bytes. */
-  HttpResponse<byte[]> get(String method, Map<String, String> params, String token)
+  HttpResponse<byte[]> get(String method, Map<String, String> params, AccessToken token)
       throws XrpcException {
     return get(method, params, token, BoundedBodies.XRPC_REPLY_BYTES);
   }
 
   /** As {@link #get(String, Map, String)}, reading at most {@code limit} bytes of the body. */
-  HttpResponse<byte[]> get(String method, Map<String, String> params, String token, long limit)
+  HttpResponse<byte[]> get(String method, Map<String, String> params, AccessToken token, long limit)
       throws XrpcException {
     return get(method, params, token, BoundedBodies.ofByteArray(limit));
   }
@@ -67,7 +68,7 @@ final class XrpcTransport {
   HttpResponse<byte[]> get(
       String method,
       Map<String, String> params,
-      String token,
+      AccessToken token,
       HttpResponse.BodyHandler<byte[]> handler)
       throws XrpcException {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri(method, params)).GET();
@@ -75,7 +76,7 @@ final class XrpcTransport {
   }
 
   /** A POST with a body of the given content type. */
-  HttpResponse<byte[]> post(String method, byte[] body, String contentType, String token)
+  HttpResponse<byte[]> post(String method, byte[] body, String contentType, AccessToken token)
       throws XrpcException {
     return post(method, body, contentType, token, null);
   }
@@ -85,20 +86,20 @@ final class XrpcTransport {
    * body has gone to the connection, before the reply (with the JDK's client only).
    */
   HttpResponse<byte[]> post(
-      String method, byte[] body, String contentType, String token, Runnable sent)
+      String method, byte[] body, String contentType, AccessToken token, Runnable sent)
       throws XrpcException {
     return post(method, RequestBodies.of(body, sent), contentType, token);
   }
 
   /** As {@link #post}, with a body read from {@code body} as it is written (sent chunked). */
   HttpResponse<byte[]> postStreamed(
-      String method, java.io.InputStream body, String contentType, String token)
+      String method, java.io.InputStream body, String contentType, AccessToken token)
       throws XrpcException {
     return post(method, RequestBodies.streamed(body), contentType, token);
   }
 
   private HttpResponse<byte[]> post(
-      String method, HttpRequest.BodyPublisher body, String contentType, String token)
+      String method, HttpRequest.BodyPublisher body, String contentType, AccessToken token)
       throws XrpcException {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(uri(method, Map.of()))
@@ -133,12 +134,47 @@ final class XrpcTransport {
   }
 
   private HttpResponse<byte[]> send(
-      String method, HttpRequest.Builder b, String token, HttpResponse.BodyHandler<byte[]> handler)
+      String method,
+      HttpRequest.Builder b,
+      AccessToken token,
+      HttpResponse.BodyHandler<byte[]> handler)
       throws XrpcException {
     b.timeout(timeout);
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
+    if (token == null) {
+      return exchange(method, b, handler);
     }
+    if (!token.bound()) {
+      b.header("Authorization", "Bearer " + token.token());
+      return exchange(method, b, handler);
+    }
+    b.header("Authorization", "DPoP " + token.token());
+    HttpRequest probe = b.copy().build();
+    String htm = probe.method();
+    b.setHeader("DPoP", token.proofs().proof(htm, probe.uri(), token.token()));
+    try {
+      return exchange(method, b, handler, token.proofs());
+    } catch (XrpcException e) {
+      if (!e.useDpopNonce()) {
+        throw e;
+      }
+      // The server wants a nonce it has just given (remembered by exchange): prove again, once.
+      b.setHeader("DPoP", token.proofs().proof(htm, probe.uri(), token.token()));
+      return exchange(method, b, handler, token.proofs());
+    }
+  }
+
+  private HttpResponse<byte[]> exchange(
+      String method, HttpRequest.Builder b, HttpResponse.BodyHandler<byte[]> handler)
+      throws XrpcException {
+    return exchange(method, b, handler, null);
+  }
+
+  private HttpResponse<byte[]> exchange(
+      String method,
+      HttpRequest.Builder b,
+      HttpResponse.BodyHandler<byte[]> handler,
+      DpopProofs proofs)
+      throws XrpcException {
     long start = System.nanoTime();
     HttpResponse<byte[]> r;
     try {
@@ -160,6 +196,9 @@ final class XrpcTransport {
     } else if (LOG.isDebugEnabled()) {
       LOG.debug("{} {} in {} ms", method, r.statusCode(), nanos / 1_000_000);
     }
+    if (proofs != null) {
+      r.headers().firstValue("DPoP-Nonce").ifPresent(n -> proofs.nonce(service, n));
+    }
     if (r.statusCode() / 100 != 2) {
       throw failure(method, r);
     }
@@ -179,6 +218,14 @@ final class XrpcTransport {
       message = new String(r.body(), StandardCharsets.UTF_8).strip();
       if (message.length() > 200) {
         message = message.substring(0, 200) + "…";
+      }
+    }
+    String challenge = r.headers().firstValue("WWW-Authenticate").orElse("");
+    if (challenge.regionMatches(true, 0, "DPoP", 0, 4)) {
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("error=\"([^\"]*)\"").matcher(challenge);
+      if (m.find() && (error == null || "use_dpop_nonce".equals(m.group(1)))) {
+        error = m.group(1);
       }
     }
     Instant reset =

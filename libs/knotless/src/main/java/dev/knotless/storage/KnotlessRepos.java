@@ -8,6 +8,8 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.cache.SessionStore;
 import dev.knotless.atproto.identity.Identity;
 import dev.knotless.atproto.identity.IdentityResolver;
+import dev.knotless.atproto.oauth.OAuthLogins;
+import dev.knotless.atproto.oauth.OAuthSession;
 import dev.knotless.storage.fetch.Fetcher;
 import dev.knotless.storage.mirror.Mirror;
 import dev.knotless.storage.push.Pusher;
@@ -122,7 +124,9 @@ public final class KnotlessRepos {
    * and {@code KNOTLESS_PASSWORD}) is resumed, refreshed when it nears expiry, and saved again
    * after every refresh. With the environment's credentials, a saved session of that account is
    * resumed too, and the password only logs in when there is none or its refresh is refused; the
-   * new session is saved, the password never is.
+   * new session is saved, the password never is. A saved OAuth session (from {@code knotless
+   * login}) is used whenever there is one, its tokens DPoP-bound and refreshed as they near their
+   * end.
    *
    * @throws IOException when no credentials are there, or they are for another account
    */
@@ -132,6 +136,12 @@ public final class KnotlessRepos {
     String password = env.get("KNOTLESS_PASSWORD");
     boolean fromEnv = id != null && password != null && !password.isEmpty();
     Optional<ObjectNode> json = sessions.read(repo.did());
+    if (json.isPresent() && OAuthSession.isOAuth(json.get())) {
+      // An OAuth login is the person's choice: it is used even beside a password in the
+      // environment, which would otherwise overwrite it.
+      OAuthLogins.resume(client, OAuthSession.fromJson(json.get()), sessions, env);
+      return client;
+    }
     Optional<Session> saved = json.map(KnotlessRepos::sessionFrom);
     if (fromEnv) {
       client.reloginWith(id, password);

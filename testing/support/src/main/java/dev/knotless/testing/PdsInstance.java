@@ -91,6 +91,14 @@ public final class PdsInstance implements AutoCloseable {
    *     error output
    */
   public static PdsInstance start(PdsOptions options) {
+    return start(options, Map.of());
+  }
+
+  /**
+   * As {@link #start(PdsOptions)}, with {@code extra} added to the server's environment: {@code
+   * PROBE_OAUTH_TOKEN_SECONDS} (OAuth access tokens' life) or a {@code PDS_*} setting.
+   */
+  public static PdsInstance start(PdsOptions options, Map<String, String> extra) {
     Path script = PdsLauncher.repoRoot().resolve("testing/pds/start-pds.sh");
     List<String> command = new ArrayList<>();
     command.add(script.toString());
@@ -105,6 +113,7 @@ public final class PdsInstance implements AutoCloseable {
     if (options.blobUploadLimit() > 0) {
       builder.environment().put("PDS_BLOB_UPLOAD_LIMIT", Long.toString(options.blobUploadLimit()));
     }
+    builder.environment().putAll(extra);
     Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
     builder.environment().put("TMPDIR", tmp.toString());
     Path stderrLog;

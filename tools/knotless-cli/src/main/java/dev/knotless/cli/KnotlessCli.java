@@ -32,6 +32,7 @@ import picocli.CommandLine.IVersionProvider;
     subcommands = {
       CommandLine.HelpCommand.class,
       LoginCli.class,
+      LoginCli.Logout.class,
       RepoCli.class,
       CreateCli.class,
       RunnersCli.class,

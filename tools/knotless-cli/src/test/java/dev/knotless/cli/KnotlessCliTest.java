@@ -65,6 +65,7 @@ class KnotlessCliTest {
         commands.containsAll(
             List.of(
                 List.of("login"),
+                List.of("logout"),
                 List.of("repo", "compact"),
                 List.of("repo", "commit"),
                 List.of("repo", "rename"),

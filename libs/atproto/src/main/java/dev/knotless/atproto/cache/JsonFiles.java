@@ -57,21 +57,47 @@ final class JsonFiles {
    */
   static void update(Path file, boolean ownerOnly, Consumer<ObjectNode> change) {
     Path absolute = file.toAbsolutePath();
+    try {
+      locked(
+          absolute,
+          ownerOnly,
+          () -> {
+            ObjectNode current = read(absolute);
+            change.accept(current);
+            write(absolute, current, ownerOnly);
+            return null;
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write " + absolute, e);
+    }
+  }
+
+  /** Work done under a file's lock; it may update the file itself. */
+  interface Locked<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs {@code work} holding the file's locks, this JVM's and the operating system's on {@code
+   * <file>.lock}: no other process or thread updates the file meanwhile. Updates {@code work} makes
+   * itself take the locks again without waiting.
+   */
+  static <T> T locked(Path file, boolean ownerOnly, Locked<T> work) throws IOException {
+    Path absolute = file.toAbsolutePath();
     ReentrantLock inProcess = LOCKS.computeIfAbsent(absolute, p -> new ReentrantLock());
     inProcess.lock();
     try {
+      if (inProcess.getHoldCount() > 1) {
+        return work.run(); // this thread holds the file's lock already
+      }
       Path dir = absolute.getParent();
       createDirectories(dir, ownerOnly);
       Path lockFile = dir.resolve(absolute.getFileName() + ".lock");
       try (FileChannel channel =
               FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
           FileLock ignored = channel.lock()) {
-        ObjectNode current = read(absolute);
-        change.accept(current);
-        write(absolute, current, ownerOnly);
+        return work.run();
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not write " + absolute, e);
     } finally {
       inProcess.unlock();
     }

@@ -86,6 +86,20 @@ public final class SessionStore {
     return dids.size() == 1 ? Optional.of(dids.get(0)) : Optional.empty();
   }
 
+  /** Work done while no other process changes the sessions file. */
+  public interface Exclusive<T> {
+    T run() throws java.io.IOException;
+  }
+
+  /**
+   * Runs {@code work} while no other process or thread changes the file; its own {@link #write}s go
+   * through. An OAuth refresh runs so: its refresh token is single use, and two processes spending
+   * the same one would end the session at the server.
+   */
+  public <T> T exclusively(Exclusive<T> work) throws java.io.IOException {
+    return JsonFiles.locked(file, true, work::run);
+  }
+
   /** Forgets the session of {@code did}, as a logout does, and the login if it named it. */
   public void remove(String did) {
     JsonFiles.update(

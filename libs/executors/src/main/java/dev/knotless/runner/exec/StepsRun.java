@@ -132,10 +132,7 @@ final class StepsRun {
       log.lines(line);
     }
     if (cancellation.isCancelled()) {
-      String reason = cancellation.reason().orElseThrow();
-      log.lines("cancelled before the first step: " + reason);
-      skipRest("not run: the run was cancelled: " + reason);
-      return new RunOutcome.Cancelled(reason);
+      return cancelledBeforeFirstStep();
     }
     try {
       Checkout.make(
@@ -148,6 +145,11 @@ final class StepsRun {
     try {
       openHost();
     } catch (StepHost.StartFailed e) {
+      if (cancellation.isCancelled()) {
+        // A cancel while the host started ends it (a pod deleted while pending, a container
+        // removed): what that start then says is the cancel's doing, not a fault.
+        return cancelledBeforeFirstStep();
+      }
       log.lines(e.getMessage());
       skipRest("not run: " + e.getMessage());
       return new RunOutcome.Errored(e.getMessage());
@@ -181,6 +183,13 @@ final class StepsRun {
       }
     }
     return RunOutcome.of(results, cancellation.reason().orElse(null));
+  }
+
+  private RunOutcome cancelledBeforeFirstStep() throws IOException {
+    String reason = cancellation.reason().orElseThrow();
+    log.lines("cancelled before the first step: " + reason);
+    skipRest("not run: the run was cancelled: " + reason);
+    return new RunOutcome.Cancelled(reason);
   }
 
   private StepResult runStep(int index, ExecStep step, TimeLimits.StepLimit limit)

@@ -155,9 +155,10 @@ final class MergeOrders {
           planner
               .pulls()
               .pull(repo, mirror.dir(), w, subject, order.runClass(), trusted, clock.instant());
-      return OrderPlanner.same(kept(run, found, mirror, w, trust, order), order);
+      return OrderPlanner.same(
+          kept(run, found, mirror, w, trust, order, order.pulls().get(0).uri()), order);
     }
-    return OrderPlanner.same(
+    PlannedRun batch =
         planner
             .pulls()
             .batch(
@@ -171,14 +172,17 @@ final class MergeOrders {
                 trusted,
                 null,
                 order.pulls(),
-                clock.instant()),
-        order);
+                clock.instant());
+    // A trusted batch's pass is kept as the queue step keeps it: the push that lands it takes it.
+    return OrderPlanner.same(
+        kept(batch, found, mirror, w, trust, order, "merge-queue batch on " + order.ref()), order);
   }
 
   /**
-   * A pull's run, its pass kept for the push that merges it when the pass would keep it (a trusted
-   * pull into the default branch, of a workflow that may be reused; {@link PassReuse}): decided
-   * here from what was read again, not from the queue row.
+   * A pull's or a batch's run, its pass kept for the push that lands it when the pass would keep it
+   * (trusted code into the default branch, of a workflow that may be reused; {@link PassReuse}):
+   * decided here from what was read again, not from the queue row. {@code from} names what passed
+   * in the note of the check that takes the pass.
    */
   private PlannedRun kept(
       PlannedRun run,
@@ -186,7 +190,8 @@ final class MergeOrders {
       Mirror mirror,
       Workflow w,
       PullTrust trust,
-      RunOrder order)
+      RunOrder order,
+      String from)
       throws PlannedRun.PrepareException {
     String defaultRef = "refs/heads/" + found.snapshot().repo().defaultBranchName().orElse("main");
     if (PassReuse.whyNotKept(w, trust, order.ref(), defaultRef).isPresent()) {
@@ -200,7 +205,7 @@ final class MergeOrders {
           "the tree of " + order.commit() + " could not be read: " + e.getMessage());
     }
     String check = "at://" + access.runner().did() + "/dev.knotless.check/" + order.checkKey();
-    return run.keptAs(new PassedRun(tree, w.name(), check, order.pulls().get(0).uri()));
+    return run.keptAs(new PassedRun(tree, w.name(), check, from));
   }
 
   /**

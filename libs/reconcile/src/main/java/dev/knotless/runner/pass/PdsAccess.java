@@ -52,7 +52,8 @@ public final class PdsAccess implements SnapshotReaders {
 
   /**
    * Logs in as the runner's account, from {@code KNOTLESS_IDENTIFIER} and {@code KNOTLESS_PASSWORD}
-   * in {@code env}; the cache and identity settings come from {@code env} too.
+   * in {@code env}, or, with no password there, on the OAuth session {@code knotless-run login}
+   * saved ({@link RunnerSessions}); the cache and identity settings come from {@code env} too.
    *
    * @throws IOException when either is missing, the account does not resolve, or the login fails
    */
@@ -70,10 +71,6 @@ public final class PdsAccess implements SnapshotReaders {
       throws IOException {
     String identifier = env.get("KNOTLESS_IDENTIFIER");
     String password = env.get("KNOTLESS_PASSWORD");
-    if (identifier == null || identifier.isBlank() || password == null || password.isEmpty()) {
-      throw new IOException(
-          "set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD to the runner's account and app password");
-    }
     StorageCache cache = StorageCache.fromEnvironment(env, clock);
     IdentityResolver identities = IdentityResolver.fromEnvironment(env, cache.local());
     // HTTP/1.1: the reference PDS drops a request that offers an h2c upgrade. Pinned: an https
@@ -84,10 +81,19 @@ public final class PdsAccess implements SnapshotReaders {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10))
             .build();
+    if (password == null || password.isEmpty()) {
+      XrpcClient runner = RunnerSessions.resume(env, identities, http, observer);
+      return new PdsAccess(runner, cache, identities, http, observer, clock);
+    }
+    if (identifier == null || identifier.isBlank()) {
+      throw new IOException(
+          "set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD to the runner's account and app password");
+    }
     Identity self = identities.resolve(identifier);
     XrpcClient runner = XrpcClient.create(self.pds(), http, observer);
     loginUntilAnswered(runner, identifier, password, LOGIN_PATIENCE);
-    LOG.info("logged in as {} ({}) at {}", self.handle(), runner.did(), self.pds());
+    LOG.info(
+        "logged in as {} ({}) at {} with an app password", self.handle(), runner.did(), self.pds());
     return new PdsAccess(runner, cache, identities, http, observer, clock);
   }
 

@@ -106,6 +106,16 @@ public final class CheckKeys {
     return repoPrefix(ownerDid, repoKey) + queueHash(baseRef) + ".";
   }
 
+  /**
+   * Whether {@code key} is the key of a merge-queue batch's check on {@code baseRef}, of the
+   * repository {@code repoKey} of {@code ownerDid}; false for any ref that is not a branch.
+   */
+  public static boolean isBatch(String ownerDid, String repoKey, String baseRef, String key) {
+    return baseRef != null
+        && baseRef.startsWith("refs/heads/")
+        && key.startsWith(queuePrefix(ownerDid, repoKey, baseRef));
+  }
+
   /** {@code h("queue refs/heads/<branch>")}: the third part of a batch's key. */
   public static String queueHash(String baseRef) {
     if (baseRef == null || !baseRef.startsWith("refs/heads/")) {

@@ -10,6 +10,8 @@ final class RunnerHelp {
       """
       usage: knotless-run [flags] <handle or did>/<name>...
              knotless-run secrets-key (init | show | rotate | retire) [--secrets-key <file> | --state <file>]
+             knotless-run login <handle or did>    log the runner in with OAuth, in a browser
+             knotless-run logout [<handle or did>] revoke that session and forget it
 
       Watches knotless repositories and runs their .knotless/workflows when a ref
       moves, filing each run as a dev.knotless.check record in its own account.
@@ -86,7 +88,12 @@ final class RunnerHelp {
 
       environment:
         KNOTLESS_IDENTIFIER     the runner's account (handle or DID)
-        KNOTLESS_PASSWORD       its app password (never put it on the command line)
+        KNOTLESS_PASSWORD       its app password (never put it on the command line);
+                                without one, the OAuth session knotless-run login saved
+        KNOTLESS_CONFIG_DIR     where sessions are saved (default $XDG_CONFIG_HOME/knotless,
+                                else ~/.config/knotless)
+        KNOTLESS_OAUTH_SESSION  a saved OAuth session file (a mounted Secret) to start from
+                                when the config directory holds none of the account
         KNOTLESS_PLC_URL        DID PLC directory (default https://plc.directory)
         KNOTLESS_HANDLE_RESOLVER  resolve handles by asking this server's
                                 com.atproto.identity.resolveHandle (local *.test handles)

@@ -77,16 +77,20 @@ public final class QueueWiring {
             access.runner().did());
     PassExtras withPulls = all.withPulls(pulls, o.pullsOnly());
     return o.queue()
-        ? withPulls.withQueue(pass(o, access, state, filer, planner, sink, cancels, pulls, clock))
+        ? withPulls.withQueue(
+            pass(o.batch(), o.depth(), access, state, filer, planner, sink, cancels, pulls, clock))
         : withPulls;
   }
 
   /**
-   * The queue step of a runner started with {@code o}, landing as the account it logs in as, and
-   * running queued pulls' pre-flights through {@code pulls}.
+   * The queue step of a runner, landing as the account it logs in as, and running queued pulls'
+   * pre-flights through {@code pulls}: batches of at most {@code batch} pulls, at most {@code
+   * depth} of them checked at once on a branch. The all-in-one and the distributed reconciler make
+   * it here alike.
    */
   public static QueuePass pass(
-      RunnerOptions o,
+      int batch,
+      int depth,
       PdsAccess access,
       StateStore state,
       CheckFiler filer,
@@ -114,8 +118,8 @@ public final class QueueWiring {
         landing,
         pulls,
         clock,
-        o.batch(),
-        o.depth());
+        batch,
+        depth);
   }
 
   /**

@@ -86,6 +86,19 @@ public final class PodCluster implements Executor, AutoCloseable {
         Clock.systemUTC());
   }
 
+  /**
+   * A pod executor of this runner that waits {@code pullGrace} on an image the kubelet cannot pull
+   * before it fails the run, so a run can be held while its pod is still pending.
+   */
+  public PodExecutor patient(Duration pullGrace, Path work) {
+    return new PodExecutor(
+        new Fabric8PodApi(client, NAMESPACE, pullGrace),
+        settings(),
+        runnerDid,
+        work,
+        Clock.systemUTC());
+  }
+
   @Override
   public void removeLeftovers() {
     executor.removeLeftovers();

@@ -43,6 +43,17 @@ public class KnotlessRunMain implements QuarkusApplication {
               System.out,
               System.err));
     }
+    if (args.length > 0
+        && (args[0].equals(dev.knotless.runner.pass.RunnerSessions.LOGIN)
+            || args[0].equals(dev.knotless.runner.pass.RunnerSessions.LOGOUT))) {
+      System.exit(
+          dev.knotless.runner.pass.RunnerSessions.command(
+              args[0],
+              List.of(args).subList(1, args.length),
+              System.getenv(),
+              System.out,
+              System.err));
+    }
     RunnerCommandLine.Invocation invocation;
     try {
       invocation = RunnerCommandLine.parse(List.of(args), System.getenv());

@@ -59,6 +59,35 @@ class RepositoriesChartTest {
   }
 
   @Test
+  void theMergeQueueSetsTheReconcilersAndTheIngesterAndNeedsPulls() {
+    RenderedChart queue =
+        RenderedChart.render(
+            List.of(RenderedChart.resource("all-features.yaml")),
+            Map.of("queue.enabled", "true", "queue.batch", "4"));
+    Container c = ChartTest.pod(queue, "reconciler").getContainers().get(0);
+    assertEquals("true", env(c, "KNOTLESS_RECONCILER_QUEUE_ENABLED").getValue());
+    assertEquals("4", env(c, "KNOTLESS_RECONCILER_QUEUE_BATCH").getValue());
+    assertEquals("2", env(c, "KNOTLESS_RECONCILER_QUEUE_DEPTH").getValue());
+    Container ingester = ChartTest.pod(queue, "ingester").getContainers().get(0);
+    assertEquals("true", env(ingester, "KNOTLESS_INGESTER_QUEUE").getValue());
+    // Off by default: neither service hears of it.
+    Container plain = ChartTest.pod(all, "reconciler").getContainers().get(0);
+    assertTrue(
+        plain.getEnv().stream().noneMatch(e -> e.getName().contains("_QUEUE_")),
+        plain.getEnv().toString());
+
+    RuntimeException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            RuntimeException.class,
+            () ->
+                RenderedChart.render(
+                    List.of(RenderedChart.resource("all-features.yaml")),
+                    Map.of("queue.enabled", "true", "pulls", "false")));
+    assertTrue(
+        String.valueOf(e.getMessage()).contains("queue.enabled needs pulls"), e.getMessage());
+  }
+
+  @Test
   void anEmptyListRendersAndAChangedListRollsTheReconcilers() {
     RenderedChart none = RenderedChart.render();
     ConfigMap empty =

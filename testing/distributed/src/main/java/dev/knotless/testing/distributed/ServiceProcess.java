@@ -36,8 +36,8 @@ public final class ServiceProcess implements AutoCloseable {
   private final Map<String, String> settings;
   private final Map<String, String> env;
   private final Path log;
-  private final int port;
-  private final int managementPort;
+  private int port;
+  private int managementPort;
   private final Container container;
   private Process process;
   private int launches;
@@ -61,17 +61,8 @@ public final class ServiceProcess implements AutoCloseable {
     this.name = name;
     this.jar = jar;
     this.container = container;
-    this.port = KafkaBroker.freePort();
     this.settings = new LinkedHashMap<>(settings);
-    this.settings.put("quarkus.http.host", "127.0.0.1");
-    this.settings.put("quarkus.http.port", Integer.toString(port));
-    // Health and metrics answer on the management interface, a port of their own; the all-in-one
-    // has none (its one HTTP port, on loopback, is its metrics port).
-    this.managementPort = name.startsWith("all-in-one") ? port : KafkaBroker.freePort();
-    if (managementPort != port) {
-      this.settings.put("quarkus.management.host", "127.0.0.1");
-      this.settings.put("quarkus.management.port", Integer.toString(managementPort));
-    }
+    choosePorts();
     // The test PDS, PLC directory and appview answer on 127.0.0.1 over plain http.
     this.settings.put("knotless.allow-local-services", "true");
     this.env = Map.copyOf(env);
@@ -101,7 +92,7 @@ public final class ServiceProcess implements AutoCloseable {
     Files.createDirectories(logDir);
     ServiceProcess s =
         new ServiceProcess(label, jar, null, settings, env, logDir.resolve(label + ".log"));
-    s.launch();
+    s.firstLaunch();
     return s;
   }
 
@@ -120,8 +111,49 @@ public final class ServiceProcess implements AutoCloseable {
     Files.createDirectories(logDir);
     ServiceProcess s =
         new ServiceProcess(label, null, container, settings, env, logDir.resolve(label + ".log"));
-    s.launch();
+    s.firstLaunch();
     return s;
+  }
+
+  /** Free ports for HTTP and, but for the all-in-one, the management interface. */
+  private void choosePorts() {
+    port = KafkaBroker.freePort();
+    settings.put("quarkus.http.host", "127.0.0.1");
+    settings.put("quarkus.http.port", Integer.toString(port));
+    // Health and metrics answer on the management interface, a port of their own; the all-in-one
+    // has none (its one HTTP port, on loopback, is its metrics port).
+    managementPort = name.startsWith("all-in-one") ? port : KafkaBroker.freePort();
+    if (managementPort != port) {
+      settings.put("quarkus.management.host", "127.0.0.1");
+      settings.put("quarkus.management.port", Integer.toString(managementPort));
+    }
+  }
+
+  /**
+   * Launches it the first time. A port found free can be taken by another process before the
+   * service binds it (other suites run beside this one): the service then stops at start saying it
+   * could not bind, and is launched again on fresh ports, up to three times.
+   */
+  private void firstLaunch() throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        launch();
+        return;
+      } catch (PortTaken e) {
+        if (attempt == 3) {
+          throw e;
+        }
+        System.err.println(e.getMessage() + "; launching it again on other ports");
+        choosePorts();
+      }
+    }
+  }
+
+  /** The service stopped at start because a port it was given was taken meanwhile. */
+  private static final class PortTaken extends IOException {
+    PortTaken(String message) {
+      super(message);
+    }
   }
 
   private void launch() throws IOException {
@@ -153,12 +185,13 @@ public final class ServiceProcess implements AutoCloseable {
       cmd.add(container.image());
       cmd.addAll(container.args());
     }
+    long logStart = Files.exists(log) ? Files.size(log) : 0;
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(environment);
     process = pb.start();
     try {
-      awaitReady();
+      awaitReady(logStart);
     } catch (IOException e) {
       // Not ready: it is ended here, since no one else holds it to end it later.
       if (container != null) {
@@ -197,12 +230,28 @@ public final class ServiceProcess implements AutoCloseable {
     }
   }
 
-  private void awaitReady() throws IOException {
+  /**
+   * Waits until the service answers ready on its management port and its own log says it listens on
+   * its HTTP port: a ready answer alone could come from another process that took the port (a
+   * check-writer once died unable to bind while another suite's service answered in its place).
+   */
+  private void awaitReady(long logStart) throws IOException {
     long deadline = System.nanoTime() + READY.toNanos();
     String last = "no answer";
+    String listening = "Listening on: http://127.0.0.1:" + port;
     while (System.nanoTime() < deadline) {
+      String output = logSince(logStart);
       if (!process.isAlive()) {
+        if (output.contains("Unable to start") && output.contains("127.0.0.1:")) {
+          throw new PortTaken(name + " could not bind port " + port + " or " + managementPort);
+        }
         throw new IOException(name + " exited with " + process.exitValue() + "; see " + log);
+      }
+      // The all-in-one's own small HTTP server logs no such line.
+      if (!name.startsWith("all-in-one") && !output.contains(listening)) {
+        last = "its log does not yet say it listens on " + port;
+        sleep(250);
+        continue;
       }
       try {
         HttpResponse<String> r =
@@ -224,6 +273,16 @@ public final class ServiceProcess implements AutoCloseable {
       sleep(250);
     }
     throw new IOException(name + " not ready after " + READY + ": " + last + "; see " + log);
+  }
+
+  private String logSince(long start) throws IOException {
+    if (!Files.exists(log)) {
+      return "";
+    }
+    try (var in = Files.newInputStream(log)) {
+      in.skipNBytes(Math.min(start, Files.size(log)));
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
   }
 
   /**

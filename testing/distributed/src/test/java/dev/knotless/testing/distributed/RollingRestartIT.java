@@ -99,10 +99,6 @@ class RollingRestartIT {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "the scheduler ends a run superseded while its pod still starts as an error (\"pod ..."
-          + " vanished before it ran\"), not cancelled: a bug of the scheduler's, found by this"
-          + " test once its runs went to pods; enable it again with that fixed")
   void aRollingRestartDuringFiftyPushesLosesNoRunNoLineAndNoDeploy() throws Exception {
     long t0 = System.nanoTime();
     Checks.await(

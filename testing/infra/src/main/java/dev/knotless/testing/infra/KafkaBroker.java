@@ -64,7 +64,8 @@ public final class KafkaBroker implements AutoCloseable {
   /**
    * The services' users and what each may do, as {@link #startAuthenticated} grants it: the
    * ingester and the reconciler ring doorbells, the reconciler reads them, the reconciler and the
-   * scheduler write run events, the check-writer reads them and writes the dead letters.
+   * scheduler write run events, the check-writer reads them, writes the dead letters and rings the
+   * doors of repositories whose batch or pull checks it filed ended.
    */
   public static final String SERVICE_ACLS =
       "ingester:write:knotless.doorbells;"
@@ -73,6 +74,7 @@ public final class KafkaBroker implements AutoCloseable {
           + "reconciler:write:knotless.run-events;"
           + "scheduler:write:knotless.run-events;"
           + "check-writer:read:knotless.run-events;"
+          + "check-writer:write:knotless.doorbells;"
           + "check-writer:write:knotless.run-events.dead";
 
   /** The services {@link #SERVICE_ACLS} names, each a SASL user of its own. */

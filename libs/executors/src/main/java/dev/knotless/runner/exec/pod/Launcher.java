@@ -132,7 +132,13 @@ public final class Launcher {
           "[ -s \"$d/pgid\" ] && kill -9 -\"$(cat \"$d/pgid\")\"",
           "exit 0");
 
-  /** Reads a byte count on one line, then unpacks exactly that many bytes of tar into /work. */
+  /** Made once the checkout is wholly unpacked, before any step: what an adopter looks for. */
+  static final String CHECKED_OUT = ROOT + "/checked-out";
+
+  /**
+   * Reads a byte count on one line, then unpacks exactly that many bytes of tar into /work, emptied
+   * first (an adopter unpacks again what a stopped runner left half done), and marks it done.
+   */
   static final String UNPACK =
       "read -r n && mkdir -p "
           + WORK
@@ -140,8 +146,27 @@ public final class Launcher {
           + OUTPUTS
           + " "
           + STEPS
-          + " && head -c \"$n\" | tar -xf - -C "
-          + WORK;
+          + " && rm -rf "
+          + WORK
+          + "/* "
+          + WORK
+          + "/.[!.]* "
+          + WORK
+          + "/..?* && head -c \"$n\" | tar -xf - -C "
+          + WORK
+          + " && : > "
+          + CHECKED_OUT;
+
+  /**
+   * Prints {@code yes} when the checkout was unpacked whole, or when a step has a directory (a pod
+   * of a version that made no mark, whose steps began): either way no checkout is to be made.
+   */
+  static final String CHECKED =
+      "if [ -e "
+          + CHECKED_OUT
+          + " ] || [ -n \"$(ls -A "
+          + STEPS
+          + " 2>/dev/null)\" ]; then echo yes; else echo no; fi";
 
   /** Writes the whole of /work as tar to stdout, for a run that writes back. */
   static final String PACK_WORK = "cd " + WORK + " && tar -cf - .";
@@ -208,6 +233,11 @@ public final class Launcher {
   /** The exec that unpacks the checkout; its stdin must be {@link #framed} tar. */
   public static List<String> unpackCommand() {
     return List.of("sh", "-c", UNPACK, "knotless-unpack");
+  }
+
+  /** The exec that says whether the pod's checkout is in place ({@link #CHECKED}). */
+  public static List<String> checkedCommand() {
+    return List.of("sh", "-c", CHECKED, "knotless-checked");
   }
 
   /** The exec that packs /work as tar on its stdout. */

@@ -56,6 +56,22 @@ final class PodCopies {
   }
 
   /**
+   * Whether pod {@code pod}'s checkout was unpacked whole: false when the runner that made it
+   * stopped before that, in which case no step ran in it.
+   */
+  static boolean checkedOut(PodApi api, String pod) throws IOException, InterruptedException {
+    String said =
+        PodCommands.run(api, pod, Launcher.checkedCommand(), null, 64, PodCommands.SHORT)
+            .text()
+            .strip();
+    if (!said.equals("yes") && !said.equals("no")) {
+      throw new IOException(
+          "pod " + pod + " did not say whether its checkout is in place: " + said);
+    }
+    return said.equals("yes");
+  }
+
+  /**
    * Pod {@code pod}'s outputs directory into {@code outputs}, as {@link OutputsTar} copies it, with
    * at most {@code maxBytes} of file data.
    */

@@ -111,6 +111,12 @@ final class PodHost implements StepHost {
       if (adopted) {
         LOG.info("adopted pod {}: its steps are followed from their first byte", pod.name());
         api.awaitRunning(pod.name(), Duration.ofNanos(deadline - System.nanoTime()));
+        if (!PodCopies.checkedOut(api, pod.name())) {
+          // The runner that made it stopped before the checkout was whole, so no step ran: steps
+          // run on an empty or half tree would check code that is not the commit's.
+          LOG.info("adopted pod {}: its checkout was not finished; it is made again", pod.name());
+          checkoutIn();
+        }
       } else {
         api.create(pod);
         synchronized (this) {
@@ -128,11 +134,7 @@ final class PodHost implements StepHost {
           throw e;
         }
         observer.running(Duration.ofNanos(System.nanoTime() - made));
-        try {
-          PodCopies.checkoutIn(api, pod.name(), paths);
-        } catch (PodCopies.Refused e) {
-          throw new StartFailed(e.getMessage());
-        }
+        checkoutIn();
       }
       if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
         idlePid = idlePid();
@@ -149,6 +151,14 @@ final class PodHost implements StepHost {
             + " from "
             + pod.image()
             + (pod.runtimeClassName() == null ? "" : ", runtime class " + pod.runtimeClassName()));
+  }
+
+  private void checkoutIn() throws IOException, InterruptedException, StartFailed {
+    try {
+      PodCopies.checkoutIn(api, pod.name(), paths);
+    } catch (PodCopies.Refused e) {
+      throw new StartFailed(e.getMessage());
+    }
   }
 
   /** The pod's idle shell, found before a step runs (or, adopted, as the lowest pid but 1). */

@@ -145,9 +145,14 @@ class DockerLimitsIT extends WithDocker {
       RunResult r = run.get(2, TimeUnit.MINUTES);
 
       assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
-      assertTrue(after.throttled() > before.throttled(), "the kernel never held it back");
+      assertEquals(0.5, cpu.quotaCpus(), 1e-9, "the kernel's quota for the run's cgroup");
       double cpus = after.cpusSince(before);
       assertTrue(cpus <= 0.5 * 1.15, "two busy loops took " + cpus + " CPUs of 0.5");
+      // On a machine busy enough that the hog never reached its half CPU, the kernel had nothing
+      // to hold back (a suite run at load 17 saw that); once it reaches it, it is throttled.
+      if (cpus >= 0.45) {
+        assertTrue(after.throttled() > before.throttled(), "the kernel never held it back");
+      }
     }
   }
 

@@ -71,6 +71,18 @@ final class HostCgroup {
     return new HostCgroup(dir.resolve("cpu.stat"), dir.resolve("cpu.stat"), true);
   }
 
+  /** The CPUs the kernel lets the cgroup use (its CFS quota over its period); 0 for no limit. */
+  double quotaCpus() throws IOException {
+    Path dir = stat.getParent();
+    if (v2) {
+      String[] max = Files.readString(dir.resolve("cpu.max")).strip().split(" ");
+      return max[0].equals("max") ? 0 : Double.parseDouble(max[0]) / Double.parseDouble(max[1]);
+    }
+    long quota = Long.parseLong(Files.readString(dir.resolve("cpu.cfs_quota_us")).strip());
+    long period = Long.parseLong(Files.readString(dir.resolve("cpu.cfs_period_us")).strip());
+    return quota <= 0 ? 0 : (double) quota / period;
+  }
+
   Sample sample() throws IOException {
     long now = System.nanoTime();
     long used =

@@ -202,6 +202,35 @@ public final class PgRunQueue {
         run.checkKey());
   }
 
+  /**
+   * Asks for the queued run {@code checkKey} to be cancelled for {@code reason} (a {@code
+   * CancelReason}'s name): the scheduler holding it cancels it at its next poll ({@link
+   * #cancelsHeldBy}), and one that takes it later cancels it as it takes it.
+   *
+   * @return false when no such run is queued, or one was asked for already
+   */
+  public boolean askCancel(String checkKey, String reason) throws SQLException {
+    return update(
+            "update run_queue set cancel_reason = ? where check_key = ? and cancel_reason is null",
+            reason,
+            checkKey)
+        == 1;
+  }
+
+  /** The runs {@code worker} holds that were asked to be cancelled: check key to reason. */
+  public Map<String, String> cancelsHeldBy(String worker) throws SQLException {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (String[] row :
+        query(
+            "select check_key, cancel_reason from run_queue where worker = ?"
+                + " and cancel_reason is not null",
+            r -> new String[] {r.getString(1), r.getString(2)},
+            worker)) {
+      out.put(row[0], row[1]);
+    }
+    return out;
+  }
+
   /** The check keys of {@code worker}'s runs that another worker marked as superseded. */
   public List<String> superseded(String worker) throws SQLException {
     return query(

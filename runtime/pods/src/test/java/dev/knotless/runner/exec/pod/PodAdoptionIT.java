@@ -11,6 +11,7 @@ import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runtime.pods.Fabric8PodApi;
 import dev.knotless.runtime.pods.PodCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -134,6 +135,92 @@ class PodAdoptionIT {
     assertEquals(1, count(log, "ready\n"), log);
     assertTrue(log.contains("one\ntwo\n"), log);
     assertEquals(1, count(log, "two\n"), "a step ran twice:\n" + log);
+  }
+
+  @Test
+  void aPodWhoseRunnerStoppedBeforeItsCheckoutWasWholeGetsTheCheckoutFromItsAdopter()
+      throws Exception {
+    RunSpec spec =
+        RunSpec.of(
+                repo.mirror,
+                repo.commit,
+                List.of(
+                    ExecStep.run("read", "cat README; echo ran >> /knotless/ran", Duration.ZERO)))
+            .withOption(new RunKey("check-key-2"));
+    // The first runner dies as it starts to unpack the checkout: nothing of it reaches the API
+    // server after that, its pod's deletion included.
+    KubernetesClient firstClient = cluster.api.client(PodCluster.NAMESPACE, cluster.token);
+    DiesAtUnpack dying =
+        new DiesAtUnpack(new Fabric8PodApi(firstClient, PodCluster.NAMESPACE, Duration.ZERO));
+    PodExecutor first =
+        new PodExecutor(
+            dying,
+            PodCluster.settings(),
+            cluster.runnerDid,
+            Files.createDirectories(work.resolve("b")),
+            java.time.Clock.systemUTC());
+    RunResult died = first.run(spec, new RunCancellation());
+    assertInstanceOf(RunOutcome.Errored.class, died.outcome());
+    firstClient.close();
+    List<Pod> left = pods();
+    assertEquals(1, left.size(), "the dead runner's pod stays");
+
+    cluster.executor().adopt(Map.of("check-key-2", left.get(0).getMetadata().getName()));
+    RunResult r = cluster.run(spec, new RunCancellation());
+    String log = new String(r.log(), StandardCharsets.UTF_8);
+
+    assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log);
+    assertTrue(log.contains("hello from the repository\n"), "the step saw the checkout: " + log);
+  }
+
+  /** A pod API whose runner dies as it starts to unpack a checkout: every call after fails. */
+  private static final class DiesAtUnpack implements PodApi {
+    private final PodApi api;
+    private volatile boolean dead;
+
+    DiesAtUnpack(PodApi api) {
+      this.api = api;
+    }
+
+    private void alive() throws java.io.IOException {
+      if (dead) {
+        throw new java.io.IOException("this runner's process is gone");
+      }
+    }
+
+    @Override
+    public void create(RunPod pod) throws java.io.IOException {
+      alive();
+      api.create(pod);
+    }
+
+    @Override
+    public void awaitRunning(String name, Duration limit)
+        throws java.io.IOException, InterruptedException, NotRunning {
+      alive();
+      api.awaitRunning(name, limit);
+    }
+
+    @Override
+    public Exec exec(String name, List<String> command) throws java.io.IOException {
+      if (command.equals(Launcher.unpackCommand())) {
+        dead = true;
+      }
+      alive();
+      return api.exec(name, command);
+    }
+
+    @Override
+    public void delete(String name) throws java.io.IOException {
+      alive();
+      api.delete(name);
+    }
+
+    @Override
+    public List<Listed> list(String runnerLabel) throws java.io.IOException {
+      alive();
+      return api.list(runnerLabel);
+    }
   }
 
   private static int count(String text, String part) {

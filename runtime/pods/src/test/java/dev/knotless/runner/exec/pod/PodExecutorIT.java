@@ -269,6 +269,35 @@ class PodExecutorIT {
   }
 
   @Test
+  void aRunCancelledWhileItsPodIsStillPendingEndsCancelledAndLeavesNoPod() throws Exception {
+    // The image cannot be pulled and the executor waits ten minutes on that, so the pod stays
+    // pending until the cancel: a push's next push superseding its run does this.
+    PodExecutor patient = cluster.patient(Duration.ofMinutes(10), work);
+    RunCancellation cancellation = new RunCancellation();
+    CompletableFuture<RunResult> run =
+        CompletableFuture.supplyAsync(
+            () ->
+                patient.run(
+                    spec(step("never", "echo never"))
+                        .withOption(
+                            new dev.knotless.runner.exec.ContainerImage("knotless-test/missing:2")),
+                    cancellation));
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (pods().isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertEquals(1, pods().size(), "the run's pod was made");
+    cancellation.cancel("superseded by a newer push");
+    RunResult r = run.get(1, TimeUnit.MINUTES);
+
+    RunOutcome.Cancelled c = assertInstanceOf(RunOutcome.Cancelled.class, r.outcome(), log(r));
+    assertEquals("superseded by a newer push", c.reason());
+    assertEquals(
+        "not run: the run was cancelled: superseded by a newer push", r.steps().get(0).note());
+    assertTrue(!log(r).contains("vanished"), log(r));
+  }
+
+  @Test
   void aPodThatVanishesMidStepEndsTheRunAsAnError() throws Exception {
     CompletableFuture<RunResult> run =
         startAndAwaitReady(spec(step("wait", "echo ready; sleep 600"), step("next", "echo no")));

@@ -2,6 +2,7 @@ package dev.knotless.run.checkwriter.app;
 
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.XrpcException;
+import dev.knotless.run.checkwriter.adapter.kafka.EndedDoors;
 import dev.knotless.run.checkwriter.domain.Admission;
 import dev.knotless.run.checkwriter.domain.CheckProgress;
 import dev.knotless.run.checkwriter.domain.LogTail;
@@ -14,6 +15,7 @@ import dev.knotless.runner.liveoutput.HoldBuffer;
 import dev.knotless.runner.liveoutput.OutputFeed;
 import dev.knotless.runner.liveoutput.Pieces;
 import dev.knotless.runner.liveoutput.Send;
+import dev.knotless.runner.mergequeue.EndedRings;
 import dev.knotless.runner.state.pg.PgCheckLedger;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -71,10 +73,16 @@ public class CheckWriter {
   private final MeterRegistry registry;
   private final Timer lag;
   private final Map<String, Live> live = new ConcurrentHashMap<>();
+  private final EndedDoors doors;
 
   public CheckWriter(
-      CheckWriterConfig config, PdsSession session, DataSource db, MeterRegistry registry) {
+      CheckWriterConfig config,
+      PdsSession session,
+      DataSource db,
+      MeterRegistry registry,
+      EndedDoors doors) {
     this.session = session;
+    this.doors = doors;
     this.ledger = new PgCheckLedger(db);
     this.appview =
         config
@@ -270,6 +278,11 @@ public class CheckWriter {
     }
     kept.markDone();
     live.remove(key);
+    RunEvent.Filed f = l.progress.filed();
+    if (EndedRings.rings(f.ownerDid(), f.repoKey(), f.ref(), f.pull(), key)) {
+      // A batch's ending is what its queue waits on; a pull's may let it into a batch.
+      doors.ring(f.ownerDid(), f.repoKey());
+    }
   }
 
   /** The last sends, given five seconds in all and never sent again: the log is what is kept. */

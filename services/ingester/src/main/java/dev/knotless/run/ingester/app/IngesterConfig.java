@@ -56,8 +56,8 @@ public interface IngesterConfig {
 
   /**
    * Also a merge-queue record keyed under a watched repository rings its door, as the all-in-one's
-   * {@code --queue}; needs {@link #pulls}. The services do not land the merge queue yet, so for now
-   * such a ring only has a pass read the repository again.
+   * {@code --queue}; needs {@link #pulls}. Turn it on with the reconcilers' {@code
+   * knotless.reconciler.queue.enabled}, which lands the queue.
    */
   @WithDefault("false")
   boolean queue();

@@ -9,9 +9,11 @@ import dev.knotless.runner.discover.Discoverer;
 import dev.knotless.runner.discover.RepoList;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.engine.QueueWiring;
 import dev.knotless.runner.engine.SealedStart;
 import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.filing.RetryingWrites;
+import dev.knotless.runner.mergequeue.QueuePass;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.Watched;
@@ -126,6 +128,19 @@ public class PassWiring {
             access,
             SealedStart.none().owner(),
             clock);
+    PassExtras extras =
+        extras(
+            config,
+            PassExtras.all(
+                    planner,
+                    filer,
+                    queuer.asked(),
+                    config.keepChecks(),
+                    config.secretsFile().orElse(null))
+                .forRunner(runnerClient.did()),
+            new PullPass.Parts(access, state, filer, planner, queuer, clock),
+            pullHeads,
+            queuer);
     RepoPass pass =
         new RepoPass(
             access::ownerOf,
@@ -141,17 +156,15 @@ public class PassWiring {
                     .map(f -> PausedOwners.read(f, runnerClient.did()))
                     .orElse(PausedOwners.none()),
             clock,
-            pulls(
-                config,
-                PassExtras.all(
-                        planner,
-                        filer,
-                        queuer.asked(),
-                        config.keepChecks(),
-                        config.secretsFile().orElse(null))
-                    .forRunner(runnerClient.did()),
-                new PullPass.Parts(access, state, filer, planner, queuer, clock),
-                pullHeads));
+            extras);
+    if (extras.queue() != null) {
+      // The queue records this reconciler's passes read, read again between passes.
+      QueueWiring.noticing(
+          extras.queue().notice(),
+          sweeps,
+          config.queue().notice(),
+          id -> queuer.ring(id, Doorbell.NOTICE));
+    }
     if (config.discover()) {
       URI appview = appview(config, "knotless.reconciler.discover", "listRepos");
       discoverer =
@@ -174,19 +187,45 @@ public class PassWiring {
   }
 
   /**
-   * {@code extras}, with the pulls step when {@code knotless.reconciler.pulls} is on; the heads of
+   * {@code extras}, with the pulls step when {@code knotless.reconciler.pulls} is on (the heads of
    * the pulls each pass finds in other repositories go to {@code heads}, which the ingester
-   * follows.
+   * follows), and the merge queue's step after it when {@code knotless.reconciler.queue.enabled}
+   * is: its batches queued for the scheduler as every run is, and dropped ones cancelled there.
    */
-  private static PassExtras pulls(
-      ReconcilerConfig config, PassExtras extras, PullPass.Parts parts, PullHeadsTable heads)
+  private static PassExtras extras(
+      ReconcilerConfig config,
+      PassExtras extras,
+      PullPass.Parts parts,
+      PullHeadsTable heads,
+      RunQueuer queuer)
       throws IOException {
+    if (config.queue().enabled() && !config.pulls()) {
+      throw new IOException(
+          "knotless.reconciler.queue.enabled needs knotless.reconciler.pulls: the queue lands open"
+              + " pulls, which are read as the pulls step reads them");
+    }
     if (!config.pulls()) {
       return extras;
     }
     URI appview = appview(config, "knotless.reconciler.pulls", "listPulls");
-    return extras.withPulls(
-        PullPass.of(parts, XrpcClient.create(appview)).followingHeads(heads::publish), false);
+    PullPass pulls = PullPass.of(parts, XrpcClient.create(appview)).followingHeads(heads::publish);
+    PassExtras withPulls = extras.withPulls(pulls, false);
+    if (!config.queue().enabled()) {
+      return withPulls;
+    }
+    QueuePass queue =
+        QueueWiring.pass(
+            config.queue().batch(),
+            config.queue().depth(),
+            parts.access(),
+            parts.state(),
+            parts.filer(),
+            parts.planner(),
+            queuer,
+            queuer::cancel,
+            pulls,
+            parts.clock());
+    return withPulls.withQueue(queue);
   }
 
   /** The appview, which {@code setting} needs to ask {@code method}: a clear error without it. */

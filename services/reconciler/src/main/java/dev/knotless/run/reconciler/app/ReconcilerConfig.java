@@ -56,6 +56,35 @@ public interface ReconcilerConfig {
   @WithDefault("false")
   boolean pulls();
 
+  /** The merge queue, as the all-in-one's {@code --queue}, {@code --batch} and {@code --depth}. */
+  Queue queue();
+
+  /** The merge queue's settings. */
+  interface Queue {
+    /**
+     * Lands the watched repositories' merge queues (docs/merge.md); needs {@link #pulls}, and lands
+     * only repositories of the account the reconciler logs in as.
+     */
+    @WithDefault("false")
+    boolean enabled();
+
+    /** The most queued pulls in one batch. */
+    @WithDefault("8")
+    int batch();
+
+    /** The most batches checked at once on a branch, each built ahead on the one before. */
+    @WithDefault("2")
+    int depth();
+
+    /**
+     * How often the queue records the passes read are read again ({@code --notice}), ringing the
+     * doors of repositories whose records changed: a collaborator's queue record the ingester's
+     * Jetstream does not send is heard this way.
+     */
+    @WithDefault("30s")
+    Duration notice();
+  }
+
   /**
    * The appview ({@code KNOTLESS_APPVIEW}): listRepos for discovery, listPulls for pulls, owners'
    * sealed secrets.

@@ -116,6 +116,18 @@ public class RunQueuer implements RunSink {
         run.label(), run.check().workflow(), run.check().commit());
   }
 
+  /**
+   * Asks the scheduler to cancel the run {@code runId} ({@code <check key>#<n>}, as the planner
+   * names runs) for {@code why}: the merge queue dropping a batch under way.
+   */
+  public void cancel(String runId, dev.knotless.runner.schedule.CancelReason why) {
+    int hash = runId.indexOf('#');
+    String key = hash < 0 ? runId : runId.substring(0, hash);
+    if (db(() -> queue.askCancel(key, why.name()))) {
+      LOG.infof("%s: the scheduler is asked to cancel it (%s)", key, why);
+    }
+  }
+
   /** The row {@code run} takes in the queue, with the scheduler's {@code order} or null. */
   private static PgRunQueue.Run row(PlannedRun run, String order) {
     RunRequest r = run.request();

@@ -19,6 +19,7 @@ import dev.knotless.runner.pass.RunPlanner;
 import dev.knotless.runner.pass.SharedStepFiles;
 import dev.knotless.runner.pass.WriteBack;
 import dev.knotless.runner.plan.RunOrder;
+import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Scheduler;
 import dev.knotless.runner.state.pg.PgRunQueue;
 import dev.knotless.runner.state.pg.PgStateStore;
@@ -314,10 +315,26 @@ public class PodRuns {
         }
         jobs.submit(planner.plan(order));
       }
+      cancelAsked();
     } catch (SQLException | RuntimeException e) {
       LOG.warnf("could not read the run queue: %s", e.getMessage());
     }
     return seen;
+  }
+
+  /** Cancels the runs held here that a reconciler asked to be cancelled (a batch dropped). */
+  private void cancelAsked() throws SQLException {
+    for (Map.Entry<String, String> c : queue.cancelsHeldBy(me).entrySet()) {
+      CancelReason why;
+      try {
+        why = CancelReason.valueOf(c.getValue());
+      } catch (IllegalArgumentException e) {
+        // Another version's reason: the run goes on rather than end for a reason not known here.
+        LOG.debugf("%s: asked to be cancelled for %s, unknown here", c.getKey(), c.getValue());
+        continue;
+      }
+      jobs.cancelCheck(c.getKey(), why);
+    }
   }
 
   private void heartbeat() {
