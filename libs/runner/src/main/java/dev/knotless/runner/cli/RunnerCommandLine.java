@@ -50,7 +50,8 @@ public final class RunnerCommandLine {
           "--unmetered");
 
   /** Flags that take none. */
-  static final List<String> SWITCHES = List.of("--pulls", "--pulls-only", "--discover", "--queue");
+  static final List<String> SWITCHES =
+      List.of("--pulls", "--pulls-only", "--discover", "--queue", "--log-json");
 
   private RunnerCommandLine() {}
 

@@ -64,6 +64,8 @@ final class RunnerHelp {
                                 one before and ranked Later (2)
         --notice <seconds>      how often the queue's records are read again; a change rings
                                 the repository's door (30; with --queue)
+        --log-json              log one JSON object a line, with the run and repository of
+                                each line about a run (docs/metrics.md, Logs)
         --jetstream <url>       the Jetstream to follow (default the public one)
         --firehose <url>        follow a PDS's com.atproto.sync.subscribeRepos instead
                                 (e.g. ws://127.0.0.1:2583)

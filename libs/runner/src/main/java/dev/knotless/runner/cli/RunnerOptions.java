@@ -56,6 +56,8 @@ import java.util.Set;
  *     ({@code --depth}, 2)
  * @param notice how often the merge queue's records are read again with {@code queue} ({@code
  *     --notice}, 30 s)
+ * @param logJson whether the log is one JSON object a line, as the services write it ({@code
+ *     --log-json})
  */
 public record RunnerOptions(
     List<String> repos,
@@ -87,7 +89,8 @@ public record RunnerOptions(
     boolean queue,
     int batch,
     int depth,
-    Duration notice) {
+    Duration notice,
+    boolean logJson) {
 
   /** The environment variable naming the appview. */
   public static final String APPVIEW = "KNOTLESS_APPVIEW";
@@ -157,6 +160,7 @@ public record RunnerOptions(
     int batch = 8;
     int depth = 2;
     Duration notice = null;
+    boolean logJson = false;
     for (Map.Entry<String, List<String>> flag : t.flags().entrySet()) {
       String a = flag.getKey();
       for (String value : flag.getValue()) {
@@ -182,6 +186,7 @@ public record RunnerOptions(
           case "--secrets" -> secrets = Path.of(p.value(a));
           case "--secrets-key" -> secretsKey = Path.of(p.value(a));
           case "--discover" -> discover = true;
+          case "--log-json" -> logJson = true;
           case "--queue" -> queue = true;
           case "--batch" -> batch = p.positive(a);
           case "--depth" -> depth = p.positive(a);
@@ -295,7 +300,8 @@ public record RunnerOptions(
             queue,
             batch,
             depth,
-            notice != null ? notice : Duration.ofSeconds(30)));
+            notice != null ? notice : Duration.ofSeconds(30),
+            logJson));
   }
 
   private static URI appview(Map<String, String> env) throws UsageException {

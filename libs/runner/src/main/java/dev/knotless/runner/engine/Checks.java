@@ -22,7 +22,7 @@ public final class Checks {
   private Checks() {}
 
   /** The check filed again as running, from the moment it has its job. */
-  static CheckRecord started(CheckRecord c, Instant at) {
+  public static CheckRecord started(CheckRecord c, Instant at) {
     return rebuild(c, CheckStatus.RUNNING, at, null, c.log(), c.outputs());
   }
 

@@ -190,7 +190,8 @@ public final class Jobs implements AutoCloseable {
           if (p != null && drops != null) {
             handOver(p, drops);
           } else if (p != null) {
-            threads.execute(() -> fileCancelledUnstarted(p, why(c.reason())));
+            threads.execute(
+                RunLogContext.around(p, () -> fileCancelledUnstarted(p, why(c.reason()))));
           } else {
             synchronized (this) {
               filing--;
@@ -236,7 +237,7 @@ public final class Jobs implements AutoCloseable {
     // Once per run and reason: a queue that stays put logs nothing more.
     waits.forEach(w -> LOG.info("{}: {} on {} waits: {}", w[0], w[1], w[2], w[3]));
     for (Running r : start) {
-      threads.execute(() -> runJob(r));
+      threads.execute(RunLogContext.around(r.run(), () -> runJob(r)));
     }
   }
 

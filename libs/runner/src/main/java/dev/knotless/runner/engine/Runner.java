@@ -152,6 +152,12 @@ public final class Runner implements AutoCloseable {
    *     none of the repositories
    */
   public static Runner start(RunnerOptions o, Map<String, String> env) throws IOException {
+    return start(o, env, MeteredReports.Meter.NONE);
+  }
+
+  /** As {@link #start(RunnerOptions, Map)}, telling {@code runs} how each run waited and ended. */
+  public static Runner start(RunnerOptions o, Map<String, String> env, MeteredReports.Meter runs)
+      throws IOException {
     Clock clock = Clock.systemUTC();
     // The state first: a state database that cannot be reached stops the start before any login.
     StateStore state = StateFlags.open(o, env);
@@ -167,7 +173,16 @@ public final class Runner implements AutoCloseable {
     var self = new java.util.concurrent.atomic.AtomicReference<Runner>();
     RunnerParts parts =
         RunnerParts.wire(
-            o, env, clock, state, access, sealed, writes, filer, key -> ringing(self.get(), key));
+            o,
+            env,
+            clock,
+            state,
+            access,
+            sealed,
+            writes,
+            filer,
+            key -> ringing(self.get(), key),
+            runs);
     Executor executor = parts.executor();
     Jobs jobs = parts.jobs();
     MinutesWriter minutes = parts.minutes();

@@ -49,7 +49,7 @@ record RunnerParts(
 
   /**
    * Wires the parts; {@code ring} rings the door of a repository (by its state key) whose batch run
-   * was filed as ended.
+   * was filed as ended, and {@code runs} hears how each run waited and ended.
    */
   static RunnerParts wire(
       RunnerOptions o,
@@ -60,7 +60,8 @@ record RunnerParts(
       SealedStart sealed,
       RetryingWrites writes,
       CheckFiler filer,
-      Consumer<String> ring)
+      Consumer<String> ring,
+      MeteredReports.Meter runs)
       throws IOException {
     var runnerClient = access.runner();
     String runnerDid = runnerClient.did();
@@ -89,12 +90,17 @@ record RunnerParts(
         new Jobs(
             scheduler,
             executor,
-            dev.knotless.runner.engine.QueueWiring.ringing(
-                new FiledChecks(
-                        filer, clock, (key, passed) -> state.update(key, s -> s.withPassed(passed)))
-                    .withLiveOutput(live, runnerDid),
-                ring,
-                o.queue()),
+            new MeteredReports(
+                dev.knotless.runner.engine.QueueWiring.ringing(
+                    new FiledChecks(
+                            filer,
+                            clock,
+                            (key, passed) -> state.update(key, s -> s.withPassed(passed)))
+                        .withLiveOutput(live, runnerDid),
+                    ring,
+                    o.queue()),
+                runs,
+                clock),
             clock,
             ended -> RunRecords.usage(state, ended),
             minutes::write);

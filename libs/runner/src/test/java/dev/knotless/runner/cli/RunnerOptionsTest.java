@@ -40,6 +40,12 @@ class RunnerOptionsTest {
   }
 
   @Test
+  void logJsonIsASwitchOffByDefault() throws Exception {
+    assertEquals(false, parse("alice.test/site").logJson());
+    assertEquals(true, parse("--log-json", "alice.test/site").logJson());
+  }
+
+  @Test
   void flagsOverrideTheDefaults() throws Exception {
     RunnerOptions o =
         parse(
@@ -107,6 +113,7 @@ class RunnerOptionsTest {
             "--batch",
             "--depth",
             "--notice",
+            "--log-json",
             "KNOTLESS_APPVIEW")) {
       assertTrue(RunnerOptions.HELP.contains(flag), flag);
     }

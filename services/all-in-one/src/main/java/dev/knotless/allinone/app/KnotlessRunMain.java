@@ -69,6 +69,10 @@ public class KnotlessRunMain implements QuarkusApplication {
       System.out.println(v.text());
       System.exit(0);
     }
+    if (invocation instanceof RunnerCommandLine.Run run && run.options().logJson()) {
+      // Read as Quarkus sets its logging up, before the first line.
+      System.setProperty("quarkus.log.console.json.enabled", "true");
+    }
     Quarkus.run(KnotlessRunMain.class, args);
   }
 
@@ -92,7 +96,7 @@ public class KnotlessRunMain implements QuarkusApplication {
     Signal.handle(new Signal("INT"), s -> stopAsked.countDown());
     Runner runner;
     try {
-      runner = Runner.start(parsed.get(), System.getenv());
+      runner = Runner.start(parsed.get(), System.getenv(), metrics.runs());
     } catch (IOException e) {
       LOG.error("knotless-run cannot start: " + e.getMessage());
       return 1;

@@ -26,6 +26,11 @@ public class RunnerMetrics {
     this.registry = registry;
   }
 
+  /** Where the runner tells how each run waited and ended: the services' run metrics. */
+  dev.knotless.runner.engine.MeteredReports.Meter runs() {
+    return new dev.knotless.run.events.RunMetrics(registry);
+  }
+
   void watch(Runner runner) {
     for (RunClass c : RunClass.values()) {
       for (WaitReason r : WaitReason.values()) {

@@ -46,4 +46,26 @@ class RunnerMetricsTest {
     assertEquals(500, registry.get("knotless.run.cache.bases.bytes").gauge().value());
     assertEquals(0, registry.get("knotless.run.cache.kept").gauge().value());
   }
+
+  @Test
+  void theCachesSeriesAreTheOnesDocsMetricsMdGivesTheAllInOneWithCaches() {
+    io.micrometer.prometheus.PrometheusMeterRegistry registry =
+        new io.micrometer.prometheus.PrometheusMeterRegistry(
+            io.micrometer.prometheus.PrometheusConfig.DEFAULT);
+    RunnerMetrics metrics = new RunnerMetrics(registry);
+    metrics.watchCaches(() -> new CacheFigures.Snapshot(1, 2, 3, 4, 5, 6, 7, 8000, 9, 11));
+    metrics.watchCacheSizes(() -> new CacheStore.Amount(2, 300), () -> new CacheStore.Amount(1, 4));
+    java.util.Set<String> exported = new java.util.TreeSet<>();
+    for (String line : registry.scrape().split("\n")) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        exported.add(line.split("[{ ]", 2)[0]);
+      }
+    }
+    java.nio.file.Path root =
+        java.nio.file.Path.of(System.getProperty("knotless.repo.root", "../..")).toAbsolutePath();
+    assertEquals(
+        java.util.List.of(),
+        dev.knotless.testing.MetricsTable.read(root)
+            .disagreements("all-in-one with caches", exported));
+  }
 }

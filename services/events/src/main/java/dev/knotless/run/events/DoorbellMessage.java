@@ -18,6 +18,10 @@ public final class DoorbellMessage {
   private DoorbellMessage() {}
 
   /** The reason's short name, also the {@code reason} tag of the doorbell metrics. */
+  /** Every name {@link #reasonName} gives, for metrics registered at zero up front. */
+  public static final java.util.List<String> REASON_NAMES =
+      java.util.List.of("frame", "connect", "sweep", "retry", "notice", "asked");
+
   public static String reasonName(Doorbell bell) {
     // Java 17 has no pattern switch; the sealed set is small enough for a chain.
     if (bell instanceof Doorbell.Frame) {

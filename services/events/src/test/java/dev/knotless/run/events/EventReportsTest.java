@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class EventReportsTest {
   static final String SHA = "0123456789abcdef0123456789abcdef01234567";
 
-  private static PlannedRun run() {
+  static PlannedRun run() {
     Instant now = Instant.parse("2026-12-02T10:00:00Z");
     return new PlannedRun(
         "alice.test/app",

@@ -115,8 +115,8 @@ class DoorbellPassIT {
         .get("/q/metrics")
         .then()
         .statusCode(200)
-        .body(containsString("knotless_run_runs_waiting{class=\"main\"} 1.0"))
-        .body(containsString("knotless_run_runs_waiting{class=\"other\"} 1.0"));
+        .body(containsString("knotless_run_runs_waiting{class=\"main\",reason=\"job\"} 1.0"))
+        .body(containsString("knotless_run_runs_waiting{class=\"other\",reason=\"job\"} 1.0"));
   }
 
   @Test

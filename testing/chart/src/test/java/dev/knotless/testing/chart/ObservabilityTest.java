@@ -34,27 +34,29 @@ class ObservabilityTest {
   private static final Set<String> PANELS_WANTED =
       Set.of(
           "knotless_run_runs_waiting",
+          "knotless_run_runs_ended_total",
+          "knotless_run_runs_queue_wait_seconds_bucket",
+          "knotless_run_runs_duration_seconds_bucket",
           "knotless_run_doorbells_published_total",
           "knotless_run_doorbells_received_total",
-          "knotless_run_pass_duration_seconds_sum",
+          "knotless_run_doorbells_failed_total",
+          "knotless_run_pass_duration_seconds_bucket",
           "knotless_run_pds_requests_total",
-          "knotless_run_check_writer_lag_seconds_max",
+          "knotless_run_pds_request_seconds_bucket",
+          "knotless_run_check_writer_lag_seconds_bucket",
+          "knotless_run_check_writer_dead_letters_total",
           "knotless_run_pods",
-          "knotless_run_pod_start_seconds_sum",
-          "knotless_run_pod_start_seconds_count",
-          "knotless_run_pod_start_seconds_max",
+          "knotless_run_pod_start_seconds_bucket",
           "knotless_run_pod_image_pull_failures_total",
           "knotless_run_scheduler_leader");
 
   /**
-   * Where the names the services export are listed, by service; testing/distributed's
-   * ExportedMetrics reads each name there off a running service's /q/metrics.
+   * The table of every name the services export, by service (docs/metrics.md);
+   * testing/distributed's ObservabilityIT holds it to what the running services' /q/metrics show,
+   * both ways.
    */
   static final Path EXPORTED =
-      RenderedChart.chartDir()
-          .getParent()
-          .getParent()
-          .resolve("testing/distributed/exported-metrics.txt");
+      RenderedChart.chartDir().getParent().getParent().resolve("docs/metrics.md");
 
   private RenderedChart allFeatures;
   private JsonNode dashboard;
@@ -95,20 +97,9 @@ class ObservabilityTest {
     assertEquals(Set.of(), unexported, "alerts read names no service is checked to export");
   }
 
-  /** Every name some service must export, by exported-metrics.txt. */
+  /** Every sample name some service exports, by docs/metrics.md (a histogram's four each). */
   static Set<String> exported() {
-    Set<String> names = new TreeSet<>();
-    try {
-      for (String line : Files.readAllLines(EXPORTED)) {
-        String l = line.strip();
-        if (!l.isEmpty() && !l.startsWith("#")) {
-          names.add(l.split("\\s+")[1]);
-        }
-      }
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    return names;
+    return dev.knotless.testing.MetricsTable.read(EXPORTED.getParent().getParent()).allSamples();
   }
 
   private List<String> alertQueries() {
@@ -155,10 +146,34 @@ class ObservabilityTest {
                 "KnotlessRunCheckWriterLagHigh",
                 "KnotlessRunNoSchedulerLeader",
                 "KnotlessRunPodsStartSlowly",
-                "KnotlessRunImagePullsFailing")),
+                "KnotlessRunImagePullsFailing",
+                "KnotlessRunDoorbellsFailing",
+                "KnotlessRunDeadLetters",
+                "KnotlessRunPdsErrors")),
         alerts.toString());
     String waiting = rule.getSpec().getGroups().get(0).getRules().get(0).getExpr().getStrVal();
     assertTrue(waiting.contains("class=\"main\"") && waiting.contains("[30m"), waiting);
+  }
+
+  @Test
+  void everyAlertLinksItsRunbookSectionInOperationsMd() throws IOException {
+    String runbooks =
+        Files.readString(
+            RenderedChart.chartDir().getParent().getParent().resolve("docs/operations.md"));
+    Set<String> sections = new TreeSet<>();
+    for (String line : runbooks.split("\n")) {
+      if (line.startsWith("## ")) {
+        sections.add(line.substring(3).strip().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    PrometheusRule rule = allFeatures.typed(PrometheusRule.class).get(0);
+    for (var group : rule.getSpec().getGroups()) {
+      for (var r : group.getRules()) {
+        String url = r.getAnnotations().get("runbook_url");
+        assertEquals("docs/operations.md#" + r.getAlert().toLowerCase(java.util.Locale.ROOT), url);
+        assertTrue(sections.contains(url.substring(url.indexOf('#') + 1)), r.getAlert());
+      }
+    }
   }
 
   @Test

@@ -109,7 +109,7 @@ class ScalingChartTest {
           m.getExternal().getMetric().getSelector().getMatchLabels());
       metrics.add(m.getExternal().getMetric().getName());
     }
-    assertEquals(List.of("knotless_run_doorbell_lag"), metrics);
+    assertEquals(List.of("knotless_run_doorbells_waiting"), metrics);
   }
 
   @Test
@@ -141,7 +141,7 @@ class ScalingChartTest {
         .forEach(t -> read.addAll(PromQl.metricNames(t.path("metadata").path("query").asText())));
     java.util.Set<String> unexported = new java.util.TreeSet<>(read);
     unexported.removeAll(ObservabilityTest.exported());
-    assertEquals(java.util.Set.of(), unexported, "testing/distributed/exported-metrics.txt");
+    assertEquals(java.util.Set.of(), unexported, "docs/metrics.md");
   }
 
   private static Deployment reconciler(RenderedChart chart) {

@@ -1,8 +1,7 @@
 package dev.knotless.testing.distributed;
 
+import dev.knotless.testing.MetricsTable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,37 +12,26 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What each service must export, from {@code testing/distributed/exported-metrics.txt} (the list
- * the chart's dashboard and alerts are checked against), and whether running services do.
+ * What each service must export, from the table of {@code docs/metrics.md} (the list the chart's
+ * dashboard and alerts are checked against), and whether running services do.
  */
 public final class ExportedMetrics {
   /** The file, under the project root. */
-  public static final String FILE = "testing/distributed/exported-metrics.txt";
+  public static final String FILE = MetricsTable.FILE;
 
-  /**
-   * Services listed in the file that PushToCheckIT and ImagesIT do not start (SchedulerIT does).
-   */
-  public static final Set<String> NOT_RUN = Set.of("scheduler");
+  /** Services listed in the table that the distributed shape does not start. */
+  public static final Set<String> NOT_RUN = Set.of("all-in-one", "all-in-one with caches");
 
   private ExportedMetrics() {}
 
-  /** Service to the names it must export, in the file's order. */
+  /** Service to the sample names it must export, from the table. */
   public static Map<String, Set<String>> wanted(Path root) {
+    MetricsTable table = MetricsTable.read(root);
     Map<String, Set<String>> wanted = new LinkedHashMap<>();
-    try {
-      for (String line : Files.readAllLines(root.resolve(FILE))) {
-        String l = line.strip();
-        if (l.isEmpty() || l.startsWith("#")) {
-          continue;
-        }
-        String[] f = l.split("\\s+");
-        if (f.length != 2) {
-          throw new IllegalStateException(FILE + ": not <service> <metric>: " + line);
-        }
-        wanted.computeIfAbsent(f[0], k -> new TreeSet<>()).add(f[1]);
+    for (MetricsTable.Row row : table.rows()) {
+      for (String service : row.services()) {
+        wanted.computeIfAbsent(service, k -> new TreeSet<>()).addAll(row.samples());
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
     return wanted;
   }

@@ -204,8 +204,10 @@ class ImagesIT {
           "the Lease was asked for: " + api.requests());
       assertEquals(
           List.of(),
-          ExportedMetrics.missing(root, Map.of("scheduler", scheduler), java.util.Set.of()).stream()
+          ExportedMetrics.missing(root, Map.of("scheduler", scheduler)).stream()
               .filter(p -> p.startsWith("scheduler"))
+              // A scheduler that has run no run has no run histograms yet.
+              .filter(p -> !p.contains("knotless_run_runs_"))
               .toList());
       scheduler.stop();
     }

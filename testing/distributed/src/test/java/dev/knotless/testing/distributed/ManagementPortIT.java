@@ -58,7 +58,9 @@ class ManagementPortIT {
       // the queue's waiting runs, on the management port.
       String reconciler = body(services.get("reconciler").managementUrl("/q/metrics"));
       assertTrue(reconciler.contains("knotless_run_doorbells_waiting"), reconciler);
-      assertTrue(reconciler.contains("knotless_run_runs_waiting{class=\"main\"}"), reconciler);
+      assertTrue(
+          reconciler.contains("knotless_run_runs_waiting{class=\"main\",reason=\"job\"}"),
+          reconciler);
     }
   }
 

@@ -95,9 +95,7 @@ class PushToCheckIT {
     assertEquals(1, shape.podsMade(), "one pod for the one run");
     // Once a push has gone all the way through, every name the dashboard and alerts read is there.
     assertEquals(
-        List.of(),
-        ExportedMetrics.missing(LocalDistributed.projectRoot(), services, java.util.Set.of()),
-        "metrics");
+        List.of(), ExportedMetrics.missing(LocalDistributed.projectRoot(), services), "metrics");
   }
 
   @Test

@@ -250,9 +250,7 @@ class SchedulerIT {
     running.put("check-writer", shape.services("check-writer").get(0));
     running.put("scheduler", leader(schedulers));
     assertEquals(
-        List.of(),
-        ExportedMetrics.missing(LocalDistributed.projectRoot(), running, java.util.Set.of()),
-        "metrics");
+        List.of(), ExportedMetrics.missing(LocalDistributed.projectRoot(), running), "metrics");
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.knotless.runner.state.pg;
 
 import dev.knotless.runner.schedule.RunClass;
 import dev.knotless.runner.schedule.RunRequest.WorkKey;
+import dev.knotless.runner.schedule.WaitReason;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -311,6 +312,33 @@ public final class PgRunQueue {
             "select run_class, count(*) from run_queue where state = 'WAITING' group by run_class",
             r -> new Object[] {r.getString(1), r.getLong(2)})) {
       out.put(RunClass.valueOf((String) row[0]), (Long) row[1]);
+    }
+    return out;
+  }
+
+  /**
+   * How many runs wait, by class and by what the queue alone can tell of why: {@link
+   * WaitReason#TURN} when a run of the same workflow on the same subject is running, {@link
+   * WaitReason#JOB} otherwise (the scheduler's caps and allowances are not in the queue). Every
+   * pair of those is present, at zero when none wait so.
+   */
+  public Map<RunClass, Map<WaitReason, Long>> waitingByClassAndReason() throws SQLException {
+    Map<RunClass, Map<WaitReason, Long>> out = new EnumMap<>(RunClass.class);
+    for (RunClass c : RunClass.values()) {
+      Map<WaitReason, Long> byReason = new EnumMap<>(WaitReason.class);
+      byReason.put(WaitReason.JOB, 0L);
+      byReason.put(WaitReason.TURN, 0L);
+      out.put(c, byReason);
+    }
+    for (Object[] row :
+        query(
+            "select w.run_class, exists (select 1 from run_queue r where r.state = 'RUNNING'"
+                + " and r.repo = w.repo and r.subject is not distinct from w.subject"
+                + " and r.workflow = w.workflow), count(*) from run_queue w"
+                + " where w.state = 'WAITING' group by 1, 2",
+            r -> new Object[] {r.getString(1), r.getBoolean(2), r.getLong(3)})) {
+      WaitReason reason = (Boolean) row[1] ? WaitReason.TURN : WaitReason.JOB;
+      out.get(RunClass.valueOf((String) row[0])).merge(reason, (Long) row[2], Long::sum);
     }
     return out;
   }

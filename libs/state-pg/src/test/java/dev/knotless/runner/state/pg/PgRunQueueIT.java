@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.schedule.RunClass;
+import dev.knotless.runner.schedule.WaitReason;
 import dev.knotless.runner.state.pg.PgRunQueue.IssuedRun;
 import dev.knotless.runner.state.pg.PgRunQueue.Row;
 import dev.knotless.runner.state.pg.PgRunQueue.Run;
@@ -108,6 +109,21 @@ class PgRunQueueIT {
     assertEquals(List.of("k3"), keys(queue.ordersNotHeldBy("s1", 10)));
     assertTrue(queue.take("k1", "s2", "s1"), "a new leader takes over");
     assertEquals(Map.of(RunClass.MAIN, 3L), nonZero(queue.waitingByClass()));
+  }
+
+  @Test
+  void aRunBehindARunningRunOfItsWorkflowWaitsForItsTurnAndAnotherForAJob() throws Exception {
+    queue.file(run("k1", "c1", "{}"));
+    queue.file(run("k2", "c2", "{}"));
+    queue.file(
+        new Run("k3", REPO, "did:plc:alice", RunClass.OTHER, "lint", "c2", MAIN, null, "{}"));
+    assertEquals(2L, queue.waitingByClassAndReason().get(RunClass.MAIN).get(WaitReason.JOB));
+    assertTrue(queue.start("k1"));
+    var waiting = queue.waitingByClassAndReason();
+    assertEquals(1L, waiting.get(RunClass.MAIN).get(WaitReason.TURN), "k2, behind k1: " + waiting);
+    assertEquals(0L, waiting.get(RunClass.MAIN).get(WaitReason.JOB));
+    assertEquals(1L, waiting.get(RunClass.OTHER).get(WaitReason.JOB), "another workflow's run");
+    assertEquals(0L, waiting.get(RunClass.LATER).get(WaitReason.TURN), "every pair is there");
   }
 
   @Test

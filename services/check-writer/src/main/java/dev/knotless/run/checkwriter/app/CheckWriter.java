@@ -100,9 +100,11 @@ public class CheckWriter {
                         }));
     this.registry = registry;
     this.lag =
-        Timer.builder("knotless.run.check_writer.lag")
-            .description("From an event's time to its check filed")
+        dev.knotless.run.events.Histograms.seconds(
+                "knotless.run.check_writer.lag", "from an event's time to its check filed")
             .register(registry);
+    registry.counter("knotless.run.check_writer.output.gaps");
+    registry.counter("knotless.run.check_writer.outputs.lost");
   }
 
   /**

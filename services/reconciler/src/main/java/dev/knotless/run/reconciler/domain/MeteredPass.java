@@ -1,5 +1,6 @@
 package dev.knotless.run.reconciler.domain;
 
+import dev.knotless.run.events.Histograms;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.PassRunner;
 import dev.knotless.runner.doorbell.RepoId;
@@ -15,6 +16,17 @@ public final class MeteredPass implements PassRunner {
   public MeteredPass(PassRunner pass, MeterRegistry registry) {
     this.pass = pass;
     this.registry = registry;
+    for (String outcome : new String[] {"ok", "failed"}) {
+      // At zero from the start: a failure ratio reads 0, not nothing, before the first failure.
+      registry.counter("knotless.run.passes", "outcome", outcome);
+      timer(outcome);
+    }
+  }
+
+  private Timer timer(String outcome) {
+    return Histograms.seconds("knotless.run.pass.duration", "reconcile passes, by outcome")
+        .tag("outcome", outcome)
+        .register(registry);
   }
 
   @Override
@@ -25,7 +37,7 @@ public final class MeteredPass implements PassRunner {
       pass.run(repo, reasons);
       outcome = "ok";
     } finally {
-      sample.stop(registry.timer("knotless.run.pass.duration", "outcome", outcome));
+      sample.stop(timer(outcome));
       registry.counter("knotless.run.passes", "outcome", outcome).increment();
     }
   }

@@ -111,8 +111,8 @@ public class PodRuns {
           .register(registry);
     }
     this.podStart =
-        Timer.builder("knotless.run.pod.start")
-            .description("from a run's pod being made to its running")
+        dev.knotless.run.events.Histograms.seconds(
+                "knotless.run.pod.start", "from a run's pod being made to its running")
             .register(registry);
     this.pullFailures =
         Counter.builder("knotless.run.pod.image.pull.failures")
@@ -232,7 +232,9 @@ public class PodRuns {
         new Jobs(
             new Scheduler(usage.config(), usage.shared().ledger()),
             executor,
-            reports,
+            // Runs end only here in the distributed shape: the leader counts them.
+            new dev.knotless.runner.engine.MeteredReports(
+                reports, new dev.knotless.run.events.RunMetrics(registry), clock),
             clock,
             usage.shared()::ended,
             // Minutes records are decided on the whole runner's usage (ended), as a reconciler's.

@@ -40,7 +40,13 @@ public class RunEventConsumer {
   public RunEventConsumer(CheckWriter writer, MeterRegistry registry) {
     this.writer = writer;
     this.registry = registry;
+    for (String reason : new String[] {"invalid", "refused"}) {
+      registry.counter(DEAD_LETTERS, "reason", reason);
+    }
   }
+
+  /** Events set aside on the dead-letter topic, by why. */
+  static final String DEAD_LETTERS = "knotless.run.check_writer.dead.letters";
 
   @Incoming("run-events")
   @Blocking
@@ -68,6 +74,7 @@ public class RunEventConsumer {
   private void deadLetter(Record<String, String> record, String type, String reason) {
     LOG.warnf("run event with key %s sent to %s: %s", record.key(), Topics.RUN_EVENTS_DEAD, reason);
     registry.counter("knotless.run.check_writer.events", "type", type).increment();
+    registry.counter(DEAD_LETTERS, "reason", type).increment();
     dead.send(
         Message.of(RunEventJson.deadLetter(record.key(), record.value(), reason))
             .addMetadata(

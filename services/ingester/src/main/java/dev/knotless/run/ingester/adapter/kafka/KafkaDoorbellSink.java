@@ -39,6 +39,10 @@ public class KafkaDoorbellSink implements DoorbellSink {
   public KafkaDoorbellSink(DoorMatcher matcher, MeterRegistry registry) {
     this.matcher = matcher;
     this.registry = registry;
+    for (String kind : DoorbellMessage.REASON_NAMES) {
+      // At zero from the start, so an alert on their increase has a series to read.
+      registry.counter("knotless.run.doorbells.failed", "reason", kind);
+    }
   }
 
   @Override
