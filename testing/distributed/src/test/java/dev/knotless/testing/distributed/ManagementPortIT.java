@@ -66,14 +66,14 @@ class ManagementPortIT {
 
   private static int status(URI uri) throws IOException, InterruptedException {
     return HTTP.send(
-            HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+            HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
             HttpResponse.BodyHandlers.discarding())
         .statusCode();
   }
 
   private static String body(URI uri) throws IOException, InterruptedException {
     return HTTP.send(
-            HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+            HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
   }
