@@ -139,13 +139,15 @@ class DockerLimitsIT extends WithDocker {
           CompletableFuture.supplyAsync(() -> executor.run(hog, new RunCancellation()));
       HostCgroup cpu = HostCgroup.cpuOf(f.docker, f.awaitContainer().getId());
       HostCgroup.Sample before = cpu.sample();
+      // Read while the container runs: its cgroup goes with it.
+      double quota = cpu.quotaCpus();
       Thread.sleep(4_000);
       HostCgroup.Sample after = cpu.sample();
       f.release("go");
       RunResult r = run.get(2, TimeUnit.MINUTES);
 
       assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log(r));
-      assertEquals(0.5, cpu.quotaCpus(), 1e-9, "the kernel's quota for the run's cgroup");
+      assertEquals(0.5, quota, 1e-9, "the kernel's quota for the run's cgroup");
       double cpus = after.cpusSince(before);
       assertTrue(cpus <= 0.5 * 1.15, "two busy loops took " + cpus + " CPUs of 0.5");
       // On a machine busy enough that the hog never reached its half CPU, the kernel had nothing
