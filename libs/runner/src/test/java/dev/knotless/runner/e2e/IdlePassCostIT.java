@@ -51,7 +51,9 @@ class IdlePassCostIT {
     try (RunnerHarness runner = new RunnerHarness(pds, tmp.resolve("runner"), "idlerun");
         CountingProxy proxy = CountingProxy.start(pds.pdsUrl())) {
       IdleRepos.routeThrough(tmp.resolve("runner/cache"), proxy, owner, runner.account);
-      List<String> args = new ArrayList<>(List.of("--sweep", "20"));
+      // Sweeps far enough apart that one ends, and the proxy goes quiet, before the next (a busy
+      // machine once took over 20 s for a sweep of 1,000 with its reads held).
+      List<String> args = new ArrayList<>(List.of("--sweep", "60"));
       runner.start(args, IdleRepos.labels(owner, repos).toArray(String[]::new));
       RunnerHarness.await(
           Duration.ofMinutes(5),
@@ -63,7 +65,7 @@ class IdlePassCostIT {
       proxy.gather(PassCosts.repoOf(owner.did(), repos), 3, GATHER);
       proxy.reset();
       RunnerHarness.await(
-          Duration.ofSeconds(90),
+          Duration.ofSeconds(150),
           "a sweep to read every repository (%s)",
           () -> PassCosts.of(proxy.spans(), owner.did(), repos).read() == REPOS,
           () -> PassCosts.of(proxy.spans(), owner.did(), repos).toString());

@@ -55,14 +55,17 @@ class IdleSweepIT {
       // The first reconciler's cache: the owner's reads and the runner's own go through the proxy.
       IdleRepos.routeThrough(dir.resolve("reconciler-1/cache"), proxy, owner, shape.runner());
       ServiceProcess reconciler = shape.startReconciler();
-      shape.startIngester(Map.of("knotless.ingester.sweep", "20s"));
+      // Sweeps far enough apart that one ends, and the proxy goes quiet, before the next: at load
+      // 13
+      // a sweep of 1,000 with its reads held took over 20 s, and two sweeps were counted as one.
+      shape.startIngester(Map.of("knotless.ingester.sweep", "60s"));
       Supplier<PassCosts> costs = () -> PassCosts.of(proxy.spans(), owner.did(), repos);
       await(Duration.ofMinutes(5), "the first passes", () -> costs.get().read() == REPOS, costs);
       // Between sweeps: the first passes, and any sweep that overlapped them, are over.
       quiet(proxy);
       proxy.gather(PassCosts.repoOf(owner.did(), repos), 3, GATHER);
       proxy.reset();
-      await(Duration.ofSeconds(90), "a sweep", () -> costs.get().read() == REPOS, costs);
+      await(Duration.ofSeconds(150), "a sweep", () -> costs.get().read() == REPOS, costs);
       quiet(proxy);
       PassCosts sweep = costs.get();
       System.out.println("queue-mode reconciler idle sweep: " + sweep);
