@@ -68,7 +68,7 @@ public final class IdleBench {
         loadAfterStart = Figures.loadAverage();
         PassCosts first = PassCosts.of(proxy.spans(), owner.did(), repos);
         say("every first pass done in " + Figures.seconds(start) + ": " + first);
-        quiet(proxy);
+        proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
         long rss = Memory.rss(process.pid());
         rows.add(
             row(
@@ -260,24 +260,8 @@ public final class IdleBench {
       }
       Thread.sleep(200);
     }
-    quiet(proxy);
+    proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
     return PassCosts.of(proxy.spans(), owner.did(), repos);
-  }
-
-  /** Waits until the proxy has seen no request for a second. */
-  static void quiet(CountingProxy proxy) throws InterruptedException {
-    int before = -1;
-    long since = System.nanoTime();
-    while (true) {
-      int now = proxy.requests();
-      if (now != before) {
-        before = now;
-        since = System.nanoTime();
-      } else if (System.nanoTime() - since > Duration.ofSeconds(1).toNanos()) {
-        return;
-      }
-      Thread.sleep(20);
-    }
   }
 
   private static void say(String what) {

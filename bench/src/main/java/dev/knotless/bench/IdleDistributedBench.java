@@ -61,7 +61,7 @@ public final class IdleDistributedBench {
       loadAtFirst = Figures.loadAverage();
       PassCosts first = PassCosts.of(proxy.spans(), owner.did(), repos);
       say("every first pass done " + Figures.seconds(firstPasses) + " after ready: " + first);
-      IdleBench.quiet(proxy);
+      proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       rows.add(
           row(
               "ready to every first pass done",
@@ -79,7 +79,7 @@ public final class IdleDistributedBench {
       DistributedBench.sweep(shape, owner.did(), repos);
       awaitPasses(reconcilers, passes0 + count);
       long wall = System.nanoTime() - w0;
-      IdleBench.quiet(proxy);
+      proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       PassCosts sweep = PassCosts.of(proxy.spans(), owner.did(), repos);
       double passes = DistributedBench.sum(reconcilers, DistributedBench.PASSES) - passes0;
       double ok = DistributedBench.sum(reconcilers, DistributedBench.PASSES_OK) - ok0;

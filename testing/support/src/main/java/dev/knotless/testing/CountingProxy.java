@@ -222,6 +222,25 @@ public final class CountingProxy implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
+  /**
+   * Waits until no request has come for {@code still}, as between two sweeps: what was asked is
+   * then all counted.
+   */
+  public void awaitQuiet(java.time.Duration still) throws InterruptedException {
+    int before = -1;
+    long since = System.nanoTime();
+    while (true) {
+      int now = requests();
+      if (now != before) {
+        before = now;
+        since = System.nanoTime();
+      } else if (System.nanoTime() - since > still.toNanos()) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+  }
+
   /** Requests received since start or {@link #reset()}. */
   public int requests() {
     synchronized (lock) {

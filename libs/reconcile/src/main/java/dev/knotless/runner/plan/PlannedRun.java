@@ -73,9 +73,13 @@ public record PlannedRun(
    * them apart; a record key never holds a {@code #}.
    */
   public String rkey() {
-    String id = request.runId();
-    int hash = id.indexOf('#');
-    return hash < 0 ? id : id.substring(0, hash);
+    return rkeyOf(request.runId());
+  }
+
+  /** The check's record key of run id {@code runId}: the id up to any {@code #}. */
+  public static String rkeyOf(String runId) {
+    int hash = runId.indexOf('#');
+    return hash < 0 ? runId : runId.substring(0, hash);
   }
 
   /** The run's id in the scheduler and the job pool: unique among runs. */

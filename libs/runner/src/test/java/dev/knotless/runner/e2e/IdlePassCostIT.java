@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,13 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 class IdlePassCostIT {
   /** How many repositories are watched; a property so a quick local run can take fewer. */
   static final int REPOS = Integer.getInteger("knotless.idle-repos", 1000);
-
-  /** The reads of one idle pass, by method and collection. */
-  static final Map<String, Integer> IDLE_PASS =
-      Map.of(
-          "getRecord dev.knotless.repo", 1,
-          "listRecords dev.knotless.ref", 1,
-          "listRecords dev.knotless.rerun", 1);
 
   /**
    * How long the proxy holds a pass's read for the others of its round trip: reads sent at once
@@ -61,7 +53,7 @@ class IdlePassCostIT {
           () -> known(runner, owner, repos) == REPOS,
           () -> Integer.toString(known(runner, owner, repos)));
       // Between sweeps: the first passes and any sweep that overlapped them are over.
-      quiet(proxy);
+      proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       proxy.gather(PassCosts.repoOf(owner.did(), repos), 3, GATHER);
       proxy.reset();
       RunnerHarness.await(
@@ -69,7 +61,7 @@ class IdlePassCostIT {
           "a sweep to read every repository (%s)",
           () -> PassCosts.of(proxy.spans(), owner.did(), repos).read() == REPOS,
           () -> PassCosts.of(proxy.spans(), owner.did(), repos).toString());
-      quiet(proxy);
+      proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       PassCosts costs = PassCosts.of(proxy.spans(), owner.did(), repos);
       System.out.println("all-in-one idle sweep: " + costs);
 
@@ -80,10 +72,10 @@ class IdlePassCostIT {
           "an idle sweep reads nothing but the repositories, and the runner's own account once: "
               + costs.other());
       assertEquals(
-          IDLE_PASS.values().stream().mapToInt(Integer::intValue).sum() * REPOS,
+          PassCosts.IDLE_PASS.values().stream().mapToInt(Integer::intValue).sum() * REPOS,
           costs.requests() - costs.other().size(),
           costs.toString());
-      IDLE_PASS.forEach(
+      PassCosts.IDLE_PASS.forEach(
           (m, n) -> assertEquals(n * REPOS, costs.byMethod().getOrDefault(m, 0), costs.toString()));
       assertEquals(1, costs.mostTrips(), "one round trip each; the worst: " + costs.worst());
     }
@@ -103,21 +95,5 @@ class IdlePassCostIT {
       }
     }
     return n;
-  }
-
-  /** Waits until the proxy has seen no request for a second, as between two sweeps. */
-  static void quiet(CountingProxy proxy) throws InterruptedException {
-    int before = -1;
-    long since = System.nanoTime();
-    while (true) {
-      int now = proxy.requests();
-      if (now != before) {
-        before = now;
-        since = System.nanoTime();
-      } else if (System.nanoTime() - since > Duration.ofSeconds(1).toNanos()) {
-        return;
-      }
-      Thread.sleep(20);
-    }
   }
 }

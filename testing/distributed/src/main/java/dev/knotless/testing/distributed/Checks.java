@@ -67,6 +67,20 @@ final class Checks {
     }
   }
 
+  /** The scheduler of {@code schedulers} whose gauge says it holds the Lease, or null. */
+  static ServiceProcess leader(List<ServiceProcess> schedulers) {
+    for (ServiceProcess s : schedulers) {
+      try {
+        if (s.metric("knotless_run_scheduler_leader") == 1.0) {
+          return s;
+        }
+      } catch (java.io.IOException e) {
+        // A scheduler that does not answer does not lead.
+      }
+    }
+    return null;
+  }
+
   /** How many passes a reconciler has ended without an error. */
   static double passes(ServiceProcess reconciler) throws java.io.IOException {
     return reconciler.metric("knotless_run_passes_total{outcome=\"ok\"");

@@ -28,13 +28,6 @@ class IdleSweepIT {
   /** How many repositories are watched; a property so a quick local run can take fewer. */
   static final int REPOS = Integer.getInteger("knotless.idle-repos", 1000);
 
-  /** The reads of one idle pass, by method and collection. */
-  static final Map<String, Integer> IDLE_PASS =
-      Map.of(
-          "getRecord dev.knotless.repo", 1,
-          "listRecords dev.knotless.ref", 1,
-          "listRecords dev.knotless.rerun", 1);
-
   /**
    * How long the proxy holds a pass's read for the others of its round trip: reads sent at once
    * then overlap however busy the machine, and a read sent only after another's answer waits this
@@ -62,11 +55,11 @@ class IdleSweepIT {
       Supplier<PassCosts> costs = () -> PassCosts.of(proxy.spans(), owner.did(), repos);
       await(Duration.ofMinutes(5), "the first passes", () -> costs.get().read() == REPOS, costs);
       // Between sweeps: the first passes, and any sweep that overlapped them, are over.
-      quiet(proxy);
+      proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       proxy.gather(PassCosts.repoOf(owner.did(), repos), 3, GATHER);
       proxy.reset();
       await(Duration.ofSeconds(150), "a sweep", () -> costs.get().read() == REPOS, costs);
-      quiet(proxy);
+      proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       PassCosts sweep = costs.get();
       System.out.println("queue-mode reconciler idle sweep: " + sweep);
 
@@ -78,10 +71,10 @@ class IdleSweepIT {
               + " once: "
               + sweep.other());
       assertEquals(
-          IDLE_PASS.values().stream().mapToInt(Integer::intValue).sum() * REPOS,
+          PassCosts.IDLE_PASS.values().stream().mapToInt(Integer::intValue).sum() * REPOS,
           sweep.requests() - sweep.other().size(),
           sweep.toString());
-      IDLE_PASS.forEach(
+      PassCosts.IDLE_PASS.forEach(
           (m, n) -> assertEquals(n * REPOS, sweep.byMethod().getOrDefault(m, 0), sweep.toString()));
       assertEquals(1, sweep.mostTrips(), "one round trip each; the worst: " + sweep.worst());
     }
@@ -96,22 +89,6 @@ class IdleSweepIT {
         fail("timed out after " + max.toSeconds() + " s waiting for " + what + ": " + seen.get());
       }
       Thread.sleep(200);
-    }
-  }
-
-  /** Waits until the proxy has seen no request for a second, as between two sweeps. */
-  private static void quiet(CountingProxy proxy) throws InterruptedException {
-    int before = -1;
-    long since = System.nanoTime();
-    while (true) {
-      int now = proxy.requests();
-      if (now != before) {
-        before = now;
-        since = System.nanoTime();
-      } else if (System.nanoTime() - since > Duration.ofSeconds(1).toNanos()) {
-        return;
-      }
-      Thread.sleep(20);
     }
   }
 }

@@ -139,26 +139,13 @@ class SchedulerIT {
     return out.toString(StandardCharsets.UTF_8);
   }
 
-  private static ServiceProcess leader(List<ServiceProcess> schedulers) {
-    for (ServiceProcess s : schedulers) {
-      try {
-        if (s.metric("knotless_run_scheduler_leader") == 1.0) {
-          return s;
-        }
-      } catch (java.io.IOException e) {
-        // A scheduler that does not answer does not lead.
-      }
-    }
-    return null;
-  }
-
   @Test
   @Order(1)
   void theStandbyAdoptsTheLeadersPodAndTheCheckEndsWithEveryLineOnce() throws Exception {
     Checks.await(Duration.ofSeconds(90), "the baseline pass", () -> Checks.passes(reconciler) >= 1);
     List<ServiceProcess> schedulers = shape.services("scheduler-");
-    Checks.await(Duration.ofSeconds(30), "a leader", () -> leader(schedulers) != null);
-    ServiceProcess first = leader(schedulers);
+    Checks.await(Duration.ofSeconds(30), "a leader", () -> Checks.leader(schedulers) != null);
+    ServiceProcess first = Checks.leader(schedulers);
 
     owner.commit(Map.of("README.md", "hello again\n"));
     long t0 = System.nanoTime();
@@ -203,7 +190,7 @@ class SchedulerIT {
         Duration.ofSeconds(30),
         "the standby leading",
         () -> {
-          ServiceProcess now = leader(schedulers);
+          ServiceProcess now = Checks.leader(schedulers);
           return now != null && now != first;
         });
     System.out.printf(
@@ -248,7 +235,7 @@ class SchedulerIT {
     running.put("ingester", shape.services("ingester").get(0));
     running.put("reconciler", reconciler);
     running.put("check-writer", shape.services("check-writer").get(0));
-    running.put("scheduler", leader(schedulers));
+    running.put("scheduler", Checks.leader(schedulers));
     assertEquals(
         List.of(), ExportedMetrics.missing(LocalDistributed.projectRoot(), running), "metrics");
   }
@@ -261,8 +248,8 @@ class SchedulerIT {
         api.url(), TOKEN, NAMESPACE, SANDBOX, LocalDocker.BUSYBOX, SCHEDULER_SETTINGS);
     // The one killed by the test before does not answer, so it is never taken for the leader.
     List<ServiceProcess> schedulers = shape.services("scheduler-");
-    Checks.await(Duration.ofSeconds(60), "a leader", () -> leader(schedulers) != null);
-    ServiceProcess leading = leader(schedulers);
+    Checks.await(Duration.ofSeconds(60), "a leader", () -> Checks.leader(schedulers) != null);
+    ServiceProcess leading = Checks.leader(schedulers);
 
     owner.commit(Map.of("README.md", "hello a third time\n"));
     String sha = owner.push("main");
@@ -282,7 +269,7 @@ class SchedulerIT {
     assertEquals(
         "the runner stopped before this run started or finished; knotless rerun runs it again",
         check.note());
-    ServiceProcess now = leader(schedulers);
+    ServiceProcess now = Checks.leader(schedulers);
     assertTrue(now != null && now != leading, "the standby leads");
     assertEquals(podsMade, podsMade(), "the standby made a pod for the run again");
     assertTrue(pods().isEmpty(), "a pod is left: " + pods());

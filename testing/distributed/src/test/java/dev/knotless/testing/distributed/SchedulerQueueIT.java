@@ -255,14 +255,13 @@ class SchedulerQueueIT {
   }
 
   /** The scheduler that leads now: the one whose gauge says it holds the Lease. */
-  private static ServiceProcess leader() throws Exception {
+  private static ServiceProcess leader() {
     List<ServiceProcess> schedulers = shape.services("scheduler");
-    for (ServiceProcess s : schedulers) {
-      if (s.metric("knotless_run_scheduler_leader") == 1.0) {
-        return s;
-      }
+    ServiceProcess leader = Checks.leader(schedulers);
+    if (leader == null) {
+      throw new AssertionError("no scheduler leads: " + schedulers);
     }
-    throw new AssertionError("no scheduler leads: " + schedulers);
+    return leader;
   }
 
   /**

@@ -40,6 +40,16 @@ public record PassCosts(
     List<String> other,
     Map<String, Integer> reposByMethod) {
 
+  /**
+   * The reads of one idle pass, by method and collection: the repo record, its refs and the owner's
+   * reruns for it (storage.md, The snapshot; runner.md, Reruns).
+   */
+  public static final java.util.Map<String, Integer> IDLE_PASS =
+      java.util.Map.of(
+          "getRecord dev.knotless.repo", 1,
+          "listRecords dev.knotless.ref", 1,
+          "listRecords dev.knotless.rerun", 1);
+
   /** The costs of {@code spans}, the requests of passes of {@code repos} in {@code ownerDid}. */
   public static PassCosts of(
       List<CountingProxy.Span> spans, String ownerDid, List<IdleRepos.Repo> repos) {

@@ -121,8 +121,7 @@ public class RunQueuer implements RunSink {
    * names runs) for {@code why}: the merge queue dropping a batch under way.
    */
   public void cancel(String runId, dev.knotless.runner.schedule.CancelReason why) {
-    int hash = runId.indexOf('#');
-    String key = hash < 0 ? runId : runId.substring(0, hash);
+    String key = PlannedRun.rkeyOf(runId);
     if (db(() -> queue.askCancel(key, why.name()))) {
       LOG.infof("%s: the scheduler is asked to cancel it (%s)", key, why);
     }
