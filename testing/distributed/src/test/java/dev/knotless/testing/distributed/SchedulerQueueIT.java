@@ -178,10 +178,14 @@ class SchedulerQueueIT {
     List<String> pulls = open(slow, 2, 2, "slow.txt");
     long before = generation(slow);
     queueAll(slow, false);
+    // Killed once the batch's pod runs: a leader killed before its pod exists leaves a started run
+    // with nothing to adopt, which the next leader ends as an error (SchedulerIT's case).
     Checks.await(
         Duration.ofMinutes(3),
-        "the batch running",
-        () -> batchChecks(slow).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING));
+        "the batch running in its pod",
+        () ->
+            batchChecks(slow).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING)
+                && shape.podsRunning() > 0);
     ServiceProcess leader = leader();
     leader.kill();
     Checks.await(
