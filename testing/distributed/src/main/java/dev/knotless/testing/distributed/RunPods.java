@@ -62,6 +62,14 @@ public final class RunPods implements AutoCloseable {
     }
   }
 
+  /** Whether run pod {@code name} is still in phase {@code Running}. */
+  public boolean running(String name) {
+    try (KubernetesClient c = api.client(NAMESPACE, "harness")) {
+      var pod = c.pods().withName(name).get();
+      return pod != null && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+    }
+  }
+
   public TestKubelet kubelet() {
     return kubelet;
   }
