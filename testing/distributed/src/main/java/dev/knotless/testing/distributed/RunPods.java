@@ -5,6 +5,8 @@ import dev.knotless.testing.kubelet.KubeApiServer;
 import dev.knotless.testing.kubelet.TestKubelet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Where {@link LocalDistributed}'s schedulers run their pods: the Fabric8 mock API server and the
@@ -59,6 +61,16 @@ public final class RunPods implements AutoCloseable {
       return c.pods().list().getItems().stream()
           .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
           .count();
+    }
+  }
+
+  /** The names of the run pods in phase {@code Running} now. */
+  public Set<String> runningNames() {
+    try (KubernetesClient c = api.client(NAMESPACE, "harness")) {
+      return c.pods().list().getItems().stream()
+          .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
+          .map(p -> p.getMetadata().getName())
+          .collect(Collectors.toUnmodifiableSet());
     }
   }
 

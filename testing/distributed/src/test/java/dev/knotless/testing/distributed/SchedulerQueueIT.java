@@ -28,6 +28,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -230,11 +234,22 @@ class SchedulerQueueIT {
     Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
     open(moving, 1, 0, "unused");
     long before = generation(moving);
+    // Pods an earlier case's killed leader left may still run; the batch's pod is a new one.
+    Set<String> earlier = shape.pods().runningNames();
     queueAll(moving, false);
+    // The push comes once the batch's pod runs: a cancel before then ends the run with no pod.
+    AtomicReference<String> batchPod = new AtomicReference<>();
     Checks.await(
         Duration.ofMinutes(3),
-        "the batch running",
-        () -> batchChecks(moving).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING));
+        "the batch running in its pod",
+        () -> {
+          shape.pods().runningNames().stream()
+              .filter(n -> !earlier.contains(n))
+              .findFirst()
+              .ifPresent(batchPod::set);
+          return batchPod.get() != null
+              && batchChecks(moving).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING);
+        });
     String stale = batchChecks(moving).get(0).commit();
     String direct = moving.commit(Map.of("direct.txt", "pushed past the queue\n"));
     moving.push("main");
@@ -255,10 +270,10 @@ class SchedulerQueueIT {
     assertEquals(direct, landed.baseCommit());
     assertEquals(1, mergedRecords(moving), "merged once");
     // The stale batch's pod was stopped by the cancel, not left to sleep out its ten minutes.
-    java.util.regex.Matcher pod =
-        java.util.regex.Pattern.compile("\npod (knotless-run-\\d+) ")
-            .matcher(Checks.log(shape, staleCheck));
+    Matcher pod =
+        Pattern.compile("\npod (knotless-run-\\d+) ").matcher(Checks.log(shape, staleCheck));
     assertTrue(pod.find(), "the stale batch ran in a pod");
+    assertEquals(batchPod.get(), pod.group(1), "the pod the test saw is the stale batch's");
     Checks.await(
         Duration.ofMinutes(1),
         "the stale batch's pod stopped",
