@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,12 @@ final class BatchChecks {
   enum Ended {
     RUNNING,
     PASSED,
-    FAILED
+    FAILED,
+    /**
+     * No run failed, but one ended with no runner left to finish it ({@link CheckFiler#STALE_NOTE}:
+     * a scheduler that took over found no pod to follow): no verdict, the batch runs again.
+     */
+    ENDED_UNFINISHED
   }
 
   /**
@@ -187,24 +193,36 @@ final class BatchChecks {
    * of what a stop left) is no verdict on the pulls: the batch is not done.
    */
   Ended ended(Watched repo, String ref, Batch b) throws IOException {
-    Map<String, CheckRecord> checks = read(repo, ref, b);
+    return ended(read(repo, ref, b).values());
+  }
+
+  /**
+   * How a batch with these checks stands: a failure decides it at once; otherwise a run still going
+   * or cancelled waits, and one ended unfinished runs the batch again once the others are done.
+   */
+  static Ended ended(Collection<CheckRecord> checks) {
     if (checks.isEmpty()) {
       return Ended.RUNNING;
     }
     boolean running = false;
-    for (CheckRecord c : checks.values()) {
+    boolean unfinished = false;
+    for (CheckRecord c : checks) {
       switch (c.status()) {
         case SUCCESS -> {}
-        case QUEUED, RUNNING -> running = true;
-        case CANCELLED -> {
-          return Ended.RUNNING;
+        case QUEUED, RUNNING, CANCELLED -> running = true;
+        case ERROR -> {
+          if (CheckFiler.STALE_NOTE.equals(c.note())) {
+            unfinished = true;
+          } else {
+            return Ended.FAILED;
+          }
         }
         default -> {
           return Ended.FAILED;
         }
       }
     }
-    return running ? Ended.RUNNING : Ended.PASSED;
+    return running ? Ended.RUNNING : unfinished ? Ended.ENDED_UNFINISHED : Ended.PASSED;
   }
 
   /** The batch's checks at its tip and base, by record key: one {@code listRecords} scan. */

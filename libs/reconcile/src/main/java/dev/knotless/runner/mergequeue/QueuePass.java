@@ -267,6 +267,13 @@ public final class QueuePass {
         } else if (e == BatchChecks.Ended.FAILED) {
           LOG.info("{}: batch {} on {} failed", repo.label(), b.id(), ref);
           apply(QueuePlan.failed(s, b.id()));
+        } else if (e == BatchChecks.Ended.ENDED_UNFINISHED) {
+          LOG.info(
+              "{}: batch {} on {}: a run ended with no runner to finish it; the batch runs again",
+              repo.label(),
+              b.id(),
+              ref);
+          fileAndRun(sync.mirror(), b);
         }
       }
       drain();
