@@ -164,6 +164,16 @@ public final class PushChecks {
                 now));
         continue;
       }
+      if (due.why() == DueRef.Why.MOVED && only.isEmpty() && sink.handedOnLately(key)) {
+        LOG.info(
+            "{}: {} at {}: {} was handed on by a pass cut off before it recorded the ref; not run"
+                + " again",
+            repo.label(),
+            ref.name(),
+            commit.substring(0, 12),
+            w.name());
+        continue;
+      }
       boolean rerun = commit.equals(was) || !only.isEmpty();
       if (taking.take(repo, mirror.git(), w, ref.name(), defaultRef, commit, rerun, key, now)) {
         continue;

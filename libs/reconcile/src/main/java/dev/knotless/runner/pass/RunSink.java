@@ -16,6 +16,16 @@ public interface RunSink {
   default void movedOn(String checkKey, String note) {}
 
   /**
+   * Whether a run of check {@code checkKey} was handed on lately though the state does not say its
+   * ref ran: a pass cut off (a replica killed, a partition moved) between handing runs on and
+   * recording the ref's generation, whose next pass would otherwise run the same commit again.
+   * Nothing is remembered by default: the all-in-one records both in one process.
+   */
+  default boolean handedOnLately(String checkKey) {
+    return false;
+  }
+
+  /**
    * Whether the runs go to this process's job pool, whose reports file each check ({@link
    * dev.knotless.runner.engine.FiledChecks}): only then may a push hand on its last run while that
    * run's queued check is still being filed ({@link dev.knotless.runner.filing.FilingAhead}).

@@ -159,6 +159,17 @@ public final class PgRunQueue {
         > 0;
   }
 
+  /** Whether a run was issued under {@code checkKey} within {@code age}. */
+  public boolean issuedWithin(String checkKey, Duration age) throws SQLException {
+    return !query(
+            "select 1 from run_issued where check_key = ?"
+                + " and issued_at >= now() - ? * interval '1 second'",
+            r -> r.getInt(1),
+            checkKey,
+            age.toSeconds())
+        .isEmpty();
+  }
+
   /** Says {@code worker} is alive for every run it holds; returns how many it holds. */
   public int heartbeat(String worker) throws SQLException {
     return update("update run_queue set heartbeat_at = now() where worker = ?", worker);

@@ -148,6 +148,21 @@ class PgRunQueueIT {
     assertEquals(1, queue.forgetIssued(Duration.ZERO), "k1 is still queued");
   }
 
+  @Test
+  void aCheckIssuedLatelyIsKnownAfterItsRowIsGoneSoACutOffPassDoesNotRunItAgain() throws Exception {
+    queue.claim(run("k1", "c1", null), "a", STALE);
+    assertTrue(queue.issuedWithin("k1", Duration.ofHours(1)), "queued and issued");
+    assertTrue(queue.remove("k1", "a"), "its run ended");
+    assertTrue(queue.issuedWithin("k1", Duration.ofHours(1)), "still issued once its row went");
+    assertFalse(queue.issuedWithin("k2", Duration.ofHours(1)), "never issued");
+    try (Connection c = db.getConnection();
+        var st =
+            c.prepareStatement("update run_issued set issued_at = now() - interval '2 hours'")) {
+      st.executeUpdate();
+    }
+    assertFalse(queue.issuedWithin("k1", Duration.ofHours(1)), "issued too long ago to be a cut");
+  }
+
   private static final String REPO = "did:plc:alice/site";
 
   private static Run run(String key, String commit, String order) {

@@ -79,6 +79,15 @@ public class RunQueuer implements RunSink {
     publish(new RunEvent.Ended(checkKey, clock.instant(), "cancelled", 0, List.of(), note));
   }
 
+  /**
+   * A check issued within the hour by a pass whose ref's generation was never recorded: the pass
+   * that issued it was cut off, and its next pass must not run the commit again.
+   */
+  @Override
+  public boolean handedOnLately(String checkKey) {
+    return db(() -> queue.issuedWithin(checkKey, Duration.ofHours(1)));
+  }
+
   /** Leaves the run to the scheduler: its row carries the order, and nothing holds it. */
   @Override
   public void submit(PlannedRun run) {
