@@ -109,6 +109,32 @@ public final class Doors implements DoorbellSink, AutoCloseable {
     }
   }
 
+  /**
+   * Drops the pass a repository is owed and has not begun, and its retry, keeping its door open:
+   * the repository is another process's to pass now (its doorbell partition moved, and the new
+   * owner rings it). A pass running finishes; a later ring is answered as usual.
+   *
+   * @return whether a pass owed was dropped
+   */
+  public boolean forgo(RepoId repo) {
+    Door door = doors.get(repo);
+    if (door == null) {
+      return false;
+    }
+    synchronized (door) {
+      door.cancelRetry();
+      boolean owed = door.queued != null || !door.next.isEmpty();
+      door.next.clear();
+      if (door.queued != null) {
+        door.forgone = true;
+      }
+      if (owed) {
+        door.dueSinceNanos = -1;
+      }
+      return owed;
+    }
+  }
+
   /** The open doors. */
   public Set<RepoId> doors() {
     return Set.copyOf(doors.keySet());
@@ -168,6 +194,10 @@ public final class Doors implements DoorbellSink, AutoCloseable {
           // Handed to the executor and not begun: that pass reads the repository after this ring,
           // so it answers it too. A start's rings from two places pass each repository once.
           door.queued.add(reason);
+          if (door.forgone) {
+            door.forgone = false;
+            door.dueSinceNanos = clock.nanoTime();
+          }
           return;
         }
         if (door.dueSinceNanos < 0) {
@@ -284,6 +314,16 @@ public final class Doors implements DoorbellSink, AutoCloseable {
 
   /** One pass for {@code given} reasons, or, when null, for those rung since it was queued. */
   private void pass(Door door, Set<Doorbell> given) {
+    if (given == null) {
+      synchronized (door) {
+        if (door.forgone) {
+          door.forgone = false;
+          door.queued = null;
+          LOG.debug("Pass of {} forgone before it began", door.repo);
+          return;
+        }
+      }
+    }
     long number = passNumbers.incrementAndGet();
     Set<Doorbell> reasons = given;
     synchronized (door) {
@@ -360,6 +400,9 @@ public final class Doors implements DoorbellSink, AutoCloseable {
 
     /** The reasons of a pass handed to the executor and not begun; null when there is none. */
     Set<Doorbell> queued;
+
+    /** Whether the pass {@link #queued} is to be skipped as it begins ({@link Doors#forgo}). */
+    boolean forgone;
 
     DoorClock.Cancellable retry;
 

@@ -52,6 +52,39 @@ class DoorsTest {
   }
 
   @Test
+  void aPassForgoneBeforeItBeginsIsNotMadeAndALaterRingIsAnsweredAsUsual() {
+    Doors doors = doors(Doors.DEFAULT_SWEEP, (repo, reasons) -> {});
+    doors.open(APP);
+    doors.open(LIB);
+    doors.ring(APP, Doorbell.connect("kafka"));
+    doors.ring(LIB, Doorbell.connect("kafka"));
+
+    assertTrue(doors.forgo(APP), "a pass was owed");
+    assertEquals(1, doors.backlog().waiting(), "only LIB's pass is owed now");
+    clock.runReady();
+    assertEquals(List.of(LIB), passes.stream().map(Pass::repo).toList(), "APP was not passed");
+    assertFalse(doors.busy(APP));
+    assertFalse(doors.forgo(APP), "nothing owed any more");
+
+    doors.ring(APP, Doorbell.frame(DoorMatcher.REF));
+    clock.runReady();
+    assertEquals(List.of(LIB, APP), passes.stream().map(Pass::repo).toList());
+  }
+
+  @Test
+  void aRingAfterAForgoBeforeThePassBeganStillGetsThatPass() {
+    Doors doors = doors(Doors.DEFAULT_SWEEP, (repo, reasons) -> {});
+    doors.open(APP);
+    doors.ring(APP, Doorbell.connect("kafka"));
+    doors.forgo(APP);
+    // The partition came back before the pass began: its new ring keeps the pass.
+    doors.ring(APP, Doorbell.frame(DoorMatcher.REF));
+    clock.runReady();
+    assertEquals(1, passes.size(), passes.toString());
+    assertTrue(passes.get(0).reasons().contains(Doorbell.frame(DoorMatcher.REF)));
+  }
+
+  @Test
   void manyRingsDuringAPassGiveExactlyOneMorePassWithAllTheirReasons() {
     List<Doorbell> duringFirst =
         List.of(

@@ -5,7 +5,6 @@ import dev.knotless.testing.kubelet.KubeApiServer;
 import dev.knotless.testing.kubelet.TestKubelet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -64,13 +63,21 @@ public final class RunPods implements AutoCloseable {
     }
   }
 
-  /** The names of the run pods in phase {@code Running} now. */
-  public Set<String> runningNames() {
+  /**
+   * The run pods in phase {@code Running} now, by name, each to its {@code annotation}'s value
+   * (empty when it has none).
+   */
+  public Map<String, String> runningWith(String annotation) {
     try (KubernetesClient c = api.client(NAMESPACE, "harness")) {
       return c.pods().list().getItems().stream()
           .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
-          .map(p -> p.getMetadata().getName())
-          .collect(Collectors.toUnmodifiableSet());
+          .collect(
+              Collectors.toUnmodifiableMap(
+                  p -> p.getMetadata().getName(),
+                  p ->
+                      p.getMetadata().getAnnotations() == null
+                          ? ""
+                          : p.getMetadata().getAnnotations().getOrDefault(annotation, "")));
     }
   }
 

@@ -13,6 +13,7 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.exec.pod.RunPod;
 import dev.knotless.runner.mergequeue.QueuePass;
 import dev.knotless.storage.SnapshotReader;
 import dev.knotless.storage.StorageCache;
@@ -28,7 +29,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -234,19 +234,17 @@ class SchedulerQueueIT {
     Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
     open(moving, 1, 0, "unused");
     long before = generation(moving);
-    // Pods an earlier case's killed leader left may still run; the batch's pod is a new one.
-    Set<String> earlier = shape.pods().runningNames();
-    queueAll(moving, false);
     // The push comes once the batch's pod runs: a cancel before then ends the run with no pod.
+    String batchKeys = CheckKeys.queuePrefix(moving.account.did(), moving.key(), MAIN);
     AtomicReference<String> batchPod = new AtomicReference<>();
     Checks.await(
         Duration.ofMinutes(3),
         "the batch running in its pod",
         () -> {
-          shape.pods().runningNames().stream()
-              .filter(n -> !earlier.contains(n))
+          shape.pods().runningWith(RunPod.RUN_KEY_ANNOTATION).entrySet().stream()
+              .filter(e -> e.getValue().startsWith(batchKeys))
               .findFirst()
-              .ifPresent(batchPod::set);
+              .ifPresent(e -> batchPod.set(e.getKey()));
           return batchPod.get() != null
               && batchChecks(moving).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING);
         });

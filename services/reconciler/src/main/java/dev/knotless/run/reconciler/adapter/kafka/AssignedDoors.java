@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -34,6 +35,10 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
 
   private final Provider<PassWiring.WiredPass> wired;
   private final Provider<Doors> doors;
+
+  /** The doorbell partitions this reconciler holds now. */
+  private final Set<Integer> owned = ConcurrentHashMap.newKeySet();
+
   private final ExecutorService ringer =
       Executors.newSingleThreadExecutor(r -> new Thread(r, "assigned-doors"));
 
@@ -59,6 +64,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
       topic = tp.topic();
     }
     int partitions = consumer.partitionsFor(topic).size();
+    owned.addAll(mine);
     // Any pass begun after the partitions were given answers what was left on them: a connect
     // ring the ingester made before that pass began is then answered by it too (Doors).
     long givenAt = System.currentTimeMillis();
@@ -68,7 +74,9 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
           try {
             int rung = 0;
             for (RepoId repo : wired.get().watching().ids()) {
-              if (mine.contains(partitionOf(repo.toString(), partitions))) {
+              int p = partitionOf(repo.toString(), partitions);
+              // A partition taken away meanwhile is its new owner's to ring.
+              if (mine.contains(p) && owned.contains(p)) {
                 doors.get().open(repo);
                 doors.get().ring(repo, Doorbell.connect("kafka"), givenAt);
                 rung++;
@@ -79,6 +87,46 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
             LOG.warnf("Given doorbell partitions %s, rang none: %s", mine, e.getMessage());
           }
         });
+  }
+
+  /**
+   * Partitions taken away: the passes their repositories are owed and have not begun are dropped,
+   * since the reconciler given them rings every one. Two reconcilers starting together would
+   * otherwise each pass the repositories the first was given and then lost.
+   */
+  @Override
+  public void onPartitionsRevoked(Consumer<?, ?> consumer, Collection<TopicPartition> revoked) {
+    if (revoked.isEmpty()) {
+      return;
+    }
+    Set<Integer> gone = new HashSet<>();
+    String topic = null;
+    for (TopicPartition tp : revoked) {
+      gone.add(tp.partition());
+      topic = tp.topic();
+    }
+    owned.removeAll(gone);
+    int partitions = consumer.partitionsFor(topic).size();
+    ringer.execute(
+        () -> {
+          try {
+            int dropped = 0;
+            for (RepoId repo : doors.get().doors()) {
+              int p = partitionOf(repo.toString(), partitions);
+              if (gone.contains(p) && !owned.contains(p) && doors.get().forgo(repo)) {
+                dropped++;
+              }
+            }
+            LOG.infof("Doorbell partitions %s taken away: %d passes owed dropped", gone, dropped);
+          } catch (RuntimeException e) {
+            LOG.warnf("Doorbell partitions %s taken away: %s", gone, e.getMessage());
+          }
+        });
+  }
+
+  @Override
+  public void onPartitionsLost(Consumer<?, ?> consumer, Collection<TopicPartition> lost) {
+    onPartitionsRevoked(consumer, lost);
   }
 
   @PreDestroy
