@@ -120,13 +120,8 @@ class SchedulerQueueIT {
     shape.startScheduler();
     // A standby, which takes over when the test kills the leader.
     shape.startScheduler();
-    // Queue records ring through frames (PullDoorbellsIT); a frame a loaded machine loses is
-    // found by the sweep, as in production, here within 30 s rather than ten minutes.
     shape.startIngester(
-        Map.of(
-            "knotless.ingester.pulls", "true",
-            "knotless.ingester.queue", "true",
-            "knotless.ingester.sweep", "30s"));
+        Map.of("knotless.ingester.pulls", "true", "knotless.ingester.queue", "true"));
   }
 
   @AfterAll
@@ -239,6 +234,7 @@ class SchedulerQueueIT {
     Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
     open(moving, 1, 0, "unused");
     long before = generation(moving);
+    queueAll(moving, false);
     // The push comes once the batch's pod runs: a cancel before then ends the run with no pod.
     String batchKeys = CheckKeys.queuePrefix(moving.account.did(), moving.key(), MAIN);
     AtomicReference<String> batchPod = new AtomicReference<>();
