@@ -1,0 +1,83 @@
+package dev.knotless.storage;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.space.SpaceClient;
+import dev.knotless.atproto.space.SpaceErrors;
+import dev.knotless.atproto.space.SpaceId;
+import dev.knotless.atproto.space.SpaceRecords;
+import dev.knotless.atproto.space.XrpcSpaceClient;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Optional;
+
+/**
+ * Private repositories: a repository's records in its owner's space of the same name, read and
+ * written through the owner's space host as a member. The host is the owner's PDS, or {@code
+ * KNOTLESS_SPACE_HOST} where spaces are kept elsewhere (the harness's space host, while no PDS
+ * keeps them).
+ */
+public final class PrivateRepos {
+  /** Names the host that keeps every owner's spaces, instead of each owner's PDS. */
+  public static final String HOST_ENV = "KNOTLESS_SPACE_HOST";
+
+  private PrivateRepos() {}
+
+  /** Where {@code repo}'s owner keeps their spaces. */
+  public static URI host(KnotlessRepos repos, RepoAddress repo) {
+    String h = repos.env().get(HOST_ENV);
+    return h == null || h.isBlank() ? repo.pds() : URI.create(h.strip());
+  }
+
+  /** The space a private repository's records live in: its owner's, of its name. */
+  public static SpaceId space(RepoAddress repo) {
+    return new SpaceId(repo.did(), repo.name());
+  }
+
+  /** A space client of {@code repo}'s space host, calling as {@code self} (logged in). */
+  public static SpaceClient client(KnotlessRepos repos, RepoAddress repo, XrpcClient self) {
+    return new XrpcSpaceClient(XrpcClient.create(host(repos, repo)), self, repos.clock());
+  }
+
+  /**
+   * The repository's space as records to read and write, as the person logged in: empty when no one
+   * is logged in, when the owner has no space of that name, or when their host keeps no spaces.
+   *
+   * @throws IOException saying the repository is private and who is not a member of it, when the
+   *     host refuses the person logged in
+   */
+  public static Optional<SpaceRecords> open(KnotlessRepos repos, RepoAddress repo)
+      throws IOException {
+    if (repos.self().isEmpty()) {
+      return Optional.empty();
+    }
+    XrpcClient self = repos.member();
+    SpaceClient client = client(repos, repo, self);
+    SpaceId space = space(repo);
+    try {
+      client.getRecord(space, repo.did(), Lexicons.REPO, repo.name());
+    } catch (XrpcException e) {
+      if (SpaceErrors.notMember(e)) {
+        throw new IOException(
+            repo.url()
+                + " is private, and "
+                + self.did()
+                + " is not a member of its space: its owner has to make you one",
+            e);
+      }
+      if (SpaceErrors.spaceNotFound(e) || keepsNoSpaces(e)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    return Optional.of(new SpaceRecords(client, space, host(repos, repo)));
+  }
+
+  /** Whether the host answered as one with no {@code com.atproto.space.*} methods at all. */
+  static boolean keepsNoSpaces(XrpcException e) {
+    return e.status() == 404
+        || e.status() == 501
+        || "MethodNotImplemented".equals(e.error())
+        || "XRPCNotSupported".equals(e.error());
+  }
+}
