@@ -42,7 +42,13 @@ final class PrivateCreate {
         throw new IOException(repo.url() + " already exists; nothing was changed", e);
       }
       throw new IOException(
-          "could not make a space for " + repo.url() + " at " + PrivateRepos.host(repos, repo), e);
+          "could not make a space for "
+              + repo.url()
+              + " at "
+              + PrivateRepos.host(repos, repo)
+              + ": "
+              + e.getMessage(),
+          e);
     }
     spaces.applyWrites(space, List.of(Write.create(Lexicons.REPO, repo.name(), record.toJson())));
     for (String runner : runners) {

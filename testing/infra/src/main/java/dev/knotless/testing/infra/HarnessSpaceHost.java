@@ -105,7 +105,9 @@ public final class HarnessSpaceHost implements AutoCloseable {
     server.createContext(
         "/xrpc/" + method,
         ex -> {
-          try (ex) {
+          // The exchange is closed after the reply, refusals included: not by a try-with-resources
+          // around the catches, which would close it before they answer.
+          try {
             Map<String, String> q = HarnessAppview.params(ex.getRequestURI().getRawQuery());
             JsonNode out;
             synchronized (this) {
@@ -116,6 +118,10 @@ public final class HarnessSpaceHost implements AutoCloseable {
             HarnessAppview.send(ex, r.status, HarnessAppview.error(r.error, r.getMessage()));
           } catch (RuntimeException e) {
             HarnessAppview.send(ex, 400, HarnessAppview.error("InvalidRequest", e.toString()));
+          } catch (IOException | Error e) {
+            HarnessAppview.send(ex, 500, HarnessAppview.error("InternalServerError", e.toString()));
+          } finally {
+            ex.close();
           }
         });
   }
@@ -295,7 +301,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
   }
 
   private void getBlob(HttpExchange ex) throws IOException {
-    try (ex) {
+    try {
       Map<String, String> q = HarnessAppview.params(ex.getRequestURI().getRawQuery());
       byte[] data;
       try {
@@ -312,6 +318,8 @@ public final class HarnessSpaceHost implements AutoCloseable {
       try (OutputStream o = ex.getResponseBody()) {
         o.write(data);
       }
+    } finally {
+      ex.close();
     }
   }
 

@@ -1,0 +1,176 @@
+package dev.knotless.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.space.SpaceId;
+import dev.knotless.atproto.space.XrpcSpaceClient;
+import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.PrivateRepos;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessSpaceHost;
+import dev.knotless.testing.infra.ToolRun;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A private repository end to end, against the reference PDS and the harness's space host: made
+ * with {@code knotless create --private}, pushed, cloned and fetched by a member through plain git
+ * and git-remote-knotless, refused to an account that is not a member (and to one no longer a
+ * member), none of it in the owner's public records, and deleted with its space.
+ */
+@WithPds
+class PrivateRepositoryIT {
+
+  record Git(int exit, String out, String err) {}
+
+  private static Map<String, String> person(
+      PdsInstance pds, Account as, Path home, HarnessSpaceHost host) {
+    Map<String, String> env = ToolRun.env(pds, as, home);
+    String bin =
+        System.getProperty("knotless.bin", Path.of("../../bin").toAbsolutePath().toString());
+    env.put("PATH", bin + ":" + System.getenv("PATH"));
+    env.put("XDG_CONFIG_HOME", home.resolve(".config").toString());
+    env.put("KNOTLESS_COMPACT", "off");
+    env.put("KNOTLESS_HELPER_DAEMON", "off");
+    env.put("GIT_CONFIG_NOSYSTEM", "1");
+    env.put("GIT_AUTHOR_NAME", "Test Person");
+    env.put("GIT_AUTHOR_EMAIL", "person@example.test");
+    env.put("GIT_COMMITTER_NAME", "Test Person");
+    env.put("GIT_COMMITTER_EMAIL", "person@example.test");
+    env.put(PrivateRepos.HOST_ENV, host.url().toString());
+    return env;
+  }
+
+  private static Git git(Map<String, String> env, Path dir, String... args) throws Exception {
+    Files.createDirectories(dir);
+    ProcessBuilder pb = new ProcessBuilder(concat("git", args)).directory(dir.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    p.getOutputStream().close();
+    var out = p.getInputStream().readAllBytes();
+    var err = p.getErrorStream().readAllBytes();
+    if (!p.waitFor(5, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("git " + String.join(" ", args) + " did not end");
+    }
+    return new Git(
+        p.exitValue(),
+        new String(out, StandardCharsets.UTF_8),
+        new String(err, StandardCharsets.UTF_8));
+  }
+
+  private static String ok(Map<String, String> env, Path dir, String... args) throws Exception {
+    Git g = git(env, dir, args);
+    assertEquals(0, g.exit(), "git " + String.join(" ", args) + ": " + g.err());
+    return g.out();
+  }
+
+  private static String[] concat(String first, String[] rest) {
+    String[] all = new String[rest.length + 1];
+    all[0] = first;
+    System.arraycopy(rest, 0, all, 1, rest.length);
+    return all;
+  }
+
+  private static ToolRun.Ran knotless(Map<String, String> env, String... argv) {
+    return ToolRun.run(env, ctx -> KnotlessCli.run(List.of(argv), ctx));
+  }
+
+  private static String commit(Map<String, String> env, Path repo, String file, String text)
+      throws Exception {
+    Files.writeString(repo.resolve(file), text);
+    ok(env, repo, "add", file);
+    ok(env, repo, "commit", "-q", "-m", "add " + file);
+    return ok(env, repo, "rev-parse", "HEAD").strip();
+  }
+
+  @Test
+  void anOwnersPrivateRepositoryIsReadByMembersOnlyAndGoesWithItsSpace(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("prvo");
+    Account member = pds.createAccount("prvm");
+    Account stranger = pds.createAccount("prvs");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl())) {
+      Map<String, String> me = person(pds, owner, tmp.resolve("owner"), host);
+      Map<String, String> them = person(pds, member, tmp.resolve("member"), host);
+      Map<String, String> other = person(pds, stranger, tmp.resolve("stranger"), host);
+      String url = "knotless://" + owner.handle() + "/secret";
+      String space = owner.did() + "/secret";
+
+      ToolRun.Ran made =
+          knotless(me, "create", owner.handle() + "/secret", "--private", "--no-runner");
+      assertEquals(0, made.exit(), made.all());
+      assertTrue(made.out().contains("private"), made.out());
+      assertTrue(host.exists(space));
+      ToolRun.Ran again = knotless(me, "create", owner.handle() + "/secret", "--private");
+      assertNotEquals(0, again.exit());
+      assertTrue(again.all().contains("already exists"), again.all());
+
+      Path work = tmp.resolve("work");
+      ok(me, work, "init", "-q", "-b", "main");
+      String first = commit(me, work, "a.txt", "a\n");
+      ok(me, work, "remote", "add", "origin", url);
+      ok(me, work, "push", "-q", "origin", "main");
+
+      // Nothing of it is in the owner's public records.
+      XrpcClient anyone = XrpcClient.create(pds.pdsUrl());
+      for (String c : List.of(Lexicons.REPO, Lexicons.REF, Lexicons.PACK)) {
+        assertEquals(List.of(), anyone.listRecords(owner.did(), c, 100, null, false).records(), c);
+      }
+      assertTrue(host.records(space, owner.did()) >= 3, "repo, ref and pack in the space");
+
+      // The owner makes the member one (runners add does so in a later change).
+      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
+      ownerPds.login(owner.handle(), owner.password());
+      var spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
+      spaces.addMember(SpaceId.parse(space), member.did());
+
+      ok(them, tmp, "clone", "-q", url, "theirs");
+      Path theirs = tmp.resolve("theirs");
+      assertEquals(first, ok(them, theirs, "rev-parse", "HEAD").strip());
+      String second = commit(me, work, "b.txt", "b\n");
+      ok(me, work, "push", "-q", "origin", "main");
+      ok(them, theirs, "pull", "-q", "--ff-only");
+      assertEquals(second, ok(them, theirs, "rev-parse", "HEAD").strip());
+
+      // Not a member: a refusal naming why, never an empty repository.
+      Git refused = git(other, tmp, "clone", "-q", url, "strangers");
+      assertNotEquals(0, refused.exit());
+      assertTrue(refused.err().contains(url + " is private"), refused.err());
+      assertTrue(refused.err().contains(stranger.did() + " is not a member"), refused.err());
+      assertFalse(Files.exists(tmp.resolve("strangers").resolve("a.txt")));
+
+      // A member removed reads no more.
+      spaces.removeMember(SpaceId.parse(space), member.did());
+      Git removed = git(them, theirs, "fetch", "-q", "origin");
+      assertNotEquals(0, removed.exit());
+      assertTrue(removed.err().contains(member.did() + " is not a member"), removed.err());
+
+      // Deleting the repository deletes its space and everything in it.
+      ToolRun.Ran gone = knotless(me, "repo", "delete", owner.handle() + "/secret", "--yes");
+      assertEquals(0, gone.exit(), gone.all());
+      assertTrue(gone.out().contains("its space " + space), gone.out());
+      assertFalse(host.exists(space));
+      Git afterDelete = git(me, tmp, "clone", "-q", url, "afterDelete");
+      assertEquals(0, afterDelete.exit(), afterDelete.err());
+      assertNotEquals(
+          0,
+          git(me, tmp.resolve("afterDelete"), "rev-parse", "--verify", "-q", "HEAD").exit(),
+          "nothing of the deleted history is cloned");
+    }
+  }
+}
