@@ -13,9 +13,9 @@ import java.util.Optional;
 
 /**
  * Private repositories: a repository's records in its owner's space of the same name, read and
- * written through the owner's space host as a member. The host is the owner's PDS, or {@code
- * KNOTLESS_SPACE_HOST} where spaces are kept elsewhere (the harness's space host, while no PDS
- * keeps them).
+ * written through the owner's space host as a member. The host is {@code KNOTLESS_SPACE_HOST} (the
+ * harness's space host, while no PDS keeps spaces), else the owner's PDS; a read looks for a
+ * private repository only where a host is named ({@link #hostNamed}).
  */
 public final class PrivateRepos {
   /** Names the host that keeps every owner's spaces, instead of each owner's PDS. */
@@ -27,6 +27,16 @@ public final class PrivateRepos {
   public static URI host(KnotlessRepos repos, RepoAddress repo) {
     String h = repos.env().get(HOST_ENV);
     return h == null || h.isBlank() ? repo.pds() : URI.create(h.strip());
+  }
+
+  /**
+   * Whether a space host is named. No released PDS keeps spaces, so a name that holds no public
+   * repository is looked for in a space only then: elsewhere it would cost each new repository's
+   * first push three calls for an answer known in advance.
+   */
+  public static boolean hostNamed(KnotlessRepos repos) {
+    String h = repos.env().get(HOST_ENV);
+    return h != null && !h.isBlank();
   }
 
   /** The space a private repository's records live in: its owner's, of its name. */
@@ -48,7 +58,7 @@ public final class PrivateRepos {
    */
   public static Optional<SpaceRecords> open(KnotlessRepos repos, RepoAddress repo)
       throws IOException {
-    if (repos.self().isEmpty()) {
+    if (repos.self().isEmpty() || !hostNamed(repos)) {
       return Optional.empty();
     }
     XrpcClient self = repos.member();
@@ -78,6 +88,7 @@ public final class PrivateRepos {
     return e.status() == 404
         || e.status() == 501
         || "MethodNotImplemented".equals(e.error())
-        || "XRPCNotSupported".equals(e.error());
+        || "XRPCNotSupported".equals(e.error())
+        || String.valueOf(e.serverMessage()).startsWith("No service configured for");
   }
 }
