@@ -154,6 +154,20 @@ class PrivateRepositoryIT {
       assertTrue(refused.err().contains(stranger.did() + " is not a member"), refused.err());
       assertFalse(Files.exists(tmp.resolve("strangers").resolve("a.txt")));
 
+      // No one logged in: nothing can be read, and git is told why the repository looks empty.
+      Map<String, String> nobody = person(pds, null, tmp.resolve("nobody"), host);
+      Git anonymous = git(nobody, tmp, "clone", "-q", url, "anonymous");
+      assertFalse(Files.exists(tmp.resolve("anonymous").resolve("a.txt")));
+      assertTrue(anonymous.err().contains("if it is private, log in"), anonymous.err());
+
+      // With a space host named, the owner's new public repository is still made in public.
+      Path open = tmp.resolve("open");
+      ok(me, open, "init", "-q", "-b", "main");
+      commit(me, open, "o.txt", "o\n");
+      ok(me, open, "push", "-q", "knotless://" + owner.handle() + "/open", "main");
+      assertTrue(anyone.findRecord(owner.did(), Lexicons.REPO, "open").isPresent());
+      assertFalse(host.exists(owner.did() + "/open"));
+
       // A member removed reads no more.
       spaces.removeMember(SpaceId.parse(space), member.did());
       Git removed = git(them, theirs, "fetch", "-q", "origin");
