@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -116,9 +117,11 @@ class PrivateRepositoryIT {
       assertEquals(0, made.exit(), made.all());
       assertTrue(made.out().contains("private"), made.out());
       assertTrue(host.exists(space));
-      ToolRun.Ran again = knotless(me, "create", owner.handle() + "/secret", "--private");
-      assertNotEquals(0, again.exit());
-      assertTrue(again.all().contains("already exists"), again.all());
+      for (String flag : List.of("--private", "--no-runner")) {
+        ToolRun.Ran again = knotless(me, "create", owner.handle() + "/secret", flag);
+        assertNotEquals(0, again.exit(), flag);
+        assertTrue(again.all().contains("already exists"), flag + ": " + again.all());
+      }
 
       Path work = tmp.resolve("work");
       ok(me, work, "init", "-q", "-b", "main");
@@ -142,10 +145,17 @@ class PrivateRepositoryIT {
       ok(them, tmp, "clone", "-q", url, "theirs");
       Path theirs = tmp.resolve("theirs");
       assertEquals(first, ok(them, theirs, "rev-parse", "HEAD").strip());
+      // A pack past the inline limit goes over blobs, which only members read.
+      byte[] noise = new byte[400 * 1024];
+      new java.util.Random(37).nextBytes(noise);
+      Files.write(work.resolve("noise.bin"), noise);
+      ok(me, work, "add", "noise.bin");
       String second = commit(me, work, "b.txt", "b\n");
       ok(me, work, "push", "-q", "origin", "main");
+      assertTrue(host.blobs(space, owner.did()) >= 1, "the big pack is in the space's blobs");
       ok(them, theirs, "pull", "-q", "--ff-only");
       assertEquals(second, ok(them, theirs, "rev-parse", "HEAD").strip());
+      assertArrayEquals(noise, Files.readAllBytes(theirs.resolve("noise.bin")));
 
       // Not a member: a refusal naming why, never an empty repository.
       Git refused = git(other, tmp, "clone", "-q", url, "strangers");

@@ -5,6 +5,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.records.RepoRecord;
 import dev.knotless.storage.secrets.DefaultRunner;
@@ -65,6 +66,10 @@ public final class CreateCommand {
     if (isPrivate) {
       PrivateCreate.create(repos, repo, record, runners, ctx);
       return 0;
+    }
+    // The look covers the owner's space of the name too, where one is kept.
+    if (PrivateRepos.hostNamed(repos) && PrivateRepos.open(repos, repo).isPresent()) {
+      throw new IOException(repo.url() + " already exists; nothing was changed");
     }
     try {
       repos

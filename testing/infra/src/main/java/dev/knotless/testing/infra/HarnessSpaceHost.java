@@ -101,6 +101,16 @@ public final class HarnessSpaceHost implements AutoCloseable {
     }
   }
 
+  /** How many blobs {@code did} holds in the space (0 if none). */
+  public synchronized int blobs(String space, String did) throws IOException {
+    try {
+      SpaceStore.Repo r = store.space(space).repos.get(did);
+      return r == null ? 0 : r.blobs.size();
+    } catch (SpaceStore.Refusal e) {
+      throw new IOException(e.getMessage());
+    }
+  }
+
   private void route(String method, Handler h) {
     server.createContext(
         "/xrpc/" + method,
