@@ -2,6 +2,7 @@ package dev.knotless.storage;
 
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.cache.SpaceCredentialFile;
 import dev.knotless.atproto.space.SpaceClient;
 import dev.knotless.atproto.space.SpaceErrors;
 import dev.knotless.atproto.space.SpaceId;
@@ -44,9 +45,16 @@ public final class PrivateRepos {
     return new SpaceId(repo.did(), repo.name());
   }
 
-  /** A space client of {@code repo}'s space host, calling as {@code self} (logged in). */
+  /**
+   * A space client of {@code repo}'s space host, calling as {@code self} (logged in), its space
+   * credentials kept in the config directory for the next process.
+   */
   public static SpaceClient client(KnotlessRepos repos, RepoAddress repo, XrpcClient self) {
-    return new XrpcSpaceClient(XrpcClient.create(host(repos, repo)), self, repos.clock());
+    return new XrpcSpaceClient(
+        XrpcClient.create(host(repos, repo)),
+        self,
+        repos.clock(),
+        SpaceCredentialFile.fromEnvironment(repos.env()));
   }
 
   /**

@@ -145,6 +145,10 @@ class PrivateRepositoryIT {
       ok(them, tmp, "clone", "-q", url, "theirs");
       Path theirs = tmp.resolve("theirs");
       assertEquals(first, ok(them, theirs, "rev-parse", "HEAD").strip());
+      // Each git operation is a process of its own; the credentials saved in each person's
+      // config directory serve the next ones.
+      int given = host.credentialsGiven();
+
       // A pack past the inline limit goes over blobs, which only members read.
       byte[] noise = new byte[400 * 1024];
       new java.util.Random(37).nextBytes(noise);
@@ -156,6 +160,10 @@ class PrivateRepositoryIT {
       ok(them, theirs, "pull", "-q", "--ff-only");
       assertEquals(second, ok(them, theirs, "rev-parse", "HEAD").strip());
       assertArrayEquals(noise, Files.readAllBytes(theirs.resolve("noise.bin")));
+      assertEquals(given, host.credentialsGiven(), "no credential asked for again");
+      assertTrue(
+          Files.readString(tmp.resolve("member/config/spaces.json")).contains(space),
+          "the member's credential is kept beside its session");
 
       // Not a member: a refusal naming why, never an empty repository.
       Git refused = git(other, tmp, "clone", "-q", url, "strangers");

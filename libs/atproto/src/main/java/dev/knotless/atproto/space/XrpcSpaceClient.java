@@ -20,7 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A {@link SpaceClient} over XRPC, to the host that keeps the spaces (a space-capable PDS, or the
@@ -42,19 +41,27 @@ public final class XrpcSpaceClient implements SpaceClient {
   private final XrpcClient host;
   private final XrpcClient self;
   private final Clock clock;
-  private final Map<SpaceId, Credential> credentials = new ConcurrentHashMap<>();
+  private final SpaceCredentials credentials;
   private volatile String hostDid;
-
-  private record Credential(String token, Instant expires) {}
 
   /**
    * @param host an anonymous client of the space host
    * @param self a client logged in to the caller's own PDS, which mints their service tokens
    */
   public XrpcSpaceClient(XrpcClient host, XrpcClient self, Clock clock) {
+    this(host, self, clock, SpaceCredentials.inMemory());
+  }
+
+  /**
+   * As {@link #XrpcSpaceClient(XrpcClient, XrpcClient, Clock)}, keeping credentials in {@code
+   * credentials}.
+   */
+  public XrpcSpaceClient(
+      XrpcClient host, XrpcClient self, Clock clock, SpaceCredentials credentials) {
     this.host = host;
     this.self = self;
     this.clock = clock;
+    this.credentials = credentials;
   }
 
   @Override
@@ -77,7 +84,7 @@ public final class XrpcSpaceClient implements SpaceClient {
   @Override
   public void deleteSpace(SpaceId space) throws XrpcException {
     asSelf("deleteSpace", Json.object().put("space", space.toString()));
-    credentials.remove(space);
+    credentials.get(key(space)).ifPresent(h -> credentials.remove(key(space), h));
   }
 
   @Override
@@ -259,22 +266,27 @@ public final class XrpcSpaceClient implements SpaceClient {
 
   /** Runs {@code call} with the space's credential, once more with a fresh one if it went stale. */
   private <T> T withCredential(SpaceId space, Call<T> call) throws XrpcException {
-    Credential c = credential(space);
+    SpaceCredentials.Held c = credential(space);
     try {
       return call.with(c.token());
     } catch (XrpcException e) {
       if (!SpaceErrors.staleCredential(e)) {
         throw e;
       }
-      credentials.remove(space, c);
+      credentials.remove(key(space), c);
       return call.with(credential(space).token());
     }
   }
 
-  private Credential credential(SpaceId space) throws XrpcException {
-    Credential c = credentials.get(space);
-    if (c != null && clock.instant().plus(EARLY).isBefore(c.expires())) {
-      return c;
+  /** Where this caller's credential for {@code space} at this host is kept. */
+  private String key(SpaceId space) {
+    return did() + " " + host.service() + " " + space;
+  }
+
+  private SpaceCredentials.Held credential(SpaceId space) throws XrpcException {
+    Optional<SpaceCredentials.Held> kept = credentials.get(key(space));
+    if (kept.isPresent() && clock.instant().plus(EARLY).isBefore(kept.get().expires())) {
+      return kept.get();
     }
     JsonNode r = asSelf("getCredential", Json.object().put("space", space.toString()));
     String token = r.path("credential").asText("");
@@ -289,8 +301,8 @@ public final class XrpcSpaceClient implements SpaceClient {
     } catch (java.time.format.DateTimeParseException e) {
       throw hostile("getCredential", "answered with no expiresAt time");
     }
-    Credential fresh = new Credential(token, expires);
-    credentials.put(space, fresh);
+    SpaceCredentials.Held fresh = new SpaceCredentials.Held(token, expires);
+    credentials.put(key(space), fresh);
     return fresh;
   }
 

@@ -39,6 +39,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
   private final SpaceStore store = new SpaceStore();
   private final Map<String, Credential> credentials = new HashMap<>();
   private final SecureRandom random = new SecureRandom();
+  private int credentialsGiven;
 
   private record Credential(String space, String did, Instant expires) {}
 
@@ -99,6 +100,11 @@ public final class HarnessSpaceHost implements AutoCloseable {
     } catch (SpaceStore.Refusal e) {
       throw new IOException(e.getMessage());
     }
+  }
+
+  /** How many space credentials it has given. */
+  public synchronized int credentialsGiven() {
+    return credentialsGiven;
   }
 
   /** How many blobs {@code did} holds in the space (0 if none). */
@@ -220,6 +226,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
     String token = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     Instant expires = clock.instant().plus(CREDENTIAL);
     credentials.put(token, new Credential(space, did, expires));
+    credentialsGiven++;
     return JSON.createObjectNode().put("credential", token).put("expiresAt", expires.toString());
   }
 
