@@ -99,6 +99,33 @@ class PrivateRepositoryIT {
     return ok(env, repo, "rev-parse", "HEAD").strip();
   }
 
+  /** {@code knotless repo compact} run eleven minutes from now, when the packs are old enough. */
+  private static ToolRun.Ran compactLater(Map<String, String> env, String url) {
+    Clock later = Clock.offset(Clock.systemUTC(), java.time.Duration.ofMinutes(11));
+    var out = new java.io.ByteArrayOutputStream();
+    var err = new java.io.ByteArrayOutputStream();
+    int exit =
+        KnotlessCli.run(
+            List.of("repo", "compact", url),
+            new dev.knotless.storage.cli.CliContext(
+                env,
+                new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+                new java.io.PrintStream(err, true, StandardCharsets.UTF_8),
+                () -> {
+                  var cache = dev.knotless.storage.StorageCache.fromEnvironment(env, later);
+                  return new dev.knotless.storage.KnotlessRepos(
+                      dev.knotless.atproto.identity.IdentityResolver.fromEnvironment(
+                          env, cache.local()),
+                      cache,
+                      dev.knotless.atproto.cache.SessionStore.fromEnvironment(env),
+                      later,
+                      dev.knotless.storage.Settings.fromEnvironment(env),
+                      env);
+                }));
+    return new ToolRun.Ran(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
   @Test
   void anOwnersPrivateRepositoryIsReadByMembersOnlyAndGoesWithItsSpace(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
@@ -164,6 +191,13 @@ class PrivateRepositoryIT {
       assertTrue(
           Files.readString(tmp.resolve("member/config/spaces.json")).contains(space),
           "the member's credential is kept beside its session");
+
+      // Compaction folds the packs in the space, and a member's clone reads the result.
+      ToolRun.Ran folded = compactLater(me, url);
+      assertEquals(0, folded.exit(), folded.all());
+      assertTrue(folded.out().startsWith("folded 2 packs"), folded.out());
+      ok(them, tmp, "clone", "-q", url, "afterCompaction");
+      assertEquals(second, ok(them, tmp.resolve("afterCompaction"), "rev-parse", "HEAD").strip());
 
       // Not a member: a refusal naming why, never an empty repository.
       Git refused = git(other, tmp, "clone", "-q", url, "strangers");
