@@ -231,6 +231,18 @@ class PrivateRepositoryIT {
       assertEquals(0, gone.exit(), gone.all());
       assertTrue(gone.out().contains("its space " + space), gone.out());
       assertFalse(host.exists(space));
+      // Deleting the account's knotless data deletes the spaces it owns first.
+      assertEquals(
+          0, knotless(me, "create", owner.handle() + "/other", "--private", "--no-runner").exit());
+      ToolRun.Ran all = knotless(me, "account", "delete-data", "--yes");
+      assertEquals(0, all.exit(), all.all());
+      assertTrue(all.out().contains("1 space of private repositories"), all.out());
+      assertTrue(
+          all.out().contains("deleted space " + owner.did() + "/other and everything in it"),
+          all.out());
+      assertFalse(host.exists(owner.did() + "/other"));
+      assertFalse(anyone.findRecord(owner.did(), Lexicons.REPO, "open").isPresent());
+
       Git afterDelete = git(me, tmp, "clone", "-q", url, "afterDelete");
       assertEquals(0, afterDelete.exit(), afterDelete.err());
       assertNotEquals(

@@ -31,6 +31,9 @@ public interface SpaceClient {
   /** Deletes a space of the caller's and everything in it: every member's records and blobs. */
   void deleteSpace(SpaceId space) throws XrpcException;
 
+  /** The spaces the caller owns, as delete-data deletes them. */
+  List<SpaceId> ownedSpaces() throws XrpcException;
+
   /** Makes {@code did} a member of a space of the caller's. Adding a member twice is no change. */
   void addMember(SpaceId space, String did) throws XrpcException;
 

@@ -88,6 +88,24 @@ public final class XrpcSpaceClient implements SpaceClient {
   }
 
   @Override
+  public List<SpaceId> ownedSpaces() throws XrpcException {
+    List<SpaceId> out = new ArrayList<>();
+    for (JsonNode n : asSelf("listSpaces", Json.object()).path("spaces")) {
+      SpaceId id;
+      try {
+        id = SpaceId.parse(n.asText(""));
+      } catch (IllegalArgumentException e) {
+        throw hostile("listSpaces", "named a space that is not one: " + clip(n));
+      }
+      if (!id.owner().equals(did())) {
+        throw hostile("listSpaces", "named a space of another account: " + id);
+      }
+      out.add(id);
+    }
+    return out;
+  }
+
+  @Override
   public void addMember(SpaceId space, String did) throws XrpcException {
     asSelf("addMember", Json.object().put("space", space.toString()).put("did", did));
   }

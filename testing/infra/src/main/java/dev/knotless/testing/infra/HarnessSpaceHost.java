@@ -62,6 +62,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
     h.route("com.atproto.server.describeServer", (ex, q) -> h.describe());
     h.route(NS + "createSpace", h::createSpace);
     h.route(NS + "deleteSpace", h::deleteSpace);
+    h.route(NS + "listSpaces", h::listSpaces);
     h.route(NS + "addMember", (ex, q) -> h.membership(ex, true));
     h.route(NS + "removeMember", (ex, q) -> h.membership(ex, false));
     h.route(NS + "getCredential", h::getCredential);
@@ -196,6 +197,13 @@ public final class HarnessSpaceHost implements AutoCloseable {
     store.delete(space);
     credentials.values().removeIf(c -> c.space().equals(space));
     return JSON.createObjectNode();
+  }
+
+  private JsonNode listSpaces(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
+    String did = owner(ex, NS + "listSpaces");
+    ObjectNode out = JSON.createObjectNode();
+    store.ownedBy(did).forEach(out.putArray("spaces")::add);
+    return out;
   }
 
   private JsonNode membership(HttpExchange ex, boolean add) throws IOException, SpaceStore.Refusal {

@@ -93,6 +93,15 @@ final class SpaceStore {
     spaces.remove(id);
   }
 
+  /** The spaces {@code did} owns, by name. */
+  List<String> ownedBy(String did) {
+    return spaces.entrySet().stream()
+        .filter(e -> e.getValue().owner.equals(did))
+        .map(Map.Entry::getKey)
+        .sorted()
+        .toList();
+  }
+
   boolean exists(String id) {
     return spaces.containsKey(id);
   }
