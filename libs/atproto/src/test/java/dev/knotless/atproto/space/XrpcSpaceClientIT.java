@@ -270,6 +270,17 @@ class XrpcSpaceClientIT {
     assertTrue(other.getMessage().contains("another space"), other.getMessage());
   }
 
+  @Test
+  void ownedSpacesRefusesASpaceOfAnotherAccountOrNoSpaceAtAll() throws Exception {
+    json("com.atproto.space.listSpaces", 200, "{\"spaces\":[\"" + ME + "/box\"]}");
+    assertEquals(List.of(new SpaceId(ME, "box")), client.ownedSpaces());
+    json("com.atproto.space.listSpaces", 200, "{\"spaces\":[\"" + OWNER + "/box\"]}");
+    XrpcException e = assertThrows(XrpcException.class, () -> client.ownedSpaces());
+    assertTrue(e.getMessage().contains("another account"), e.getMessage());
+    json("com.atproto.space.listSpaces", 200, "{\"spaces\":[\"../../etc\"]}");
+    assertThrows(XrpcException.class, () -> client.ownedSpaces());
+  }
+
   private SpaceClient freshClient() {
     URI url = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     HttpClient http = HttpClient.newHttpClient();

@@ -53,6 +53,8 @@ class HarnessSpaceHostIT {
       XrpcException twice = assertThrows(XrpcException.class, () -> o.createSpace("box"));
       assertEquals("SpaceAlreadyExists", twice.error());
 
+      assertEquals(List.of(space), o.ownedSpaces());
+      assertEquals(List.of(), m.ownedSpaces());
       o.applyWrites(space, List.of(Write.create("dev.knotless.repo", "box", Json.object())));
       SpaceRepos first = o.listRepos(space, null);
       assertEquals(List.of(owner.did()), first.repos().stream().map(SpaceRepos.Repo::did).toList());
