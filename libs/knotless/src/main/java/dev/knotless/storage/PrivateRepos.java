@@ -1,5 +1,6 @@
 package dev.knotless.storage;
 
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.cache.SpaceCredentialFile;
@@ -89,6 +90,27 @@ public final class PrivateRepos {
       throw e;
     }
     return Optional.of(new SpaceRecords(client, space, host(repos, repo)));
+  }
+
+  /**
+   * Refuses, naming the command, when {@code repo} is a private repository (where a space host is
+   * named and the name holds no public repository): for the commands that do not work on one yet,
+   * which would otherwise say there is no such repository.
+   */
+  public static void refuseIfPrivate(
+      KnotlessRepos repos, RepoAddress repo, RecordStore publicRecords, String command)
+      throws IOException {
+    if (!hostNamed(repos)
+        || publicRecords.findRecord(repo.did(), Lexicons.REPO, repo.name()).isPresent()) {
+      return;
+    }
+    if (open(repos, repo).isPresent()) {
+      throw new IOException(
+          repo.url()
+              + " is private, and "
+              + command
+              + " does not work on private repositories yet");
+    }
   }
 
   /** Whether the host answered as one with no {@code com.atproto.space.*} methods at all. */

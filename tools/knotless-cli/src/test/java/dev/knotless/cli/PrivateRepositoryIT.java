@@ -139,8 +139,9 @@ class PrivateRepositoryIT {
       String url = "knotless://" + owner.handle() + "/secret";
       String space = owner.did() + "/secret";
 
+      // The runner named is made a member: here the member's account stands for one.
       ToolRun.Ran made =
-          knotless(me, "create", owner.handle() + "/secret", "--private", "--no-runner");
+          knotless(me, "create", owner.handle() + "/secret", "--private", "--runner", member.did());
       assertEquals(0, made.exit(), made.all());
       assertTrue(made.out().contains("private"), made.out());
       assertTrue(host.exists(space));
@@ -163,11 +164,11 @@ class PrivateRepositoryIT {
       }
       assertTrue(host.records(space, owner.did()) >= 3, "repo, ref and pack in the space");
 
-      // The owner makes the member one (runners add does so in a later change).
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
-      var spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
-      spaces.addMember(SpaceId.parse(space), member.did());
+      // Commands not made for private repositories yet say so, not that there is none.
+      ToolRun.Ran rename = knotless(me, "repo", "rename", owner.handle() + "/secret", "public");
+      assertNotEquals(0, rename.exit());
+      assertTrue(
+          rename.all().contains(url + " is private, and repo rename does not work"), rename.all());
 
       ok(them, tmp, "clone", "-q", url, "theirs");
       Path theirs = tmp.resolve("theirs");
@@ -221,6 +222,9 @@ class PrivateRepositoryIT {
       assertFalse(host.exists(owner.did() + "/open"));
 
       // A member removed reads no more.
+      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
+      ownerPds.login(owner.handle(), owner.password());
+      var spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       spaces.removeMember(SpaceId.parse(space), member.did());
       Git removed = git(them, theirs, "fetch", "-q", "origin");
       assertNotEquals(0, removed.exit());
