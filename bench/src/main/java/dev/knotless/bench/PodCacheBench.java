@@ -34,7 +34,22 @@ public final class PodCacheBench {
   /** The goal: a warm run at least this many times faster than a cold one. */
   static final double GOAL = 3.0;
 
+  private static final java.util.regex.Pattern COPIED_IN =
+      java.util.regex.Pattern.compile("cache /cache: copied into the pod \\((\\d+) ms\\)");
+
+  private static final java.util.regex.Pattern COPIED_OUT =
+      java.util.regex.Pattern.compile("cache /cache: copied out of the pod, .* \\((\\d+) ms\\)");
+
   private PodCacheBench() {}
+
+  /** The milliseconds a log line matched by {@code p} gives, in nanoseconds. */
+  private static long logged(java.util.regex.Pattern p, RunResult r) {
+    java.util.regex.Matcher m = p.matcher(r.logText());
+    if (!m.find()) {
+      throw new IllegalStateException("no line " + p + " in:\n" + r.logText());
+    }
+    return Long.parseLong(m.group(1)) * 1_000_000;
+  }
 
   public static void main(String[] args) throws Exception {
     int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 3;
@@ -53,6 +68,8 @@ public final class PodCacheBench {
     long[] cold = new long[iterations];
     long[] promote = new long[iterations];
     long[] warm = new long[iterations];
+    long[] copyOut = new long[iterations];
+    long[] copyIn = new long[iterations];
     try (KubeApiServer api = KubeApiServer.start();
         TestKubelet kubelet =
             TestKubelet.start(api, Map.of("gvisor", LocalDocker.SANDBOX_RUNTIME), 0);
@@ -75,9 +92,11 @@ public final class PodCacheBench {
                 executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.PROMOTE_ON_PASS);
         cold[i] = CacheBench.took();
         promote[i] = CacheBench.promotedMs(c) * 1_000_000;
+        copyOut[i] = logged(COPIED_OUT, c);
         RunResult w =
             CacheBench.run(executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.READ);
         warm[i] = CacheBench.took();
+        copyIn[i] = logged(COPIED_IN, w);
         if (!w.logText().contains("warm")) {
           throw new IllegalStateException("the second run was not warm:\n" + w.logText());
         }
@@ -95,8 +114,10 @@ public final class PodCacheBench {
     }
     System.out.printf(Locale.ROOT, "%n%-52s %9s %9s %9s%n", "measure (ms)", "median", "min", "max");
     CacheBench.row("cold build on a pod (makes 10,000 files), whole run", cold);
+    CacheBench.row("  of which copy out of the pod and diff", copyOut);
     CacheBench.row("  of which promotion of 10,000 new files", promote);
     CacheBench.row("warm build on a pod (finds them), whole run", warm);
+    CacheBench.row("  of which copy into the pod", copyIn);
     double ratio = (double) median(cold) / median(warm);
     System.out.printf(
         Locale.ROOT,

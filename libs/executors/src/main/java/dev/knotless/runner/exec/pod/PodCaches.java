@@ -77,6 +77,7 @@ final class PodCaches {
       List<RunCaches.View> views = caches.views();
       for (int i = 0; i < views.size(); i++) {
         RunCaches.View v = views.get(i);
+        long begin = System.nanoTime();
         PodCopies.treeIn(
             api,
             pod,
@@ -84,6 +85,12 @@ final class PodCaches {
             paths.root().resolve("cache-" + i + ".tar"),
             Launcher.cacheInCommand(v.containerPath()),
             "cache " + v.containerPath());
+        log.accept(
+            "cache "
+                + v.containerPath()
+                + ": copied into the pod ("
+                + (System.nanoTime() - begin) / 1_000_000
+                + " ms)");
       }
     } catch (IOException | UncheckedIOException | PodCopies.Refused e) {
       throw new StartFailed("could not restore the run's caches: " + e.getMessage(), e);
@@ -128,9 +135,18 @@ final class PodCaches {
       }
       Path staging = paths.root().resolve("cache-out").resolve(Integer.toString(i));
       try {
+        long begin = System.nanoTime();
         PodCopies.treeOut(
             api, pod, v.containerPath(), staging, store.maxBytes(), "cache " + v.containerPath());
-        TreeSync.sync(staging, v.merged());
+        int changed = TreeSync.sync(staging, v.merged());
+        notes.add(
+            "cache "
+                + v.containerPath()
+                + ": copied out of the pod, "
+                + changed
+                + " entries changed ("
+                + (System.nanoTime() - begin) / 1_000_000
+                + " ms)");
       } catch (IOException e) {
         whole = false;
         LOG.warn("cache {} of pod {} was not copied out: {}", v.containerPath(), pod, e.toString());
