@@ -27,7 +27,7 @@ import java.util.Map;
  * run's time over the warm run's beside the goal of 3.
  *
  * <p>Runs as root (overlay mounts on the runner's side). Usage: {@code bin/bench PodCache
- * [iterations (3)]}.
+ * [iterations (3)] [sandbox (gVisor, the default) | trusted (runc)]}.
  */
 public final class PodCacheBench {
 
@@ -53,6 +53,8 @@ public final class PodCacheBench {
 
   public static void main(String[] args) throws Exception {
     int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+    boolean trusted = args.length > 1 && args[1].equals("trusted");
+    String runtime = trusted ? LocalDocker.TRUSTED_RUNTIME : LocalDocker.SANDBOX_RUNTIME;
     LocalDocker.ensure();
     Path root =
         Files.createTempDirectory(
@@ -62,8 +64,10 @@ public final class PodCacheBench {
     Path work = Files.createDirectories(root.resolve("work"));
     System.out.printf(
         Locale.ROOT,
-        "PodCacheBench: %d iterations, 10,000 files in the cache; load average at start: %s%n%n",
+        "PodCacheBench: %d iterations, 10,000 files in the cache, pods under %s;"
+            + " load average at start: %s%n%n",
         iterations,
+        runtime,
         Figures.loadAverage());
     long[] cold = new long[iterations];
     long[] promote = new long[iterations];
@@ -71,13 +75,12 @@ public final class PodCacheBench {
     long[] copyOut = new long[iterations];
     long[] copyIn = new long[iterations];
     try (KubeApiServer api = KubeApiServer.start();
-        TestKubelet kubelet =
-            TestKubelet.start(api, Map.of("gvisor", LocalDocker.SANDBOX_RUNTIME), 0);
+        TestKubelet kubelet = TestKubelet.start(api, Map.of("class", runtime), 0);
         KubernetesClient client = api.client("runs", "bench-token")) {
       PodExecutor executor =
           new PodExecutor(
               new Fabric8PodApi(client, "runs", Duration.ZERO),
-              PodSettings.defaults().withImage(LocalDocker.BUSYBOX).withRuntimes("gvisor", null),
+              PodSettings.defaults().withImage(LocalDocker.BUSYBOX).withRuntimes("class", null),
               "did:plc:podcachebench" + Long.toHexString(System.nanoTime()),
               work,
               Clock.systemUTC(),
