@@ -234,4 +234,75 @@ class PodCachesIT {
         passes(restarted.run(spec(CacheUse.READ, "cat /cache/stamp"), new RunCancellation()));
     assertTrue(after.contains("v2\n"), after);
   }
+
+  @Test
+  void aPodAdoptedAfterItsStepsBeganKeepsNothingOfItsCachesAndSaysSo() throws Exception {
+    passes(run(CacheUse.PROMOTE_ON_PASS, "echo v1 > /cache/stamp"));
+    RunSpec spec =
+        spec(
+                CacheUse.PROMOTE_ON_PASS,
+                "cat /cache/stamp; echo ready; while [ ! -f /knotless/go ]; do sleep 0.05; done;"
+                    + " echo v2 > /cache/stamp")
+            .withOption(new RunKey("cache-key-2"));
+    KubernetesClient firstClient = cluster.api.client(PodCluster.NAMESPACE, cluster.token);
+    PodExecutor first =
+        new PodExecutor(
+            new Fabric8PodApi(firstClient, PodCluster.NAMESPACE, Duration.ZERO),
+            PodCluster.settings(),
+            cluster.runnerDid,
+            Files.createDirectories(work.resolve("a")),
+            Clock.systemUTC(),
+            new CacheStore(cacheDir, CacheStore.DEFAULT_MAX_BYTES),
+            null);
+    java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+    var dying =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () ->
+                first.run(
+                    spec,
+                    new RunCancellation(),
+                    dev.knotless.runner.exec.RunListener.lines(
+                        line -> {
+                          if (line.equals("ready")) {
+                            ready.countDown();
+                          }
+                        })));
+    assertTrue(ready.await(2, java.util.concurrent.TimeUnit.MINUTES), "the step never got ready");
+    // The first scheduler's process dies mid-step: it reaches the API server no more.
+    firstClient.close();
+    dying.handle((r, e) -> r).get(2, java.util.concurrent.TimeUnit.MINUTES);
+    List<Pod> left = pods();
+    assertEquals(1, left.size(), "the dead scheduler's pod stays");
+    String name = left.get(0).getMetadata().getName();
+
+    PodExecutor restarted =
+        cluster.cached(new CacheStore(cacheDir, CacheStore.DEFAULT_MAX_BYTES), null, work);
+    restarted.adopt(Map.of("cache-key-2", name));
+    restarted.removeLeftovers();
+    var adopted =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> restarted.run(spec, new RunCancellation()));
+    try (var exec =
+        cluster
+            .client
+            .pods()
+            .inNamespace(PodCluster.NAMESPACE)
+            .withName(name)
+            .inContainer(RunPod.CONTAINER)
+            .redirectingOutput()
+            .exec("touch", "/knotless/go")) {
+      assertEquals(0, exec.exitCode().get(1, java.util.concurrent.TimeUnit.MINUTES));
+    }
+    String r = passes(adopted.get(2, java.util.concurrent.TimeUnit.MINUTES));
+    assertTrue(
+        r.contains(
+            "cache /cache: not restored, this pod was adopted after its steps began; what the"
+                + " run writes there is not kept"),
+        r);
+    assertFalse(r.contains("promoted"), r);
+
+    String after =
+        passes(restarted.run(spec(CacheUse.READ, "cat /cache/stamp"), new RunCancellation()));
+    assertTrue(after.contains("v1\n"), "the adopted run promoted nothing: " + after);
+  }
 }
