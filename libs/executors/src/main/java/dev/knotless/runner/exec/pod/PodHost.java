@@ -49,6 +49,7 @@ final class PodHost implements StepHost {
   private final boolean adopted;
   private final PodObserver observer;
   private final boolean copyBack;
+  private final PodCaches caches;
   private volatile String copyBackFailed;
   private int steps;
   private long idlePid;
@@ -71,12 +72,13 @@ final class PodHost implements StepHost {
       PodExecutor.Live live,
       boolean adopted,
       PodObserver observer) {
-    this(api, pod, spec, paths, live, adopted, observer, false);
+    this(api, pod, spec, paths, live, adopted, observer, false, null);
   }
 
   /**
    * As above; with {@code copyBack}, the pod's /work replaces the runner's checkout (all but its
-   * .git) before the pod is deleted, for a run whose {@code AfterSteps} reads it (a write-back).
+   * .git) before the pod is deleted, for a run whose {@code AfterSteps} reads it (a write-back);
+   * {@code caches} (null for none) are copied in after the checkout and, after a pass, back out.
    */
   PodHost(
       PodApi api,
@@ -86,8 +88,10 @@ final class PodHost implements StepHost {
       PodExecutor.Live live,
       boolean adopted,
       PodObserver observer,
-      boolean copyBack) {
+      boolean copyBack,
+      PodCaches caches) {
     this.copyBack = copyBack;
+    this.caches = caches;
     this.api = api;
     this.pod = pod;
     this.spec = spec;
@@ -117,6 +121,7 @@ final class PodHost implements StepHost {
           LOG.info("adopted pod {}: its checkout was not finished; it is made again", pod.name());
           checkoutIn();
         }
+        adoptCaches(log);
       } else {
         api.create(pod);
         synchronized (this) {
@@ -135,6 +140,9 @@ final class PodHost implements StepHost {
         }
         observer.running(Duration.ofNanos(System.nanoTime() - made));
         checkoutIn();
+        if (caches != null) {
+          caches.restore(api, pod.name(), log);
+        }
       }
       if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
         idlePid = idlePid();
@@ -151,6 +159,29 @@ final class PodHost implements StepHost {
             + " from "
             + pod.image()
             + (pod.runtimeClassName() == null ? "" : ", runtime class " + pod.runtimeClassName()));
+  }
+
+  /**
+   * The caches of an adopted pod: restored as for a new one if no step began (the runner that made
+   * it may have stopped as it copied them in); else the steps go on with what the pod holds, and
+   * nothing this run writes there is kept, as this runner never opened the bases it read.
+   */
+  private void adoptCaches(Consumer<String> log)
+      throws IOException, InterruptedException, StartFailed {
+    if (caches == null) {
+      return;
+    }
+    if (!PodCopies.stepsBegun(api, pod.name())) {
+      caches.restore(api, pod.name(), log);
+      return;
+    }
+    for (String path : caches.containerPaths()) {
+      log.accept(
+          "cache "
+              + path
+              + ": not restored, this pod was adopted after its steps began; what the run"
+              + " writes there is not kept");
+    }
   }
 
   private void checkoutIn() throws IOException, InterruptedException, StartFailed {
@@ -261,6 +292,23 @@ final class PodHost implements StepHost {
     }
     if (lostReason == null && steps > 0) {
       PodCopies.outputsOut(api, pod.name(), paths.outputs(), MAX_OUTPUTS_COPY_BYTES);
+    }
+  }
+
+  /** The outputs, then, after a pass, what the run wrote at its cache paths. */
+  @Override
+  public void collectOutputs(dev.knotless.runner.exec.RunOutcome outcome)
+      throws IOException, InterruptedException {
+    collectOutputs();
+    if (caches != null
+        && outcome instanceof dev.knotless.runner.exec.RunOutcome.Passed
+        && lostReason == null) {
+      synchronized (this) {
+        if (closed || !created) {
+          return;
+        }
+      }
+      caches.copyOut(api, pod.name());
     }
   }
 
