@@ -32,7 +32,8 @@ class TracesIT {
       on: {push: {refs: [main]}}
       steps:
         - name: hello
-          run: echo traced
+          run: |
+            echo "trace settings in the pod: $(env | grep -ci -e otel -e traceparent)"
       """;
   static final Set<String> SERVICES = Set.of("ingester", "reconciler", "scheduler", "check-writer");
 
@@ -77,6 +78,9 @@ class TracesIT {
     Record ended = Checks.awaitOne(shape, BOUND, c -> c.status().ended() && c.commit().equals(sha));
     CheckRecord check = CheckRecord.fromJson(ended.value());
     assertEquals(CheckStatus.SUCCESS, check.status(), check.toString());
+    String log = Checks.log(shape, check);
+    assertTrue(
+        log.contains("trace settings in the pod: 0\n"), "no trace context in the pod: " + log);
 
     // The trace whose run is this check's, once its last span (the ended event's) is in.
     Checks.await(
