@@ -98,6 +98,11 @@ public final class LocalOtlp implements AutoCloseable {
         refused.add("not OTLP protobuf: " + e.getMessage());
         answer(ex, 400, new byte[0]);
         return;
+      } catch (RuntimeException | LinkageError e) {
+        // Said, not swallowed: an exporter only sees its request fail, and logs nothing of it.
+        refused.add("the receiver failed: " + e);
+        answer(ex, 500, new byte[0]);
+        return;
       }
       keep(request);
       ex.getResponseHeaders().set("Content-Type", "application/x-protobuf");
