@@ -145,6 +145,7 @@ class TracesIT {
             .count();
     assertEquals(1, holding, "traces naming the run");
     assertEquals(List.of(), otlp.refused(), "every export was OTLP protobuf");
+    System.out.printf("[TracesIT] one push, one trace of %d spans: %s%n", trace.size(), names);
   }
 
   /** The trace whose scheduler span ran the check {@code rkey}, or null before it is received. */
