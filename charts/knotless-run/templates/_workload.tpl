@@ -95,6 +95,13 @@ spec:
               value: "0.0.0.0"
             - name: QUARKUS_MANAGEMENT_PORT
               value: {{ $root.Values.managementPort | quote }}
+            {{- with (($root.Values.traces).otlpEndpoint) }}
+            # Traces on (docs/operations.md): spans go to this OTLP endpoint.
+            - name: QUARKUS_OTEL_SDK_DISABLED
+              value: "false"
+            - name: QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+              value: {{ . | quote }}
+            {{- end }}
             {{- .env | nindent 12 }}
             {{- with .spec.env }}
             {{- toYaml . | nindent 12 }}

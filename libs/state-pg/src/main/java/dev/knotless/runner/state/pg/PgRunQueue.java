@@ -124,11 +124,19 @@ public final class PgRunQueue {
    * @return whether the run was filed now
    */
   public boolean file(Run run) throws SQLException {
+    return file(run, null);
+  }
+
+  /**
+   * As {@link #file(Run)}, the row naming {@code traceParent} (a W3C {@code traceparent}, or null)
+   * as the trace the run continues ({@link #traceOf}).
+   */
+  public boolean file(Run run, String traceParent) throws SQLException {
     return update(
             "insert into run_queue (id, check_key, repo, owner_did, run_class, state, workflow,"
-                + " commit_id, created_seq, created_at, subject, base_commit, run_order)"
-                + " values (nextval('run_queue_seq'), ?, ?, ?, ?, 'WAITING', ?, ?,"
-                + " nextval('run_queue_order'), now(), ?, ?, ?) on conflict (check_key) do nothing",
+                + " commit_id, created_seq, created_at, subject, base_commit, run_order,"
+                + " trace_parent) values (nextval('run_queue_seq'), ?, ?, ?, ?, 'WAITING', ?, ?,"
+                + " nextval('run_queue_order'), now(), ?, ?, ?, ?) on conflict (check_key) do nothing",
             run.checkKey(),
             run.repo(),
             run.ownerDid(),
@@ -137,8 +145,21 @@ public final class PgRunQueue {
             run.commit(),
             run.subject(),
             run.baseCommit(),
-            run.order())
+            run.order(),
+            traceParent)
         > 0;
+  }
+
+  /** The trace a queued run continues, as it was filed; empty for none or no such row. */
+  public java.util.Optional<String> traceOf(String checkKey) throws SQLException {
+    List<String> found =
+        query(
+            "select trace_parent from run_queue where check_key = ?",
+            r -> r.getString(1),
+            checkKey);
+    return found.isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.ofNullable(found.get(0));
   }
 
   /**

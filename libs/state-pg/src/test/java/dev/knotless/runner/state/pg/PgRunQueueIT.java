@@ -112,6 +112,19 @@ class PgRunQueueIT {
   }
 
   @Test
+  void aQueuedRunKeepsTheTraceItWasFiledWithForTheScheduler() throws Exception {
+    String parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    assertTrue(queue.file(run("k1", "c1", "{}"), parent));
+    assertTrue(queue.file(run("k2", "c2", "{}")));
+    assertEquals(java.util.Optional.of(parent), queue.traceOf("k1"));
+    assertEquals(java.util.Optional.empty(), queue.traceOf("k2"), "filed with none");
+    assertEquals(java.util.Optional.empty(), queue.traceOf("k9"), "no such row");
+    // A second filing of a queued check leaves its row, trace and all, as it was.
+    assertFalse(queue.file(run("k1", "c1", "{}"), null));
+    assertEquals(java.util.Optional.of(parent), queue.traceOf("k1"));
+  }
+
+  @Test
   void aRunBehindARunningRunOfItsWorkflowWaitsForItsTurnAndAnotherForAJob() throws Exception {
     queue.file(run("k1", "c1", "{}"));
     queue.file(run("k2", "c2", "{}"));

@@ -1,5 +1,6 @@
 package dev.knotless.run.reconciler.app;
 
+import dev.knotless.run.events.Traces;
 import dev.knotless.run.reconciler.domain.MeteredPass;
 import dev.knotless.runner.doorbell.DoorClock;
 import dev.knotless.runner.doorbell.Doors;
@@ -44,6 +45,13 @@ public class DoorsWiring {
         .strongReference(true)
         .register(registry);
     return doors;
+  }
+
+  /** The traces doorbells continue, each waiting for its repository's next pass. */
+  @Produces
+  @Singleton
+  Traces.Waiting traces() {
+    return new Traces.Waiting();
   }
 
   @PreDestroy

@@ -4,6 +4,8 @@ import dev.knotless.run.events.DoorbellMessage;
 import dev.knotless.run.events.EventReports;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
+import dev.knotless.run.events.TraceParent;
+import dev.knotless.run.events.Traces;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.plan.AskedLedger;
@@ -11,6 +13,9 @@ import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.schedule.RunRequest;
 import dev.knotless.runner.state.StateStore;
 import dev.knotless.runner.state.pg.PgRunQueue;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.kafka.KafkaClientService;
@@ -22,7 +27,9 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -34,7 +41,8 @@ import org.jboss.logging.Logger;
  * order, for the scheduler service, which runs each as a pod; a reconciler runs nothing itself. It
  * publishes each run's {@code filed} event for the check-writer, and files again the runs that
  * reconcilers of older versions ran themselves and left held by a silent worker ({@link
- * StaleRuns}).
+ * StaleRuns}). A run queued is a span ({@link Traces#QUEUED}) in the pass's trace, named on its
+ * {@code filed} event and its row, so the scheduler and the check-writer continue that trace.
  */
 @ApplicationScoped
 public class RunQueuer implements RunSink {
@@ -60,6 +68,8 @@ public class RunQueuer implements RunSink {
   Emitter<String> doorbells;
 
   @Inject KafkaClientService kafka;
+
+  @Inject Tracer tracer;
 
   public RunQueuer(PgRunQueue queue, StateStore state, ReconcilerConfig config) {
     this.queue = queue;
@@ -111,12 +121,23 @@ public class RunQueuer implements RunSink {
       LOG.infof("%s: %s is queued already, passed over", run.label(), run.rkey());
       return;
     }
+    Span span =
+        Traces.start(tracer, Traces.QUEUED, SpanKind.PRODUCER, Traces.current())
+            .setAttribute("knotless.check", run.rkey());
+    try {
+      queue(run, row, Traces.parentOf(span));
+    } finally {
+      span.end();
+    }
+  }
+
+  private void queue(PlannedRun run, PgRunQueue.Run row, Optional<TraceParent> trace) {
     // Issued, then `filed` on the broker, then the row: the scheduler takes a row at once, and
     // its `started` must not reach the check-writer before `filed` (it would be refused, and the
     // run's log with it).
     db(() -> queue.issue(row));
-    publishAndWait(EventReports.filed(run));
-    if (!db(() -> queue.file(row))) {
+    publishAndWait(EventReports.filed(run), trace);
+    if (!db(() -> queue.file(row, trace.map(TraceParent::value).orElse(null)))) {
       LOG.infof("%s: %s was queued meanwhile, passed over", run.label(), run.rkey());
       return;
     }
@@ -155,13 +176,18 @@ public class RunQueuer implements RunSink {
    * Publishes {@code e} and waits up to {@link #ACKED} for the broker to have it; past that, or on
    * a failure the emitter reports, the run is queued anyway, as before this wait.
    */
-  private void publishAndWait(RunEvent e) {
+  private void publishAndWait(RunEvent e, Optional<TraceParent> trace) {
     java.util.concurrent.CompletableFuture<Void> acked =
         new java.util.concurrent.CompletableFuture<>();
+    RecordHeaders headers = new RecordHeaders();
+    trace.ifPresent(p -> headers.add(TraceParent.HEADER, p.header()));
     events.send(
         Message.of(RunEventJson.encode(e))
             .addMetadata(
-                OutgoingKafkaRecordMetadata.<String>builder().withKey(e.checkKey()).build())
+                OutgoingKafkaRecordMetadata.<String>builder()
+                    .withKey(e.checkKey())
+                    .withHeaders(headers)
+                    .build())
             .withAck(
                 () -> {
                   acked.complete(null);

@@ -3,6 +3,8 @@ package dev.knotless.run.scheduler.app;
 import dev.knotless.run.events.EventReports;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
+import dev.knotless.run.events.RunSpans;
+import dev.knotless.run.events.TraceParent;
 import dev.knotless.runner.engine.Jobs;
 import dev.knotless.runner.engine.SealedStart;
 import dev.knotless.runner.exec.ExecutorContext;
@@ -46,6 +48,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -59,7 +62,8 @@ import org.jboss.logging.Logger;
  * queue kept in step. On taking the lead it first offers the pods of runs already going to the
  * executor for adoption, then takes every queued run the last leader held, as {@link Takeover}
  * says: a run whose pod lives is followed in it, one that never started is run, and one that
- * started but whose pod is gone ends as an error.
+ * started but whose pod is gone ends as an error. Each run held is a span ({@link RunSpans}) in the
+ * trace its row names, carried on its events.
  */
 @ApplicationScoped
 public class PodRuns {
@@ -76,6 +80,7 @@ public class PodRuns {
   private final Set<String> taken = ConcurrentHashMap.newKeySet();
   private final Timer podStart;
   private final Counter pullFailures;
+  private final RunSpans spans;
   private volatile boolean taking = true;
   private volatile String me;
   private volatile Jobs jobs;
@@ -97,8 +102,10 @@ public class PodRuns {
       PgRunQueue queue,
       PgStateStore repoStates,
       KubernetesClient client,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      io.opentelemetry.api.trace.Tracer tracer) {
     this.config = config;
+    this.spans = new RunSpans(tracer);
     this.queue = queue;
     this.repoStates = repoStates;
     this.client = client;
@@ -218,6 +225,7 @@ public class PodRuns {
               @Override
               public void ended(String checkKey) {
                 taken.remove(checkKey);
+                spans.end(checkKey);
                 patiently("take " + checkKey + " off the queue", () -> queue.remove(checkKey, me));
               }
             },
@@ -290,6 +298,7 @@ public class PodRuns {
         if (taken.contains(key) || !queue.take(key, me, row.worker())) {
           continue;
         }
+        spans.begin(key, TraceParent.parse(queue.traceOf(key).orElse(null)));
         RunOrder order;
         try {
           order = RunOrder.fromJson(row.run().order());
@@ -392,10 +401,18 @@ public class PodRuns {
   }
 
   private void publish(RunEvent e) {
+    RecordHeaders headers = new RecordHeaders();
+    spans.parentOf(e.checkKey()).ifPresent(p -> headers.add(TraceParent.HEADER, p.header()));
     events.send(
         Message.of(RunEventJson.encode(e))
             .addMetadata(
-                OutgoingKafkaRecordMetadata.<String>builder().withKey(e.checkKey()).build()));
+                OutgoingKafkaRecordMetadata.<String>builder()
+                    .withKey(e.checkKey())
+                    .withHeaders(headers)
+                    .build()));
+    if (e instanceof RunEvent.Ended) {
+      spans.end(e.checkKey());
+    }
   }
 
   /** A queue write, tried again every second for a minute while PostgreSQL is away. */

@@ -4,15 +4,22 @@ import dev.knotless.run.checkwriter.app.CheckWriter;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.events.Topics;
+import dev.knotless.run.events.TraceParent;
+import dev.knotless.run.events.Traces;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.reactive.messaging.MutinyEmitter;
-import io.smallrye.reactive.messaging.kafka.Record;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -23,7 +30,8 @@ import org.jboss.logging.Logger;
  * is committed only after the writer returns, so an event whose state is not yet committed or filed
  * is read again after a restart; a failure stops the channel (and readiness) rather than skip it.
  * An event that cannot be read, or that names no run the queue issued, goes to {@link
- * Topics#RUN_EVENTS_DEAD} with the reason, and the consumer moves on.
+ * Topics#RUN_EVENTS_DEAD} with the reason, and the consumer moves on. Each event is a span ({@link
+ * Traces#EVENT}) in the trace its record's {@code traceparent} header names: the run's.
  */
 @ApplicationScoped
 public class RunEventConsumer {
@@ -36,10 +44,12 @@ public class RunEventConsumer {
   MutinyEmitter<String> dead;
 
   private final MeterRegistry registry;
+  private final Tracer tracer;
 
-  public RunEventConsumer(CheckWriter writer, MeterRegistry registry) {
+  public RunEventConsumer(CheckWriter writer, MeterRegistry registry, Tracer tracer) {
     this.writer = writer;
     this.registry = registry;
+    this.tracer = tracer;
     for (String reason : new String[] {"invalid", "refused"}) {
       registry.counter(DEAD_LETTERS, "reason", reason);
     }
@@ -50,7 +60,20 @@ public class RunEventConsumer {
 
   @Incoming("run-events")
   @Blocking
-  public void consume(Record<String, String> record) throws IOException {
+  public void consume(ConsumerRecord<String, String> record) throws IOException {
+    List<byte[]> parents = new ArrayList<>();
+    record.headers().headers(TraceParent.HEADER).forEach(h -> parents.add(h.value()));
+    Span span =
+        Traces.start(tracer, Traces.EVENT, SpanKind.CONSUMER, TraceParent.fromHeaders(parents))
+            .setAttribute("knotless.check", record.key() == null ? "" : record.key());
+    try {
+      file(record, span);
+    } finally {
+      span.end();
+    }
+  }
+
+  private void file(ConsumerRecord<String, String> record, Span span) throws IOException {
     RunEvent event;
     try {
       event = RunEventJson.decode(record.value() == null ? "" : record.value());
@@ -59,6 +82,7 @@ public class RunEventConsumer {
       deadLetter(record, "invalid", e.getMessage());
       return;
     }
+    span.setAttribute("knotless.event", event.getClass().getSimpleName());
     Optional<String> refused = writer.handle(event);
     if (refused.isPresent()) {
       // An event for a run the queue never issued is not filed, and reading it again changes
@@ -71,7 +95,7 @@ public class RunEventConsumer {
         .increment();
   }
 
-  private void deadLetter(Record<String, String> record, String type, String reason) {
+  private void deadLetter(ConsumerRecord<String, String> record, String type, String reason) {
     LOG.warnf("run event with key %s sent to %s: %s", record.key(), Topics.RUN_EVENTS_DEAD, reason);
     registry.counter("knotless.run.check_writer.events", "type", type).increment();
     registry.counter(DEAD_LETTERS, "reason", type).increment();
