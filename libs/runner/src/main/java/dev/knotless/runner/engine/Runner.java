@@ -64,6 +64,7 @@ public final class Runner implements AutoCloseable {
   private final ExecutorService passThreads;
   private final ScheduledExecutorService timers;
   private final Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
+  private volatile dev.knotless.runner.pass.PrivateWatch privates;
 
   private final RepoPass pass;
   private final Object passLock = new Object();
@@ -167,6 +168,7 @@ public final class Runner implements AutoCloseable {
     StorageCache cache = access.cache();
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
+    var privates = PrivateWiring.begin(env, access, filer);
     StartReads.Started started = StartReads.readAll(o, access, filer, clock);
     List<Watched> repos = started.repos();
 
@@ -223,6 +225,12 @@ public final class Runner implements AutoCloseable {
     r.live = live;
     r.sealed = sealed;
     r.listen();
+    r.privates = privates;
+    PrivateWiring.polling(
+        timers,
+        o.poll(),
+        privates,
+        id -> r.doors.ring(id, Doorbell.frame("com.atproto.space.listRepos")));
     return r;
   }
 
@@ -326,6 +334,9 @@ public final class Runner implements AutoCloseable {
           return;
         }
         // What it was running finishes; its door and what rings it go.
+        if (privates != null) {
+          privates.forget(id);
+        }
         watched.remove(id);
         matcher.unwatch(id);
         doors.close(id);
