@@ -340,7 +340,10 @@ public final class Runner implements AutoCloseable {
         watched.remove(id);
         matcher.unwatch(id);
         doors.close(id);
-        discoverer.forget(id);
+        if (discoverer != null) {
+          // A private repository left was named on the command line, not discovered.
+          discoverer.forget(id);
+        }
         forgetQueue(id);
       }
     } finally {
