@@ -236,6 +236,14 @@ public final class RepoPass {
             .read(repo.address(), pushed ? SnapshotReader.Packs.NEWEST : SnapshotReader.Packs.NONE);
 
     String current = snap.key().orElse(null);
+    if (ownerPds == null
+        && repo.id().repoKey().equals(current)
+        && NamesRunner.judge(filer.runnerDid(), snap.repo().raw()) == NamesRunner.NOT_NAMED) {
+      // A private repository is watched only while its record in the space names the runner.
+      LOG.warn(
+          "{}: private, and {}; no longer watching it", repo.label(), NamesRunner.NOT_NAMED.why());
+      return Outcome.LEFT;
+    }
     boolean found = discovered.test(repo.id());
     if (found) {
       boolean sameKey = repo.id().repoKey().equals(current);

@@ -326,6 +326,9 @@ public final class Runner implements AutoCloseable {
       RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s, pushed);
       if (outcome == RepoPass.Outcome.DELETED) {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
+        if (privates != null) {
+          privates.forget(id);
+        }
         watched.remove(id);
         doors.close(id);
         forgetQueue(id);

@@ -57,18 +57,7 @@ class PrivateRepoRunnerIT {
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "prvrun");
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
-      Map<String, String> env = ToolRun.env(pds, owner, tmp.resolve("owner"));
-      env.put("XDG_CONFIG_HOME", tmp.resolve("owner/.config").toString());
-      env.put(PrivateRepos.HOST_ENV, host.url().toString());
-      var made =
-          ToolRun.run(
-              env,
-              ctx ->
-                  KnotlessCli.run(
-                      List.of(
-                          "create", owner.handle() + "/secret", "--private", "--runner", runner),
-                      ctx));
-      assertEquals(0, made.exit(), made.err());
+      createPrivate(pds, host, owner, tmp, "secret", runner);
 
       // The owner, a member, reads and writes the space as the storage code does.
       XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
@@ -166,6 +155,80 @@ class PrivateRepoRunnerIT {
               .isEmpty(),
           "still nothing in the runner's public account");
     }
+  }
+
+  @Test
+  void aPrivateRepositoryNoLongerNamingTheRunnerOrWhoseSpaceIsGoneIsLeft(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("prvgo");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "prvgr");
+        CapturedLog log = new CapturedLog()) {
+      String runner = h.account.did();
+      createPrivate(pds, host, owner, tmp, "unnamed", runner);
+      createPrivate(pds, host, owner, tmp, "deleted", runner);
+      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
+      ownerPds.login(owner.handle(), owner.password());
+      var ownerSpaces =
+          new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
+
+      h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
+      h.start(List.of("--poll", "1"), owner.handle() + "/unnamed", owner.handle() + "/deleted");
+      RunnerHarness.await(
+          "both read in their spaces",
+          () ->
+              log.text().contains("/unnamed: private; read")
+                  && log.text().contains("/deleted: private; read"));
+
+      // The owner writes the record again, naming no runner; and deletes the other's space.
+      SpaceId unnamed = new SpaceId(owner.did(), "unnamed");
+      var record =
+          (com.fasterxml.jackson.databind.node.ObjectNode)
+              ownerSpaces
+                  .getRecord(unnamed, owner.did(), "dev.knotless.repo", "unnamed")
+                  .orElseThrow()
+                  .value();
+      assertTrue(record.path("runners").toString().contains(runner), record.toString());
+      record.remove("runners");
+      ownerSpaces.applyWrites(
+          unnamed,
+          List.of(dev.knotless.atproto.Write.update("dev.knotless.repo", "unnamed", record)));
+      ownerSpaces.deleteSpace(new SpaceId(owner.did(), "deleted"));
+
+      RunnerHarness.await(
+          "the runner to leave both",
+          () ->
+              log.text()
+                      .contains(
+                          "/unnamed: private, and its record does not name this runner; no longer watching it")
+                  && log.text()
+                      .contains(
+                          "/deleted: the private repository's space "
+                              + owner.did()
+                              + "/deleted is gone; no longer watching it"));
+      assertTrue(
+          h.reader
+              .listRecords(runner, CheckRecord.COLLECTION, 100, null, false)
+              .records()
+              .isEmpty(),
+          "nothing in the runner's public account");
+    }
+  }
+
+  /** {@code knotless create <owner>/<name> --private --runner <runner>}, as the owner. */
+  private static void createPrivate(
+      PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp, String name, String runner) {
+    Map<String, String> env = ToolRun.env(pds, owner, tmp.resolve("owner"));
+    env.put("XDG_CONFIG_HOME", tmp.resolve("owner/.config").toString());
+    env.put(PrivateRepos.HOST_ENV, host.url().toString());
+    var made =
+        ToolRun.run(
+            env,
+            ctx ->
+                KnotlessCli.run(
+                    List.of("create", owner.handle() + "/" + name, "--private", "--runner", runner),
+                    ctx));
+    assertEquals(0, made.exit(), made.err());
   }
 
   private static String commit(Path work, String file, String text) throws Exception {
