@@ -67,7 +67,8 @@ public final class CheckFiler {
   public void file(String rkey, CheckRecord check, Runnable sent) throws XrpcException {
     var space = spaces.spaceOf(rkey);
     if (space != null) {
-      SpaceFiling.put(space, rkey, check.toJson());
+      writes.retrying(
+          "space putRecord " + rkey, () -> SpaceFiling.put(space, rkey, check.toJson()));
       if (sent != null) {
         sent.run();
       }
@@ -87,7 +88,8 @@ public final class CheckFiler {
     var space = spaces.spaceOf(rkey);
     if (space != null) {
       // A space's putRecord has no swap: the write lands as it comes.
-      SpaceFiling.put(space, rkey, check.toJson());
+      writes.retrying(
+          "space putRecord " + rkey, () -> SpaceFiling.put(space, rkey, check.toJson()));
       return;
     }
     writes.put(
@@ -103,7 +105,8 @@ public final class CheckFiler {
   public BlobRef uploadLog(String rkey, byte[] log) throws XrpcException {
     var space = spaces.spaceOf(rkey);
     return space != null
-        ? SpaceFiling.upload(space, log, "text/plain; charset=utf-8")
+        ? writes.retrying(
+            "space uploadBlob", () -> SpaceFiling.upload(space, log, "text/plain; charset=utf-8"))
         : uploadLog(log);
   }
 
@@ -126,7 +129,10 @@ public final class CheckFiler {
     if (space != null) {
       for (NamedBytes f : left) {
         if (dev.knotless.runner.exec.OutputFiles.isImage(f.name())) {
-          BlobRef b = SpaceFiling.upload(space, f.bytes(), mimeType(f.name()));
+          BlobRef b =
+              writes.retrying(
+                  "space uploadBlob",
+                  () -> SpaceFiling.upload(space, f.bytes(), mimeType(f.name())));
           out.add(CheckRecord.imageOutput(f.name(), b));
         }
       }

@@ -39,8 +39,9 @@ public final class SpaceFiling {
     return !spaces.isEmpty();
   }
 
-  static void put(SpaceRecords space, String rkey, ObjectNode value) throws XrpcException {
-    space.client().putRecord(space.space(), CheckRecord.COLLECTION, rkey, value);
+  static dev.knotless.atproto.WriteResult put(SpaceRecords space, String rkey, ObjectNode value)
+      throws XrpcException {
+    return space.client().putRecord(space.space(), CheckRecord.COLLECTION, rkey, value);
   }
 
   static BlobRef upload(SpaceRecords space, byte[] data, String mimeType) throws XrpcException {

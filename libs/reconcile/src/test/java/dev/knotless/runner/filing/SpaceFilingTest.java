@@ -35,6 +35,7 @@ class SpaceFilingTest {
 
   private final List<String> calls = new ArrayList<>();
   private XrpcException refusal;
+  private int refusals = Integer.MAX_VALUE;
 
   private SpaceClient space() {
     return (SpaceClient)
@@ -43,7 +44,7 @@ class SpaceFilingTest {
             new Class<?>[] {SpaceClient.class},
             (proxy, m, args) -> {
               calls.add(m.getName() + " " + (args == null ? "" : args[0]));
-              if (refusal != null) {
+              if (refusal != null && refusals-- > 0) {
                 throw refusal;
               }
               return switch (m.getName()) {
@@ -57,7 +58,11 @@ class SpaceFilingTest {
 
   private CheckFiler filer() {
     CheckFiler filer =
-        new CheckFiler(new RetryingWrites(XrpcClient.create(URI.create("http://127.0.0.1:9"))));
+        new CheckFiler(
+            new RetryingWrites(
+                XrpcClient.create(URI.create("http://127.0.0.1:9")),
+                java.time.Clock.systemUTC(),
+                pause -> {}));
     filer
         .spaces()
         .route(
@@ -104,6 +109,16 @@ class SpaceFilingTest {
     assertSame(refusal, e);
     assertThrows(XrpcException.class, () -> filer.uploadLog(rkey, "log".getBytes()));
     assertEquals(2, calls.size(), "each tried once, in the space only: " + calls);
+  }
+
+  @Test
+  void aSpaceWriteThatFailsForAMomentIsTriedAgain() throws Exception {
+    CheckFiler filer = filer();
+    refusal = new XrpcException("com.atproto.space.putRecord", 503, null, "busy", null);
+    refusals = 2;
+    String rkey = CheckKeys.push(OWNER, KEY, "refs/heads/main", "a".repeat(40), "ci");
+    filer.file(rkey, check());
+    assertEquals(3, calls.size(), "two refusals, then the write: " + calls);
   }
 
   @Test
