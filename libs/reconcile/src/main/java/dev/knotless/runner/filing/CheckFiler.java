@@ -39,9 +39,15 @@ public final class CheckFiler {
   private static final Logger LOG = LoggerFactory.getLogger(CheckFiler.class);
 
   private final RetryingWrites writes;
+  private final SpaceFiling spaces = new SpaceFiling();
 
   public CheckFiler(RetryingWrites writes) {
     this.writes = writes;
+  }
+
+  /** Private repositories' checks, filed into the runner's repo in each one's space. */
+  public SpaceFiling spaces() {
+    return spaces;
   }
 
   /** The runner's DID. */
@@ -59,6 +65,15 @@ public final class CheckFiler {
    * connection, before its reply.
    */
   public void file(String rkey, CheckRecord check, Runnable sent) throws XrpcException {
+    var space = spaces.spaceOf(rkey);
+    if (space != null) {
+      writes.retrying(
+          "space putRecord " + rkey, () -> SpaceFiling.put(space, rkey, check.toJson()));
+      if (sent != null) {
+        sent.run();
+      }
+      return;
+    }
     writes.put(
         CheckRecord.COLLECTION, rkey, check.toJson(), dev.knotless.atproto.Swap.none(), sent);
   }
@@ -70,6 +85,13 @@ public final class CheckFiler {
    * @throws XrpcException of kind {@code INVALID_SWAP} when the record is not at {@code cid} (yet)
    */
   public void fileOver(String rkey, String cid, CheckRecord check) throws XrpcException {
+    var space = spaces.spaceOf(rkey);
+    if (space != null) {
+      // A space's putRecord has no swap: the write lands as it comes.
+      writes.retrying(
+          "space putRecord " + rkey, () -> SpaceFiling.put(space, rkey, check.toJson()));
+      return;
+    }
     writes.put(
         CheckRecord.COLLECTION, rkey, check.toJson(), dev.knotless.atproto.Swap.cid(cid), null);
   }
@@ -79,13 +101,43 @@ public final class CheckFiler {
     return writes.upload(log, "text/plain; charset=utf-8");
   }
 
+  /** Uploads the log of the check under {@code rkey}: into the space, for a private repository. */
+  public BlobRef uploadLog(String rkey, byte[] log) throws XrpcException {
+    var space = spaces.spaceOf(rkey);
+    return space != null
+        ? writes.retrying(
+            "space uploadBlob", () -> SpaceFiling.upload(space, log, "text/plain; charset=utf-8"))
+        : uploadLog(log);
+  }
+
   /**
    * Uploads a run's output images as {@link #uploadOutputBlobs} does.
    *
    * @return the check's {@code outputs} entries, in the order given
    */
   public List<JsonNode> uploadOutputs(List<NamedBytes> left) throws XrpcException {
+    return uploadOutputs(null, left);
+  }
+
+  /**
+   * As {@link #uploadOutputs(List)}, for the check under {@code rkey}: a private repository's are
+   * uploaded one at a time into its space.
+   */
+  public List<JsonNode> uploadOutputs(String rkey, List<NamedBytes> left) throws XrpcException {
+    var space = rkey == null ? null : spaces.spaceOf(rkey);
     List<JsonNode> out = new ArrayList<>();
+    if (space != null) {
+      for (NamedBytes f : left) {
+        if (dev.knotless.runner.exec.OutputFiles.isImage(f.name())) {
+          BlobRef b =
+              writes.retrying(
+                  "space uploadBlob",
+                  () -> SpaceFiling.upload(space, f.bytes(), mimeType(f.name())));
+          out.add(CheckRecord.imageOutput(f.name(), b));
+        }
+      }
+      return out;
+    }
     for (UploadedOutput o : uploadOutputBlobs(left)) {
       out.add(CheckRecord.imageOutput(o.name(), o.image()));
     }
@@ -216,6 +268,10 @@ public final class CheckFiler {
 
   /** Every check of this account whose key starts with {@code prefix}, newest key first. */
   public List<Record> list(String prefix) throws XrpcException {
+    var space = prefix.isEmpty() ? null : spaces.spaceOf(prefix);
+    if (space != null) {
+      return SpaceFiling.list(space, prefix);
+    }
     List<Record> out = new ArrayList<>();
     // Keys under a prefix sort just below "<prefix>~"... the PDS lists descending below a cursor,
     // so start above every key with the prefix and stop at the first key without it.
@@ -256,6 +312,11 @@ public final class CheckFiler {
 
   /** Deletes checks by key, in applyWrites of 200. */
   public void delete(List<String> rkeys) throws XrpcException {
+    if (spaces.any() && !rkeys.isEmpty() && spaces.spaceOf(rkeys.get(0)) != null) {
+      // One repository's keys at a time, as the pruner and deletion ask.
+      SpaceFiling.delete(spaces.spaceOf(rkeys.get(0)), rkeys);
+      return;
+    }
     for (int i = 0; i < rkeys.size(); i += 200) {
       List<Write> batch = new ArrayList<>();
       for (String k : rkeys.subList(i, Math.min(rkeys.size(), i + 200))) {

@@ -81,8 +81,17 @@ public final class RetryingWrites {
     return retry("applyWrites", () -> client.applyWrites(client.did(), writes));
   }
 
-  private interface Attempt<T> {
+  /** One try of a write. */
+  public interface Attempt<T> {
     T call() throws XrpcException;
+  }
+
+  /**
+   * Tries {@code attempt} as this account's writes are tried ({@link WriteRetry}): for writes that
+   * go elsewhere than its PDS, such as a private repository's checks into a space.
+   */
+  public <T> T retrying(String what, Attempt<T> attempt) throws XrpcException {
+    return retry(what, attempt);
   }
 
   private <T> T retry(String what, Attempt<T> attempt) throws XrpcException {

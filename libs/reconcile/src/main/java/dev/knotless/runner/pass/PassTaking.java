@@ -92,7 +92,7 @@ public final class PassTaking {
     CheckRecord took = was.get();
     // The layers the pass kept become the bases' next generations, as this push's run would make.
     List<String> caches = keptLayers.apply(earlier.check());
-    BlobRef log = filer.uploadLog(log(earlier, took, tree, caches));
+    BlobRef log = filer.uploadLog(key, log(earlier, took, tree, caches));
     CheckRecord check =
         new CheckRecord(
             repo.repoUri(),

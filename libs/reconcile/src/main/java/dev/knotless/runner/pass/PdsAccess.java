@@ -34,6 +34,7 @@ public final class PdsAccess implements SnapshotReaders {
   private final XrpcObserver observer;
   private final Clock clock;
   private final Map<URI, XrpcClient> owners = new ConcurrentHashMap<>();
+  private volatile PrivateWatch privates;
 
   private PdsAccess(
       XrpcClient runner,
@@ -177,9 +178,53 @@ public final class PdsAccess implements SnapshotReaders {
     return owner(repo.address().pds());
   }
 
-  /** Reads a repository named {@code <handle or did>/<name>}; see {@link Watched#read}. */
+  /**
+   * Reads a repository named {@code <handle or did>/<name>}; see {@link Watched#read}. A name that
+   * holds no public repository is looked for, where a space host is named ({@link #watchPrivate}),
+   * in its owner's space of that name, as the runner, a member there.
+   */
   public Watched read(String label) throws IOException {
-    return Watched.read(label, identities, this::owner, cache, clock);
+    try {
+      return Watched.read(label, identities, this::owner, cache, clock);
+    } catch (IOException e) {
+      PrivateWatch p = privates;
+      if (p == null || !String.valueOf(e.getMessage()).startsWith("no repository ")) {
+        throw e;
+      }
+      return p.read(label, Watched.address(label, identities), e);
+    }
+  }
+
+  /**
+   * Looks for private repositories on the space host {@code host} from now on, as the runner's
+   * account ({@link PrivateWatch}), their checks filed through {@code filing}.
+   */
+  public PrivateWatch watchPrivate(URI host, dev.knotless.runner.filing.SpaceFiling filing) {
+    PrivateWatch p =
+        new PrivateWatch(
+            new dev.knotless.atproto.space.XrpcSpaceClient(
+                XrpcClient.create(host, http, observer), runner, clock),
+            host,
+            cache,
+            clock,
+            filing);
+    privates = p;
+    return p;
+  }
+
+  /** The private repositories read so far, or null when no space host is named. */
+  public PrivateWatch privates() {
+    return privates;
+  }
+
+  /**
+   * Where a watched repository's records are read: its space, for a private one, else its owner's
+   * PDS.
+   */
+  public dev.knotless.atproto.RecordStore storeOf(Watched repo) {
+    PrivateWatch p = privates;
+    var space = p == null ? null : p.space(repo.id());
+    return space != null ? space : ownerOf(repo);
   }
 
   /**
@@ -221,12 +266,12 @@ public final class PdsAccess implements SnapshotReaders {
   }
 
   @Override
-  public SnapshotReader reader(XrpcClient client) {
+  public SnapshotReader reader(dev.knotless.atproto.RecordStore client) {
     return new SnapshotReader(client, cache, clock);
   }
 
   @Override
-  public Fetcher fetcher(XrpcClient client) {
+  public Fetcher fetcher(dev.knotless.atproto.RecordStore client) {
     return new Fetcher(client, cache, clock);
   }
 }

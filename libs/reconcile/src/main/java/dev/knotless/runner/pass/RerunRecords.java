@@ -3,7 +3,7 @@ package dev.knotless.runner.pass;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.reconcile.RerunRequest;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ public final class RerunRecords {
    * @param label the repository's label, for the log line of a request not understood
    */
   public static List<RerunRequest> newerThan(
-      XrpcClient owner, String ownerDid, String repoKey, String after, String label)
+      RecordStore owner, String ownerDid, String repoKey, String after, String label)
       throws XrpcException {
     String prefix = repoKey + ".";
     String cursor = repoKey + "/";

@@ -1,6 +1,6 @@
 package dev.knotless.runner.pass;
 
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.runner.reconcile.RerunRequest;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.StateStore;
@@ -30,13 +30,13 @@ public final class Reruns {
    * @return the state as the rest of the pass plans from
    */
   public static RepoState readAndApply(
-      XrpcClient owner, Watched repo, StateStore state, boolean baseline, boolean pulls)
+      RecordStore owner, Watched repo, StateStore state, boolean baseline, boolean pulls)
       throws IOException {
     return apply(read(owner, repo, state), repo, state, baseline, pulls);
   }
 
   /** The requests newer than the newest the state says was acted on, read from the owner. */
-  public static List<RerunRequest> read(XrpcClient owner, Watched repo, StateStore state)
+  public static List<RerunRequest> read(RecordStore owner, Watched repo, StateStore state)
       throws IOException {
     RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
     return RerunRecords.newerThan(
@@ -92,7 +92,7 @@ public final class Reruns {
   /** Reads the rerun requests on another thread, so they go out beside the snapshot's reads. */
   public static java.util.concurrent.CompletableFuture<
           List<dev.knotless.runner.reconcile.RerunRequest>>
-      readBeside(XrpcClient owner, Watched repo, StateStore state) {
+      readBeside(RecordStore owner, Watched repo, StateStore state) {
     return dev.knotless.storage.Threads.async(() -> read(owner, repo, state));
   }
 }

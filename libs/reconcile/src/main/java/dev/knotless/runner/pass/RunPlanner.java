@@ -168,7 +168,7 @@ public final class RunPlanner {
         commit,
         runClass,
         w.superseded(),
-        false);
+        repo.privateRepo());
   }
 
   /** The record key of a push's check. */

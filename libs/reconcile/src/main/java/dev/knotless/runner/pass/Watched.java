@@ -20,8 +20,14 @@ import java.util.function.Function;
  *     and in the secrets file
  * @param address where it lives: the owner's DID and PDS and the name
  * @param id the owner's DID and the repository's key, fixed when it was first read
+ * @param privateRepo whether its records live in its owner's space, read as a member there
  */
-public record Watched(String label, RepoAddress address, RepoId id) {
+public record Watched(String label, RepoAddress address, RepoId id, boolean privateRepo) {
+
+  /** A public repository. */
+  public Watched(String label, RepoAddress address, RepoId id) {
+    this(label, address, id, false);
+  }
 
   /** The state's and the scheduler's name for it: {@code <owner did>/<repo key>}. */
   public String stateKey() {
@@ -56,7 +62,7 @@ public record Watched(String label, RepoAddress address, RepoId id) {
   }
 
   /** Where {@code label} points: its owner resolved to a DID and PDS, and the name. */
-  private static RepoAddress address(String label, IdentityResolver identities) throws IOException {
+  static RepoAddress address(String label, IdentityResolver identities) throws IOException {
     String owner = ownerOf(label);
     Identity id = identities.resolve(owner);
     return new RepoAddress(id.did(), owner, id.pds(), nameOf(label));
@@ -78,7 +84,7 @@ public record Watched(String label, RepoAddress address, RepoId id) {
     return label.startsWith("knotless://") ? label.substring("knotless://".length()) : label;
   }
 
-  private static Found found(String label, RepoAddress address, Snapshot snap) throws IOException {
+  static Found found(String label, RepoAddress address, Snapshot snap) throws IOException {
     if (!snap.exists()) {
       throw new IOException(
           "no repository " + address.name() + " in " + address.owner() + "'s account");

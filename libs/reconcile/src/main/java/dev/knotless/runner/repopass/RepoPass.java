@@ -79,7 +79,7 @@ public final class RepoPass {
     RENAMED
   }
 
-  private final Function<Watched, XrpcClient> ownerClients;
+  private final Function<Watched, ? extends dev.knotless.atproto.RecordStore> ownerClients;
   private final SnapshotReaders readers;
   private final StateStore state;
   private final CheckFiler filer;
@@ -118,7 +118,7 @@ public final class RepoPass {
    * ({@link PassExtras#none()} leaves them out).
    */
   public RepoPass(
-      Function<Watched, XrpcClient> ownerClients,
+      Function<Watched, ? extends dev.knotless.atproto.RecordStore> ownerClients,
       SnapshotReaders readers,
       StateStore state,
       CheckFiler filer,
@@ -199,6 +199,11 @@ public final class RepoPass {
     try {
       return pass(repo, stage, pushed);
     } catch (IOException e) {
+      String gone = dev.knotless.runner.pass.SpaceLeaving.why(ownerClients.apply(repo), e);
+      if (gone != null) {
+        LOG.warn("{}: {}; no longer watching it", repo.label(), gone);
+        return Outcome.LEFT;
+      }
       // Named by its label, which the doors' log line of a failed pass does not know.
       String why = String.valueOf(e.getMessage());
       if (why.startsWith(repo.label() + ": ")) {
@@ -212,9 +217,11 @@ public final class RepoPass {
   }
 
   private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
-    XrpcClient owner = ownerClients.apply(repo);
+    dev.knotless.atproto.RecordStore owner = ownerClients.apply(repo);
     dev.knotless.runner.pullpass.PullPass.Listing pulls = null;
-    if (extras.pulls() != null) {
+    // The appview indexes no private repository: its pulls and queue are not read (yet).
+    XrpcClient ownerPds = owner instanceof XrpcClient x ? x : null;
+    if (extras.pulls() != null && ownerPds != null) {
       // Before the refs: a pull opened after its base moved is never checked at the older base.
       stage.accept("listing pulls from the appview");
       pulls = extras.pulls().list(repo);
@@ -229,6 +236,14 @@ public final class RepoPass {
             .read(repo.address(), pushed ? SnapshotReader.Packs.NEWEST : SnapshotReader.Packs.NONE);
 
     String current = snap.key().orElse(null);
+    if (ownerPds == null
+        && repo.id().repoKey().equals(current)
+        && NamesRunner.judge(filer.runnerDid(), snap.repo().raw()) == NamesRunner.NOT_NAMED) {
+      // A private repository is watched only while its record in the space names the runner.
+      LOG.warn(
+          "{}: private, and {}; no longer watching it", repo.label(), NamesRunner.NOT_NAMED.why());
+      return Outcome.LEFT;
+    }
     boolean found = discovered.test(repo.id());
     if (found) {
       boolean sameKey = repo.id().repoKey().equals(current);
@@ -330,9 +345,9 @@ public final class RepoPass {
         }
       }
     }
-    if (extras.pulls() != null) {
+    if (extras.pulls() != null && ownerPds != null) {
       var queue = extras.queue();
-      var queued = queue == null ? null : queue.read(repo, owner, snap);
+      var queued = queue == null ? null : queue.read(repo, ownerPds, snap);
       // After the refs: a base that moved in this pass is synced, and its pulls run on it.
       var open =
           extras
@@ -347,7 +362,7 @@ public final class RepoPass {
                   queued == null ? dev.knotless.runner.pullpass.PullPass.Held.NONE : queued.held(),
                   stage);
       if (queued != null) {
-        queue.run(repo, owner, snap, queued, open, mirror::synced, pausedNow, stage);
+        queue.run(repo, ownerPds, snap, queued, open, mirror::synced, pausedNow, stage);
       }
     }
     if (mirror.used()) {
@@ -390,7 +405,8 @@ public final class RepoPass {
   }
 
   /** Whether any repository record in the owner's account still has {@code key}. */
-  static boolean keyExists(XrpcClient owner, String did, String key) throws IOException {
+  static boolean keyExists(dev.knotless.atproto.RecordStore owner, String did, String key)
+      throws IOException {
     String cursor = null;
     while (true) {
       RecordPage page = owner.listRecords(did, "dev.knotless.repo", 100, cursor, false);

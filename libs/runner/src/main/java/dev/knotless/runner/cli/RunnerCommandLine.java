@@ -35,6 +35,7 @@ public final class RunnerCommandLine {
           "--step-timeout",
           "--run-timeout",
           "--sweep",
+          "--poll",
           "--stop-wait",
           "--jetstream",
           "--firehose",

@@ -30,6 +30,7 @@ final class RunnerHelp {
         --step-timeout <s>      limit on each step, seconds (1800)
         --run-timeout <s>       limit on a run's steps together, seconds (none)
         --sweep <s>             ring every door this often, seconds (600)
+        --poll <s>              ask private repositories' spaces what was written, seconds (10)
         --stop-wait <s>         on SIGTERM/SIGINT, wait this long for runs, seconds (900)
         --executor <name>       how steps run: docker (each run in a container of its own,
                                 the default) or shell (sh -ec in a checkout, as this user;

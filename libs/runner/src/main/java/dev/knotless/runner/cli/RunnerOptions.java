@@ -58,6 +58,8 @@ import java.util.Set;
  *     --notice}, 30 s)
  * @param logJson whether the log is one JSON object a line, as the services write it ({@code
  *     --log-json})
+ * @param poll how often the spaces of private repositories are asked what was written there ({@code
+ *     --poll}, 10 s)
  */
 public record RunnerOptions(
     List<String> repos,
@@ -90,7 +92,8 @@ public record RunnerOptions(
     int batch,
     int depth,
     Duration notice,
-    boolean logJson) {
+    boolean logJson,
+    Duration poll) {
 
   /** The environment variable naming the appview. */
   public static final String APPVIEW = "KNOTLESS_APPVIEW";
@@ -160,6 +163,7 @@ public record RunnerOptions(
     int batch = 8;
     int depth = 2;
     Duration notice = null;
+    Duration poll = Duration.ofSeconds(10);
     boolean logJson = false;
     for (Map.Entry<String, List<String>> flag : t.flags().entrySet()) {
       String a = flag.getKey();
@@ -191,6 +195,7 @@ public record RunnerOptions(
           case "--batch" -> batch = p.positive(a);
           case "--depth" -> depth = p.positive(a);
           case "--notice" -> notice = Duration.ofSeconds(p.positive(a));
+          case "--poll" -> poll = Duration.ofSeconds(p.positive(a));
           case "--paused" -> paused = Path.of(p.value(a));
           case "--keep-checks" -> keepChecks = p.nonNegative(a);
           case "--allowance" -> allowance = p.positive(a);
@@ -301,7 +306,8 @@ public record RunnerOptions(
             batch,
             depth,
             notice != null ? notice : Duration.ofSeconds(30),
-            logJson));
+            logJson,
+            poll));
   }
 
   private static URI appview(Map<String, String> env) throws UsageException {

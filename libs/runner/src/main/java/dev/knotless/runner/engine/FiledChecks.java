@@ -125,13 +125,13 @@ public final class FiledChecks implements RunReports {
       if (result == null) {
         byte[] log =
             ("==> the run could not start: " + fault + "\n").getBytes(StandardCharsets.UTF_8);
-        BlobRef blob = filer.uploadLog(log);
+        BlobRef blob = filer.uploadLog(p.rkey(), log);
         filer.file(
             p.rkey(),
             Checks.withLog(started.ended(CheckStatus.ERROR, now, List.of(), fault), blob));
         return;
       }
-      BlobRef blob = filer.uploadLog(result.log());
+      BlobRef blob = filer.uploadLog(p.rkey(), result.log());
       CheckRecord done =
           Checks.withLog(
               started.ended(Checks.status(result), now, Checks.steps(result), Checks.note(result)),
@@ -141,7 +141,7 @@ public final class FiledChecks implements RunReports {
         for (RunResult.OutputFile f : result.outputs()) {
           files.add(new CheckFiler.NamedBytes(f.name(), f.bytes()));
         }
-        done = Checks.withOutputs(done, filer.uploadOutputs(files));
+        done = Checks.withOutputs(done, filer.uploadOutputs(p.rkey(), files));
       }
       filer.file(p.rkey(), done);
       if (p.keptPass() != null && done.status() == CheckStatus.SUCCESS) {

@@ -64,6 +64,7 @@ public final class Runner implements AutoCloseable {
   private final ExecutorService passThreads;
   private final ScheduledExecutorService timers;
   private final Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
+  private volatile dev.knotless.runner.pass.PrivateWatch privates;
 
   private final RepoPass pass;
   private final Object passLock = new Object();
@@ -167,6 +168,7 @@ public final class Runner implements AutoCloseable {
     StorageCache cache = access.cache();
     RetryingWrites writes = new RetryingWrites(runnerClient);
     CheckFiler filer = new CheckFiler(writes);
+    var privates = PrivateWiring.begin(env, access, filer);
     StartReads.Started started = StartReads.readAll(o, access, filer, clock);
     List<Watched> repos = started.repos();
 
@@ -223,6 +225,12 @@ public final class Runner implements AutoCloseable {
     r.live = live;
     r.sealed = sealed;
     r.listen();
+    r.privates = privates;
+    PrivateWiring.polling(
+        timers,
+        o.poll(),
+        privates,
+        id -> r.doors.ring(id, Doorbell.frame("com.atproto.space.listRepos")));
     return r;
   }
 
@@ -318,6 +326,9 @@ public final class Runner implements AutoCloseable {
       RepoPass.Outcome outcome = pass.run(w, s -> stage[0] = s, pushed);
       if (outcome == RepoPass.Outcome.DELETED) {
         LOG.warn("{}: the repository was deleted; no longer watching it", w.label());
+        if (privates != null) {
+          privates.forget(id);
+        }
         watched.remove(id);
         doors.close(id);
         forgetQueue(id);
@@ -326,10 +337,16 @@ public final class Runner implements AutoCloseable {
           return;
         }
         // What it was running finishes; its door and what rings it go.
+        if (privates != null) {
+          privates.forget(id);
+        }
         watched.remove(id);
         matcher.unwatch(id);
         doors.close(id);
-        discoverer.forget(id);
+        if (discoverer != null) {
+          // A private repository left was named on the command line, not discovered.
+          discoverer.forget(id);
+        }
         forgetQueue(id);
       }
     } finally {

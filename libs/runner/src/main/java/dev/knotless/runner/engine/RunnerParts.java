@@ -121,7 +121,7 @@ record RunnerParts(
             o, access, state, filer, planner, asked, jobs::submit, jobs::cancel, clock);
     RepoPass pass =
         new RepoPass(
-            access::ownerOf,
+            access::storeOf,
             access,
             state,
             filer,

@@ -96,8 +96,9 @@ final class StartReads {
     Map<String, List<Record>> byPrefix = filer.listByRepo();
     Set<String> without = new HashSet<>();
     for (Watched w : repos) {
-      List<Record> checks = byPrefix.get(prefix(w));
-      if (checks == null) {
+      // A private repository's checks are in its space, not in the one listing of the account's.
+      List<Record> checks = w.privateRepo() ? filer.list(prefix(w)) : byPrefix.get(prefix(w));
+      if (checks == null || checks.isEmpty() && w.privateRepo()) {
         without.add(w.stateKey());
       } else {
         logEnded(w, filer.endStale(checks, clock.instant()));

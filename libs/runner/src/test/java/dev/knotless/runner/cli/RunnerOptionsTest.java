@@ -27,6 +27,7 @@ class RunnerOptionsTest {
     assertEquals(Duration.ofSeconds(1800), o.stepTimeout());
     assertNull(o.runTimeout());
     assertEquals(Duration.ofSeconds(600), o.sweep());
+    assertEquals(Duration.ofSeconds(10), o.poll());
     assertEquals(Duration.ofSeconds(900), o.stopWait());
     assertEquals("docker", o.executor().name());
     assertEquals("debian:bookworm-slim", docker(o).image());
@@ -37,6 +38,12 @@ class RunnerOptionsTest {
     assertEquals(30, o.keepChecks());
     assertEquals(RunnerOptions.DEFAULT_JETSTREAM, o.jetstream());
     assertEquals(Path.of("/home/op/.local/state/knotless-run/state.json"), o.state());
+  }
+
+  @Test
+  void privateRepositoriesSpacesArePolledEveryPollSeconds() throws Exception {
+    assertEquals(Duration.ofSeconds(3), parse("--poll", "3", "alice.test/site").poll());
+    assertThrows(RunnerOptions.UsageException.class, () -> parse("--poll", "0", "alice.test/site"));
   }
 
   @Test
@@ -84,6 +91,7 @@ class RunnerOptionsTest {
             "--step-timeout",
             "--run-timeout",
             "--sweep",
+            "--poll",
             "--stop-wait",
             "--executor",
             "--image",

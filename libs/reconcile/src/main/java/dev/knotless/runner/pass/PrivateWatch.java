@@ -1,0 +1,132 @@
+package dev.knotless.runner.pass;
+
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.space.SpaceClient;
+import dev.knotless.atproto.space.SpaceErrors;
+import dev.knotless.atproto.space.SpaceId;
+import dev.knotless.atproto.space.SpaceRecords;
+import dev.knotless.atproto.space.SpaceRepos;
+import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.Snapshot;
+import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.StorageCache;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The private repositories a runner watches: each read in its owner's space of its name, as the
+ * runner (a member there), and polled for writes with the space's {@code listRepos} from where the
+ * last poll ended, as nothing written in a space reaches Jetstream. Thread-safe.
+ */
+public final class PrivateWatch {
+  private static final Logger LOG = LoggerFactory.getLogger(PrivateWatch.class);
+
+  private final SpaceClient client;
+  private final URI host;
+  private final StorageCache cache;
+  private final Clock clock;
+  private final dev.knotless.runner.filing.SpaceFiling filing;
+  private final Map<RepoId, SpaceRecords> spaces = new ConcurrentHashMap<>();
+  private final Map<RepoId, String> cursors = new ConcurrentHashMap<>();
+
+  /**
+   * @param filing where each private repository read is routed as it is read, before any of its
+   *     checks can be filed, so none ever goes to the runner's public account
+   */
+  public PrivateWatch(
+      SpaceClient client,
+      URI host,
+      StorageCache cache,
+      Clock clock,
+      dev.knotless.runner.filing.SpaceFiling filing) {
+    this.client = client;
+    this.filing = filing;
+    this.host = host;
+    this.cache = cache;
+    this.clock = clock;
+  }
+
+  /**
+   * Reads {@code address}'s repository record in its owner's space of its name.
+   *
+   * @param publicMiss what reading it as a public repository said, thrown again when there is no
+   *     such space either
+   * @throws IOException saying the runner is not a member, when the space's host says so
+   */
+  Watched read(String label, RepoAddress address, IOException publicMiss) throws IOException {
+    SpaceRecords space = new SpaceRecords(client, new SpaceId(address.did(), address.name()), host);
+    Snapshot snap;
+    try {
+      snap = new SnapshotReader(space, cache, clock).readRecord(address);
+    } catch (XrpcException e) {
+      if (SpaceErrors.notMember(e)) {
+        throw new IOException(
+            "it is private, and the runner ("
+                + client.did()
+                + ") is not a member of its space: its owner has to make it one",
+            e);
+      }
+      if (SpaceErrors.spaceNotFound(e)) {
+        throw publicMiss;
+      }
+      throw e;
+    }
+    Watched.Found found = Watched.found(label, address, snap);
+    Watched w = new Watched(found.repo().label(), found.repo().address(), found.repo().id(), true);
+    filing.route(
+        dev.knotless.runner.check.CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), space);
+    spaces.put(w.id(), space);
+    LOG.info("{}: private; read in the space {} as a member", label, space.space());
+    return w;
+  }
+
+  /** The space a private repository watched is read in, or null for one that is not. */
+  public SpaceRecords space(RepoId id) {
+    return spaces.get(id);
+  }
+
+  /** Stops asking the space of a repository the runner left. */
+  public void forget(RepoId id) {
+    spaces.remove(id);
+    cursors.remove(id);
+  }
+
+  /**
+   * Asks each watched private repository's space what was written since the last ask.
+   *
+   * @return the repositories whose space was written to, or refused the runner (so that their
+   *     passes find out why and leave them)
+   */
+  public List<RepoId> poll() {
+    List<RepoId> written = new ArrayList<>();
+    for (Map.Entry<RepoId, SpaceRecords> e : spaces.entrySet()) {
+      RepoId id = e.getKey();
+      try {
+        SpaceRepos page = client.listRepos(e.getValue().space(), cursors.get(id));
+        if (page.cursor() != null) {
+          cursors.put(id, page.cursor());
+        }
+        // The runner's own repo there holds only its checks: its writes need no pass.
+        if (page.repos().stream().anyMatch(r -> !r.did().equals(client.did()))) {
+          written.add(id);
+        }
+      } catch (XrpcException x) {
+        if (SpaceErrors.notMember(x) || SpaceErrors.spaceNotFound(x)) {
+          written.add(id);
+        } else {
+          LOG.warn(
+              "asking the space {} what was written: {}", e.getValue().space(), x.getMessage());
+        }
+      }
+    }
+    return written;
+  }
+}
