@@ -15,10 +15,12 @@ import java.util.concurrent.TimeoutException;
  * Launcher#followCommand}) that starts at the byte offset read so far: a follower whose connection
  * drops is started again at that offset, so no byte is lost or read twice. When a follower ends,
  * the exit record decides: none yet means the connection dropped, so follow again; one there means
- * the step ended, so the output is read to its end ({@link Launcher#tailCommand}) and the status
- * comes from the record, never from how the connection ended. The status is known only once the
- * output was read to its end, as the run's output pump always does, so a step never counts as ended
- * with output still unread. Read by one thread; {@link #exit} from any.
+ * the step ended, so the status comes from the record, never from how the connection ended. A
+ * follower that exited 0 printed the output to its end after it saw the record (so a quick step's
+ * output comes with the first follower); any other end has the rest read by {@link
+ * Launcher#tailCommand}. The status is known only once the output was read to its end, as the run's
+ * output pump always does, so a step never counts as ended with output still unread. Read by one
+ * thread; {@link #exit} from any.
  */
 final class StepOutput extends InputStream {
 
@@ -27,6 +29,12 @@ final class StepOutput extends InputStream {
 
   /** The wait before a follower is started again after a failed start. */
   static final Duration RETRY = Duration.ofMillis(200);
+
+  /**
+   * How long an ended follower's exit status is waited for; none by then reads the rest as a
+   * dropped connection's, which is right either way.
+   */
+  static final Duration FOLLOWER_STATUS_WAIT = Duration.ofSeconds(5);
 
   private final PodApi api;
   private final String pod;
@@ -90,6 +98,7 @@ final class StepOutput extends InputStream {
           return n;
         }
         boolean tailed = tailing && follower.exitCode(PodCommands.STATUS_WAIT) == 0;
+        boolean followedToEnd = !tailing && followedToEnd();
         boolean empty = !readSinceOpen;
         closeFollower();
         if (tailed) {
@@ -105,7 +114,13 @@ final class StepOutput extends InputStream {
             failed(e);
             continue;
           }
-          if (recorded.isPresent()) {
+          if (recorded.isPresent() && followedToEnd) {
+            // The follower printed everything written before the record: nothing is left.
+            status = recorded.getAsInt();
+            done = true;
+            exit.complete(status);
+            return -1;
+          } else if (recorded.isPresent()) {
             // Whatever the follower had not printed when the record appeared comes last.
             status = recorded.getAsInt();
             tailing = true;
@@ -162,6 +177,18 @@ final class StepOutput extends InputStream {
           "lost pod " + pod + ": the step's output could not be read: " + e.getMessage(), e);
     }
     Thread.sleep(RETRY.toMillis());
+  }
+
+  /**
+   * Whether the follower that just ended said it printed the step's output to its end after the
+   * exit record appeared (it exits 0 then and only then); a connection that dropped says not.
+   */
+  private boolean followedToEnd() throws InterruptedException {
+    try {
+      return follower.exitCode(FOLLOWER_STATUS_WAIT) == 0;
+    } catch (IOException noStatus) {
+      return false;
+    }
   }
 
   private OptionalInt recordedExit() throws IOException, InterruptedException {
