@@ -235,12 +235,20 @@ final class PodHost implements StepHost {
       throw new IOException(e.getMessage(), e);
     }
     int index = steps++;
-    PodApi.Exec launcher =
-        api.exec(
-            pod.name(),
-            unpack
-                ? Launcher.unpackAndLaunchCommand(index, spec.niceness())
-                : Launcher.launchCommand(index, spec.niceness()));
+    // The follower opens beside the launch: a step that speaks at once is read one exec sooner.
+    var early = StepOutput.followEarly(api, pod.name(), index);
+    PodApi.Exec launcher;
+    try {
+      launcher =
+          api.exec(
+              pod.name(),
+              unpack
+                  ? Launcher.unpackAndLaunchCommand(index, spec.niceness())
+                  : Launcher.launchCommand(index, spec.niceness()));
+    } catch (IOException e) {
+      StepOutput.discard(early);
+      throw e;
+    }
     try {
       OutputStream in = launcher.stdin();
       in.write(stdin);
@@ -254,9 +262,10 @@ final class PodHost implements StepHost {
       }
     } catch (IOException e) {
       launcher.close();
+      StepOutput.discard(early);
       throw e;
     }
-    StepOutput output = new StepOutput(api, pod.name(), index);
+    StepOutput output = new StepOutput(api, pod.name(), index, early);
     reading = output;
     if (lostReason != null) {
       output.lose(lostReason);

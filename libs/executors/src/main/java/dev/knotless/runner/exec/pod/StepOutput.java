@@ -24,6 +24,15 @@ import java.util.concurrent.TimeoutException;
  */
 final class StepOutput extends InputStream {
 
+  /** Where first followers are opened beside their step's launch; idle threads end. */
+  private static final java.util.concurrent.ExecutorService OPENING =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "pod-follower-open");
+            t.setDaemon(true);
+            return t;
+          });
+
   /** Followers that fail to start in a row before the pod counts as lost. */
   static final int MAX_FAILED_STARTS = 5;
 
@@ -40,6 +49,7 @@ final class StepOutput extends InputStream {
   private final String pod;
   private final int index;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+  private CompletableFuture<PodApi.Exec> early;
   private long offset;
   private volatile PodApi.Exec follower;
   private InputStream current;
@@ -51,9 +61,39 @@ final class StepOutput extends InputStream {
   private volatile String lost;
 
   StepOutput(PodApi api, String pod, int index) {
+    this(api, pod, index, null);
+  }
+
+  /**
+   * As above, the first follower ({@link Launcher#followCommand} from byte 0) already being opened
+   * by {@code early}, beside the step's launch, so that the output is followed as soon as the step
+   * writes it rather than one more exec later.
+   */
+  StepOutput(PodApi api, String pod, int index, CompletableFuture<PodApi.Exec> early) {
     this.api = api;
     this.pod = pod;
     this.index = index;
+    this.early = early;
+  }
+
+  /** Opens, off the caller's thread, the first follower of step {@code index} of {@code pod}. */
+  static CompletableFuture<PodApi.Exec> followEarly(PodApi api, String pod, int index) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return api.exec(pod, Launcher.followCommand(index, 0));
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        },
+        OPENING);
+  }
+
+  /** Closes the follower {@code early} opens, whenever it opens: its step was not launched. */
+  static void discard(CompletableFuture<PodApi.Exec> early) {
+    if (early != null) {
+      early.thenAccept(PodApi.Exec::close);
+    }
   }
 
   /** How many bytes of the step's output were read. */
@@ -86,10 +126,12 @@ final class StepOutput extends InputStream {
           continue;
         }
         int n;
+        boolean dropped = false;
         try {
           n = current.read(b, off, len);
-        } catch (IOException dropped) {
+        } catch (IOException e) {
           n = -1;
+          dropped = true;
         }
         if (n > 0) {
           offset += n;
@@ -98,7 +140,7 @@ final class StepOutput extends InputStream {
           return n;
         }
         boolean tailed = tailing && follower.exitCode(PodCommands.STATUS_WAIT) == 0;
-        boolean followedToEnd = !tailing && followedToEnd();
+        boolean followedToEnd = !tailing && !dropped && followedToEnd();
         boolean empty = !readSinceOpen;
         closeFollower();
         if (tailed) {
@@ -158,16 +200,41 @@ final class StepOutput extends InputStream {
 
   private void open() throws IOException, InterruptedException {
     try {
+      PodApi.Exec opened = takeEarly();
       follower =
-          api.exec(
-              pod,
-              tailing
-                  ? Launcher.tailCommand(index, offset)
-                  : Launcher.followCommand(index, offset));
+          opened != null
+              ? opened
+              : api.exec(
+                  pod,
+                  tailing
+                      ? Launcher.tailCommand(index, offset)
+                      : Launcher.followCommand(index, offset));
       current = follower.stdout();
       readSinceOpen = false;
     } catch (IOException e) {
       failed(e);
+    }
+  }
+
+  /** The follower opened beside the launch, once; null when there is none or it is no use now. */
+  private PodApi.Exec takeEarly() throws IOException, InterruptedException {
+    CompletableFuture<PodApi.Exec> e = early;
+    early = null;
+    if (e == null) {
+      return null;
+    }
+    if (tailing || offset != 0) {
+      discard(e);
+      return null;
+    }
+    try {
+      return e.get();
+    } catch (java.util.concurrent.ExecutionException failed) {
+      Throwable cause = failed.getCause();
+      if (cause instanceof java.io.UncheckedIOException u) {
+        throw u.getCause();
+      }
+      throw new IOException(cause);
     }
   }
 
@@ -222,5 +289,7 @@ final class StepOutput extends InputStream {
   @Override
   public void close() {
     closeFollower();
+    discard(early);
+    early = null;
   }
 }
