@@ -133,7 +133,7 @@ spec:
           resources:
             {{- toYaml $resources | nindent 12 }}
           securityContext:
-            {{- toYaml $root.Values.containerSecurityContext | nindent 12 }}
+            {{- toYaml (.securityContext | default $root.Values.containerSecurityContext) | nindent 12 }}
           volumeMounts:
             # The root filesystem is read-only; the JVM and Vert.x write here.
             - name: tmp

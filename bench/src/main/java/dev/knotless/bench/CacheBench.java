@@ -1,6 +1,7 @@
 package dev.knotless.bench;
 
 import dev.knotless.runner.exec.ExecStep;
+import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
@@ -108,13 +109,14 @@ public final class CacheBench {
 
   private static long took;
 
-  private static RunResult run(
-      DockerExecutor executor,
-      Path mirror,
-      String commit,
-      String workflow,
-      String script,
-      CacheUse use) {
+  /** How long the last {@link #run} took, in nanoseconds. */
+  static long took() {
+    return took;
+  }
+
+  /** Runs {@code script} as workflow {@code workflow} with a cache at /cache; it must pass. */
+  static RunResult run(
+      Executor executor, Path mirror, String commit, String workflow, String script, CacheUse use) {
     RunSpec spec =
         RunSpec.of(mirror, commit, List.of(ExecStep.run("build", script, Duration.ZERO)))
             .withOption(new CacheRequest("bench/repo", workflow, List.of("/cache"), use));
@@ -127,7 +129,7 @@ public final class CacheBench {
     return r;
   }
 
-  private static long promotedMs(RunResult r) {
+  static long promotedMs(RunResult r) {
     Matcher m = PROMOTED.matcher(r.logText());
     if (!m.find()) {
       throw new IllegalStateException("the run did not promote:\n" + r.logText());
@@ -135,7 +137,7 @@ public final class CacheBench {
     return Long.parseLong(m.group(2));
   }
 
-  private static void row(String name, long[] nanos) {
+  static void row(String name, long[] nanos) {
     long[] s = nanos.clone();
     java.util.Arrays.sort(s);
     System.out.printf(

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  *
  * <p>Thread-safe: one client serves every thread that talks to its PDS.
  */
-public final class XrpcClient {
+public final class XrpcClient implements RecordStore {
 
   /** The most writes one {@code applyWrites} takes. */
   public static final int MAX_WRITES = 200;
@@ -85,6 +85,7 @@ public final class XrpcClient {
   }
 
   /** The PDS this client talks to. */
+  @Override
   public URI service() {
     return transport.service();
   }
@@ -198,6 +199,23 @@ public final class XrpcClient {
         transport.post(nsid, Json.write(body), "application/json", AccessToken.bearer(token)));
   }
 
+  /** A procedure to this client's service with a raw body (a blob), carrying {@code token}. */
+  public JsonNode uploadWith(String token, String nsid, byte[] body, String mimeType)
+      throws XrpcException {
+    return XrpcTransport.json(
+        nsid, transport.post(nsid, body, mimeType, AccessToken.bearer(token)));
+  }
+
+  /**
+   * A query to this client's service carrying {@code token}, its reply's bytes (at most {@code
+   * limit}).
+   */
+  public byte[] bytesWith(String token, String nsid, Map<String, String> params, long limit)
+      throws XrpcException {
+    long max = Math.min(limit, BoundedBodies.XRPC_REPLY_BYTES);
+    return transport.get(nsid, params, AccessToken.bearer(token), max).body();
+  }
+
   // ---- records ---------------------------------------------------------------------------------
 
   /** Reads one record; a missing one is an {@link XrpcException} of kind RECORD_NOT_FOUND. */
@@ -210,6 +228,7 @@ public final class XrpcClient {
   }
 
   /** Reads one record, or empty when it is not there. */
+  @Override
   public Optional<Record> findRecord(String repo, String collection, String rkey)
       throws XrpcException {
     try {
@@ -229,6 +248,7 @@ public final class XrpcClient {
    * @param limit 1 to 100
    * @param cursor where to continue, or null
    */
+  @Override
   public RecordPage listRecords(
       String repo, String collection, int limit, String cursor, boolean reverse)
       throws XrpcException {
@@ -252,6 +272,7 @@ public final class XrpcClient {
   }
 
   /** Writes all or none of {@code writes} (at most {@value #MAX_WRITES}) in one commit. */
+  @Override
   public List<WriteResult> applyWrites(String repo, List<Write> writes) throws XrpcException {
     if (writes.isEmpty()) {
       return List.of();
@@ -326,6 +347,7 @@ public final class XrpcClient {
   // ---- blobs and server ------------------------------------------------------------------------
 
   /** Uploads a blob. It stays only if a record references it. */
+  @Override
   public BlobRef uploadBlob(byte[] data, String mimeType) throws XrpcException {
     String m = "com.atproto.repo.uploadBlob";
     JsonNode r = XrpcTransport.json(m, sessions.authed(t -> transport.post(m, data, mimeType, t)));
@@ -339,6 +361,7 @@ public final class XrpcClient {
    * limit is only reported, so a caller that wants those sends the bytes again with {@link
    * #uploadBlob(byte[], String)}. The stream is closed when the request ends.
    */
+  @Override
   public BlobRef uploadBlobStreamed(java.io.InputStream data, String mimeType)
       throws XrpcException {
     String m = "com.atproto.repo.uploadBlob";
@@ -356,6 +379,7 @@ public final class XrpcClient {
    * Downloads a blob, reading at most {@code maxBytes} of it (the size its reference gives): a
    * server that answers with more fails the call at that point, saying so.
    */
+  @Override
   public byte[] getBlob(String did, String cid, long maxBytes) throws XrpcException {
     String m = "com.atproto.sync.getBlob";
     long limit = Math.min(maxBytes, BoundedBodies.XRPC_REPLY_BYTES);
@@ -371,6 +395,7 @@ public final class XrpcClient {
    *
    * @throws XrpcException also when writing to {@code out} fails (the consumer ended), naming it
    */
+  @Override
   public void getBlobInto(String did, String cid, long size, java.io.OutputStream out)
       throws XrpcException {
     String m = "com.atproto.sync.getBlob";
@@ -392,6 +417,7 @@ public final class XrpcClient {
   }
 
   /** What the server says of itself, its blob limit included. */
+  @Override
   public ServerDescription describeServer() throws XrpcException {
     JsonNode r = query("com.atproto.server.describeServer", Map.of());
     return new ServerDescription(r.path("did").asText(null), r.path("blobUploadLimit").asLong(0));

@@ -2,6 +2,7 @@ package dev.knotless.storage;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.Session;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.XrpcException;
@@ -131,11 +132,48 @@ public final class KnotlessRepos {
    * @throws IOException when no credentials are there, or they are for another account
    */
   public XrpcClient writer(RepoAddress repo) throws IOException {
-    XrpcClient client = XrpcClient.create(repo.pds());
+    XrpcClient client = login(repo.pds(), repo.did(), repo.owner());
+    if (!client.did().equals(repo.did())) {
+      throw new IOException(
+          "logged in as "
+              + client.did()
+              + ", but "
+              + repo.url()
+              + " belongs to "
+              + repo.did()
+              + "; only the owner writes to it directly");
+    }
+    return client;
+  }
+
+  /**
+   * A client of this person's own PDS, logged in as the account {@link #self} names, as {@link
+   * #writer} logs in: what reads a private repository as one of its members.
+   *
+   * @throws IOException when no one is logged in
+   */
+  public XrpcClient member() throws IOException {
+    String me =
+        self()
+            .orElseThrow(
+                () ->
+                    new IOException(
+                        "not logged in: run `knotless login`, or set KNOTLESS_IDENTIFIER and"
+                            + " KNOTLESS_PASSWORD"));
+    Identity id = identities.resolve(me);
+    XrpcClient client = login(id.pds(), id.did(), me);
+    if (!client.did().equals(id.did())) {
+      throw new IOException("logged in as " + client.did() + ", not " + me);
+    }
+    return client;
+  }
+
+  private XrpcClient login(URI pds, String did, String who) throws IOException {
+    XrpcClient client = XrpcClient.create(pds);
     String id = loginIdentifier();
     String password = env.get("KNOTLESS_PASSWORD");
     boolean fromEnv = id != null && password != null && !password.isEmpty();
-    Optional<ObjectNode> json = sessions.read(repo.did());
+    Optional<ObjectNode> json = sessions.read(did);
     if (json.isPresent() && OAuthSession.isOAuth(json.get())) {
       // An OAuth login is the person's choice: it is used even beside a password in the
       // environment, which would otherwise overwrite it.
@@ -156,23 +194,13 @@ public final class KnotlessRepos {
     } else {
       throw new IOException(
           "not logged in as "
-              + repo.owner()
+              + who
               + ": run `knotless login`, or set KNOTLESS_IDENTIFIER and KNOTLESS_PASSWORD");
     }
     // Every later session (a refresh, or a login after a refused refresh) is saved for the next
     // run.
     String recorded = fromEnv ? id : null;
     client.onSession(fresh -> sessions.write(fresh.did(), sessionJson(fresh, recorded)));
-    if (!client.did().equals(repo.did())) {
-      throw new IOException(
-          "logged in as "
-              + client.did()
-              + ", but "
-              + repo.url()
-              + " belongs to "
-              + repo.did()
-              + "; only the owner writes to it directly");
-    }
     return client;
   }
 
@@ -233,7 +261,7 @@ public final class KnotlessRepos {
     return sessions;
   }
 
-  public SnapshotReader snapshots(XrpcClient client) {
+  public SnapshotReader snapshots(RecordStore client) {
     return new SnapshotReader(client, cache, clock);
   }
 
@@ -245,12 +273,12 @@ public final class KnotlessRepos {
     return settings.compactMode() == Settings.CompactMode.OFF ? 0 : settings.compactThreshold();
   }
 
-  public Pusher pusher(XrpcClient client) {
+  public Pusher pusher(RecordStore client) {
     return new Pusher(client, cache, clock, settings.claimGrace())
         .namingRunners(dev.knotless.storage.secrets.DefaultRunner.fromEnvironment(env));
   }
 
-  public Fetcher fetcher(XrpcClient client) {
+  public Fetcher fetcher(RecordStore client) {
     return new Fetcher(client, cache, clock);
   }
 

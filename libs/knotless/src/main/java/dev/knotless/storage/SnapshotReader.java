@@ -3,7 +3,7 @@ package dev.knotless.storage;
 import dev.knotless.atproto.AtUri;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.storage.records.PackRecord;
 import dev.knotless.storage.records.RedirectRecord;
 import dev.knotless.storage.records.RefRecord;
@@ -41,11 +41,11 @@ public final class SnapshotReader {
   /** How many redirect hops a lookup follows. */
   public static final int MAX_REDIRECT_HOPS = 4;
 
-  private final XrpcClient client;
+  private final RecordStore client;
   private final StorageCache cache;
   private final Clock clock;
 
-  public SnapshotReader(XrpcClient client, StorageCache cache, Clock clock) {
+  public SnapshotReader(RecordStore client, StorageCache cache, Clock clock) {
     this.client = client;
     this.cache = cache;
     this.clock = clock;

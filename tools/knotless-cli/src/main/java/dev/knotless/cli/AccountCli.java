@@ -4,6 +4,7 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.cli.account.DataDeleter;
 import dev.knotless.cli.account.Inventory;
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.cli.UsageException;
 import java.io.BufferedReader;
@@ -55,13 +56,17 @@ final class AccountCli extends KnotlessCommand {
       RepoAddress account = repos.locate(self, "account");
       XrpcClient client = repos.writer(account);
       DataDeleter deleter =
-          new DataDeleter(client, account.did(), w -> client.applyWrites(account.did(), w));
+          new DataDeleter(
+              client,
+              account.did(),
+              w -> client.applyWrites(account.did(), w),
+              PrivateRepos.hostNamed(repos) ? PrivateRepos.client(repos, account, client) : null);
       Inventory there = deleter.inventory();
       ctx().out().print(there.describe());
-      if (there.total() == 0) {
+      if (there.isEmpty()) {
         return 0;
       }
-      if (!yes && !confirmed(self, there.total())) {
+      if (!yes && !confirmed(self, there)) {
         ctx().err().println("knotless: nothing was deleted");
         return 1;
       }
@@ -70,13 +75,16 @@ final class AccountCli extends KnotlessCommand {
       return 0;
     }
 
-    private boolean confirmed(String self, int total) throws IOException {
+    private boolean confirmed(String self, Inventory there) throws IOException {
+      int spaces = there.spaces().size();
       ctx()
           .out()
           .print(
               "Delete these "
-                  + total
-                  + " records of "
+                  + there.total()
+                  + " records"
+                  + (spaces == 0 ? "" : spaces == 1 ? " and 1 space" : " and " + spaces + " spaces")
+                  + " of "
                   + self
                   + "? This cannot be undone. Type yes: ");
       ctx().out().flush();

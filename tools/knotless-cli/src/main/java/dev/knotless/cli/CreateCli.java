@@ -13,7 +13,8 @@ import picocli.CommandLine.Parameters;
     description = {
       "Make an empty repository.",
       "Its record names the runners given, none with --no-runner, and otherwise the one",
-      "the appview names, as a first push does."
+      "the appview names, as a first push does.",
+      "With --private, its records go in a space of yours, its runners members of it."
     })
 final class CreateCli extends KnotlessCommand {
   @Parameters(paramLabel = "<url>", description = "<handle or did>/<name>")
@@ -34,8 +35,13 @@ final class CreateCli extends KnotlessCommand {
       description = "the default branch (main)")
   String defaultBranch;
 
+  @Option(
+      names = "--private",
+      description = "keep it in a space of yours that only its members read")
+  boolean isPrivate;
+
   @Override
   public Integer call() throws Exception {
-    return CreateCommand.run(url, runners, noRunner, defaultBranch, ctx());
+    return CreateCommand.run(url, runners, noRunner, defaultBranch, isPrivate, ctx());
   }
 }

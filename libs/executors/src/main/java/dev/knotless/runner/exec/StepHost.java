@@ -69,6 +69,14 @@ public interface StepHost extends AutoCloseable {
    */
   default void collectOutputs() throws IOException, InterruptedException {}
 
+  /**
+   * As {@link #collectOutputs()}, knowing how the steps ended: a host that copies more out of where
+   * the steps ran when they passed (a pod's caches) does so here.
+   */
+  default void collectOutputs(RunOutcome outcome) throws IOException, InterruptedException {
+    collectOutputs();
+  }
+
   /** Starts one step's {@code sh -ec <script>} with exactly {@code env}. */
   Step start(ExecStep step, Map<String, String> env) throws IOException;
 

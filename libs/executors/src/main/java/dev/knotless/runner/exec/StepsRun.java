@@ -113,7 +113,7 @@ final class StepsRun {
       return outcome;
     }
     try {
-      host.collectOutputs();
+      host.collectOutputs(outcome);
       return outcome;
     } catch (IOException e) {
       RunOutcome.Errored errored =

@@ -1,9 +1,15 @@
 package dev.knotless.storage.cli;
 
+import dev.knotless.atproto.RecordStore;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.space.SpaceRecords;
 import dev.knotless.storage.KnotlessRepos;
+import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.compact.Compactor;
 import java.io.IOException;
+import java.util.Optional;
 
 /** {@code knotless repo compact [--due] <url>}: folds old packs (owner only). */
 public final class CompactCommand {
@@ -35,7 +41,17 @@ public final class CompactCommand {
     return 0;
   }
 
+  /** A compactor of {@code repo} as its owner: in its space, when it is a private one. */
   static Compactor compactor(KnotlessRepos repos, RepoAddress repo) throws IOException {
-    return new Compactor(repos.writer(repo), repos.cache(), repos.clock(), repos.settings());
+    XrpcClient owner = repos.writer(repo);
+    RecordStore store = owner;
+    if (PrivateRepos.hostNamed(repos)
+        && owner.findRecord(repo.did(), Lexicons.REPO, repo.name()).isEmpty()) {
+      Optional<SpaceRecords> space = PrivateRepos.open(repos, repo);
+      if (space.isPresent()) {
+        store = space.get();
+      }
+    }
+    return new Compactor(store, repos.cache(), repos.clock(), repos.settings());
   }
 }

@@ -5,6 +5,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.records.RepoRecord;
 import dev.knotless.storage.secrets.DefaultRunner;
@@ -32,6 +33,21 @@ public final class CreateCommand {
   public static int run(
       String url, List<String> runnersNamed, boolean noRunner, String defaultBranch, CliContext ctx)
       throws IOException {
+    return run(url, runnersNamed, noRunner, defaultBranch, false, ctx);
+  }
+
+  /**
+   * As {@link #run(String, List, boolean, String, CliContext)}; with {@code isPrivate} the
+   * repository is made in a space of the owner's of its name, its runners made members of it.
+   */
+  public static int run(
+      String url,
+      List<String> runnersNamed,
+      boolean noRunner,
+      String defaultBranch,
+      boolean isPrivate,
+      CliContext ctx)
+      throws IOException {
     String branch = defaultBranch == null ? "main" : defaultBranch;
     KnotlessRepos repos = ctx.repos();
     RepoAddress repo = repos.locate(OwnerUrls.parse(url));
@@ -47,6 +63,14 @@ public final class CreateCommand {
     List<String> runners = DefaultRunner.forCreate(ctx.env(), named, noRunner);
     RepoRecord record =
         RepoRecord.create(repo.name(), branch, repos.clock().instant()).namingRunners(runners);
+    if (isPrivate) {
+      PrivateCreate.create(repos, repo, record, runners, ctx);
+      return 0;
+    }
+    // The look covers the owner's space of the name too, where one is kept.
+    if (PrivateRepos.hostNamed(repos) && PrivateRepos.open(repos, repo).isPresent()) {
+      throw new IOException(repo.url() + " already exists; nothing was changed");
+    }
     try {
       repos
           .writer(repo)

@@ -97,6 +97,20 @@ public final class DeleteCommand {
     KnotlessRepos repos = ctx.repos();
     RepoAddress repo = repos.locate(OwnerUrls.parse(url));
     XrpcClient owner = repos.writer(repo);
+    if (owner.findRecord(repo.did(), Lexicons.REPO, repo.name()).isEmpty()) {
+      var space = dev.knotless.storage.PrivateRepos.open(repos, repo);
+      if (space.isPresent()) {
+        space.get().client().deleteSpace(space.get().space());
+        ctx.out()
+            .println(
+                "deleted "
+                    + repo.url()
+                    + ": its space "
+                    + space.get().space()
+                    + " and everything in it");
+        return 0;
+      }
+    }
     Record record = RunnersCommand.read(owner, repo);
     String key = record.value().path("key").asText("");
     if (key.isEmpty()) {

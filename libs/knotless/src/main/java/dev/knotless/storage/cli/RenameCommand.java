@@ -9,6 +9,7 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.Keys;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.records.RedirectRecord;
 import java.io.IOException;
@@ -40,6 +41,7 @@ public final class RenameCommand {
       throw new UsageException(from.url() + " is already named " + newName);
     }
     XrpcClient owner = repos.writer(from);
+    PrivateRepos.refuseIfPrivate(repos, from, owner, "repo rename");
     Record repo = RunnersCommand.read(owner, from);
     if (owner.findRecord(from.did(), Lexicons.REPO, newName).isPresent()) {
       throw new IOException(from.renamed(newName).url() + " already exists; nothing was changed");

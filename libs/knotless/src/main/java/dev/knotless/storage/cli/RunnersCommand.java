@@ -10,6 +10,7 @@ import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ public final class RunnersCommand {
   public static int list(String url, CliContext ctx) throws IOException {
     KnotlessRepos repos = ctx.repos();
     RepoAddress repo = repos.locate(OwnerUrls.parse(url));
+    PrivateRepos.refuseIfPrivate(repos, repo, repos.reader(repo), "runners");
     for (String did : runners(read(repos.reader(repo), repo).value())) {
       ctx.out().println(did);
     }
@@ -46,7 +48,9 @@ public final class RunnersCommand {
     KnotlessRepos repos = ctx.repos();
     RepoAddress repo = repos.locate(OwnerUrls.parse(url));
     String did = did(who, ctx, repos);
-    boolean changed = edit(repos.writer(repo), repo, did, add);
+    XrpcClient owner = repos.writer(repo);
+    PrivateRepos.refuseIfPrivate(repos, repo, owner, add ? "runners add" : "runners remove");
+    boolean changed = edit(owner, repo, did, add);
     ctx.out()
         .println(
             changed

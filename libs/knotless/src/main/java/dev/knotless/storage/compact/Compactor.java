@@ -2,9 +2,9 @@ package dev.knotless.storage.compact;
 
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.Tid;
 import dev.knotless.atproto.Write;
-import dev.knotless.atproto.XrpcClient;
 import dev.knotless.storage.Keys;
 import dev.knotless.storage.Lexicons;
 import dev.knotless.storage.RangeScanner;
@@ -34,7 +34,7 @@ import java.util.Set;
  * tests can age packs. Thread-safe; each call is independent.
  */
 public final class Compactor {
-  private final XrpcClient client;
+  private final RecordStore client;
   private final SnapshotReader reader;
   private final Fetcher fetcher;
   private final PackStore packs;
@@ -42,7 +42,7 @@ public final class Compactor {
   private final Clock clock;
   private final Settings settings;
 
-  public Compactor(XrpcClient client, StorageCache cache, Clock clock, Settings settings) {
+  public Compactor(RecordStore client, StorageCache cache, Clock clock, Settings settings) {
     this.client = client;
     this.cache = cache;
     this.clock = clock;

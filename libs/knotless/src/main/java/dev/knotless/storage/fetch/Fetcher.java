@@ -2,7 +2,7 @@ package dev.knotless.storage.fetch;
 
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.Keys;
 import dev.knotless.storage.Lexicons;
@@ -41,10 +41,10 @@ public final class Fetcher {
   public static final int PACKS_AT_ONCE = 8;
 
   private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
-  private final XrpcClient client;
+  private final RecordStore client;
   private final PackStore store;
 
-  public Fetcher(XrpcClient client, StorageCache cache, Clock clock) {
+  public Fetcher(RecordStore client, StorageCache cache, Clock clock) {
     this.client = client;
     this.store = new PackStore(client, cache, clock);
   }

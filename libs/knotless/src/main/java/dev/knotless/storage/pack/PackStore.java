@@ -1,7 +1,7 @@
 package dev.knotless.storage.pack;
 
 import dev.knotless.atproto.BlobRef;
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.StorageCache;
@@ -52,12 +52,12 @@ public final class PackStore {
   static final int RATE_LIMIT_RETRIES = 3;
 
   private static final Logger LOG = LoggerFactory.getLogger(PackStore.class);
-  private final XrpcClient client;
+  private final RecordStore client;
   private final StorageCache cache;
   private final Clock clock;
   private final PartUploads uploads;
 
-  public PackStore(XrpcClient client, StorageCache cache, Clock clock) {
+  public PackStore(RecordStore client, StorageCache cache, Clock clock) {
     this.client = client;
     this.cache = cache;
     this.clock = clock;

@@ -1,7 +1,7 @@
 package dev.knotless.storage.pack;
 
 import dev.knotless.atproto.BlobRef;
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.Threads;
@@ -24,10 +24,10 @@ import org.slf4j.LoggerFactory;
  */
 final class PartUploads {
   private static final Logger LOG = LoggerFactory.getLogger(PartUploads.class);
-  private final XrpcClient client;
+  private final RecordStore client;
   private final Clock clock;
 
-  PartUploads(XrpcClient client, Clock clock) {
+  PartUploads(RecordStore client, Clock clock) {
     this.client = client;
     this.clock = clock;
   }

@@ -1,7 +1,7 @@
 package dev.knotless.storage.push;
 
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.Lexicons;
 import dev.knotless.storage.RangeScanner;
@@ -50,7 +50,7 @@ final class AfterRefusal {
    * @param mintedKey the key a first push minted and wrote in its first batch, or null
    */
   static Verdict judge(
-      XrpcClient client,
+      RecordStore client,
       SnapshotReader reader,
       RepoAddress repo,
       String key,

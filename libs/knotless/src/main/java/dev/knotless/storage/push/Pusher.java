@@ -1,9 +1,9 @@
 package dev.knotless.storage.push;
 
 import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.Tid;
 import dev.knotless.atproto.Write;
-import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.storage.Keys;
 import dev.knotless.storage.Lexicons;
@@ -51,7 +51,7 @@ public final class Pusher {
   public static final String RATE_LIMITED = "rate limited by the PDS; ";
 
   private static final Logger LOG = LoggerFactory.getLogger(Pusher.class);
-  private final XrpcClient client;
+  private final RecordStore client;
   private final SnapshotReader reader;
   private final StorageCache cache;
   private final PackStore packs;
@@ -67,7 +67,7 @@ public final class Pusher {
     java.util.List<String> get() throws IOException;
   }
 
-  public Pusher(XrpcClient client, StorageCache cache, Clock clock, Duration claimGrace) {
+  public Pusher(RecordStore client, StorageCache cache, Clock clock, Duration claimGrace) {
     this(client, cache, clock, claimGrace, 0);
   }
 
@@ -78,7 +78,11 @@ public final class Pusher {
   }
 
   private Pusher(
-      XrpcClient client, StorageCache cache, Clock clock, Duration claimGrace, int countPacksUpTo) {
+      RecordStore client,
+      StorageCache cache,
+      Clock clock,
+      Duration claimGrace,
+      int countPacksUpTo) {
     if (countPacksUpTo < 0) {
       throw new IllegalArgumentException("a pack count must not be negative: " + countPacksUpTo);
     }

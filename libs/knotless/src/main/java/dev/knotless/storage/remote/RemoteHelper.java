@@ -1,9 +1,11 @@
 package dev.knotless.storage.remote;
 
-import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.RecordStore;
 import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.space.SpaceRecords;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.KnotlessUrl;
+import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RangeScanner;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.Snapshot;
@@ -39,7 +41,7 @@ public final class RemoteHelper {
   private final PrintStream err;
   private final Consumer<PushResult> afterLandedPush;
   private RepoAddress address;
-  private XrpcClient reader;
+  private RecordStore reader;
   private Snapshot snapshot;
   private CompletableFuture<Void> pinning = CompletableFuture.completedFuture(null);
 
@@ -130,6 +132,19 @@ public final class RemoteHelper {
       address = at;
       reader = repos.reader(at);
       s = repos.snapshots(reader).read(at, packs);
+    }
+    if (!s.exists() && !(reader instanceof SpaceRecords)) {
+      Optional<SpaceRecords> space = PrivateRepos.open(repos, at);
+      if (space.isPresent()) {
+        reader = space.get();
+        s = repos.snapshots(reader).read(at, packs);
+      } else if (packs != SnapshotReader.Packs.NONE && repos.self().isEmpty()) {
+        err.println(
+            "knotless: "
+                + at.url()
+                + " holds no public repository; if it is private, log in as one of its members"
+                + " (knotless login) to read it");
+      }
     }
     if (s.renamedFrom() != null) {
       String moved = s.address().url();
@@ -232,15 +247,17 @@ public final class RemoteHelper {
       }
     }
     RepoAddress at = address();
-    long t = Trace.start();
-    XrpcClient writer = repos.writer(at);
-    Trace.step("login", t);
     Snapshot snap = snapshot;
+    long t;
     if (snap == null || snap.address().did() == null) {
       t = Trace.start();
       snap = read(SnapshotReader.Packs.NONE);
       Trace.step("snapshot (no packs)", t);
     }
+    t = Trace.start();
+    // A private repository is written in its space, as the member who read it.
+    RecordStore writer = reader instanceof SpaceRecords space ? space : repos.writer(at);
+    Trace.step("login", t);
     RangeScanner.join(pinning);
     // The compaction's count rides beside the push's first write, so it costs no round trip.
     PushResult result;

@@ -1,8 +1,10 @@
 package dev.knotless.runtime.pods;
 
+import dev.knotless.runner.exec.CachedRuns;
 import dev.knotless.runner.exec.ExecutorConfig;
 import dev.knotless.runner.exec.ExecutorContext;
 import dev.knotless.runner.exec.ExecutorKind;
+import dev.knotless.runner.exec.cache.CacheSettings;
 import dev.knotless.runner.exec.pod.PodExecutor;
 import dev.knotless.runner.exec.pod.PodOverlay;
 import dev.knotless.runner.exec.pod.PodSettings;
@@ -47,7 +49,10 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
           "pull-grace",
           "pending-timeout",
           "watch-resync",
-          "pod-overlay");
+          "pod-overlay",
+          "cache-dir",
+          "cache-max",
+          "disk-floor");
 
   /**
    * The pod kind's settings. Immutable.
@@ -57,13 +62,26 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
    * @param pullGrace how long a pod may fail to pull its image before its run fails
    * @param pendingTimeout how long a pod may stay pending, zero for no bound but the step limit
    * @param watchResync how often the pod watch goes over every pod again, zero for never
+   * @param caches where workflows' caches are kept on this runner's disk, {@link
+   *     CacheSettings#NONE} for nowhere
    */
   public record Settings(
       PodSettings pod,
       String namespace,
       Duration pullGrace,
       Duration pendingTimeout,
-      Duration watchResync) {
+      Duration watchResync,
+      CacheSettings caches) {
+
+    /** Settings keeping no caches. */
+    public Settings(
+        PodSettings pod,
+        String namespace,
+        Duration pullGrace,
+        Duration pendingTimeout,
+        Duration watchResync) {
+      this(pod, namespace, pullGrace, pendingTimeout, watchResync, CacheSettings.NONE);
+    }
 
     /** Checks the values. */
     public Settings {
@@ -72,6 +90,7 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
       Objects.requireNonNull(pullGrace, "pull grace");
       Objects.requireNonNull(pendingTimeout, "pending timeout");
       Objects.requireNonNull(watchResync, "watch resync");
+      Objects.requireNonNull(caches, "cache settings");
     }
   }
 
@@ -122,7 +141,8 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
         c.text("namespace").orElse("knotless-runs"),
         c.duration("pull-grace").orElse(Duration.ofSeconds(30)),
         c.duration("pending-timeout").orElse(Duration.ofSeconds(300)),
-        c.duration("watch-resync").orElse(PodWatch.RESYNC));
+        c.duration("watch-resync").orElse(PodWatch.RESYNC),
+        CachedRuns.settings(c));
   }
 
   /**
@@ -170,6 +190,13 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
   public PodExecutor open(Settings settings, ExecutorContext context) {
     KubernetesClient c = client != null ? client : new KubernetesClientBuilder().build();
     LOG.info("runs go in pods in the namespace {}", settings.namespace());
+    CachedRuns.Opened caches = CachedRuns.open(settings.caches());
+    if (caches.store() != null) {
+      LOG.info(
+          "caches kept under {}, copied into pods as their checkouts are; a base up to {} GiB",
+          settings.caches().dir(),
+          settings.caches().maxBytes() >> 30);
+    }
     return new PodExecutor(
         new Fabric8PodApi(
             c,
@@ -180,6 +207,8 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
         settings.pod(),
         context.runnerDid(),
         context.work(),
-        context.clock());
+        context.clock(),
+        caches.store(),
+        caches.floor());
   }
 }

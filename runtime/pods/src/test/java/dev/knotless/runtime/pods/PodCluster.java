@@ -6,6 +6,8 @@ import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.DiskFloor;
 import dev.knotless.runner.exec.pod.PodExecutor;
 import dev.knotless.runner.exec.pod.PodSettings;
 import dev.knotless.testing.LocalDocker;
@@ -84,6 +86,21 @@ public final class PodCluster implements Executor, AutoCloseable {
         runnerDid,
         work,
         Clock.systemUTC());
+  }
+
+  /**
+   * A pod executor of this runner keeping its runs' caches in {@code caches}, held by {@code floor}
+   * (null for none), as a scheduler with a cache volume does.
+   */
+  public PodExecutor cached(CacheStore caches, DiskFloor floor, Path work) {
+    return new PodExecutor(
+        new Fabric8PodApi(client, NAMESPACE, Duration.ZERO),
+        settings(),
+        runnerDid,
+        work,
+        Clock.systemUTC(),
+        caches,
+        floor);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.knotless.testing.distributed;
 
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckRecord;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -59,9 +60,26 @@ final class Checks {
    */
   static void await(Duration max, String what, Callable<Boolean> done) throws Exception {
     long deadline = System.nanoTime() + max.toNanos();
-    while (!done.call()) {
+    XrpcException unanswered = null;
+    while (true) {
+      try {
+        if (done.call()) {
+          return;
+        }
+      } catch (XrpcException e) {
+        // The test's own read of the PDS went unanswered (a loaded machine): ask again, as the
+        // services do; any answer the PDS gives still fails the test.
+        if (e.status() != 0) {
+          throw e;
+        }
+        unanswered = e;
+      }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("waited " + max + " for " + what);
+        AssertionError timedOut = new AssertionError("waited " + max + " for " + what);
+        if (unanswered != null) {
+          timedOut.addSuppressed(unanswered);
+        }
+        throw timedOut;
       }
       Thread.sleep(200);
     }

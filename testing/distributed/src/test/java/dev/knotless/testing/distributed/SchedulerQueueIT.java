@@ -234,6 +234,7 @@ class SchedulerQueueIT {
     Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
     open(moving, 1, 0, "unused");
     long before = generation(moving);
+    queueAll(moving, false);
     // The push comes once the batch's pod runs: a cancel before then ends the run with no pod.
     String batchKeys = CheckKeys.queuePrefix(moving.account.did(), moving.key(), MAIN);
     AtomicReference<String> batchPod = new AtomicReference<>();

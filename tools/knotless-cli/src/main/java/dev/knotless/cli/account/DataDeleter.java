@@ -5,6 +5,8 @@ import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.space.SpaceClient;
+import dev.knotless.atproto.space.SpaceId;
 import dev.knotless.storage.Lexicons;
 import dev.knotless.storage.cli.DeleteCommand;
 import java.io.IOException;
@@ -30,15 +32,31 @@ public final class DataDeleter {
   private final XrpcClient account;
   private final String did;
   private final DeleteCommand.Batches writes;
+  private final SpaceClient spaces;
 
   /**
    * @param account a client logged in as the account
    * @param writes how each batch is sent; {@code w -> account.applyWrites(did, w)} but in tests
    */
   public DataDeleter(XrpcClient account, String did, DeleteCommand.Batches writes) {
+    this(account, did, writes, null);
+  }
+
+  /** As above, deleting first the spaces the account owns through {@code spaces} (null: none). */
+  public DataDeleter(
+      XrpcClient account, String did, DeleteCommand.Batches writes, SpaceClient spaces) {
     this.account = account;
     this.did = did;
     this.writes = writes;
+    this.spaces = spaces;
+  }
+
+  private List<String> owned() throws IOException {
+    List<String> out = new ArrayList<>();
+    if (spaces != null) {
+      spaces.ownedSpaces().forEach(s -> out.add(s.toString()));
+    }
+    return out;
   }
 
   /** The knotless collections the PDS lists for the account, in its order. */
@@ -67,7 +85,7 @@ public final class DataDeleter {
         counts.put(c, n);
       }
     }
-    return new Inventory(counts, repos());
+    return new Inventory(counts, repos(), owned());
   }
 
   private List<Inventory.Repo> repos() throws IOException {
@@ -97,7 +115,11 @@ public final class DataDeleter {
    */
   public int deleteAll(PrintStream out) throws IOException {
     int deleted = 0;
-    // 1. Spaces: the reference PDS has none, and this version writes none, so there is none to go.
+    // 1. The spaces it owns, each a private repository's, with everything in them.
+    for (String s : owned()) {
+      spaces.deleteSpace(SpaceId.parse(s));
+      out.println("deleted space " + s + " and everything in it");
+    }
     // 2. Each repository as repo delete does: its records, then its repo record last.
     for (Inventory.Repo r : repos()) {
       if (r.key().isEmpty()) {

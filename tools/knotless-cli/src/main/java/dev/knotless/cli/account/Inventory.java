@@ -9,11 +9,18 @@ import java.util.Map;
  *
  * @param counts records by collection, in the order the PDS lists collections
  * @param repos the repositories, by name
+ * @param spaces the spaces it owns ({@code <did>/<name>}), each a private repository's
  */
-public record Inventory(Map<String, Integer> counts, List<Repo> repos) {
+public record Inventory(Map<String, Integer> counts, List<Repo> repos, List<String> spaces) {
   public Inventory {
     counts = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(counts));
     repos = List.copyOf(repos);
+    spaces = List.copyOf(spaces);
+  }
+
+  /** Whether there is nothing at all to delete: no record and no space. */
+  public boolean isEmpty() {
+    return total() == 0 && spaces.isEmpty();
   }
 
   /**
@@ -43,10 +50,18 @@ public record Inventory(Map<String, Integer> counts, List<Repo> repos) {
 
   /** What there is, as delete-data says it first. */
   public String describe() {
-    if (total() == 0) {
-      return "no knotless records\n";
-    }
     StringBuilder b = new StringBuilder();
+    if (!spaces.isEmpty()) {
+      b.append(spaces.size() == 1 ? "1 space" : spaces.size() + " spaces")
+          .append(" of private repositories, with everything in them:\n");
+      spaces.forEach(sp -> b.append("  ").append(sp).append('\n'));
+      if (total() > 0) {
+        b.append('\n');
+      }
+    }
+    if (total() == 0) {
+      return b.append(spaces.isEmpty() ? "no knotless records\n" : "").toString();
+    }
     int w = counts.keySet().stream().mapToInt(String::length).max().orElse(0);
     counts.forEach(
         (c, n) -> b.append(c).append(" ".repeat(w - c.length() + 2)).append(n).append('\n'));

@@ -137,14 +137,20 @@ public final class CacheStore {
         String name = CacheNames.name(request.repo(), request.workflow(), path);
         Path lower;
         String base;
+        boolean vanished = false;
         if (request.use() == CacheUse.APART) {
           lower = empty();
           base = null;
           figures.opened(false);
         } else {
-          lower = acquire(name);
+          Acquired a = acquire(name);
+          lower = a.dir();
+          vanished = a.vanished();
           base = name;
           figures.opened(!Layers.isEmpty(lower));
+          if (vanished) {
+            LOG.warn("cache {}: its base {} was gone from disk; made afresh, empty", path, lower);
+          }
         }
         Files.writeString(
             runDir.resolve("lowers"),
@@ -153,7 +159,7 @@ public final class CacheStore {
             java.nio.file.StandardOpenOption.CREATE,
             java.nio.file.StandardOpenOption.APPEND);
         Path image = imageFiles == null ? null : imageFiles.apply(path);
-        caches.add(path, base, lower, image, runDir.resolve(Integer.toString(i)));
+        caches.add(path, base, lower, image, runDir.resolve(Integer.toString(i)), vanished);
       }
       return caches;
     } catch (IOException | RuntimeException e) {
@@ -162,18 +168,28 @@ public final class CacheStore {
     }
   }
 
-  /** The generation {@code name} reads now, counted as read once more. */
-  private synchronized Path acquire(String name) throws IOException {
+  /** A generation a run reads, and whether it had vanished from disk and was made afresh. */
+  private record Acquired(Path dir, boolean vanished) {}
+
+  /**
+   * The generation {@code name} reads now, counted as read once more. One this store made current,
+   * or whose pointer is on disk, but whose directory is gone (removed by hand, a volume replaced)
+   * is made again, empty: the run starts cold rather than fail.
+   */
+  private synchronized Acquired acquire(String name) throws IOException {
+    boolean known = current.containsKey(name) || Files.exists(base(name).resolve("current"));
     int gen = currentOf(name);
     Path dir = generation(name, gen);
+    boolean vanished = false;
     if (!Files.isDirectory(dir)) {
+      vanished = known;
       // A new cache starts as an empty base.
       Files.createDirectories(dir);
       writeCurrent(name, gen);
       baseBytes.put(name, 0L);
     }
     readers.merge(dir, 1, Integer::sum);
-    return dir;
+    return new Acquired(dir, vanished);
   }
 
   /** Counts one reader of {@code gen} fewer, and removes it if it was the last of an old one. */

@@ -27,7 +27,7 @@ public final class RunCaches {
   /** One path's overlay, as the container mounts it. */
   public record Mount(Path host, String containerPath) {}
 
-  private record Overlay(String path, String base, Path lower, Path dir) {
+  private record Overlay(String path, String base, Path lower, Path dir, boolean vanished) {
     Path upper() {
       return dir.resolve("upper");
     }
@@ -36,6 +36,9 @@ public final class RunCaches {
       return dir.resolve("merged");
     }
   }
+
+  /** One path's overlay as the runner sees it: its merged view, and the container path. */
+  public record View(Path merged, String containerPath, boolean promotable) {}
 
   private static final RunCaches NONE = new RunCaches(null, CacheRequest.NONE, "", null);
 
@@ -63,10 +66,29 @@ public final class RunCaches {
     return overlays.stream().map(o -> new Mount(o.merged(), o.path())).toList();
   }
 
+  /**
+   * The overlays' merged views, in the workflow's order, for an executor that copies them into its
+   * run and back rather than mounting them (the pod executor): {@code promotable} when what the run
+   * leaves there may become a base or be kept.
+   */
+  public List<View> views() {
+    boolean writes =
+        request.use() == CacheUse.PROMOTE_ON_PASS || request.use() == CacheUse.KEEP_ON_PASS;
+    return overlays.stream()
+        .map(o -> new View(o.merged(), o.path(), writes && o.base() != null))
+        .toList();
+  }
+
   /** What the run's log says of its caches as the container starts. */
   public List<String> describe() {
     List<String> lines = new ArrayList<>();
     for (Overlay o : overlays) {
+      if (o.vanished()) {
+        lines.add(
+            "cache "
+                + o.path()
+                + ": its base was gone from the runner's disk, so this run starts cold");
+      }
       lines.add(
           "cache "
               + o.path()
@@ -77,8 +99,9 @@ public final class RunCaches {
     return lines;
   }
 
-  void add(String path, String base, Path lower, Path image, Path dir) throws IOException {
-    Overlay o = new Overlay(path, base, lower, dir);
+  void add(String path, String base, Path lower, Path image, Path dir, boolean vanished)
+      throws IOException {
+    Overlay o = new Overlay(path, base, lower, dir, vanished);
     overlays.add(o);
     Files.createDirectories(o.upper());
     Files.createDirectories(dir.resolve("work"));

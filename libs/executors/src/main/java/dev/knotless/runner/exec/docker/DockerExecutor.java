@@ -9,6 +9,7 @@ import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import dev.knotless.runner.exec.AfterSteps;
+import dev.knotless.runner.exec.CachedRuns;
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunDriver;
@@ -19,7 +20,6 @@ import dev.knotless.runner.exec.RunSpec;
 import dev.knotless.runner.exec.cache.CacheStore;
 import dev.knotless.runner.exec.cache.DiskFloor;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -142,7 +142,7 @@ public final class DockerExecutor implements Executor, AutoCloseable {
   @Override
   public RunResult run(
       RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
-    spec = heldAtTheFloor(spec, cancellation);
+    spec = CachedRuns.heldAtTheFloor(floor, spec, cancellation);
     live.starting();
     ContainerHost[] host = new ContainerHost[1];
     RunResult result = null;
@@ -166,42 +166,11 @@ public final class DockerExecutor implements Executor, AutoCloseable {
                 .caches()
                 .finish(result != null && result.outcome() instanceof RunOutcome.Passed);
         if (result != null && !lines.isEmpty()) {
-          result = withLines(result, lines);
+          result = CachedRuns.withLines(result, lines);
         }
       }
     }
     return result;
-  }
-
-  /**
-   * Holds the run until the caches' disk has {@code --disk-floor} free; what was shed and how long
-   * it waited go at the top of its log. A cancel meanwhile lets it go on to end as cancelled.
-   */
-  private RunSpec heldAtTheFloor(RunSpec spec, RunCancellation cancellation) {
-    if (floor == null) {
-      return spec;
-    }
-    try {
-      List<String> lines = floor.hold(cancellation::isCancelled);
-      if (lines.isEmpty()) {
-        return spec;
-      }
-      List<String> preamble = new java.util.ArrayList<>(spec.preamble());
-      preamble.addAll(lines);
-      return spec.withPreamble(preamble);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      cancellation.cancel("the runner's thread was interrupted");
-      return spec;
-    }
-  }
-
-  /** {@code r} with {@code lines} added at the end of its log (cache paths: nothing secret). */
-  private static RunResult withLines(RunResult r, List<String> lines) {
-    byte[] more = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
-    byte[] log = java.util.Arrays.copyOf(r.log(), r.log().length + more.length);
-    System.arraycopy(more, 0, log, r.log().length, more.length);
-    return new RunResult(r.steps(), r.outcome(), log, r.outputs());
   }
 
   /**

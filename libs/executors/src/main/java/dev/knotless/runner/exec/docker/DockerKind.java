@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec.docker;
 
+import dev.knotless.runner.exec.CachedRuns;
 import dev.knotless.runner.exec.ExecutorConfig;
 import dev.knotless.runner.exec.ExecutorContext;
 import dev.knotless.runner.exec.ExecutorKind;
@@ -7,7 +8,6 @@ import dev.knotless.runner.exec.cache.CacheSettings;
 import dev.knotless.runner.exec.cache.CacheStore;
 import dev.knotless.runner.exec.cache.DiskFloor;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -105,16 +105,7 @@ public final class DockerKind implements ExecutorKind<DockerKind.Settings> {
       }
       d = d.withResolv(file.toAbsolutePath());
     }
-    CacheSettings caches = CacheSettings.NONE;
-    caches =
-        new CacheSettings(
-            c.text("cache-dir").map(dir -> Path.of(dir).toAbsolutePath()).orElse(caches.dir()),
-            c.wholeAbove0("cache-max", "GiB, such as 16")
-                .map(g -> (long) g << 30)
-                .orElse(caches.maxBytes()),
-            c.wholeFrom0("disk-floor", "GiB, such as 20, or 0 for no floor")
-                .map(g -> g << 30)
-                .orElse(caches.floorBytes()));
+    CacheSettings caches = CachedRuns.settings(c);
     return new Settings(d, caches);
   }
 
@@ -132,19 +123,12 @@ public final class DockerKind implements ExecutorKind<DockerKind.Settings> {
   @Override
   public DockerExecutor open(Settings settings, ExecutorContext context) {
     CacheSettings caches = settings.caches();
-    CacheStore store = null;
-    if (caches.enabled()) {
-      try {
-        store = new CacheStore(caches.dir(), caches.maxBytes());
-      } catch (IOException e) {
-        throw new UncheckedIOException("could not make the cache directory " + caches.dir(), e);
-      }
+    CachedRuns.Opened opened = CachedRuns.open(caches);
+    CacheStore store = opened.store();
+    DiskFloor floor = opened.floor();
+    if (store != null) {
       LOG.info("caches kept under {}, a base up to {} GiB", caches.dir(), caches.maxBytes() >> 30);
     }
-    DiskFloor floor =
-        store == null
-            ? null
-            : new DiskFloor(store, caches.floorBytes(), DiskFloor.DEFAULT_INTERVAL);
     DockerExecutor executor =
         new DockerExecutor(
             settings.docker(), context.runnerDid(), context.work(), context.clock(), store, floor);

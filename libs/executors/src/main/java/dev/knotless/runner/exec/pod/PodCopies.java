@@ -33,9 +33,26 @@ final class PodCopies {
   /** The checkout (built in {@code paths}) into pod {@code pod}'s /work. */
   static void checkoutIn(PodApi api, String pod, RunPaths paths)
       throws IOException, InterruptedException, Refused {
-    Path tar = paths.root().resolve("checkout.tar");
+    treeIn(
+        api,
+        pod,
+        paths.checkout(),
+        paths.root().resolve("checkout.tar"),
+        Launcher.unpackCommand(),
+        "the checkout");
+  }
+
+  /**
+   * The tree under {@code tree} into pod {@code pod} through {@code command}, which reads it as
+   * {@link Launcher#framed} tar; packed first in {@code tar}, removed after.
+   *
+   * @param what what the tree is, for the message of a refusal
+   */
+  static void treeIn(
+      PodApi api, String pod, Path tree, Path tar, java.util.List<String> command, String what)
+      throws IOException, InterruptedException, Refused {
     try {
-      Tar.write(paths.checkout(), tar);
+      Tar.write(tree, tar);
       long size = Files.size(tar);
       byte[] head = (size + "\n").getBytes(StandardCharsets.US_ASCII);
       PodCommands.Result r;
@@ -44,14 +61,13 @@ final class PodCopies {
             PodCommands.run(
                 api,
                 pod,
-                Launcher.unpackCommand(),
+                command,
                 new SequenceInputStream(new ByteArrayInputStream(head), body),
                 64 * 1024,
                 PodCommands.COPY);
       }
       if (r.exit() != 0) {
-        throw new Refused(
-            "the checkout could not be unpacked in pod " + pod + ": " + r.text().strip());
+        throw new Refused(what + " could not be unpacked in pod " + pod + ": " + r.text().strip());
       }
     } finally {
       Files.deleteIfExists(tar);
@@ -70,6 +86,26 @@ final class PodCopies {
       Files.copy(tar, in);
     } finally {
       Files.deleteIfExists(tar);
+    }
+  }
+
+  /**
+   * Directory {@code path} of pod {@code pod} into {@code into} (made if missing), with at most
+   * {@code maxBytes} of file data; {@code into} is left empty when the pod has no such directory.
+   */
+  static void treeOut(PodApi api, String pod, String path, Path into, long maxBytes, String what)
+      throws IOException, InterruptedException {
+    Files.createDirectories(into);
+    int exit =
+        PodCommands.stream(
+            api,
+            pod,
+            Launcher.cacheOutCommand(path),
+            null,
+            PodCommands.COPY,
+            out -> Tar.extractTree(out, into, maxBytes, what, false));
+    if (exit != 0) {
+      throw new IOException("packing " + what + " in the pod exited with " + exit);
     }
   }
 
@@ -120,6 +156,18 @@ final class PodCopies {
     if (!said.equals("yes") && !said.equals("no")) {
       throw new IOException(
           "pod " + pod + " did not say whether its checkout is in place: " + said);
+    }
+    return said.equals("yes");
+  }
+
+  /** Whether a step was launched in pod {@code pod} (by this runner or one that stopped). */
+  static boolean stepsBegun(PodApi api, String pod) throws IOException, InterruptedException {
+    String said =
+        PodCommands.run(api, pod, Launcher.begunCommand(), null, 64, PodCommands.SHORT)
+            .text()
+            .strip();
+    if (!said.equals("yes") && !said.equals("no")) {
+      throw new IOException("pod " + pod + " did not say whether its steps began: " + said);
     }
     return said.equals("yes");
   }

@@ -1,6 +1,7 @@
 package dev.knotless.runner.exec.pod;
 
 import dev.knotless.runner.exec.AfterSteps;
+import dev.knotless.runner.exec.CachedRuns;
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunDriver;
@@ -8,6 +9,8 @@ import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.DiskFloor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -42,6 +45,8 @@ public final class PodExecutor implements Executor {
   private final PodSettings settings;
   private final String runnerDid;
   private final RunDriver driver;
+  private final CacheStore caches;
+  private final DiskFloor floor;
   private final Live live = new Live();
   private final Map<String, String> adoptable = new ConcurrentHashMap<>();
   private volatile PodObserver observer = PodObserver.NONE;
@@ -54,6 +59,24 @@ public final class PodExecutor implements Executor {
    */
   public PodExecutor(
       PodApi api, PodSettings settings, String runnerDid, Path workRoot, Clock clock) {
+    this(api, settings, runnerDid, workRoot, clock, null, null);
+  }
+
+  /**
+   * As above, the runs' caches kept in {@code caches} on this runner's disk (null for none: cache
+   * paths are then ignored), each run first held by {@code floor} (null for none) until that disk
+   * has room. The bases reach a pod as its checkout does ({@link PodCaches}).
+   */
+  public PodExecutor(
+      PodApi api,
+      PodSettings settings,
+      String runnerDid,
+      Path workRoot,
+      Clock clock,
+      CacheStore caches,
+      DiskFloor floor) {
+    this.caches = caches;
+    this.floor = floor;
     this.api = Objects.requireNonNull(api, "pod API");
     this.settings = Objects.requireNonNull(settings, "pod settings");
     this.runnerDid = Objects.requireNonNull(runnerDid, "runner DID");
@@ -69,37 +92,63 @@ public final class PodExecutor implements Executor {
   @Override
   public RunResult run(
       RunSpec spec, RunCancellation cancellation, RunListener listener, AfterSteps afterSteps) {
+    spec = CachedRuns.heldAtTheFloor(floor, spec, cancellation);
     // A run whose AfterSteps reads the checkout (a write-back) gets the pod's /work back.
     boolean copyBack = afterSteps != AfterSteps.NONE;
     AtomicReference<PodHost> host = new AtomicReference<>();
-    return driver.run(
-        spec,
-        cancellation,
-        listener,
-        (checkout, result) -> {
-          PodHost h = host.get();
-          String failed = h == null ? null : h.copyBackFailed();
-          if (failed != null && result.outcome() instanceof RunOutcome.Passed) {
-            String why = "not written back: the pod's checkout could not be copied back: " + failed;
-            return new RunResult(
-                result.steps(),
-                new RunOutcome.Errored(why),
-                concat(result.log(), ("==> " + why + "\n").getBytes(StandardCharsets.UTF_8)),
-                result.outputs());
-          }
-          return afterSteps.apply(checkout, result);
-        },
-        (s, paths) -> {
-          RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
-          String runKey = RunKey.of(s);
-          String adopted = runKey.isEmpty() ? null : adoptable.remove(runKey);
-          PodHost h =
-              adopted == null
-                  ? new PodHost(api, pod, s, paths, live, false, observer, copyBack)
-                  : new PodHost(api, pod.named(adopted), s, paths, live, true, observer, copyBack);
-          host.set(h);
-          return h;
-        });
+    AtomicReference<PodCaches> cached = new AtomicReference<>();
+    RunResult result = null;
+    try {
+      result =
+          driver.run(
+              spec,
+              cancellation,
+              listener,
+              (checkout, r) -> {
+                // The pod is gone: a pass promotes what it wrote, before the run's directory goes.
+                r = finishCaches(cached.get(), r);
+                PodHost h = host.get();
+                String failed = h == null ? null : h.copyBackFailed();
+                if (failed != null && r.outcome() instanceof RunOutcome.Passed) {
+                  String why =
+                      "not written back: the pod's checkout could not be copied back: " + failed;
+                  return new RunResult(
+                      r.steps(),
+                      new RunOutcome.Errored(why),
+                      concat(r.log(), ("==> " + why + "\n").getBytes(StandardCharsets.UTF_8)),
+                      r.outputs());
+                }
+                return afterSteps.apply(checkout, r);
+              },
+              (s, paths) -> {
+                RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
+                String runKey = RunKey.of(s);
+                String adopted = runKey.isEmpty() ? null : adoptable.remove(runKey);
+                PodCaches c = PodCaches.of(caches, s, paths);
+                cached.set(c);
+                PodHost h =
+                    adopted == null
+                        ? new PodHost(api, pod, s, paths, live, false, observer, copyBack, c)
+                        : new PodHost(
+                            api, pod.named(adopted), s, paths, live, true, observer, copyBack, c);
+                host.set(h);
+                return h;
+              });
+    } finally {
+      if (result == null) {
+        finishCaches(cached.get(), null);
+      }
+    }
+    return result;
+  }
+
+  /** Ends run {@code r}'s caches ({@code c}, null for none); {@code r} with their lines. */
+  private static RunResult finishCaches(PodCaches c, RunResult r) {
+    if (c == null) {
+      return r;
+    }
+    List<String> lines = c.finish(r != null && r.outcome() instanceof RunOutcome.Passed);
+    return r == null ? null : CachedRuns.withLines(r, lines);
   }
 
   private static byte[] concat(byte[] a, byte[] b) {
@@ -171,6 +220,19 @@ public final class PodExecutor implements Executor {
    */
   @Override
   public void removeLeftovers() {
+    sweepPods();
+    if (caches != null) {
+      // After the pods: a run that is not going leaves overlays and layers here to remove.
+      caches.removeLeftovers();
+    }
+  }
+
+  /** The caches, or null when this executor keeps none. */
+  public CacheStore cacheStore() {
+    return caches;
+  }
+
+  private void sweepPods() {
     try {
       // A label value is the DID cut to 63 characters: pods() checks the annotation exactly.
       for (PodApi.Listed pod : pods()) {

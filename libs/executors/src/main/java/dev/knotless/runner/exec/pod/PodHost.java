@@ -49,6 +49,7 @@ final class PodHost implements StepHost {
   private final boolean adopted;
   private final PodObserver observer;
   private final boolean copyBack;
+  private final PodCaches caches;
   private volatile String copyBackFailed;
   private int steps;
   private long idlePid;
@@ -74,12 +75,13 @@ final class PodHost implements StepHost {
       PodExecutor.Live live,
       boolean adopted,
       PodObserver observer) {
-    this(api, pod, spec, paths, live, adopted, observer, false);
+    this(api, pod, spec, paths, live, adopted, observer, false, null);
   }
 
   /**
    * As above; with {@code copyBack}, the pod's /work replaces the runner's checkout (all but its
-   * .git) before the pod is deleted, for a run whose {@code AfterSteps} reads it (a write-back).
+   * .git) before the pod is deleted, for a run whose {@code AfterSteps} reads it (a write-back);
+   * {@code caches} (null for none) are copied in after the checkout and, after a pass, back out.
    */
   PodHost(
       PodApi api,
@@ -89,8 +91,10 @@ final class PodHost implements StepHost {
       PodExecutor.Live live,
       boolean adopted,
       PodObserver observer,
-      boolean copyBack) {
+      boolean copyBack,
+      PodCaches caches) {
     this.copyBack = copyBack;
+    this.caches = caches;
     this.api = api;
     this.pod = pod;
     this.spec = spec;
@@ -120,6 +124,7 @@ final class PodHost implements StepHost {
           LOG.info("adopted pod {}: its checkout was not finished; it is made again", pod.name());
           checkoutIn();
         }
+        adoptCaches(log);
       } else {
         api.create(pod);
         synchronized (this) {
@@ -137,7 +142,14 @@ final class PodHost implements StepHost {
           throw e;
         }
         observer.running(Duration.ofNanos(System.nanoTime() - made));
-        checkoutPending = true;
+        if (caches == null) {
+          checkoutPending = true;
+        } else {
+          // Caches go in after the checkout, whose unpack empties /work first: their pods keep
+          // the exec of its own.
+          checkoutIn();
+          caches.restore(api, pod.name(), log);
+        }
       }
       if (spec.steps().stream().anyMatch(ExecStep::endLeftovers)) {
         idlePid = idlePid();
@@ -154,6 +166,29 @@ final class PodHost implements StepHost {
             + " from "
             + pod.image()
             + (pod.runtimeClassName() == null ? "" : ", runtime class " + pod.runtimeClassName()));
+  }
+
+  /**
+   * The caches of an adopted pod: restored as for a new one if no step began (the runner that made
+   * it may have stopped as it copied them in); else the steps go on with what the pod holds, and
+   * nothing this run writes there is kept, as this runner never opened the bases it read.
+   */
+  private void adoptCaches(Consumer<String> log)
+      throws IOException, InterruptedException, StartFailed {
+    if (caches == null) {
+      return;
+    }
+    if (!PodCopies.stepsBegun(api, pod.name())) {
+      caches.restore(api, pod.name(), log);
+      return;
+    }
+    for (String path : caches.containerPaths()) {
+      log.accept(
+          "cache "
+              + path
+              + ": not restored, this pod was adopted after its steps began; what the run"
+              + " writes there is not kept");
+    }
   }
 
   private void checkoutIn() throws IOException, InterruptedException, StartFailed {
@@ -287,6 +322,23 @@ final class PodHost implements StepHost {
     }
     if (lostReason == null && steps > 0) {
       PodCopies.outputsOut(api, pod.name(), paths.outputs(), MAX_OUTPUTS_COPY_BYTES);
+    }
+  }
+
+  /** The outputs, then, after a pass, what the run wrote at its cache paths. */
+  @Override
+  public void collectOutputs(dev.knotless.runner.exec.RunOutcome outcome)
+      throws IOException, InterruptedException {
+    collectOutputs();
+    if (caches != null
+        && outcome instanceof dev.knotless.runner.exec.RunOutcome.Passed
+        && lostReason == null) {
+      synchronized (this) {
+        if (closed || !created) {
+          return;
+        }
+      }
+      caches.copyOut(api, pod.name());
     }
   }
 

@@ -139,6 +139,15 @@ final class Tar {
    * @throws IOException naming the entry when the archive breaks these rules or the limit
    */
   static void extractTree(InputStream in, Path dir, long maxBytes) throws IOException {
+    extractTree(in, dir, maxBytes, "checkout", true);
+  }
+
+  /**
+   * As {@link #extractTree(InputStream, Path, long)}, the messages naming the archive {@code what};
+   * with {@code skipGit} false a top-level {@code .git} is read as any other entry (a cache's).
+   */
+  static void extractTree(InputStream in, Path dir, long maxBytes, String what, boolean skipGit)
+      throws IOException {
     byte[] h = new byte[BLOCK];
     String longName = null;
     String longLink = null;
@@ -162,8 +171,8 @@ final class Tar {
       String link = longLink != null ? longLink : cString(h, 157, 100);
       longName = null;
       longLink = null;
-      String rel = relative(name, "checkout");
-      if (rel != null && (rel.equals(".git") || rel.startsWith(".git/"))) {
+      String rel = relative(name, what);
+      if (skipGit && rel != null && (rel.equals(".git") || rel.startsWith(".git/"))) {
         // The runner's own: never the pod's to change.
         rel = null;
       }
@@ -172,14 +181,14 @@ final class Tar {
         skip(in, data ? (size + BLOCK - 1) / BLOCK * BLOCK : 0);
         continue;
       }
-      Path target = inside(dir, rel, "checkout");
+      Path target = inside(dir, rel, what);
       if (type == '5') {
         Files.createDirectories(target);
       } else if (data) {
         total += size;
         if (total > maxBytes) {
           throw new IOException(
-              "the pod's checkout is over " + maxBytes + " bytes at " + quote(rel));
+              "the pod's " + what + " is over " + maxBytes + " bytes at " + quote(rel));
         }
         Files.createDirectories(target.getParent());
         Files.deleteIfExists(target);

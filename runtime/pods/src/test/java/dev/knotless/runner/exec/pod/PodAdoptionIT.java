@@ -150,8 +150,13 @@ class PodAdoptionIT {
     // The first runner dies as it starts to unpack the checkout: nothing of it reaches the API
     // server after that, its pod's deletion included.
     KubernetesClient firstClient = cluster.api.client(PodCluster.NAMESPACE, cluster.token);
-    DiesAtUnpack dying =
-        new DiesAtUnpack(new Fabric8PodApi(firstClient, PodCluster.NAMESPACE, Duration.ZERO));
+    PodApi dying =
+        new DyingPodApi(
+            new Fabric8PodApi(firstClient, PodCluster.NAMESPACE, Duration.ZERO),
+            // A pod made afresh gets its checkout with the first step's launch, in one exec.
+            command ->
+                command.equals(Launcher.unpackCommand())
+                    || (command.size() > 3 && command.get(3).equals("knotless-unpack-launch")));
     PodExecutor first =
         new PodExecutor(
             dying,
@@ -171,58 +176,6 @@ class PodAdoptionIT {
 
     assertInstanceOf(RunOutcome.Passed.class, r.outcome(), log);
     assertTrue(log.contains("hello from the repository\n"), "the step saw the checkout: " + log);
-  }
-
-  /** A pod API whose runner dies as it starts to unpack a checkout: every call after fails. */
-  private static final class DiesAtUnpack implements PodApi {
-    private final PodApi api;
-    private volatile boolean dead;
-
-    DiesAtUnpack(PodApi api) {
-      this.api = api;
-    }
-
-    private void alive() throws java.io.IOException {
-      if (dead) {
-        throw new java.io.IOException("this runner's process is gone");
-      }
-    }
-
-    @Override
-    public void create(RunPod pod) throws java.io.IOException {
-      alive();
-      api.create(pod);
-    }
-
-    @Override
-    public void awaitRunning(String name, Duration limit)
-        throws java.io.IOException, InterruptedException, NotRunning {
-      alive();
-      api.awaitRunning(name, limit);
-    }
-
-    @Override
-    public Exec exec(String name, List<String> command) throws java.io.IOException {
-      // A pod made afresh gets its checkout with the first step's launch, in one exec.
-      if (command.equals(Launcher.unpackCommand())
-          || (command.size() > 3 && command.get(3).equals("knotless-unpack-launch"))) {
-        dead = true;
-      }
-      alive();
-      return api.exec(name, command);
-    }
-
-    @Override
-    public void delete(String name) throws java.io.IOException {
-      alive();
-      api.delete(name);
-    }
-
-    @Override
-    public List<Listed> list(String runnerLabel) throws java.io.IOException {
-      alive();
-      return api.list(runnerLabel);
-    }
   }
 
   private static int count(String text, String part) {

@@ -27,6 +27,9 @@ final class PodKindConfig {
     values.put("pending-timeout", config.pendingTimeout().toString());
     values.put("watch-resync", config.watchResync().toString());
     config.podOverlayFile().ifPresent(v -> values.put("pod-overlay", v.toString()));
+    config.runCacheDir().ifPresent(v -> values.put("cache-dir", v.toString()));
+    config.runCacheMax().ifPresent(v -> values.put("cache-max", Integer.toString(v)));
+    config.diskFloor().ifPresent(v -> values.put("disk-floor", Integer.toString(v)));
     return ExecutorConfig.of(values, Map.of());
   }
 }

@@ -80,6 +80,18 @@ public interface SchedulerConfig {
    */
   Optional<Path> podOverlayFile();
 
+  /**
+   * Where runs' caches are kept on this scheduler's own disk, copied into each pod as its checkout
+   * is ({@code --cache-dir}); unset: workflows' cache paths are ignored. Needs root and overlayfs.
+   */
+  Optional<Path> runCacheDir();
+
+  /** The largest base made current, in whole GiB ({@code --cache-max}); unset: 16. */
+  OptionalInt runCacheMax();
+
+  /** Free space kept on the caches' disk, in whole GiB, 0 for none ({@code --disk-floor}). */
+  OptionalInt diskFloor();
+
   /** The user id steps run as with runAsNonRoot; 0 for the image's own user. */
   @WithDefault("0")
   long runAsUser();

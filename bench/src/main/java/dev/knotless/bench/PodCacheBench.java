@@ -1,0 +1,139 @@
+package dev.knotless.bench;
+
+import dev.knotless.runner.exec.RunResult;
+import dev.knotless.runner.exec.cache.CacheStore;
+import dev.knotless.runner.exec.cache.CacheUse;
+import dev.knotless.runner.exec.pod.PodExecutor;
+import dev.knotless.runner.exec.pod.PodSettings;
+import dev.knotless.runtime.pods.Fabric8PodApi;
+import dev.knotless.testing.LocalDocker;
+import dev.knotless.testing.kubelet.KubeApiServer;
+import dev.knotless.testing.kubelet.TestKubelet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@link CacheBench}'s build on pods: the pod executor against the Fabric8 mock API server and the
+ * test kubelet (each pod a container on the local daemon, under gVisor), its caches kept on the
+ * runner's disk and copied into each pod as its checkout is. Each iteration's workflow runs cold,
+ * as a push to the default branch that makes 10,000 files and promotes them (copied back out of the
+ * pod first), then warm, finding them in the copy the pod was given. Prints the runs and the cold
+ * run's time over the warm run's beside the goal of 3.
+ *
+ * <p>Runs as root (overlay mounts on the runner's side). Usage: {@code bin/bench PodCache
+ * [iterations (3)] [sandbox (gVisor, the default) | trusted (runc)]}.
+ */
+public final class PodCacheBench {
+
+  /** The goal: a warm run at least this many times faster than a cold one. */
+  static final double GOAL = 3.0;
+
+  private static final java.util.regex.Pattern COPIED_IN =
+      java.util.regex.Pattern.compile("cache /cache: copied into the pod \\((\\d+) ms\\)");
+
+  private static final java.util.regex.Pattern COPIED_OUT =
+      java.util.regex.Pattern.compile("cache /cache: copied out of the pod, .* \\((\\d+) ms\\)");
+
+  private PodCacheBench() {}
+
+  /** The milliseconds a log line matched by {@code p} gives, in nanoseconds. */
+  private static long logged(java.util.regex.Pattern p, RunResult r) {
+    java.util.regex.Matcher m = p.matcher(r.logText());
+    if (!m.find()) {
+      throw new IllegalStateException("no line " + p + " in:\n" + r.logText());
+    }
+    return Long.parseLong(m.group(1)) * 1_000_000;
+  }
+
+  public static void main(String[] args) throws Exception {
+    int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+    boolean trusted = args.length > 1 && args[1].equals("trusted");
+    String runtime = trusted ? LocalDocker.TRUSTED_RUNTIME : LocalDocker.SANDBOX_RUNTIME;
+    LocalDocker.ensure();
+    Path root =
+        Files.createTempDirectory(
+            Path.of(System.getProperty("java.io.tmpdir")), "pod-cache-bench-");
+    Path mirror = root.resolve("mirror.git");
+    String commit = ExecutorBench.makeMirror(root, mirror);
+    Path work = Files.createDirectories(root.resolve("work"));
+    System.out.printf(
+        Locale.ROOT,
+        "PodCacheBench: %d iterations, 10,000 files in the cache, pods under %s;"
+            + " load average at start: %s%n%n",
+        iterations,
+        runtime,
+        Figures.loadAverage());
+    long[] cold = new long[iterations];
+    long[] promote = new long[iterations];
+    long[] warm = new long[iterations];
+    long[] copyOut = new long[iterations];
+    long[] copyIn = new long[iterations];
+    try (KubeApiServer api = KubeApiServer.start();
+        TestKubelet kubelet = TestKubelet.start(api, Map.of("class", runtime), 0);
+        KubernetesClient client = api.client("runs", "bench-token")) {
+      PodExecutor executor =
+          new PodExecutor(
+              new Fabric8PodApi(client, "runs", Duration.ZERO),
+              PodSettings.defaults().withImage(LocalDocker.BUSYBOX).withRuntimes("class", null),
+              "did:plc:podcachebench" + Long.toHexString(System.nanoTime()),
+              work,
+              Clock.systemUTC(),
+              new CacheStore(root.resolve("caches"), CacheStore.DEFAULT_MAX_BYTES),
+              null);
+      // Warm-up: the JIT, the clients, the daemon; a workflow of its own.
+      CacheBench.run(executor, mirror, commit, "warm-up", "true", CacheUse.READ);
+      for (int i = 0; i < iterations; i++) {
+        String workflow = "build-" + i;
+        RunResult c =
+            CacheBench.run(
+                executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.PROMOTE_ON_PASS);
+        cold[i] = CacheBench.took();
+        promote[i] = CacheBench.promotedMs(c) * 1_000_000;
+        copyOut[i] = logged(COPIED_OUT, c);
+        RunResult w =
+            CacheBench.run(executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.READ);
+        warm[i] = CacheBench.took();
+        copyIn[i] = logged(COPIED_IN, w);
+        if (!w.logText().contains("warm")) {
+          throw new IllegalStateException("the second run was not warm:\n" + w.logText());
+        }
+        System.out.printf(
+            Locale.ROOT,
+            "  %d  cold %s (promotion %d ms), warm %s%n",
+            i + 1,
+            Figures.seconds(cold[i]),
+            promote[i] / 1_000_000,
+            Figures.seconds(warm[i]));
+      }
+      executor.removeLeftovers();
+    } finally {
+      ExecutorBench.delete(root);
+    }
+    System.out.printf(Locale.ROOT, "%n%-52s %9s %9s %9s%n", "measure (ms)", "median", "min", "max");
+    CacheBench.row("cold build on a pod (makes 10,000 files), whole run", cold);
+    CacheBench.row("  of which copy out of the pod and diff", copyOut);
+    CacheBench.row("  of which promotion of 10,000 new files", promote);
+    CacheBench.row("warm build on a pod (finds them), whole run", warm);
+    CacheBench.row("  of which copy into the pod", copyIn);
+    double ratio = (double) median(cold) / median(warm);
+    System.out.printf(
+        Locale.ROOT,
+        "%ncold over warm (medians): %.1fx, goal at least %.0fx: %s%n",
+        ratio,
+        GOAL,
+        ratio >= GOAL ? "met" : "NOT met");
+    System.out.printf(Locale.ROOT, "load average at end: %s%n", Figures.loadAverage());
+  }
+
+  private static long median(long[] nanos) {
+    long[] s = nanos.clone();
+    Arrays.sort(s);
+    return s[(s.length - 1) / 2];
+  }
+}

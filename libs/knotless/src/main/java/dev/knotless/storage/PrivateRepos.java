@@ -1,0 +1,124 @@
+package dev.knotless.storage;
+
+import dev.knotless.atproto.RecordStore;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.cache.SpaceCredentialFile;
+import dev.knotless.atproto.space.SpaceClient;
+import dev.knotless.atproto.space.SpaceErrors;
+import dev.knotless.atproto.space.SpaceId;
+import dev.knotless.atproto.space.SpaceRecords;
+import dev.knotless.atproto.space.XrpcSpaceClient;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Optional;
+
+/**
+ * Private repositories: a repository's records in its owner's space of the same name, read and
+ * written through the owner's space host as a member. The host is {@code KNOTLESS_SPACE_HOST} (the
+ * harness's space host, while no PDS keeps spaces), else the owner's PDS; a read looks for a
+ * private repository only where a host is named ({@link #hostNamed}).
+ */
+public final class PrivateRepos {
+  /** Names the host that keeps every owner's spaces, instead of each owner's PDS. */
+  public static final String HOST_ENV = "KNOTLESS_SPACE_HOST";
+
+  private PrivateRepos() {}
+
+  /** Where {@code repo}'s owner keeps their spaces. */
+  public static URI host(KnotlessRepos repos, RepoAddress repo) {
+    String h = repos.env().get(HOST_ENV);
+    return h == null || h.isBlank() ? repo.pds() : URI.create(h.strip());
+  }
+
+  /**
+   * Whether a space host is named. No released PDS keeps spaces, so a name that holds no public
+   * repository is looked for in a space only then: elsewhere it would cost each new repository's
+   * first push three calls for an answer known in advance.
+   */
+  public static boolean hostNamed(KnotlessRepos repos) {
+    String h = repos.env().get(HOST_ENV);
+    return h != null && !h.isBlank();
+  }
+
+  /** The space a private repository's records live in: its owner's, of its name. */
+  public static SpaceId space(RepoAddress repo) {
+    return new SpaceId(repo.did(), repo.name());
+  }
+
+  /**
+   * A space client of {@code repo}'s space host, calling as {@code self} (logged in), its space
+   * credentials kept in the config directory for the next process.
+   */
+  public static SpaceClient client(KnotlessRepos repos, RepoAddress repo, XrpcClient self) {
+    return new XrpcSpaceClient(
+        XrpcClient.create(host(repos, repo)),
+        self,
+        repos.clock(),
+        SpaceCredentialFile.fromEnvironment(repos.env()));
+  }
+
+  /**
+   * The repository's space as records to read and write, as the person logged in: empty when no one
+   * is logged in, when the owner has no space of that name, or when their host keeps no spaces.
+   *
+   * @throws IOException saying the repository is private and who is not a member of it, when the
+   *     host refuses the person logged in
+   */
+  public static Optional<SpaceRecords> open(KnotlessRepos repos, RepoAddress repo)
+      throws IOException {
+    if (repos.self().isEmpty() || !hostNamed(repos)) {
+      return Optional.empty();
+    }
+    XrpcClient self = repos.member();
+    SpaceClient client = client(repos, repo, self);
+    SpaceId space = space(repo);
+    try {
+      client.getRecord(space, repo.did(), Lexicons.REPO, repo.name());
+    } catch (XrpcException e) {
+      if (SpaceErrors.notMember(e)) {
+        throw new IOException(
+            repo.url()
+                + " is private, and "
+                + self.did()
+                + " is not a member of its space: its owner has to make you one",
+            e);
+      }
+      if (SpaceErrors.spaceNotFound(e) || keepsNoSpaces(e)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    return Optional.of(new SpaceRecords(client, space, host(repos, repo)));
+  }
+
+  /**
+   * Refuses, naming the command, when {@code repo} is a private repository (where a space host is
+   * named and the name holds no public repository): for the commands that do not work on one yet,
+   * which would otherwise say there is no such repository.
+   */
+  public static void refuseIfPrivate(
+      KnotlessRepos repos, RepoAddress repo, RecordStore publicRecords, String command)
+      throws IOException {
+    if (!hostNamed(repos)
+        || publicRecords.findRecord(repo.did(), Lexicons.REPO, repo.name()).isPresent()) {
+      return;
+    }
+    if (open(repos, repo).isPresent()) {
+      throw new IOException(
+          repo.url()
+              + " is private, and "
+              + command
+              + " does not work on private repositories yet");
+    }
+  }
+
+  /** Whether the host answered as one with no {@code com.atproto.space.*} methods at all. */
+  static boolean keepsNoSpaces(XrpcException e) {
+    return e.status() == 404
+        || e.status() == 501
+        || "MethodNotImplemented".equals(e.error())
+        || "XRPCNotSupported".equals(e.error())
+        || String.valueOf(e.serverMessage()).startsWith("No service configured for");
+  }
+}

@@ -1,0 +1,367 @@
+package dev.knotless.testing.infra;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.knotless.atproto.identity.DidResolver;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A host of permissioned spaces for the harness, on 127.0.0.1, beside the reference PDS (which has
+ * no {@code com.atproto.space.*}): our reading of the methods, as docs/private.md describes. An
+ * owner manages a space with a service token from their PDS for each call; a member trades one for
+ * a space credential ({@code getCredential}, an hour long), which every record and blob call
+ * carries, and membership is checked again on each. Kept in memory. Thread-safe: one lock.
+ */
+public final class HarnessSpaceHost implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String NS = "com.atproto.space.";
+
+  /** How long a space credential lasts. */
+  public static final Duration CREDENTIAL = Duration.ofHours(1);
+
+  private final HttpServer server;
+  private final ServiceTokens tokens;
+  private final Clock clock;
+  private final SpaceStore store = new SpaceStore();
+  private final Map<String, Credential> credentials = new HashMap<>();
+  private final SecureRandom random = new SecureRandom();
+  private int credentialsGiven;
+
+  private record Credential(String space, String did, Instant expires) {}
+
+  private interface Handler {
+    JsonNode handle(HttpExchange ex, Map<String, String> q) throws IOException, SpaceStore.Refusal;
+  }
+
+  private HarnessSpaceHost(HttpServer server, URI plc, Clock clock) {
+    this.server = server;
+    this.clock = clock;
+    this.tokens =
+        new ServiceTokens(
+            new DidResolver(plc, java.net.http.HttpClient.newHttpClient()), did(), clock);
+  }
+
+  /** Starts one whose callers' DIDs resolve in the PLC directory at {@code plc}. */
+  public static HarnessSpaceHost start(URI plc) throws IOException {
+    HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    HarnessSpaceHost h = new HarnessSpaceHost(http, plc, Clock.systemUTC());
+    h.route("com.atproto.server.describeServer", (ex, q) -> h.describe());
+    h.route(NS + "createSpace", h::createSpace);
+    h.route(NS + "deleteSpace", h::deleteSpace);
+    h.route(NS + "listSpaces", h::listSpaces);
+    h.route(NS + "addMember", (ex, q) -> h.membership(ex, true));
+    h.route(NS + "removeMember", (ex, q) -> h.membership(ex, false));
+    h.route(NS + "getCredential", h::getCredential);
+    h.route(NS + "listMembers", h::listMembers);
+    h.route(NS + "applyWrites", h::applyWrites);
+    h.route(NS + "putRecord", h::putRecord);
+    h.route(NS + "getRecord", h::getRecord);
+    h.route(NS + "listRecords", h::listRecords);
+    h.route(NS + "uploadBlob", h::uploadBlob);
+    h.route(NS + "listRepos", h::listRepos);
+    http.createContext("/xrpc/" + NS + "getBlob", h::getBlob);
+    http.start();
+    return h;
+  }
+
+  /** Where it answers. */
+  public URI url() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  /** Its DID, the audience of the service tokens it takes (a did:web never resolved). */
+  public String did() {
+    return "did:web:spaces-" + server.getAddress().getPort() + ".test";
+  }
+
+  /** Whether the space {@code <owner did>/<name>} is there. */
+  public synchronized boolean exists(String space) {
+    return store.exists(space);
+  }
+
+  /** How many records {@code did} holds in the space, every collection counted (0 if none). */
+  public synchronized int records(String space, String did) throws IOException {
+    try {
+      SpaceStore.Repo r = store.space(space).repos.get(did);
+      return r == null ? 0 : r.records.values().stream().mapToInt(Map::size).sum();
+    } catch (SpaceStore.Refusal e) {
+      throw new IOException(e.getMessage());
+    }
+  }
+
+  /** How many space credentials it has given. */
+  public synchronized int credentialsGiven() {
+    return credentialsGiven;
+  }
+
+  /** How many blobs {@code did} holds in the space (0 if none). */
+  public synchronized int blobs(String space, String did) throws IOException {
+    try {
+      SpaceStore.Repo r = store.space(space).repos.get(did);
+      return r == null ? 0 : r.blobs.size();
+    } catch (SpaceStore.Refusal e) {
+      throw new IOException(e.getMessage());
+    }
+  }
+
+  private void route(String method, Handler h) {
+    server.createContext(
+        "/xrpc/" + method,
+        ex -> {
+          // The exchange is closed after the reply, refusals included: not by a try-with-resources
+          // around the catches, which would close it before they answer.
+          try {
+            Map<String, String> q = HarnessAppview.params(ex.getRequestURI().getRawQuery());
+            JsonNode out;
+            synchronized (this) {
+              out = h.handle(ex, q);
+            }
+            HarnessAppview.send(ex, 200, out);
+          } catch (SpaceStore.Refusal r) {
+            HarnessAppview.send(ex, r.status, HarnessAppview.error(r.error, r.getMessage()));
+          } catch (RuntimeException e) {
+            HarnessAppview.send(ex, 400, HarnessAppview.error("InvalidRequest", e.toString()));
+          } catch (IOException | Error e) {
+            HarnessAppview.send(ex, 500, HarnessAppview.error("InternalServerError", e.toString()));
+          } finally {
+            ex.close();
+          }
+        });
+  }
+
+  private JsonNode describe() {
+    return JSON.createObjectNode().put("did", did()).put("blobUploadLimit", 5_000_000);
+  }
+
+  /** The DID a service token for exactly this method speaks for. */
+  private String owner(HttpExchange ex, String method) throws SpaceStore.Refusal {
+    try {
+      return tokens.verify(ex.getRequestHeaders().getFirst("Authorization"), method);
+    } catch (ServiceTokens.Refused r) {
+      throw new SpaceStore.Refusal(401, "AuthRequired", r.getMessage());
+    }
+  }
+
+  /** The member a space credential speaks for, checked against the space named and membership. */
+  private String member(HttpExchange ex, String space) throws SpaceStore.Refusal {
+    String auth = ex.getRequestHeaders().getFirst("Authorization");
+    Credential c =
+        auth == null || !auth.startsWith("Bearer ")
+            ? null
+            : credentials.get(auth.substring("Bearer ".length()).strip());
+    if (c == null) {
+      throw new SpaceStore.Refusal(401, "InvalidCredential", "no space credential this host gave");
+    }
+    if (!clock.instant().isBefore(c.expires())) {
+      throw new SpaceStore.Refusal(401, "ExpiredCredential", "the space credential has expired");
+    }
+    if (space != null && !c.space().equals(space)) {
+      throw new SpaceStore.Refusal(401, "InvalidCredential", "the credential is for another space");
+    }
+    store.membered(c.space(), c.did());
+    return c.did();
+  }
+
+  private static JsonNode body(HttpExchange ex) throws IOException {
+    return JSON.readTree(ex.getRequestBody().readAllBytes());
+  }
+
+  private JsonNode createSpace(HttpExchange ex, Map<String, String> q)
+      throws IOException, SpaceStore.Refusal {
+    String did = owner(ex, NS + "createSpace");
+    String name = body(ex).path("name").asText("");
+    new dev.knotless.atproto.space.SpaceId(did, name);
+    store.create(did, name);
+    return JSON.createObjectNode().put("space", did + "/" + name);
+  }
+
+  private JsonNode deleteSpace(HttpExchange ex, Map<String, String> q)
+      throws IOException, SpaceStore.Refusal {
+    String did = owner(ex, NS + "deleteSpace");
+    String space = body(ex).path("space").asText("");
+    store.owned(space, did);
+    store.delete(space);
+    credentials.values().removeIf(c -> c.space().equals(space));
+    return JSON.createObjectNode();
+  }
+
+  private JsonNode listSpaces(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
+    String did = owner(ex, NS + "listSpaces");
+    ObjectNode out = JSON.createObjectNode();
+    store.ownedBy(did).forEach(out.putArray("spaces")::add);
+    return out;
+  }
+
+  private JsonNode membership(HttpExchange ex, boolean add) throws IOException, SpaceStore.Refusal {
+    String did = owner(ex, NS + (add ? "addMember" : "removeMember"));
+    JsonNode b = body(ex);
+    SpaceStore.Space s = store.owned(b.path("space").asText(""), did);
+    String who = b.path("did").asText("");
+    if (!who.startsWith("did:")) {
+      throw new SpaceStore.Refusal(400, "InvalidRequest", "not a DID: " + who);
+    }
+    if (add) {
+      s.members.add(who);
+    } else if (who.equals(s.owner)) {
+      throw new SpaceStore.Refusal(400, "InvalidRequest", "the owner stays a member");
+    } else {
+      s.members.remove(who);
+    }
+    return JSON.createObjectNode();
+  }
+
+  private JsonNode getCredential(HttpExchange ex, Map<String, String> q)
+      throws IOException, SpaceStore.Refusal {
+    String did = owner(ex, NS + "getCredential");
+    String space = body(ex).path("space").asText("");
+    store.membered(space, did);
+    byte[] b = new byte[32];
+    random.nextBytes(b);
+    String token = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    Instant expires = clock.instant().plus(CREDENTIAL);
+    credentials.put(token, new Credential(space, did, expires));
+    credentialsGiven++;
+    return JSON.createObjectNode().put("credential", token).put("expiresAt", expires.toString());
+  }
+
+  private JsonNode listMembers(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
+    member(ex, q.get("space"));
+    ObjectNode out = JSON.createObjectNode();
+    store.space(q.get("space")).members.forEach(out.putArray("members")::add);
+    return out;
+  }
+
+  private JsonNode applyWrites(HttpExchange ex, Map<String, String> q)
+      throws IOException, SpaceStore.Refusal {
+    JsonNode b = body(ex);
+    String space = b.path("space").asText("");
+    String did = member(ex, space);
+    if (!did.equals(b.path("repo").asText())) {
+      throw new SpaceStore.Refusal(403, "InvalidRequest", did + " writes only its own repo");
+    }
+    ObjectNode out = JSON.createObjectNode();
+    store
+        .apply(store.space(space), space, did, b.path("writes"))
+        .forEach(out.putArray("results")::add);
+    return out;
+  }
+
+  private JsonNode putRecord(HttpExchange ex, Map<String, String> q)
+      throws IOException, SpaceStore.Refusal {
+    JsonNode b = body(ex);
+    String space = b.path("space").asText("");
+    String did = member(ex, space);
+    ObjectNode w = JSON.createObjectNode();
+    w.put("$type", NS + "applyWrites#update");
+    w.put("collection", b.path("collection").asText(""));
+    w.put("rkey", b.path("rkey").asText(""));
+    w.set("value", b.path("record"));
+    return store.apply(store.space(space), space, did, JSON.createArrayNode().add(w)).get(0);
+  }
+
+  private JsonNode getRecord(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
+    member(ex, q.get("space"));
+    String did = q.get("repo");
+    String collection = q.get("collection");
+    ObjectNode v = store.record(store.space(q.get("space")), did, collection, q.get("rkey"));
+    ObjectNode out = JSON.createObjectNode();
+    out.put("uri", "at://" + did + "/" + collection + "/" + q.get("rkey"));
+    out.set("value", v);
+    return out;
+  }
+
+  private JsonNode listRecords(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
+    member(ex, q.get("space"));
+    String did = q.get("repo");
+    String collection = q.get("collection");
+    int limit = Math.max(1, Math.min(100, Integer.parseInt(q.getOrDefault("limit", "50"))));
+    boolean reverse = "true".equals(q.get("reverse"));
+    var page =
+        store.page(store.space(q.get("space")), did, collection, limit, q.get("cursor"), reverse);
+    ObjectNode out = JSON.createObjectNode();
+    var arr = out.putArray("records");
+    for (var e : page) {
+      ObjectNode r = arr.addObject();
+      r.put("uri", "at://" + did + "/" + collection + "/" + e.getKey());
+      r.set("value", e.getValue());
+    }
+    if (!page.isEmpty()) {
+      out.put("cursor", page.get(page.size() - 1).getKey());
+    }
+    return out;
+  }
+
+  private JsonNode uploadBlob(HttpExchange ex, Map<String, String> q)
+      throws IOException, SpaceStore.Refusal {
+    String did = member(ex, null);
+    String space = spaceOf(ex);
+    byte[] data = ex.getRequestBody().readAllBytes();
+    String cid = store.putBlob(store.space(space), did, data);
+    ObjectNode out = JSON.createObjectNode();
+    ObjectNode blob = out.putObject("blob");
+    blob.put("$type", "blob");
+    blob.putObject("ref").put("$link", cid);
+    blob.put("mimeType", ex.getRequestHeaders().getFirst("Content-Type"));
+    blob.put("size", data.length);
+    return out;
+  }
+
+  private String spaceOf(HttpExchange ex) {
+    String auth = ex.getRequestHeaders().getFirst("Authorization");
+    return credentials.get(auth.substring("Bearer ".length()).strip()).space();
+  }
+
+  private void getBlob(HttpExchange ex) throws IOException {
+    try {
+      Map<String, String> q = HarnessAppview.params(ex.getRequestURI().getRawQuery());
+      byte[] data;
+      try {
+        synchronized (this) {
+          member(ex, q.get("space"));
+          data = store.blob(store.space(q.get("space")), q.get("did"), q.get("cid"));
+        }
+      } catch (SpaceStore.Refusal r) {
+        HarnessAppview.send(ex, r.status, HarnessAppview.error(r.error, r.getMessage()));
+        return;
+      }
+      ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+      ex.sendResponseHeaders(200, data.length);
+      try (OutputStream o = ex.getResponseBody()) {
+        o.write(data);
+      }
+    } finally {
+      ex.close();
+    }
+  }
+
+  private JsonNode listRepos(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
+    member(ex, q.get("space"));
+    long since = q.get("since") == null ? 0 : Long.parseLong(q.get("since"));
+    Map<String, Long> changed = new TreeMap<>();
+    long now = store.changed(store.space(q.get("space")), since, changed);
+    ObjectNode out = JSON.createObjectNode();
+    var arr = out.putArray("repos");
+    changed.forEach((did, rev) -> arr.addObject().put("did", did).put("rev", Long.toString(rev)));
+    out.put("cursor", Long.toString(now));
+    return out;
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
