@@ -68,12 +68,17 @@ public final class PodBench {
       for (int i = 0; i < sequential; i++) {
         long begin = System.nanoTime();
         long[] first = {0};
+        boolean[] header = {false};
         run(
             executor,
             one,
             RunListener.lines(
                 line -> {
-                  if (first[0] == 0 && !line.startsWith("==> ")) {
+                  // The pod's own line ("pod ... from ...") comes before the step's header; the
+                  // step's first line is the one after the header.
+                  if (line.startsWith("==> ")) {
+                    header[0] = true;
+                  } else if (header[0] && first[0] == 0) {
                     first[0] = System.nanoTime();
                   }
                 }));

@@ -21,9 +21,12 @@ final class PodTimeline {
     MADE("pod made (scheduler's create)"),
     /** The test kubelet made and started the container and wrote the pod's status Running. */
     STARTED("container running (kubelet's status)"),
-    /** The scheduler's exec that unpacks the checkout: its watch saw Running, the tar is made. */
+    /**
+     * The scheduler's exec that unpacks the checkout (with the first step's launch, for a pod it
+     * made): its watch saw Running, the tar is made.
+     */
     COPY("checkout copy starts (unpack exec)"),
-    /** The exec that launches the step: the checkout is in. */
+    /** The exec that launches the step: the checkout is in (the same exec, for a pod made). */
     STEP("step launched (exec)"),
     /** The scheduler deleted the pod: the step ended, its exit and outputs read. */
     DELETED("pod deleted");
@@ -82,6 +85,10 @@ final class PodTimeline {
       String rest = line.substring(line.indexOf(pod) + pod.length());
       if (rest.equals("/status") && !line.startsWith("GET ")) {
         after.putIfAbsent(Mark.STARTED, at);
+      } else if (line.contains("command=knotless-unpack-launch")) {
+        // A pod made afresh gets its checkout and its first step's launch in one exec.
+        after.putIfAbsent(Mark.COPY, at);
+        after.putIfAbsent(Mark.STEP, at);
       } else if (line.contains("command=knotless-unpack")) {
         after.putIfAbsent(Mark.COPY, at);
       } else if (line.contains("command=knotless-launch")) {

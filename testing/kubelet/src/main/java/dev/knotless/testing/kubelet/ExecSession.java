@@ -31,9 +31,17 @@ final class ExecSession extends WebSocketListener {
   private final boolean stdin;
   private final LinkedBlockingQueue<byte[]> input = new LinkedBlockingQueue<>();
   private final Runnable closed;
+  private final KubeletTimes.Clock clock;
   private volatile WebSocket socket;
 
-  ExecSession(DockerClient docker, String container, String query, Runnable closed) {
+  ExecSession(
+      DockerClient docker,
+      String container,
+      String query,
+      Runnable closed,
+      KubeletTimes times,
+      String pod,
+      long requested) {
     this.docker = docker;
     this.container = container;
     this.closed = closed;
@@ -49,6 +57,9 @@ final class ExecSession extends WebSocketListener {
       }
     }
     this.stdin = in;
+    // sh -c SCRIPT NAME ...: the script's name says which exec it is.
+    String name = command.size() > 3 ? command.get(3) : command.isEmpty() ? "" : command.get(0);
+    this.clock = times.exec(pod, name, requested);
   }
 
   @Override
@@ -63,6 +74,7 @@ final class ExecSession extends WebSocketListener {
   }
 
   private void start(WebSocket ws) {
+    long creating = System.nanoTime();
     String exec =
         docker
             .execCreateCmd(container)
@@ -72,6 +84,8 @@ final class ExecSession extends WebSocketListener {
             .withAttachStderr(true)
             .exec()
             .getId();
+    clock.created = System.nanoTime();
+    clock.createTook = clock.created - creating;
     var start = docker.execStartCmd(exec).withDetach(false).withTty(false);
     if (stdin) {
       start.withStdIn(new Input());
@@ -95,9 +109,11 @@ final class ExecSession extends WebSocketListener {
 
           @Override
           public void onComplete() {
+            clock.ended = System.nanoTime();
             status(ws, exec, null);
           }
         });
+    clock.started = System.nanoTime();
   }
 
   private void status(WebSocket ws, String exec, Throwable error) {
@@ -131,6 +147,7 @@ final class ExecSession extends WebSocketListener {
     msg[0] = 3;
     System.arraycopy(b, 0, msg, 1, b.length);
     ws.send(msg);
+    clock.statusSent = System.nanoTime();
     ws.close(1000, "");
     closed.run();
   }

@@ -40,11 +40,11 @@ public final class KubeApiServer implements AutoCloseable {
         new Dispatcher() {
           @Override
           public MockResponse dispatch(RecordedRequest request) {
-            paths.add(
-                new Request(System.nanoTime(), request.getMethod() + " " + request.getPath()));
+            long now = System.nanoTime();
+            paths.add(new Request(now, request.getMethod() + " " + request.getPath()));
             Matcher m = EXEC.matcher(request.getPath());
             if (m.matches() && kubelet != null) {
-              return kubelet.exec(m.group(1), m.group(2), m.group(3));
+              return kubelet.exec(m.group(1), m.group(2), m.group(3), now);
             }
             return crud.dispatch(request);
           }

@@ -57,6 +57,7 @@ public final class TestKubelet implements AutoCloseable {
   private final Map<String, String> containers = new ConcurrentHashMap<>();
   private final Map<String, java.util.Set<ExecSession>> sessions = new ConcurrentHashMap<>();
   private final ExecutorService work = Executors.newFixedThreadPool(4);
+  private final KubeletTimes times = new KubeletTimes();
   private Watch watch;
 
   private TestKubelet(
@@ -105,6 +106,11 @@ public final class TestKubelet implements AutoCloseable {
     return containers.get(namespace + "/" + name);
   }
 
+  /** When this kubelet started each pod and served each exec, for a benchmark. */
+  public KubeletTimes times() {
+    return times;
+  }
+
   /** The daemon the pods run on, for a test to look at what it made. */
   public DockerClient docker() {
     return docker;
@@ -143,7 +149,7 @@ public final class TestKubelet implements AutoCloseable {
     client.pods().inNamespace(namespace).resource(pod).updateStatus();
   }
 
-  MockResponse exec(String namespace, String name, String query) {
+  MockResponse exec(String namespace, String name, String query, long requested) {
     String c = containers.get(namespace + "/" + name);
     if (c == null) {
       return new MockResponse()
@@ -157,14 +163,17 @@ public final class TestKubelet implements AutoCloseable {
     java.util.Set<ExecSession> open =
         sessions.computeIfAbsent(c, k -> ConcurrentHashMap.newKeySet());
     ExecSession[] session = new ExecSession[1];
-    session[0] = new ExecSession(docker, c, query, () -> open.remove(session[0]));
+    session[0] =
+        new ExecSession(docker, c, query, () -> open.remove(session[0]), times, name, requested);
     open.add(session[0]);
     return new MockResponse().withWebSocketUpgrade(session[0]);
   }
 
-  private void run(Pod pod) {
+  private void run(Pod pod, long seen) {
     String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    long making = System.nanoTime();
     PodContainers.Made made = PodContainers.create(docker, pod, runtimes, pidsLimit, id);
+    long runtime = System.nanoTime() - making;
     if (made.waitingReason() != null) {
       setStatus(pod, "Pending", made.waitingReason(), made.message());
       return;
@@ -180,8 +189,12 @@ public final class TestKubelet implements AutoCloseable {
       remove(key);
       return;
     }
+    long starting = System.nanoTime();
     docker.startContainerCmd(made.containerId()).exec();
+    runtime += System.nanoTime() - starting;
     setStatus(pod, "Running", null, null);
+    times.pod(
+        new KubeletTimes.PodStart(pod.getMetadata().getName(), seen, runtime, System.nanoTime()));
   }
 
   private void setStatus(Pod pod, String phase, String waitingReason, String message) {
@@ -259,10 +272,11 @@ public final class TestKubelet implements AutoCloseable {
     public void eventReceived(Action action, Pod pod) {
       String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
       if (action == Action.ADDED) {
+        long seen = System.nanoTime();
         work.submit(
             () -> {
               try {
-                run(pod);
+                run(pod, seen);
               } catch (RuntimeException e) {
                 LOG.warn("pod {} could not run: {}", key, e.toString());
                 setStatus(pod, "Failed", "CreateContainerError", e.getMessage());

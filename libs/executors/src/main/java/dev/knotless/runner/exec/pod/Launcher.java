@@ -67,47 +67,61 @@ public final class Launcher {
           "knotless_d=" + STEPS + "/$1",
           "read -r knotless_n || exit " + LAUNCH_FAILED,
           "knotless_code=$(head -c \"$knotless_n\")",
-          // A step launched before (by a scheduler that since stopped) is followed, never rerun.
-          "if [ -e \"$knotless_d\" ]; then knotless_code=; exit 0; fi",
-          "mkdir -p " + STEPS + " && mkdir \"$knotless_d\" || exit " + LAUNCH_FAILED,
-          // The launcher's own notices (a shell's "Killed") are not the step's output.
-          "exec </dev/null >/dev/null 2>&1",
-          // An image need not have nice (a minimal busybox lacks it): the pod's lower CPU request
-          // is the weight that counts, nice only adds to it where there is one.
-          "if [ \"$2\" -gt 0 ] && command -v nice >/dev/null 2>&1; then",
-          "  knotless_nice=\"nice -n $2\"",
-          "else",
-          "  knotless_nice=",
-          "fi",
-          "if cd " + WORK + "; then",
-          "  (eval \"$knotless_code\" && exec setsid $knotless_nice sh -ec \"$"
-              + SCRIPT_VARIABLE
-              + "\") >>\"$knotless_d/out\" 2>&1 &",
-          "  knotless_pid=$!",
-          "  knotless_code=",
-          "  echo \"$knotless_pid\" >\"$knotless_d/pgid.new\" && mv \"$knotless_d/pgid.new\" \"$knotless_d/pgid\"",
-          "  wait \"$knotless_pid\"",
-          "  knotless_status=$?",
-          "else",
-          "  knotless_status=" + LAUNCH_FAILED,
-          "fi",
-          "echo \"$knotless_status\" >\"$knotless_d/exit.new\" && mv \"$knotless_d/exit.new\" \"$knotless_d/exit\"");
+          LaunchBody.TEXT);
+
+  /** {@link #LAUNCH} from the step's code read on: start the step once, record its exit. */
+  private static final class LaunchBody {
+    static final String TEXT =
+        String.join(
+            "\n",
+            // A step launched before (by a scheduler that since stopped) is followed, never rerun.
+            "if [ -e \"$knotless_d\" ]; then knotless_code=; exit 0; fi",
+            "mkdir -p " + STEPS + " && mkdir \"$knotless_d\" || exit " + LAUNCH_FAILED,
+            // The launcher's own notices (a shell's "Killed") are not the step's output.
+            "exec </dev/null >/dev/null 2>&1",
+            // An image need not have nice (a minimal busybox lacks it): the pod's lower CPU request
+            // is the weight that counts, nice only adds to it where there is one.
+            "if [ \"$2\" -gt 0 ] && command -v nice >/dev/null 2>&1; then",
+            "  knotless_nice=\"nice -n $2\"",
+            "else",
+            "  knotless_nice=",
+            "fi",
+            "if cd " + WORK + "; then",
+            "  (eval \"$knotless_code\" && exec setsid $knotless_nice sh -ec \"$"
+                + SCRIPT_VARIABLE
+                + "\") >>\"$knotless_d/out\" 2>&1 &",
+            "  knotless_pid=$!",
+            "  knotless_code=",
+            "  echo \"$knotless_pid\" >\"$knotless_d/pgid.new\" && mv \"$knotless_d/pgid.new\" \"$knotless_d/pgid\"",
+            "  wait \"$knotless_pid\"",
+            "  knotless_status=$?",
+            "else",
+            "  knotless_status=" + LAUNCH_FAILED,
+            "fi",
+            "echo \"$knotless_status\" >\"$knotless_d/exit.new\" && mv \"$knotless_d/exit.new\" \"$knotless_d/exit\"");
+  }
 
   /**
-   * Prints step {@code $1}'s output from byte offset {@code $2} on, as it grows, and ends once the
-   * step's exit record exists: what was written before the record is then printed by the caller's
-   * last read ({@link #tailCommand}), so nothing is lost whichever came first.
+   * Prints step {@code $1}'s output from byte offset {@code $2} on, as it grows, until the step's
+   * exit record exists and everything written before it was printed; then, and only then, it exits
+   * 0. What the step wrote before its record is in the size read after the record was seen, so a
+   * step that ended before its follower started is printed whole by that one follower. Any other
+   * end (a connection dropped, a kill) leaves the rest to {@link #tailCommand}.
    */
   static final String FOLLOW =
       String.join(
           "\n",
           "d=" + STEPS + "/$1",
           "off=$2",
-          "while [ ! -f \"$d/exit\" ]; do",
+          "while :; do",
+          "  ended=",
+          "  [ -f \"$d/exit\" ] && ended=1",
           "  size=$(wc -c <\"$d/out\" 2>/dev/null || echo 0)",
           "  if [ \"$size\" -gt \"$off\" ]; then",
           "    tail -c +$((off + 1)) \"$d/out\" | head -c $((size - off))",
           "    off=$size",
+          "  elif [ -n \"$ended\" ]; then",
+          "    exit 0",
           "  else",
           "    sleep 0.05",
           "  fi",
@@ -156,6 +170,37 @@ public final class Launcher {
           + WORK
           + " && : > "
           + CHECKED_OUT;
+
+  /** What {@link #UNPACK_AND_LAUNCH} prints once the checkout is in, before the step starts. */
+  static final String UNPACKED = "knotless: unpacked";
+
+  /**
+   * {@link #UNPACK} and then {@link #LAUNCH} in one exec, for the first step of a pod just made:
+   * the step's code as {@link #stdinByLines} frames it, then a byte count and that much tar. Once
+   * the checkout is in it prints {@link #UNPACKED} on a line of its own, and nothing after; when it
+   * could not be unpacked it prints why and exits {@link #LAUNCH_FAILED}, launching nothing.
+   */
+  static final String UNPACK_AND_LAUNCH =
+      String.join(
+          "\n",
+          "knotless_d=" + STEPS + "/$1",
+          // The code comes first, read a line at a time: the shell's read takes no byte past its
+          // line, where head may read ahead into the tar.
+          "read -r knotless_n || exit " + LAUNCH_FAILED,
+          "knotless_code=",
+          "while [ \"$knotless_n\" -gt 0 ]; do",
+          "  IFS= read -r knotless_line || exit " + LAUNCH_FAILED,
+          "  knotless_code=\"$knotless_code$knotless_line",
+          "\"",
+          "  knotless_n=$((knotless_n - 1))",
+          "done",
+          "knotless_line=",
+          "if ! { " + UNPACK + "; } 2>&1; then",
+          "  echo 'the checkout was not unpacked'",
+          "  exit " + LAUNCH_FAILED,
+          "fi",
+          "echo '" + UNPACKED + "'",
+          LaunchBody.TEXT);
 
   /**
    * Prints {@code yes} when the checkout was unpacked whole, or when a step has a directory (a pod
@@ -213,6 +258,20 @@ public final class Launcher {
   public static List<String> launchCommand(int index, int niceness) {
     return List.of(
         "sh", "-c", LAUNCH, "knotless-launch", Integer.toString(index), Integer.toString(niceness));
+  }
+
+  /**
+   * The exec that unpacks the checkout and then starts step {@code index}, as {@link
+   * #launchCommand}; its stdin must be {@link #stdinByLines} and then the {@link #framed} tar.
+   */
+  public static List<String> unpackAndLaunchCommand(int index, int niceness) {
+    return List.of(
+        "sh",
+        "-c",
+        UNPACK_AND_LAUNCH,
+        "knotless-unpack-launch",
+        Integer.toString(index),
+        Integer.toString(niceness));
   }
 
   /** The exec that follows step {@code index}'s output from byte {@code offset} on. */
@@ -301,6 +360,20 @@ public final class Launcher {
    *     never named, as it may be a secret)
    */
   public static byte[] stdin(Map<String, String> env, String script) {
+    return framed(code(env, script).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The same code as {@link #stdin}, after a line holding how many lines it has rather than its
+   * bytes: what {@link #UNPACK_AND_LAUNCH} reads before the tar.
+   */
+  public static byte[] stdinByLines(Map<String, String> env, String script) {
+    String code = code(env, script);
+    long lines = code.chars().filter(c -> c == '\n').count();
+    return (lines + "\n" + code).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String code(Map<String, String> env, String script) {
     StringBuilder code = new StringBuilder();
     env.forEach(
         (name, value) -> {
@@ -313,7 +386,7 @@ public final class Launcher {
           code.append("export ").append(name).append('=').append(quote(value)).append('\n');
         });
     code.append(SCRIPT_VARIABLE).append('=').append(quote(script)).append('\n');
-    return framed(code.toString().getBytes(StandardCharsets.UTF_8));
+    return code.toString();
   }
 
   /**

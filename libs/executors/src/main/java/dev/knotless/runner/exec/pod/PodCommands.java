@@ -70,6 +70,11 @@ final class PodCommands {
     return new Result(exit, out.toByteArray());
   }
 
+  /** Closes {@code exec} once {@code limit} passed, unless the result is cancelled first. */
+  static ScheduledFuture<?> closeAfter(PodApi.Exec exec, Duration limit) {
+    return WATCHDOG.schedule(exec::close, limit.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   /** What reads a command's stdout to its end. */
   @FunctionalInterface
   interface Reader {

@@ -2,13 +2,16 @@ package dev.knotless.runner.exec.pod;
 
 import dev.knotless.runner.exec.RunPaths;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.concurrent.ScheduledFuture;
 
 /**
  * The copies between the runner and a run's pod, each as tar through one exec's stdin or stdout (so
@@ -72,6 +75,21 @@ final class PodCopies {
   }
 
   /**
+   * The checkout (built in {@code paths}) as the head of an exec's stdin: a byte count on one line
+   * and that much tar, as {@link Launcher#UNPACK_AND_LAUNCH} reads it.
+   */
+  static void checkoutInto(OutputStream in, RunPaths paths) throws IOException {
+    Path tar = paths.root().resolve("checkout.tar");
+    try {
+      Tar.write(paths.checkout(), tar);
+      in.write((Files.size(tar) + "\n").getBytes(StandardCharsets.US_ASCII));
+      Files.copy(tar, in);
+    } finally {
+      Files.deleteIfExists(tar);
+    }
+  }
+
+  /**
    * Directory {@code path} of pod {@code pod} into {@code into} (made if missing), with at most
    * {@code maxBytes} of file data; {@code into} is left empty when the pod has no such directory.
    */
@@ -90,6 +108,41 @@ final class PodCopies {
       throw new IOException("packing " + what + " in the pod exited with " + exit);
     }
   }
+
+  /**
+   * Waits, within {@link PodCommands#COPY}, for an {@link Launcher#UNPACK_AND_LAUNCH} exec to say
+   * the checkout is in.
+   *
+   * @throws IOException naming why it is not (what tar said), or that the pod did not say
+   */
+  static void awaitUnpacked(PodApi.Exec exec, String pod) throws IOException {
+    ScheduledFuture<?> watchdog = PodCommands.closeAfter(exec, PodCommands.COPY);
+    try {
+      InputStream out = exec.stdout();
+      ByteArrayOutputStream line = new ByteArrayOutputStream();
+      for (int b; (b = out.read()) >= 0 && b != '\n' && line.size() < SAID_MAX; ) {
+        line.write(b);
+      }
+      String said = line.toString(StandardCharsets.UTF_8);
+      if (said.equals(Launcher.UNPACKED)) {
+        return;
+      }
+      String rest = new String(out.readNBytes(SAID_MAX), StandardCharsets.UTF_8);
+      String why = (said + "\n" + rest).strip();
+      throw new IOException(
+          "the checkout could not be unpacked in pod "
+              + pod
+              + ": "
+              + (why.isEmpty()
+                  ? "the pod said nothing within " + PodCommands.COPY.toMinutes() + " min"
+                  : why));
+    } finally {
+      watchdog.cancel(false);
+    }
+  }
+
+  /** The most of what an unpacking pod says that goes into a message. */
+  private static final int SAID_MAX = 64 * 1024;
 
   /**
    * Whether pod {@code pod}'s checkout was unpacked whole: false when the runner that made it

@@ -18,11 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run's pod: made from {@link RunPod}, the checkout copied in through exec stdin as tar, each
- * step started by the {@link Launcher} and followed through the API server, the outputs copied out
- * ({@link #collectOutputs}) and the pod deleted once the last step's output was read to its end.
- * Not thread-safe but for {@link Step#kill} and {@link #close}, which a cancel calls from another
- * thread.
+ * One run's pod: made from {@link RunPod}, the checkout copied in through exec stdin as tar (with
+ * the first step's launch, in the same exec, for a pod made here), each step started by the {@link
+ * Launcher} and followed through the API server, the outputs copied out ({@link #collectOutputs})
+ * and the pod deleted once the last step's output was read to its end. Not thread-safe but for
+ * {@link Step#kill} and {@link #close}, which a cancel calls from another thread.
  */
 final class PodHost implements StepHost {
 
@@ -58,6 +58,9 @@ final class PodHost implements StepHost {
   private volatile String lostReason;
   private boolean created;
   private boolean closed;
+  // The checkout goes in with the first step's launch (one exec for both); until then the pod's
+  // /work is empty, and nothing is copied back from it.
+  private volatile boolean checkoutPending;
 
   /**
    * @param adopted whether {@code pod} exists already, made by a runner that since stopped: it is
@@ -139,8 +142,12 @@ final class PodHost implements StepHost {
           throw e;
         }
         observer.running(Duration.ofNanos(System.nanoTime() - made));
-        checkoutIn();
-        if (caches != null) {
+        if (caches == null) {
+          checkoutPending = true;
+        } else {
+          // Caches go in after the checkout, whose unpack empties /work first: their pods keep
+          // the exec of its own.
+          checkoutIn();
           caches.restore(api, pod.name(), log);
         }
       }
@@ -254,23 +261,46 @@ final class PodHost implements StepHost {
 
   @Override
   public Step start(ExecStep step, Map<String, String> env) throws IOException {
+    boolean unpack = checkoutPending;
     byte[] stdin;
     try {
-      stdin = Launcher.stdin(env, step.script());
+      stdin =
+          unpack ? Launcher.stdinByLines(env, step.script()) : Launcher.stdin(env, step.script());
     } catch (IllegalArgumentException e) {
       throw new IOException(e.getMessage(), e);
     }
     int index = steps++;
-    PodApi.Exec launcher = api.exec(pod.name(), Launcher.launchCommand(index, spec.niceness()));
+    // The follower opens beside the launch: a step that speaks at once is read one exec sooner.
+    var early = StepOutput.followEarly(api, pod.name(), index);
+    PodApi.Exec launcher;
+    try {
+      launcher =
+          api.exec(
+              pod.name(),
+              unpack
+                  ? Launcher.unpackAndLaunchCommand(index, spec.niceness())
+                  : Launcher.launchCommand(index, spec.niceness()));
+    } catch (IOException e) {
+      StepOutput.discard(early);
+      throw e;
+    }
     try {
       OutputStream in = launcher.stdin();
       in.write(stdin);
+      if (unpack) {
+        PodCopies.checkoutInto(in, paths);
+      }
       in.flush();
+      if (unpack) {
+        PodCopies.awaitUnpacked(launcher, pod.name());
+        checkoutPending = false;
+      }
     } catch (IOException e) {
       launcher.close();
+      StepOutput.discard(early);
       throw e;
     }
-    StepOutput output = new StepOutput(api, pod.name(), index);
+    StepOutput output = new StepOutput(api, pod.name(), index, early);
     reading = output;
     if (lostReason != null) {
       output.lose(lostReason);
@@ -331,7 +361,8 @@ final class PodHost implements StepHost {
     if (copyBack) {
       copyBackFailed = lostReason;
       try {
-        if (lostReason == null) {
+        // No step ran (each skipped): the pod's /work never held the checkout, which stays.
+        if (lostReason == null && !checkoutPending) {
           PodCopies.checkoutBack(api, pod.name(), paths.checkout(), MAX_CHECKOUT_BYTES);
         }
       } catch (IOException e) {

@@ -15,12 +15,23 @@ import java.util.concurrent.TimeoutException;
  * Launcher#followCommand}) that starts at the byte offset read so far: a follower whose connection
  * drops is started again at that offset, so no byte is lost or read twice. When a follower ends,
  * the exit record decides: none yet means the connection dropped, so follow again; one there means
- * the step ended, so the output is read to its end ({@link Launcher#tailCommand}) and the status
- * comes from the record, never from how the connection ended. The status is known only once the
- * output was read to its end, as the run's output pump always does, so a step never counts as ended
- * with output still unread. Read by one thread; {@link #exit} from any.
+ * the step ended, so the status comes from the record, never from how the connection ended. A
+ * follower that exited 0 printed the output to its end after it saw the record (so a quick step's
+ * output comes with the first follower); any other end has the rest read by {@link
+ * Launcher#tailCommand}. The status is known only once the output was read to its end, as the run's
+ * output pump always does, so a step never counts as ended with output still unread. Read by one
+ * thread; {@link #exit} from any.
  */
 final class StepOutput extends InputStream {
+
+  /** Where first followers are opened beside their step's launch; idle threads end. */
+  private static final java.util.concurrent.ExecutorService OPENING =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "pod-follower-open");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** Followers that fail to start in a row before the pod counts as lost. */
   static final int MAX_FAILED_STARTS = 5;
@@ -28,10 +39,17 @@ final class StepOutput extends InputStream {
   /** The wait before a follower is started again after a failed start. */
   static final Duration RETRY = Duration.ofMillis(200);
 
+  /**
+   * How long an ended follower's exit status is waited for; none by then reads the rest as a
+   * dropped connection's, which is right either way.
+   */
+  static final Duration FOLLOWER_STATUS_WAIT = Duration.ofSeconds(5);
+
   private final PodApi api;
   private final String pod;
   private final int index;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+  private CompletableFuture<PodApi.Exec> early;
   private long offset;
   private volatile PodApi.Exec follower;
   private InputStream current;
@@ -43,9 +61,39 @@ final class StepOutput extends InputStream {
   private volatile String lost;
 
   StepOutput(PodApi api, String pod, int index) {
+    this(api, pod, index, null);
+  }
+
+  /**
+   * As above, the first follower ({@link Launcher#followCommand} from byte 0) already being opened
+   * by {@code early}, beside the step's launch, so that the output is followed as soon as the step
+   * writes it rather than one more exec later.
+   */
+  StepOutput(PodApi api, String pod, int index, CompletableFuture<PodApi.Exec> early) {
     this.api = api;
     this.pod = pod;
     this.index = index;
+    this.early = early;
+  }
+
+  /** Opens, off the caller's thread, the first follower of step {@code index} of {@code pod}. */
+  static CompletableFuture<PodApi.Exec> followEarly(PodApi api, String pod, int index) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return api.exec(pod, Launcher.followCommand(index, 0));
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        },
+        OPENING);
+  }
+
+  /** Closes the follower {@code early} opens, whenever it opens: its step was not launched. */
+  static void discard(CompletableFuture<PodApi.Exec> early) {
+    if (early != null) {
+      early.thenAccept(PodApi.Exec::close);
+    }
   }
 
   /** How many bytes of the step's output were read. */
@@ -78,10 +126,12 @@ final class StepOutput extends InputStream {
           continue;
         }
         int n;
+        boolean dropped = false;
         try {
           n = current.read(b, off, len);
-        } catch (IOException dropped) {
+        } catch (IOException e) {
           n = -1;
+          dropped = true;
         }
         if (n > 0) {
           offset += n;
@@ -90,6 +140,7 @@ final class StepOutput extends InputStream {
           return n;
         }
         boolean tailed = tailing && follower.exitCode(PodCommands.STATUS_WAIT) == 0;
+        boolean followedToEnd = !tailing && !dropped && followedToEnd();
         boolean empty = !readSinceOpen;
         closeFollower();
         if (tailed) {
@@ -105,7 +156,13 @@ final class StepOutput extends InputStream {
             failed(e);
             continue;
           }
-          if (recorded.isPresent()) {
+          if (recorded.isPresent() && followedToEnd) {
+            // The follower printed everything written before the record: nothing is left.
+            status = recorded.getAsInt();
+            done = true;
+            exit.complete(status);
+            return -1;
+          } else if (recorded.isPresent()) {
             // Whatever the follower had not printed when the record appeared comes last.
             status = recorded.getAsInt();
             tailing = true;
@@ -143,16 +200,41 @@ final class StepOutput extends InputStream {
 
   private void open() throws IOException, InterruptedException {
     try {
+      PodApi.Exec opened = takeEarly();
       follower =
-          api.exec(
-              pod,
-              tailing
-                  ? Launcher.tailCommand(index, offset)
-                  : Launcher.followCommand(index, offset));
+          opened != null
+              ? opened
+              : api.exec(
+                  pod,
+                  tailing
+                      ? Launcher.tailCommand(index, offset)
+                      : Launcher.followCommand(index, offset));
       current = follower.stdout();
       readSinceOpen = false;
     } catch (IOException e) {
       failed(e);
+    }
+  }
+
+  /** The follower opened beside the launch, once; null when there is none or it is no use now. */
+  private PodApi.Exec takeEarly() throws IOException, InterruptedException {
+    CompletableFuture<PodApi.Exec> e = early;
+    early = null;
+    if (e == null) {
+      return null;
+    }
+    if (tailing || offset != 0) {
+      discard(e);
+      return null;
+    }
+    try {
+      return e.get();
+    } catch (java.util.concurrent.ExecutionException failed) {
+      Throwable cause = failed.getCause();
+      if (cause instanceof java.io.UncheckedIOException u) {
+        throw u.getCause();
+      }
+      throw new IOException(cause);
     }
   }
 
@@ -162,6 +244,18 @@ final class StepOutput extends InputStream {
           "lost pod " + pod + ": the step's output could not be read: " + e.getMessage(), e);
     }
     Thread.sleep(RETRY.toMillis());
+  }
+
+  /**
+   * Whether the follower that just ended said it printed the step's output to its end after the
+   * exit record appeared (it exits 0 then and only then); a connection that dropped says not.
+   */
+  private boolean followedToEnd() throws InterruptedException {
+    try {
+      return follower.exitCode(FOLLOWER_STATUS_WAIT) == 0;
+    } catch (IOException noStatus) {
+      return false;
+    }
   }
 
   private OptionalInt recordedExit() throws IOException, InterruptedException {
@@ -195,5 +289,7 @@ final class StepOutput extends InputStream {
   @Override
   public void close() {
     closeFollower();
+    discard(early);
+    early = null;
   }
 }

@@ -38,6 +38,23 @@ class LauncherTest {
   }
 
   @Test
+  void theFirstStepsCodeIsTheSameCodeFramedByItsLineCountAndNeverInTheCommand() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("TOKEN", "s3cret");
+    env.put("PEM", "line one\nline 'two'");
+    String framed = text(Launcher.stdin(env, "echo hi"));
+    String byLines = text(Launcher.stdinByLines(env, "echo hi"));
+    String code = framed.substring(framed.indexOf('\n') + 1);
+    // Four lines: the value over two of them counts as two, as the shell's read takes them.
+    assertEquals("4\n" + code, byLines);
+    List<String> command = Launcher.unpackAndLaunchCommand(0, 5);
+    assertEquals(
+        List.of("sh", "-c", Launcher.UNPACK_AND_LAUNCH, "knotless-unpack-launch", "0", "5"),
+        command);
+    assertFalse(String.join(" ", command).contains("s3cret"));
+  }
+
+  @Test
   void theByteCountIsOfBytesNotCharacters() {
     byte[] stdin = Launcher.stdin(Map.of("A", "é"), "");
     String s = text(stdin);
