@@ -363,7 +363,7 @@ public final class DistributedBench {
         int at = line.indexOf("method=\"");
         if (line.startsWith(PDS_REQUESTS + "{") && at > 0) {
           String method = line.substring(at + 8, line.indexOf('"', at + 8));
-          double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+          double value = dev.knotless.testing.distributed.ServiceProcess.sampleValue(line);
           out.merge(Figures.shortName(method), value, Double::sum);
         }
       }

@@ -320,10 +320,21 @@ public final class ServiceProcess implements AutoCloseable {
     double sum = 0;
     for (String line : metrics().split("\n")) {
       if (line.startsWith(prefix)) {
-        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        sum += sampleValue(line);
       }
     }
     return sum;
+  }
+
+  /**
+   * The value of one sample line of {@code /q/metrics}: the number after the name and labels, with
+   * any exemplar ({@code # {trace_id=…} 1.0 <time>}, which the services add once OpenTelemetry is
+   * in them) left off.
+   */
+  public static double sampleValue(String line) {
+    int exemplar = line.indexOf(" # ");
+    String sample = exemplar < 0 ? line : line.substring(0, exemplar);
+    return Double.parseDouble(sample.substring(sample.lastIndexOf(' ') + 1));
   }
 
   /** The service's process id (of the docker client, for a container). */

@@ -161,7 +161,7 @@ class CheckWriterReplicasIT {
       if (line.startsWith("knotless_run_pds_requests_total{")) {
         int from = line.indexOf("method=\"") + 8;
         String method = line.substring(from, line.indexOf('"', from));
-        double n = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        double n = ServiceProcess.sampleValue(line);
         out.merge(method, (int) Math.round(n), Integer::sum);
       }
     }

@@ -94,7 +94,7 @@ class QueueMetricsIT {
     double sum = 0;
     for (String line : reconciler.metrics().split("\n")) {
       if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
-        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        sum += ServiceProcess.sampleValue(line);
       }
     }
     return sum;

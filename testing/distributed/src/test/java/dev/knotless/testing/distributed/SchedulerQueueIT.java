@@ -172,6 +172,9 @@ class SchedulerQueueIT {
         "main is at the tip of a batch that passed: " + main + " " + batches);
     for (CheckRecord c : batches) {
       String log = Checks.log(shape, c);
+      if (c.status() == CheckStatus.CANCELLED && log.contains("cancelled before the first step")) {
+        continue; // a batch built ahead, dropped when the one before it failed: it never ran
+      }
       assertTrue(log.contains("\npod knotless-run-"), "the batch ran in a pod: " + log);
     }
   }
