@@ -124,6 +124,20 @@ public final class PgCheckLedger {
     return checks + queue.forgetIssued(age);
   }
 
+  /**
+   * Whether the check-writer heard more of check {@code checkKey}'s run than that it was filed: an
+   * event from whoever ran it, or its end. For the run queue's question of whether a run issued
+   * lately was really handed on ({@link PgRunQueue#handedOnWithin}).
+   */
+  static boolean heardOf(Connection c, String checkKey) throws SQLException {
+    return !Jdbc.query(
+            c,
+            "select 1 from check_run where check_key = ? and (done or events <> '')",
+            r -> r.getInt(1),
+            checkKey)
+        .isEmpty();
+  }
+
   /** A check's row, read once under the lock and written through. */
   private static final class Row implements Kept {
     private final Connection c;

@@ -180,15 +180,30 @@ public final class PgRunQueue {
         > 0;
   }
 
-  /** Whether a run was issued under {@code checkKey} within {@code age}. */
-  public boolean issuedWithin(String checkKey, Duration age) throws SQLException {
-    return !query(
-            "select 1 from run_issued where check_key = ?"
-                + " and issued_at >= now() - ? * interval '1 second'",
-            r -> r.getInt(1),
-            checkKey,
-            age.toSeconds())
-        .isEmpty();
+  /**
+   * Whether a run of {@code checkKey} issued within {@code age} was really handed on: its row is
+   * still queued, or the check-writer heard from its run. A reconciler killed between issuing a run
+   * and queueing it leaves it issued with neither, and that run was never handed on.
+   */
+  public boolean handedOnWithin(String checkKey, Duration age) throws SQLException {
+    try (Connection c = db.getConnection()) {
+      boolean issued =
+          !Jdbc.query(
+                  c,
+                  "select 1 from run_issued where check_key = ?"
+                      + " and issued_at >= now() - ? * interval '1 second'",
+                  r -> r.getInt(1),
+                  checkKey,
+                  age.toSeconds())
+              .isEmpty();
+      if (!issued) {
+        return false;
+      }
+      boolean queued =
+          !Jdbc.query(c, "select 1 from run_queue where check_key = ?", r -> r.getInt(1), checkKey)
+              .isEmpty();
+      return queued || PgCheckLedger.heardOf(c, checkKey);
+    }
   }
 
   /** Says {@code worker} is alive for every run it holds; returns how many it holds. */

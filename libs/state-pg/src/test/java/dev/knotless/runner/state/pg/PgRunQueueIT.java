@@ -162,18 +162,30 @@ class PgRunQueueIT {
   }
 
   @Test
-  void aCheckIssuedLatelyIsKnownAfterItsRowIsGoneSoACutOffPassDoesNotRunItAgain() throws Exception {
+  void aRunIssuedLatelyCountsAsHandedOnWhileQueuedOrOnceItsRunWasHeardOfNotBefore()
+      throws Exception {
+    Duration hour = Duration.ofHours(1);
+    // Issued, then the reconciler died before queueing it: never handed on, so it runs again.
+    queue.issue(run("k0", "c0", null));
+    assertFalse(queue.handedOnWithin("k0", hour), "issued but never queued");
     queue.claim(run("k1", "c1", null), "a", STALE);
-    assertTrue(queue.issuedWithin("k1", Duration.ofHours(1)), "queued and issued");
+    assertTrue(queue.handedOnWithin("k1", hour), "queued");
+    PgCheckLedger ledger = new PgCheckLedger(db);
+    ledger.withCheck(
+        "k1",
+        k -> {
+          k.start("{\"type\":\"filed\"}");
+          return k.addEvent("{\"type\":\"started\"}");
+        });
     assertTrue(queue.remove("k1", "a"), "its run ended");
-    assertTrue(queue.issuedWithin("k1", Duration.ofHours(1)), "still issued once its row went");
-    assertFalse(queue.issuedWithin("k2", Duration.ofHours(1)), "never issued");
+    assertTrue(queue.handedOnWithin("k1", hour), "its row went, but its run was heard of");
+    assertFalse(queue.handedOnWithin("k2", hour), "never issued");
     try (Connection c = db.getConnection();
         var st =
             c.prepareStatement("update run_issued set issued_at = now() - interval '2 hours'")) {
       st.executeUpdate();
     }
-    assertFalse(queue.issuedWithin("k1", Duration.ofHours(1)), "issued too long ago to be a cut");
+    assertFalse(queue.handedOnWithin("k1", hour), "issued too long ago to be a cut");
   }
 
   private static final String REPO = "did:plc:alice/site";

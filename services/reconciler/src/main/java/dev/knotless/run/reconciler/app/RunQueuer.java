@@ -95,7 +95,7 @@ public class RunQueuer implements RunSink {
    */
   @Override
   public boolean handedOnLately(String checkKey) {
-    return db(() -> queue.issuedWithin(checkKey, Duration.ofHours(1)));
+    return db(() -> queue.handedOnWithin(checkKey, Duration.ofHours(1)));
   }
 
   /** Leaves the run to the scheduler: its row carries the order, and nothing holds it. */
