@@ -24,6 +24,30 @@ public interface RecordStore {
   RecordPage listRecords(String repo, String collection, int limit, String cursor, boolean reverse)
       throws XrpcException;
 
+  /**
+   * Every record of {@code collection} in {@code repo} whose key starts with {@code prefix},
+   * highest key first: pages listed from just above the prefix's keys until a key without it.
+   */
+  default List<Record> listPrefixed(String repo, String collection, String prefix)
+      throws XrpcException {
+    List<Record> out = new java.util.ArrayList<>();
+    // Listed highest key first, below the cursor: start just above every key with the prefix.
+    String cursor = prefix + "\u007f";
+    while (true) {
+      RecordPage page = listRecords(repo, collection, 100, cursor, false);
+      for (Record r : page.records()) {
+        if (!r.rkey().startsWith(prefix)) {
+          return out;
+        }
+        out.add(r);
+      }
+      if (page.records().size() < 100 || page.cursor() == null) {
+        return out;
+      }
+      cursor = page.cursor();
+    }
+  }
+
   /** Writes all or none of {@code writes} into the caller's own records. */
   List<WriteResult> applyWrites(String repo, List<Write> writes) throws XrpcException;
 

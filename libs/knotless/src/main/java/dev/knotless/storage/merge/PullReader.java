@@ -2,7 +2,6 @@ package dev.knotless.storage.merge;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.identity.Identity;
 import dev.knotless.atproto.identity.IdentityResolver;
@@ -217,22 +216,7 @@ public final class PullReader {
   /** Every record of {@code collection} in {@code did}'s account whose key starts with prefix. */
   public static List<Record> scan(XrpcClient client, String did, String collection, String prefix)
       throws IOException {
-    List<Record> out = new ArrayList<>();
-    // Listed newest key first, below the cursor: start just above every key with the prefix.
-    String cursor = prefix + "\u007f";
-    while (true) {
-      RecordPage page = client.listRecords(did, collection, 100, cursor, false);
-      for (Record r : page.records()) {
-        if (!r.rkey().startsWith(prefix)) {
-          return out;
-        }
-        out.add(r);
-      }
-      if (page.records().size() < 100 || page.cursor() == null) {
-        return out;
-      }
-      cursor = page.cursor();
-    }
+    return client.listPrefixed(did, collection, prefix);
   }
 
   private static List<String> dids(JsonNode array) {

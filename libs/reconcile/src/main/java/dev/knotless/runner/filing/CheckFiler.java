@@ -3,7 +3,6 @@ package dev.knotless.runner.filing;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.runner.check.CheckRecord;
@@ -272,24 +271,7 @@ public final class CheckFiler {
     if (space != null) {
       return SpaceFiling.list(space, prefix);
     }
-    List<Record> out = new ArrayList<>();
-    // Keys under a prefix sort just below "<prefix>~"... the PDS lists descending below a cursor,
-    // so start above every key with the prefix and stop at the first key without it.
-    String cursor = prefix + "\u007f";
-    while (true) {
-      RecordPage page =
-          writes.client().listRecords(writes.did(), CheckRecord.COLLECTION, 100, cursor, false);
-      for (Record r : page.records()) {
-        if (!r.rkey().startsWith(prefix)) {
-          return out;
-        }
-        out.add(r);
-      }
-      if (page.records().size() < 100 || page.cursor() == null) {
-        return out;
-      }
-      cursor = page.cursor();
-    }
+    return writes.client().listPrefixed(writes.did(), CheckRecord.COLLECTION, prefix);
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.knotless.runner.filing;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.Write;
 import dev.knotless.atproto.XrpcException;
 import dev.knotless.atproto.space.SpaceRecords;
@@ -50,22 +49,7 @@ public final class SpaceFiling {
 
   /** The runner's checks in {@code space} under {@code prefix}, newest key first. */
   static List<Record> list(SpaceRecords space, String prefix) throws XrpcException {
-    List<Record> out = new ArrayList<>();
-    String cursor = prefix + "\u007f";
-    String self = space.client().did();
-    while (true) {
-      RecordPage page = space.listRecords(self, CheckRecord.COLLECTION, 100, cursor, false);
-      for (Record r : page.records()) {
-        if (!r.rkey().startsWith(prefix)) {
-          return out;
-        }
-        out.add(r);
-      }
-      if (page.records().size() < 100 || page.cursor() == null) {
-        return out;
-      }
-      cursor = page.cursor();
-    }
+    return space.listPrefixed(space.client().did(), CheckRecord.COLLECTION, prefix);
   }
 
   static void delete(SpaceRecords space, List<String> rkeys) throws XrpcException {
