@@ -252,6 +252,24 @@ public final class XrpcClient implements RecordStore {
   public RecordPage listRecords(
       String repo, String collection, int limit, String cursor, boolean reverse)
       throws XrpcException {
+    JsonNode r =
+        query(
+            "com.atproto.repo.listRecords",
+            listRecordsParams(repo, collection, limit, cursor, reverse));
+    List<Record> records = new ArrayList<>();
+    for (JsonNode n : r.path("records")) {
+      records.add(new Record(n.path("uri").asText(), n.path("cid").asText(null), n.path("value")));
+    }
+    return new RecordPage(records, r.path("cursor").isTextual() ? r.get("cursor").asText() : null);
+  }
+
+  /**
+   * The parameters of a {@code listRecords} call, a PDS's or a space's.
+   *
+   * @throws IllegalArgumentException for a limit outside 1 to 100
+   */
+  public static Map<String, String> listRecordsParams(
+      String repo, String collection, int limit, String cursor, boolean reverse) {
     if (limit < 1 || limit > 100) {
       throw new IllegalArgumentException("listRecords limit must be 1 to 100, not " + limit);
     }
@@ -263,12 +281,7 @@ public final class XrpcClient implements RecordStore {
     if (reverse) {
       p.put("reverse", "true");
     }
-    JsonNode r = query("com.atproto.repo.listRecords", p);
-    List<Record> records = new ArrayList<>();
-    for (JsonNode n : r.path("records")) {
-      records.add(new Record(n.path("uri").asText(), n.path("cid").asText(null), n.path("value")));
-    }
-    return new RecordPage(records, r.path("cursor").isTextual() ? r.get("cursor").asText() : null);
+    return p;
   }
 
   /** Writes all or none of {@code writes} (at most {@value #MAX_WRITES}) in one commit. */

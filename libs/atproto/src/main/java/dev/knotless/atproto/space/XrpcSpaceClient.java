@@ -197,18 +197,11 @@ public final class XrpcSpaceClient implements SpaceClient {
   public RecordPage listRecords(
       SpaceId space, String repo, String collection, int limit, String cursor, boolean reverse)
       throws XrpcException {
-    if (limit < 1 || limit > 100) {
-      throw new IllegalArgumentException("listRecords limit must be 1 to 100, not " + limit);
-    }
-    Map<String, String> p = new HashMap<>();
-    p.put("repo", repo);
-    p.put("collection", collection);
-    p.put("limit", Integer.toString(limit));
-    p.put("cursor", cursor);
-    if (reverse) {
-      p.put("reverse", "true");
-    }
-    JsonNode r = query(space, "listRecords", p);
+    JsonNode r =
+        query(
+            space,
+            "listRecords",
+            XrpcClient.listRecordsParams(repo, collection, limit, cursor, reverse));
     List<Record> records = new ArrayList<>();
     for (JsonNode n : r.path("records")) {
       records.add(record("listRecords", n, repo, collection));
