@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -48,8 +49,7 @@ final class PodCopies {
    *
    * @param what what the tree is, for the message of a refusal
    */
-  static void treeIn(
-      PodApi api, String pod, Path tree, Path tar, java.util.List<String> command, String what)
+  static void treeIn(PodApi api, String pod, Path tree, Path tar, List<String> command, String what)
       throws IOException, InterruptedException, Refused {
     try {
       Tar.write(tree, tar);
@@ -149,25 +149,20 @@ final class PodCopies {
    * stopped before that, in which case no step ran in it.
    */
   static boolean checkedOut(PodApi api, String pod) throws IOException, InterruptedException {
-    String said =
-        PodCommands.run(api, pod, Launcher.checkedCommand(), null, 64, PodCommands.SHORT)
-            .text()
-            .strip();
-    if (!said.equals("yes") && !said.equals("no")) {
-      throw new IOException(
-          "pod " + pod + " did not say whether its checkout is in place: " + said);
-    }
-    return said.equals("yes");
+    return askYesNo(api, pod, Launcher.checkedCommand(), "whether its checkout is in place");
   }
 
   /** Whether a step was launched in pod {@code pod} (by this runner or one that stopped). */
   static boolean stepsBegun(PodApi api, String pod) throws IOException, InterruptedException {
-    String said =
-        PodCommands.run(api, pod, Launcher.begunCommand(), null, 64, PodCommands.SHORT)
-            .text()
-            .strip();
+    return askYesNo(api, pod, Launcher.begunCommand(), "whether its steps began");
+  }
+
+  /** Runs {@code command} in the pod, which answers yes or no to {@code question}. */
+  private static boolean askYesNo(PodApi api, String pod, List<String> command, String question)
+      throws IOException, InterruptedException {
+    String said = PodCommands.run(api, pod, command, null, 64, PodCommands.SHORT).text().strip();
     if (!said.equals("yes") && !said.equals("no")) {
-      throw new IOException("pod " + pod + " did not say whether its steps began: " + said);
+      throw new IOException("pod " + pod + " did not say " + question + ": " + said);
     }
     return said.equals("yes");
   }
