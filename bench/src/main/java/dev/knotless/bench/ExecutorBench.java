@@ -3,7 +3,6 @@ package dev.knotless.bench;
 import dev.knotless.runner.exec.ExecStep;
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
-import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
@@ -45,31 +44,6 @@ import java.util.stream.Stream;
 public final class ExecutorBench {
 
   private ExecutorBench() {}
-
-  /** When one run's first step started and first spoke, from the call of {@code run}. */
-  private static final class FirstLine implements RunListener {
-    final long begin = System.nanoTime();
-    volatile long started;
-    volatile long firstLine;
-    volatile String text;
-
-    @Override
-    public void stepStarted(StepStarted event) {
-      if (event.index() == 0 && started == 0) {
-        started = System.nanoTime();
-      }
-    }
-
-    @Override
-    public void logWritten(long offset, byte[] bytes) {
-      // The first piece after the step started is its output: the header came before.
-      if (started != 0 && firstLine == 0) {
-        firstLine = System.nanoTime();
-        String written = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-        text = written.lines().findFirst().orElse("");
-      }
-    }
-  }
 
   /** One contender and its timings over the iterations, in nanoseconds. */
   private static final class Series {
@@ -212,7 +186,7 @@ public final class ExecutorBench {
   private static void measure(Series s, int i, RunSpec first, RunSpec three) {
     FirstLine f = firstLine(s.executor, first);
     s.toStarted[i] = f.started - f.begin;
-    s.toFirstLine[i] = f.firstLine - f.begin;
+    s.toFirstLine[i] = f.at - f.begin;
     s.threeSteps[i] = whole(s.executor, three);
   }
 
@@ -221,7 +195,7 @@ public final class ExecutorBench {
     FirstLine listener = new FirstLine();
     RunResult result = executor.run(spec, new RunCancellation(), listener);
     check(executor, result);
-    if (listener.firstLine == 0 || !"first".equals(listener.text)) {
+    if (listener.at == 0 || !"first".equals(listener.text)) {
       throw new IllegalStateException(
           executor.name() + ": the first step's first line was " + listener.text);
     }

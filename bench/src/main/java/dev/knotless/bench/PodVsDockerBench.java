@@ -3,7 +3,6 @@ package dev.knotless.bench;
 import dev.knotless.runner.exec.ExecStep;
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
-import dev.knotless.runner.exec.RunListener;
 import dev.knotless.runner.exec.RunOutcome;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
@@ -17,7 +16,6 @@ import dev.knotless.testing.kubelet.KubeApiServer;
 import dev.knotless.testing.kubelet.KubeletTimes;
 import dev.knotless.testing.kubelet.TestKubelet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -46,29 +44,6 @@ public final class PodVsDockerBench {
   static final double FLOOR = 1.5;
 
   private PodVsDockerBench() {}
-
-  /** When one run's first step first spoke, from the call of {@code run}. */
-  private static final class FirstLine implements RunListener {
-    final long begin = System.nanoTime();
-    volatile long started;
-    volatile long at;
-    volatile String text;
-
-    @Override
-    public void stepStarted(StepStarted event) {
-      if (event.index() == 0 && started == 0) {
-        started = System.nanoTime();
-      }
-    }
-
-    @Override
-    public void logWritten(long offset, byte[] bytes) {
-      if (started != 0 && at == 0) {
-        at = System.nanoTime();
-        text = new String(bytes, StandardCharsets.UTF_8).lines().findFirst().orElse("");
-      }
-    }
-  }
 
   /** The pod stages, in order: each from hand-off to when the API server or kubelet saw it. */
   private static final String[] STAGES = {
