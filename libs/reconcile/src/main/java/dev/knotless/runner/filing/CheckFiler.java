@@ -32,6 +32,14 @@ public final class CheckFiler {
   public static final String STALE_NOTE =
       "the runner stopped before this run started or finished; knotless rerun runs it again";
 
+  /**
+   * Whether {@code c} was ended for want of a runner to finish it ({@link #STALE_NOTE}): no verdict
+   * on what it checks, as a cancelled check is not.
+   */
+  public static boolean endedUnfinished(CheckRecord c) {
+    return c.status() == CheckStatus.ERROR && STALE_NOTE.equals(c.note());
+  }
+
   /** How many output blobs upload at once. */
   public static final int OUTPUT_UPLOADS_AT_ONCE = 4;
 

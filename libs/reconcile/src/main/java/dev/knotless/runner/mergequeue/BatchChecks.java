@@ -207,16 +207,13 @@ final class BatchChecks {
     boolean running = false;
     boolean unfinished = false;
     for (CheckRecord c : checks) {
+      if (CheckFiler.endedUnfinished(c)) {
+        unfinished = true;
+        continue;
+      }
       switch (c.status()) {
         case SUCCESS -> {}
         case QUEUED, RUNNING, CANCELLED -> running = true;
-        case ERROR -> {
-          if (CheckFiler.STALE_NOTE.equals(c.note())) {
-            unfinished = true;
-          } else {
-            return Ended.FAILED;
-          }
-        }
         default -> {
           return Ended.FAILED;
         }

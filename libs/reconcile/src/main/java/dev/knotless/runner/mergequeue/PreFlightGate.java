@@ -284,8 +284,7 @@ final class PreFlightGate {
         (w, c) ->
             out.put(
                 w,
-                c.status() == CheckStatus.ERROR
-                        && dev.knotless.runner.filing.CheckFiler.STALE_NOTE.equals(c.note())
+                dev.knotless.runner.filing.CheckFiler.endedUnfinished(c)
                     ? CheckStatus.CANCELLED
                     : c.status()));
     return out;
