@@ -184,6 +184,11 @@ class SchedulerQueueIT {
     Checks.await(Duration.ofSeconds(90), "the first pass", () -> Checks.passes(reconciler) >= 1);
     List<String> pulls = open(slow, 2, 2, "slow.txt");
     long before = generation(slow);
+    // Queued only once a pass has seen main's last push (its check is filed): a pass that read
+    // refs before that push and the queue after it would build a batch on the old base, which the
+    // next pass drops for one on the new base (a batch whose base moved, as the all-in-one does).
+    String main = tip(slow);
+    Checks.awaitOne(shape, Duration.ofMinutes(2), c -> c.pull() == null && c.commit().equals(main));
     queueAll(slow, false);
     // Killed once the batch's pod runs: a leader killed before its pod exists leaves a started run
     // with nothing to adopt, which the next leader ends as an error (SchedulerIT's case).

@@ -94,8 +94,13 @@ class TracesIT {
     try {
       Checks.await(
           Duration.ofSeconds(30),
-          "the push's trace to hold the spans of all four services",
-          () -> traceOf(ended.rkey()) != null && services(traceOf(ended.rkey())).equals(SERVICES));
+          "the push's trace to hold the spans of all four services and the ended event's",
+          () -> {
+            List<LocalOtlp.Received> t = traceOf(ended.rkey());
+            // Each service exports in batches: the ended event's span may come a batch after the
+            // rest, though its check is already filed.
+            return t != null && services(t).equals(SERVICES) && endedEvent(t);
+          });
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "; received: " + otlp.spans(), e);
     }
@@ -129,13 +134,7 @@ class TracesIT {
     // The check-writer filed the run's events: filed, started and ended at least.
     long events = trace.stream().filter(s -> s.service().equals("check-writer")).count();
     assertTrue(events >= 3, "the check-writer's spans: " + trace);
-    assertTrue(
-        trace.stream()
-            .anyMatch(
-                s ->
-                    s.service().equals("check-writer")
-                        && "Ended".equals(s.attributes().get("knotless.event"))),
-        "the ended event, which files the check's end: " + trace);
+    assertTrue(endedEvent(trace), "the ended event, which files the check's end: " + trace);
     // No other trace holds this run: the push was traced once.
     long holding =
         otlp.spans().stream()
@@ -158,6 +157,15 @@ class TracesIT {
         .findFirst()
         .map(s -> otlp.trace(s.traceId()))
         .orElse(null);
+  }
+
+  /** Whether {@code trace} holds the check-writer's span of a run's ended event. */
+  private static boolean endedEvent(List<LocalOtlp.Received> trace) {
+    return trace.stream()
+        .anyMatch(
+            s ->
+                s.service().equals("check-writer")
+                    && "Ended".equals(s.attributes().get("knotless.event")));
   }
 
   private static Set<String> services(List<LocalOtlp.Received> trace) {
