@@ -246,6 +246,7 @@ class SchedulerQueueIT {
     // The push comes once the batch's pod runs: a cancel before then ends the run with no pod.
     String batchKeys = CheckKeys.queuePrefix(moving.account.did(), moving.key(), MAIN);
     AtomicReference<String> batchPod = new AtomicReference<>();
+    AtomicReference<String> batchKey = new AtomicReference<>();
     Checks.await(
         Duration.ofMinutes(3),
         "the batch running in its pod",
@@ -253,11 +254,22 @@ class SchedulerQueueIT {
           shape.pods().runningWith(RunPod.RUN_KEY_ANNOTATION).entrySet().stream()
               .filter(e -> e.getValue().startsWith(batchKeys))
               .findFirst()
-              .ifPresent(e -> batchPod.set(e.getKey()));
+              .ifPresent(
+                  e -> {
+                    batchPod.set(e.getKey());
+                    batchKey.set(e.getValue());
+                  });
           return batchPod.get() != null
               && batchChecks(moving).stream().anyMatch(c -> c.status() == CheckStatus.RUNNING);
         });
-    String stale = batchChecks(moving).get(0).commit();
+    // The batch whose pod runs, found by its key: a pass that read refs before open()'s last push
+    // to main may have built a first batch on the older base, dropped before it ran.
+    String stale =
+        Checks.all(shape).stream()
+            .filter(r -> r.rkey().equals(batchKey.get()))
+            .map(r -> CheckRecord.fromJson(r.value()).commit())
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no check keyed " + batchKey.get()));
     String direct = moving.commit(Map.of("direct.txt", "pushed past the queue\n"));
     moving.push("main");
     Checks.await(Duration.ofMinutes(3), "the pull merged", () -> merged(moving).size() == 1);
