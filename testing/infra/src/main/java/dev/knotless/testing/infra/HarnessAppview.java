@@ -45,6 +45,8 @@ public final class HarnessAppview implements AutoCloseable {
   private AppviewSecretStore secrets;
   private ServiceTokens tokens;
   private final List<ObjectNode> runOutputs = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private String plcDid;
+  private SpaceWriteRelay spaceWrites;
 
   private HarnessAppview(HttpServer server, XrpcClient pds) {
     this.server = server;
@@ -62,8 +64,32 @@ public final class HarnessAppview implements AutoCloseable {
    * dev.knotless.describeServer}.
    */
   public static HarnessAppview start(URI pds, URI plc) throws IOException {
+    return start(pds, plc, false);
+  }
+
+  /**
+   * As {@link #start(URI, URI)}, with a {@code did:plc} of its own in that directory whose document
+   * names its {@code #knotless_appview} service, so a space host can tell it of writes ({@code
+   * com.atproto.space.notifyWrite}), which it passes on to runners ({@link SpaceWriteRelay}).
+   */
+  public static HarnessAppview startHearingSpaces(URI pds, URI plc) throws IOException {
+    return start(pds, plc, true);
+  }
+
+  private static HarnessAppview start(URI pds, URI plc, boolean spaces) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     HarnessAppview a = new HarnessAppview(http, XrpcClient.create(pds));
+    if (spaces) {
+      // A long poll must not hold up every other call.
+      http.setExecutor(
+          java.util.concurrent.Executors.newCachedThreadPool(
+              r -> {
+                Thread t = new Thread(r, "harness-appview");
+                t.setDaemon(true);
+                return t;
+              }));
+      a.plcDid = PlcIdentity.create(plc, "knotless_appview", "KnotlessAppview", a.url());
+    }
     http.createContext("/xrpc/dev.knotless.listPulls", a.unlessDown(a::listPulls));
     http.createContext("/xrpc/dev.knotless.listRepos", a.unlessDown(a::listRepos));
     if (plc != null) {
@@ -80,6 +106,12 @@ public final class HarnessAppview implements AutoCloseable {
       http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
       http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
       http.createContext("/xrpc/dev.knotless.listSecrets", a.unlessDown(a.secrets::list));
+      if (spaces) {
+        a.spaceWrites = new SpaceWriteRelay(tokens);
+        http.createContext(
+            "/xrpc/com.atproto.space.notifyWrite", a.unlessDown(a.spaceWrites::notifyWrite));
+        http.createContext("/xrpc/" + SpaceWriteRelay.AWAIT, a.unlessDown(a.spaceWrites::await));
+      }
     }
     http.start();
     return a;
@@ -87,9 +119,12 @@ public final class HarnessAppview implements AutoCloseable {
 
   /**
    * Its DID, the audience of the service tokens it takes: a did:web naming its port (never
-   * resolved).
+   * resolved), or, hearing spaces, its did:plc.
    */
   public String did() {
+    if (plcDid != null) {
+      return plcDid;
+    }
     return "did:web:appview-" + server.getAddress().getPort() + ".test";
   }
 
@@ -101,6 +136,14 @@ public final class HarnessAppview implements AutoCloseable {
   /** Makes every method answer 503 (true) or answer again (false), as an appview that is down. */
   public void setDown(boolean down) {
     this.down = down;
+  }
+
+  /**
+   * Forgets the space writes it was told of, as an appview restarted does: each runner's next await
+   * is answered at once, saying it may have missed some (started hearing spaces only).
+   */
+  public void restartSpaceWrites() {
+    spaceWrites.restart();
   }
 
   /** The runner describeServer names as new repositories' default, or null for none. */
