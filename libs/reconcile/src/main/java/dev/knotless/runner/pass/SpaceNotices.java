@@ -40,7 +40,7 @@ public final class SpaceNotices {
 
   private final Supplier<Map<RepoId, SpaceId>> watched;
   private final SpaceClient client;
-  private final SpaceWrites.Source writes;
+  private final SpaceWriteSource writes;
   private final Supplier<String> appviewDid;
   private final Clock clock;
   private final NotifyRenewals renewals = new NotifyRenewals();
@@ -49,10 +49,10 @@ public final class SpaceNotices {
   private volatile Boolean answering;
   private volatile String cursor;
 
-  /** As {@link #SpaceNotices(Supplier, SpaceClient, SpaceWrites.Source, Supplier, Clock)}. */
+  /** As {@link #SpaceNotices(Supplier, SpaceClient, SpaceWriteSource, Supplier, Clock)}. */
   public SpaceNotices(
-      PrivateWatch watch, SpaceWrites.Source writes, Supplier<String> appviewDid, Clock clock) {
-    this(watch::watched, client, writes, appviewDid, clock);
+      PrivateWatch watch, SpaceWriteSource writes, Supplier<String> appviewDid, Clock clock) {
+    this(watch::watched, watch.client(), writes, appviewDid, clock);
   }
 
   /**
@@ -63,7 +63,7 @@ public final class SpaceNotices {
   public SpaceNotices(
       Supplier<Map<RepoId, SpaceId>> watched,
       SpaceClient client,
-      SpaceWrites.Source writes,
+      SpaceWriteSource writes,
       Supplier<String> appviewDid,
       Clock clock) {
     this.watched = watched;

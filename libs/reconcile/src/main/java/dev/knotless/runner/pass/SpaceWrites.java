@@ -19,7 +19,7 @@ import java.util.Map;
  * seconds. Every reply is checked before anything of it is used: a reply that is malformed or too
  * big is refused whole, so its cursor is not taken and nothing is lost. Thread-safe.
  */
-public final class SpaceWrites implements SpaceWrites.Source {
+public final class SpaceWrites implements SpaceWriteSource {
   /** The query's NSID. */
   public static final String AWAIT = "dev.knotless.awaitSpaceWrites";
 
@@ -45,16 +45,6 @@ public final class SpaceWrites implements SpaceWrites.Source {
    *     after it restarted): every private repository is to be read again
    */
   public record Reply(String cursor, boolean missed, List<Write> writes) {}
-
-  /** Where word of writes comes from: the appview, or a test's script. */
-  public interface Source {
-    /**
-     * The writes after {@code cursor} (null: from now, which answers {@code missed}).
-     *
-     * @throws IOException when there is no answer, or it is refused
-     */
-    Reply await(String cursor) throws IOException;
-  }
 
   /** Gives a service token for the appview, for {@link #AWAIT}. */
   public interface Tokens {
