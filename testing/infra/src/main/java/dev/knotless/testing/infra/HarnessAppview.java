@@ -39,6 +39,7 @@ public final class HarnessAppview implements AutoCloseable {
   private final XrpcClient pds;
   private final AtomicInteger queries = new AtomicInteger();
   private volatile boolean down;
+  private final AtomicInteger refusedWhileDown = new AtomicInteger();
   private volatile String defaultRunner;
   private final java.util.Set<String> alsoListed =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -136,6 +137,15 @@ public final class HarnessAppview implements AutoCloseable {
   /** Makes every method answer 503 (true) or answer again (false), as an appview that is down. */
   public void setDown(boolean down) {
     this.down = down;
+    if (spaceWrites != null) {
+      // A long poll waiting then breaks, as its connection to an appview gone down would.
+      spaceWrites.setDown(down);
+    }
+  }
+
+  /** How many calls it refused while down. */
+  public int refusedWhileDown() {
+    return refusedWhileDown.get();
   }
 
   /**
@@ -154,6 +164,7 @@ public final class HarnessAppview implements AutoCloseable {
   private com.sun.net.httpserver.HttpHandler unlessDown(com.sun.net.httpserver.HttpHandler h) {
     return ex -> {
       if (down) {
+        refusedWhileDown.incrementAndGet();
         try (ex) {
           send(ex, 503, error("Unavailable", "the appview is down"));
         }

@@ -36,7 +36,7 @@ final class SpaceWriteRelay {
   private final Deque<Write> writes = new ArrayDeque<>();
   private String life = UUID.randomUUID().toString();
   private long seq;
-  private volatile Duration wait = WAIT;
+  private boolean down;
 
   SpaceWriteRelay(ServiceTokens tokens) {
     this.tokens = tokens;
@@ -49,9 +49,10 @@ final class SpaceWriteRelay {
     notifyAll();
   }
 
-  /** How long an await waits for a write (a test shortens it). */
-  void waitFor(Duration d) {
-    wait = d;
+  /** Has every await waiting answer 503 at once, and each after, till it is up again. */
+  synchronized void setDown(boolean down) {
+    this.down = down;
+    notifyAll();
   }
 
   /** {@code com.atproto.space.notifyWrite}, from the space host. */
@@ -86,10 +87,19 @@ final class SpaceWriteRelay {
       return;
     }
     String cursor = HarnessAppview.params(ex.getRequestURI().getRawQuery()).get("cursor");
-    HarnessAppview.send(ex, 200, answer(runner, cursor));
+    ObjectNode out = answer(runner, cursor);
+    if (out == null) {
+      HarnessAppview.send(ex, 503, HarnessAppview.error("Unavailable", "the appview is down"));
+    } else {
+      HarnessAppview.send(ex, 200, out);
+    }
   }
 
+  /** The answer, or null when the appview went down meanwhile. */
   private synchronized ObjectNode answer(String runner, String cursor) {
+    if (down) {
+      return null;
+    }
     ObjectNode out = JSON.createObjectNode();
     long from = from(cursor);
     if (from < 0) {
@@ -99,8 +109,11 @@ final class SpaceWriteRelay {
       return out;
     }
     String asked = life;
-    long deadline = System.nanoTime() + wait.toNanos();
+    long deadline = System.nanoTime() + WAIT.toNanos();
     while (true) {
+      if (down) {
+        return null;
+      }
       if (!asked.equals(life)) {
         return answer(runner, null);
       }
