@@ -48,10 +48,10 @@ public final class HarnessSpaceHost implements AutoCloseable {
     JsonNode handle(HttpExchange ex, Map<String, String> q) throws IOException, SpaceStore.Refusal;
   }
 
-  private HarnessSpaceHost(HttpServer server, URI plc, Clock clock) {
+  private HarnessSpaceHost(HttpServer server, URI plc, Clock clock, Clock notifyClock) {
     this.server = server;
     this.clock = clock;
-    this.notifier = new SpaceNotifier(plc, clock);
+    this.notifier = new SpaceNotifier(plc, notifyClock);
     this.tokens =
         new ServiceTokens(
             new DidResolver(plc, java.net.http.HttpClient.newHttpClient()), did(), clock);
@@ -62,10 +62,10 @@ public final class HarnessSpaceHost implements AutoCloseable {
     return start(plc, Clock.systemUTC());
   }
 
-  /** As {@link #start(URI)}, keeping time (credentials, notify asks) by {@code clock}. */
-  public static HarnessSpaceHost start(URI plc, Clock clock) throws IOException {
+  /** As {@link #start(URI)}, keeping {@code registerNotify}'s asks by {@code notifyClock}. */
+  public static HarnessSpaceHost start(URI plc, Clock notifyClock) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    HarnessSpaceHost h = new HarnessSpaceHost(http, plc, clock);
+    HarnessSpaceHost h = new HarnessSpaceHost(http, plc, Clock.systemUTC(), notifyClock);
     h.route("com.atproto.server.describeServer", (ex, q) -> h.describe());
     h.route(NS + "createSpace", h::createSpace);
     h.route(NS + "deleteSpace", h::deleteSpace);
