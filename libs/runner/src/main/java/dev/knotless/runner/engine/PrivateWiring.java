@@ -30,8 +30,11 @@ final class PrivateWiring {
   /** How often registrations are looked at; each is made again when {@code NotifyRenewals} says. */
   private static final Duration RENEW_TICK = Duration.ofMinutes(1);
 
-  /** The longest wait before the appview is awaited again after it failed. */
+  /** The first wait before the appview is awaited again after it failed (or --poll, if less). */
   private static final Duration AWAIT_AGAIN = Duration.ofSeconds(10);
+
+  /** The longest: the wait doubles while the appview keeps failing. */
+  private static final Duration AWAIT_AGAIN_MAX = Duration.ofMinutes(2);
 
   /** The shortest time between the starts of two awaits. */
   private static final Duration PACE = Duration.ofSeconds(1);
@@ -96,10 +99,17 @@ final class PrivateWiring {
     Thread t =
         new Thread(
             () -> {
+              long backoff = again.toMillis();
               while (!timers.isShutdown()) {
                 long began = System.nanoTime();
                 try {
+                  if (watch.watched().isEmpty()) {
+                    // No private repository (yet, or any more): nothing to hear of.
+                    Thread.sleep(again.toMillis());
+                    continue;
+                  }
                   notices.awaitOnce().forEach(ring);
+                  backoff = again.toMillis();
                   // An appview that answers at once every time is not asked more than once a
                   // second.
                   long left = PACE.toNanos() - (System.nanoTime() - began);
@@ -109,9 +119,11 @@ final class PrivateWiring {
                 } catch (InterruptedException x) {
                   return;
                 } catch (IOException | RuntimeException e) {
-                  // Logged by the notices when the appview stops answering; wait, then try again.
+                  // Logged by the notices when the appview stops answering; wait, longer each
+                  // time, then try again.
                   try {
-                    Thread.sleep(again.toMillis());
+                    Thread.sleep(backoff);
+                    backoff = Math.min(backoff * 2, AWAIT_AGAIN_MAX.toMillis());
                   } catch (InterruptedException x) {
                     return;
                   }
