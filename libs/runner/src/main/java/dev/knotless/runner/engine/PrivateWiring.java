@@ -34,7 +34,7 @@ final class PrivateWiring {
   private static final Duration AWAIT_AGAIN = Duration.ofSeconds(10);
 
   /** The longest: the wait doubles while the appview keeps failing. */
-  private static final Duration AWAIT_AGAIN_MAX = Duration.ofMinutes(2);
+  private static final Duration AWAIT_AGAIN_MAX = Duration.ofSeconds(30);
 
   /** The shortest time between the starts of two awaits. */
   private static final Duration PACE = Duration.ofSeconds(1);
