@@ -47,7 +47,7 @@ public final class RecordCid {
   }
 
   /** The record's DAG-CBOR bytes. */
-  static byte[] dagCbor(JsonNode value) {
+  public static byte[] dagCbor(JsonNode value) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     write(out, value, "record");
     return out.toByteArray();

@@ -48,6 +48,14 @@ final class XrpcTransport {
     this.deadline = deadline;
   }
 
+  /**
+   * Whether {@code method} waits by design before it answers (an {@code await…} long poll, such as
+   * {@code dev.knotless.awaitSpaceWrites}), so that taking long is not slow.
+   */
+  static boolean longPoll(String method) {
+    return method.substring(method.lastIndexOf('.') + 1).startsWith("await");
+  }
+
   URI service() {
     return service;
   }
@@ -190,7 +198,7 @@ final class XrpcTransport {
     }
     long nanos = System.nanoTime() - start;
     observer.called(method, r.statusCode(), nanos);
-    if (nanos > SLOW.toNanos()) {
+    if (nanos > SLOW.toNanos() && !longPoll(method)) {
       LOG.warn(
           "slow PDS call: {} took {} ms (status {})", method, nanos / 1_000_000, r.statusCode());
     } else if (LOG.isDebugEnabled()) {

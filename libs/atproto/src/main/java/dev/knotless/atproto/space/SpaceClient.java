@@ -92,6 +92,14 @@ public interface SpaceClient {
    */
   SpaceRepos listRepos(SpaceId space, String since) throws XrpcException;
 
+  /**
+   * Asks the space's authority to tell {@code service} ({@code <did>#<id>}, a service its DID
+   * document names) of every write in the space, for as long as the authority keeps the ask.
+   *
+   * @return when the authority forgets the ask, unless it is made again before
+   */
+  java.time.Instant registerNotify(SpaceId space, String service) throws XrpcException;
+
   /** The largest blob the space's host takes, in bytes, or 0 when it does not say. */
   long blobUploadLimit() throws XrpcException;
 }

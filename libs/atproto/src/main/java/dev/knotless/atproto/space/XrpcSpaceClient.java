@@ -254,6 +254,24 @@ public final class XrpcSpaceClient implements SpaceClient {
   }
 
   @Override
+  public Instant registerNotify(SpaceId space, String service) throws XrpcException {
+    JsonNode r =
+        procedure(
+            space,
+            "registerNotify",
+            Json.object().put("space", space.toString()).put("service", service));
+    try {
+      Instant until = Instant.parse(r.path("expiresAt").asText());
+      if (until.isAfter(clock.instant())) {
+        return until;
+      }
+    } catch (java.time.format.DateTimeParseException e) {
+      // refused below
+    }
+    throw hostile("registerNotify", "answered with no expiresAt time ahead: " + clip(r));
+  }
+
+  @Override
   public long blobUploadLimit() throws XrpcException {
     return host.describeServer().blobUploadLimit();
   }

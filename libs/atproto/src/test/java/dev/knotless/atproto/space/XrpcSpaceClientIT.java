@@ -238,6 +238,25 @@ class XrpcSpaceClientIT {
   }
 
   @Test
+  void registerNotifyCarriesTheCredentialAndRefusesAnEndThatIsPastOrMissing() throws Exception {
+    Instant until =
+        Instant.now().plusSeconds(86_400).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    json("com.atproto.space.registerNotify", 200, "{\"expiresAt\":\"" + until + "\"}");
+    assertEquals(until, client.registerNotify(SPACE, "did:plc:appview#knotless_appview"));
+    assertTrue(seen.contains("com.atproto.space.registerNotify Bearer cred1"), seen.toString());
+    json("com.atproto.space.registerNotify", 200, "{\"expiresAt\":\"2001-01-01T00:00:00Z\"}");
+    XrpcException past =
+        assertThrows(
+            XrpcException.class,
+            () -> client.registerNotify(SPACE, "did:plc:appview#knotless_appview"));
+    assertTrue(past.getMessage().contains("no expiresAt time ahead"), past.getMessage());
+    json("com.atproto.space.registerNotify", 200, "{}");
+    assertThrows(
+        XrpcException.class,
+        () -> client.registerNotify(SPACE, "did:plc:appview#knotless_appview"));
+  }
+
+  @Test
   void listReposRefusesAMemberThatIsNotADidOrHasNoRevision() throws Exception {
     json(
         "com.atproto.space.listRepos",

@@ -93,6 +93,18 @@ public final class PrivateWatch {
     return spaces.get(id);
   }
 
+  /** The private repositories watched, each with the space it is read in. */
+  public Map<RepoId, SpaceId> watched() {
+    Map<RepoId, SpaceId> out = new java.util.HashMap<>();
+    spaces.forEach((id, s) -> out.put(id, s.space()));
+    return out;
+  }
+
+  /** The client the spaces are read with, as the runner. */
+  public SpaceClient client() {
+    return client;
+  }
+
   /** Stops asking the space of a repository the runner left. */
   public void forget(RepoId id) {
     spaces.remove(id);
@@ -106,9 +118,17 @@ public final class PrivateWatch {
    *     passes find out why and leave them)
    */
   public List<RepoId> poll() {
+    return poll(id -> true);
+  }
+
+  /** As {@link #poll()}, asking only the spaces {@code ask} says to ask now. */
+  public List<RepoId> poll(java.util.function.Predicate<RepoId> ask) {
     List<RepoId> written = new ArrayList<>();
     for (Map.Entry<RepoId, SpaceRecords> e : spaces.entrySet()) {
       RepoId id = e.getKey();
+      if (!ask.test(id)) {
+        continue;
+      }
       try {
         SpaceRepos page = client.listRepos(e.getValue().space(), cursors.get(id));
         if (page.cursor() != null) {

@@ -1,11 +1,17 @@
 package dev.knotless.runner.engine;
 
+import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.filing.CheckFiler;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.PrivateWatch;
+import dev.knotless.runner.pass.SpaceNotices;
+import dev.knotless.runner.pass.SpaceWrites;
 import dev.knotless.storage.PrivateRepos;
+import dev.knotless.storage.secrets.AppviewSecrets;
+import java.io.IOException;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
@@ -14,9 +20,27 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Private repositories in the all-in-one: where their spaces are, and the poll of their writes. */
+/**
+ * Private repositories in the all-in-one: where their spaces are, the poll of their writes and,
+ * with an appview, the word of them it passes on ({@link SpaceNotices}).
+ */
 final class PrivateWiring {
   private static final Logger LOG = LoggerFactory.getLogger(PrivateWiring.class);
+
+  /** How often registrations are looked at; each is made again when {@code NotifyRenewals} says. */
+  private static final Duration RENEW_TICK = Duration.ofMinutes(1);
+
+  /** The first wait before the appview is awaited again after it failed (or --poll, if less). */
+  private static final Duration AWAIT_AGAIN = Duration.ofSeconds(10);
+
+  /** The longest: the wait doubles while the appview keeps failing. */
+  private static final Duration AWAIT_AGAIN_MAX = Duration.ofSeconds(30);
+
+  /** The shortest time between the starts of two awaits. */
+  private static final Duration PACE = Duration.ofMillis(250);
+
+  /** How long one service token for the appview is used. */
+  private static final Duration TOKEN_REUSE = Duration.ofSeconds(30);
 
   private PrivateWiring() {}
 
@@ -34,17 +58,24 @@ final class PrivateWiring {
   }
 
   /**
-   * Every {@code poll}, asks each private repository's space what was written, ringing its door.
+   * Every {@code poll}, asks each private repository's space what was written, ringing its door;
+   * with an {@code appview}, also has each space tell it of writes and awaits its word of them.
    */
   static void polling(
-      ScheduledExecutorService timers, Duration poll, PrivateWatch watch, Consumer<RepoId> ring) {
+      ScheduledExecutorService timers,
+      Duration poll,
+      PrivateWatch watch,
+      URI appview,
+      XrpcClient runner,
+      Consumer<RepoId> ring) {
     if (watch == null) {
       return;
     }
+    SpaceNotices notices = appview == null ? null : notices(watch, appview, runner);
     timers.scheduleWithFixedDelay(
         () -> {
           try {
-            watch.poll().forEach(ring);
+            watch.poll(id -> notices == null || notices.askNow(id)).forEach(ring);
           } catch (RuntimeException e) {
             LOG.warn(
                 "asking private repositories' spaces what was written failed: {}", e.toString());
@@ -53,5 +84,89 @@ final class PrivateWiring {
         poll.toMillis(),
         poll.toMillis(),
         TimeUnit.MILLISECONDS);
+    if (notices == null) {
+      return;
+    }
+    timers.scheduleWithFixedDelay(
+        () -> {
+          try {
+            notices.renew();
+          } catch (RuntimeException e) {
+            LOG.warn("renewing private repositories' registrations failed: {}", e.toString());
+          }
+        },
+        0,
+        RENEW_TICK.toSeconds(),
+        TimeUnit.SECONDS);
+    Duration again = poll.compareTo(AWAIT_AGAIN) < 0 ? poll : AWAIT_AGAIN;
+    Thread t =
+        new Thread(
+            () -> {
+              long backoff = again.toMillis();
+              while (!timers.isShutdown()) {
+                long began = System.nanoTime();
+                try {
+                  if (watch.watched().isEmpty()) {
+                    // No private repository (yet, or any more): nothing to hear of.
+                    Thread.sleep(again.toMillis());
+                    continue;
+                  }
+                  notices.awaitOnce().forEach(ring);
+                  backoff = again.toMillis();
+                  // An appview that answers at once every time is not asked more than four
+                  // times a second.
+                  long left = PACE.toNanos() - (System.nanoTime() - began);
+                  if (left > 0) {
+                    Thread.sleep(left / 1_000_000);
+                  }
+                } catch (InterruptedException x) {
+                  return;
+                } catch (IOException | RuntimeException e) {
+                  // Logged by the notices when the appview stops answering; wait, longer each
+                  // time, then try again.
+                  try {
+                    Thread.sleep(backoff);
+                    backoff = Math.min(backoff * 2, AWAIT_AGAIN_MAX.toMillis());
+                  } catch (InterruptedException x) {
+                    return;
+                  }
+                }
+              }
+            },
+            "knotless-space-writes");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static SpaceNotices notices(PrivateWatch watch, URI appview, XrpcClient runner) {
+    XrpcClient client = XrpcClient.create(appview);
+    String[] did = {null};
+    java.util.function.Supplier<String> appviewDid =
+        () -> {
+          synchronized (did) {
+            if (did[0] == null) {
+              try {
+                did[0] = AppviewSecrets.describe(client).did();
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            }
+            return did[0];
+          }
+        };
+    // A service token lasts a minute: one serves the awaits of half of it.
+    Object[] token = {null, 0L};
+    SpaceWrites.Tokens tokens =
+        () -> {
+          synchronized (token) {
+            if (token[0] == null || System.nanoTime() - (long) token[1] > TOKEN_REUSE.toNanos()) {
+              token[0] = runner.serviceToken(appviewDid.get(), SpaceWrites.AWAIT);
+              token[1] = System.nanoTime();
+            }
+            return (String) token[0];
+          }
+        };
+    SpaceWrites writes = new SpaceWrites(client, tokens);
+    return new SpaceNotices(watch, writes, appviewDid, Clock.systemUTC());
   }
 }

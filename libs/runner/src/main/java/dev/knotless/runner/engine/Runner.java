@@ -230,6 +230,8 @@ public final class Runner implements AutoCloseable {
         timers,
         o.poll(),
         privates,
+        o.appview(),
+        runnerClient,
         id -> r.doors.ring(id, Doorbell.frame("com.atproto.space.listRepos")));
     return r;
   }

@@ -45,9 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @WithPds
 class PrivateRepoRunnerIT {
-  private static final String MAIN = "refs/heads/main";
-  private static final String CI =
-      "on: {push: {}}\nsteps:\n  - name: hello\n    run: echo private-hello\n";
+  static final String MAIN = "refs/heads/main";
+  static final String CI = "on: {push: {}}\nsteps:\n  - name: hello\n    run: echo private-hello\n";
 
   @Test
   void aPrivateRepositorysChecksGoIntoTheSpaceOnly(PdsInstance pds, @TempDir Path tmp)
@@ -216,7 +215,7 @@ class PrivateRepoRunnerIT {
   }
 
   /** {@code knotless create <owner>/<name> --private --runner <runner>}, as the owner. */
-  private static void createPrivate(
+  static void createPrivate(
       PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp, String name, String runner) {
     Map<String, String> env = ToolRun.env(pds, owner, tmp.resolve("owner"));
     env.put("XDG_CONFIG_HOME", tmp.resolve("owner/.config").toString());
@@ -231,7 +230,7 @@ class PrivateRepoRunnerIT {
     assertEquals(0, made.exit(), made.err());
   }
 
-  private static String commit(Path work, String file, String text) throws Exception {
+  static String commit(Path work, String file, String text) throws Exception {
     Path p = work.resolve(file);
     Files.createDirectories(p.getParent());
     Files.writeString(p, text);
@@ -240,14 +239,14 @@ class PrivateRepoRunnerIT {
     return git(work, "rev-parse", "HEAD").strip();
   }
 
-  private static void push(Pusher pusher, RepoAddress address, Path work) throws Exception {
+  static void push(Pusher pusher, RepoAddress address, Path work) throws Exception {
     String sha = git(work, "rev-parse", "HEAD").strip();
     PushResult r =
         pusher.push(address, Git.at(work.resolve(".git")), List.of(new RefUpdate(MAIN, sha, true)));
     assertTrue(r.allOk(), String.valueOf(r));
   }
 
-  private static String git(Path work, String... args) throws Exception {
+  static String git(Path work, String... args) throws Exception {
     List<String> cmd =
         new java.util.ArrayList<>(
             List.of("git", "-c", "user.name=Owner", "-c", "user.email=owner@example.test"));

@@ -39,12 +39,15 @@ public final class HarnessAppview implements AutoCloseable {
   private final XrpcClient pds;
   private final AtomicInteger queries = new AtomicInteger();
   private volatile boolean down;
+  private final AtomicInteger refusedWhileDown = new AtomicInteger();
   private volatile String defaultRunner;
   private final java.util.Set<String> alsoListed =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private AppviewSecretStore secrets;
   private ServiceTokens tokens;
   private final List<ObjectNode> runOutputs = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private String plcDid;
+  private SpaceWriteRelay spaceWrites;
 
   private HarnessAppview(HttpServer server, XrpcClient pds) {
     this.server = server;
@@ -62,8 +65,32 @@ public final class HarnessAppview implements AutoCloseable {
    * dev.knotless.describeServer}.
    */
   public static HarnessAppview start(URI pds, URI plc) throws IOException {
+    return start(pds, plc, false);
+  }
+
+  /**
+   * As {@link #start(URI, URI)}, with a {@code did:plc} of its own in that directory whose document
+   * names its {@code #knotless_appview} service, so a space host can tell it of writes ({@code
+   * com.atproto.space.notifyWrite}), which it passes on to runners ({@link SpaceWriteRelay}).
+   */
+  public static HarnessAppview startHearingSpaces(URI pds, URI plc) throws IOException {
+    return start(pds, plc, true);
+  }
+
+  private static HarnessAppview start(URI pds, URI plc, boolean spaces) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     HarnessAppview a = new HarnessAppview(http, XrpcClient.create(pds));
+    if (spaces) {
+      // A long poll must not hold up every other call.
+      http.setExecutor(
+          java.util.concurrent.Executors.newCachedThreadPool(
+              r -> {
+                Thread t = new Thread(r, "harness-appview");
+                t.setDaemon(true);
+                return t;
+              }));
+      a.plcDid = PlcIdentity.create(plc, "knotless_appview", "KnotlessAppview", a.url());
+    }
     http.createContext("/xrpc/dev.knotless.listPulls", a.unlessDown(a::listPulls));
     http.createContext("/xrpc/dev.knotless.listRepos", a.unlessDown(a::listRepos));
     if (plc != null) {
@@ -80,6 +107,12 @@ public final class HarnessAppview implements AutoCloseable {
       http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
       http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
       http.createContext("/xrpc/dev.knotless.listSecrets", a.unlessDown(a.secrets::list));
+      if (spaces) {
+        a.spaceWrites = new SpaceWriteRelay(tokens);
+        http.createContext(
+            "/xrpc/com.atproto.space.notifyWrite", a.unlessDown(a.spaceWrites::notifyWrite));
+        http.createContext("/xrpc/" + SpaceWriteRelay.AWAIT, a.unlessDown(a.spaceWrites::await));
+      }
     }
     http.start();
     return a;
@@ -87,9 +120,12 @@ public final class HarnessAppview implements AutoCloseable {
 
   /**
    * Its DID, the audience of the service tokens it takes: a did:web naming its port (never
-   * resolved).
+   * resolved), or, hearing spaces, its did:plc.
    */
   public String did() {
+    if (plcDid != null) {
+      return plcDid;
+    }
     return "did:web:appview-" + server.getAddress().getPort() + ".test";
   }
 
@@ -101,6 +137,23 @@ public final class HarnessAppview implements AutoCloseable {
   /** Makes every method answer 503 (true) or answer again (false), as an appview that is down. */
   public void setDown(boolean down) {
     this.down = down;
+    if (spaceWrites != null) {
+      // A long poll waiting then breaks, as its connection to an appview gone down would.
+      spaceWrites.setDown(down);
+    }
+  }
+
+  /** How many calls it refused while down. */
+  public int refusedWhileDown() {
+    return refusedWhileDown.get();
+  }
+
+  /**
+   * Forgets the space writes it was told of, as an appview restarted does: each runner's next await
+   * is answered at once, saying it may have missed some (started hearing spaces only).
+   */
+  public void restartSpaceWrites() {
+    spaceWrites.restart();
   }
 
   /** The runner describeServer names as new repositories' default, or null for none. */
@@ -111,6 +164,7 @@ public final class HarnessAppview implements AutoCloseable {
   private com.sun.net.httpserver.HttpHandler unlessDown(com.sun.net.httpserver.HttpHandler h) {
     return ex -> {
       if (down) {
+        refusedWhileDown.incrementAndGet();
         try (ex) {
           send(ex, 503, error("Unavailable", "the appview is down"));
         }

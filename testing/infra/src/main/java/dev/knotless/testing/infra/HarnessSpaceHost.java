@@ -40,6 +40,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
   private final Map<String, Credential> credentials = new HashMap<>();
   private final SecureRandom random = new SecureRandom();
   private int credentialsGiven;
+  private final SpaceNotifier notifier;
 
   private record Credential(String space, String did, Instant expires) {}
 
@@ -47,9 +48,10 @@ public final class HarnessSpaceHost implements AutoCloseable {
     JsonNode handle(HttpExchange ex, Map<String, String> q) throws IOException, SpaceStore.Refusal;
   }
 
-  private HarnessSpaceHost(HttpServer server, URI plc, Clock clock) {
+  private HarnessSpaceHost(HttpServer server, URI plc, Clock clock, Clock notifyClock) {
     this.server = server;
     this.clock = clock;
+    this.notifier = new SpaceNotifier(plc, notifyClock);
     this.tokens =
         new ServiceTokens(
             new DidResolver(plc, java.net.http.HttpClient.newHttpClient()), did(), clock);
@@ -57,8 +59,13 @@ public final class HarnessSpaceHost implements AutoCloseable {
 
   /** Starts one whose callers' DIDs resolve in the PLC directory at {@code plc}. */
   public static HarnessSpaceHost start(URI plc) throws IOException {
+    return start(plc, Clock.systemUTC());
+  }
+
+  /** As {@link #start(URI)}, keeping {@code registerNotify}'s asks by {@code notifyClock}. */
+  public static HarnessSpaceHost start(URI plc, Clock notifyClock) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    HarnessSpaceHost h = new HarnessSpaceHost(http, plc, Clock.systemUTC());
+    HarnessSpaceHost h = new HarnessSpaceHost(http, plc, Clock.systemUTC(), notifyClock);
     h.route("com.atproto.server.describeServer", (ex, q) -> h.describe());
     h.route(NS + "createSpace", h::createSpace);
     h.route(NS + "deleteSpace", h::deleteSpace);
@@ -73,6 +80,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
     h.route(NS + "listRecords", h::listRecords);
     h.route(NS + "uploadBlob", h::uploadBlob);
     h.route(NS + "listRepos", h::listRepos);
+    h.route(NS + "registerNotify", h::registerNotify);
     http.createContext("/xrpc/" + NS + "getBlob", h::getBlob);
     http.start();
     return h;
@@ -101,6 +109,11 @@ public final class HarnessSpaceHost implements AutoCloseable {
     } catch (SpaceStore.Refusal e) {
       throw new IOException(e.getMessage());
     }
+  }
+
+  /** How many write notifications a registered service took, and how many it did not. */
+  public int[] notifications() {
+    return new int[] {notifier.delivered(), notifier.undelivered()};
   }
 
   /** How many space credentials it has given. */
@@ -195,6 +208,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
     String space = body(ex).path("space").asText("");
     store.owned(space, did);
     store.delete(space);
+    notifier.forget(space);
     credentials.values().removeIf(c -> c.space().equals(space));
     return JSON.createObjectNode();
   }
@@ -257,6 +271,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
     store
         .apply(store.space(space), space, did, b.path("writes"))
         .forEach(out.putArray("results")::add);
+    written(space, did);
     return out;
   }
 
@@ -270,7 +285,10 @@ public final class HarnessSpaceHost implements AutoCloseable {
     w.put("collection", b.path("collection").asText(""));
     w.put("rkey", b.path("rkey").asText(""));
     w.set("value", b.path("record"));
-    return store.apply(store.space(space), space, did, JSON.createArrayNode().add(w)).get(0);
+    JsonNode out =
+        store.apply(store.space(space), space, did, JSON.createArrayNode().add(w)).get(0);
+    written(space, did);
+    return out;
   }
 
   private JsonNode getRecord(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
@@ -360,8 +378,33 @@ public final class HarnessSpaceHost implements AutoCloseable {
     return out;
   }
 
+  /** Has the services members registered in the space told that {@code did} wrote there. */
+  private void written(String space, String did) throws SpaceStore.Refusal {
+    long rev = store.space(space).repos.get(did).seq;
+    notifier.written(space, did, rev, (s, m) -> store.exists(s) && isMember(s, m));
+  }
+
+  private boolean isMember(String space, String did) {
+    try {
+      return store.space(space).members.contains(did);
+    } catch (SpaceStore.Refusal r) {
+      return false;
+    }
+  }
+
+  /** {@code registerNotify}: a member asks that a service be told of the space's writes. */
+  private JsonNode registerNotify(HttpExchange ex, Map<String, String> q)
+      throws IOException, SpaceStore.Refusal {
+    JsonNode b = body(ex);
+    String space = b.path("space").asText("");
+    String did = member(ex, space);
+    Instant until = notifier.register(space, did, b.path("service").asText(""));
+    return JSON.createObjectNode().put("expiresAt", until.toString());
+  }
+
   @Override
   public void close() {
+    notifier.close();
     server.stop(0);
   }
 }

@@ -1,0 +1,244 @@
+package dev.knotless.runner.e2e;
+
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.CI;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.MAIN;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.commit;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.createPrivate;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.git;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.push;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.space.SpaceId;
+import dev.knotless.atproto.space.SpaceRecords;
+import dev.knotless.atproto.space.XrpcSpaceClient;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.state.JsonStateStore;
+import dev.knotless.storage.PrivateRepos;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.Settings;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.push.Pusher;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessAppview;
+import dev.knotless.testing.infra.HarnessSpaceHost;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The all-in-one runner hearing of a private repository's pushes through the appview, against the
+ * reference PDS, the harness's space host and the harness appview: the runner asks the space to
+ * tell the appview's {@code #knotless_appview} service (a did:plc in the test PLC) of its writes,
+ * and awaits {@code dev.knotless.awaitSpaceWrites}, so with {@code --poll 300} a push is still
+ * checked within seconds; a word of a space it does not watch is refused and costs nothing; and
+ * with the appview down, {@code --poll} finds the push, saying once that it fell back.
+ */
+@WithPds
+class SpaceNotifyRunnerIT {
+  /** The most a push heard through the appview may take to be checked: far below --poll 300. */
+  private static final Duration PROMPT = Duration.ofSeconds(15);
+
+  private static final String HEARD = "the appview passes on writes in private repositories";
+  private static final String FELL_BACK =
+      "awaiting private repositories' writes through the appview failed";
+
+  @Test
+  void aPushHeardThroughTheAppviewIsCheckedWithinSecondsThoughThePollIsFiveMinutes(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("ntfown");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
+        HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfrun");
+        CapturedLog log = new CapturedLog()) {
+      Owner o = new Owner(pds, host, owner, tmp, "quick", h.account.did());
+      h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
+      h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      h.start(List.of("--poll", "300"), owner.handle() + "/quick");
+      String space = owner.did() + "/quick";
+      RunnerHarness.await(
+          "the space registered and the appview awaited",
+          () ->
+              log.text().contains("the space " + space + " tells " + appview.did())
+                  && log.text().contains(HEARD)
+                  && new JsonStateStore(h.state()).load(owner.did() + "/" + o.key).isPresent());
+
+      long first = o.pushAndTime(h, "ci.txt");
+      System.out.printf(
+          "push-to-check latency, heard through the appview (--poll 300): %d ms%n", first);
+      assertTrue(first < PROMPT.toMillis(), "checked in " + first + " ms");
+      assertTrue(host.notifications()[0] >= 1, "the host told the appview");
+
+      // A word of a space the runner watches nothing in is refused, and loses nothing.
+      String stranger = "did:plc:aaaaaaaaaaaaaaaaaaaaaaaa/elsewhere";
+      notifyWrite(appview.url(), stranger, owner.did(), h.account.did());
+      RunnerHarness.await(
+          "the stranger's space refused",
+          () ->
+              log.text()
+                  .contains(
+                      "passed on a write in "
+                          + stranger
+                          + ", a space this runner watches no repository in; ignored"));
+      long second = o.pushAndTime(h, "again.txt");
+      System.out.printf(
+          "push-to-check latency, heard through the appview after a stranger's word: %d ms%n",
+          second);
+      assertTrue(second < PROMPT.toMillis(), "checked in " + second + " ms");
+      assertEquals(1, count(log.text(), HEARD), "the appview answered all along");
+    }
+  }
+
+  @Test
+  void withTheAppviewDownThePollFindsThePushSayingOnceThatItFellBack(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("ntfdown");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
+        HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfdrun");
+        CapturedLog log = new CapturedLog()) {
+      Owner o = new Owner(pds, host, owner, tmp, "slow", h.account.did());
+      h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
+      h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      h.start(List.of("--poll", "5"), owner.handle() + "/slow");
+      RunnerHarness.await(
+          "the appview awaited",
+          () ->
+              log.text().contains(HEARD)
+                  && new JsonStateStore(h.state()).load(owner.did() + "/" + o.key).isPresent());
+
+      appview.setDown(true);
+      RunnerHarness.await("the runner to fall back", () -> log.text().contains(FELL_BACK));
+      long polled = o.pushAndTime(h, "down.txt");
+      System.out.printf(
+          "push-to-check latency, the appview down, found by --poll 5: %d ms%n", polled);
+      assertTrue(polled < 5_000 + PROMPT.toMillis(), "checked in " + polled + " ms");
+      // The runner kept asking the appview, and said it fell back once, not at each ask or poll.
+      int refused = appview.refusedWhileDown();
+      RunnerHarness.await("two more asks refused", () -> appview.refusedWhileDown() >= refused + 2);
+      assertEquals(1, count(log.text(), FELL_BACK), log.text());
+
+      // Up again: the runner hears through it again.
+      appview.setDown(false);
+      RunnerHarness.await("the appview heard again", () -> count(log.text(), HEARD) == 2);
+      long again = o.pushAndTime(h, "up.txt");
+      System.out.printf(
+          "push-to-check latency, heard through the appview again (--poll 5): %d ms%n", again);
+      assertTrue(again < PROMPT.toMillis(), "checked in " + again + " ms");
+    }
+  }
+
+  /** Posts a notifyWrite to the appview as anyone can: the harness's host does not sign its own. */
+  private static void notifyWrite(URI appview, String space, String repo, String forDid)
+      throws Exception {
+    String body =
+        "{\"space\":\"%s\",\"repo\":\"%s\",\"rev\":\"1\",\"for\":[\"%s\"]}"
+            .formatted(space, repo, forDid);
+    HttpResponse<String> r =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
+            .send(
+                HttpRequest.newBuilder(URI.create(appview + "/xrpc/com.atproto.space.notifyWrite"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+  }
+
+  private static int count(String text, String what) {
+    int n = 0;
+    for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+
+  /** A private repository, its workflow pushed, and its owner reading the runner's checks. */
+  private static final class Owner {
+    final XrpcSpaceClient spaces;
+    final SpaceId space;
+    final RepoAddress address;
+    final Path work;
+    final Pusher pusher;
+    final String runner;
+    final String key;
+
+    Owner(PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp, String name, String run)
+        throws Exception {
+      createPrivate(pds, host, owner, tmp, name, run);
+      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
+      ownerPds.login(owner.handle(), owner.password());
+      spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
+      space = new SpaceId(owner.did(), name);
+      address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), name);
+      work = tmp.resolve("owner/" + name);
+      Files.createDirectories(work);
+      git(work, "init", "-q", "-b", "main");
+      pusher =
+          new Pusher(
+              new SpaceRecords(spaces, space, host.url()),
+              StorageCache.at(tmp.resolve("owner/cache-" + name), Clock.systemUTC()),
+              Clock.systemUTC(),
+              Settings.defaults().claimGrace());
+      runner = run;
+      commit(work, ".knotless/workflows/ci.yml", CI);
+      push(pusher, address, work);
+      key =
+          spaces
+              .getRecord(space, owner.did(), "dev.knotless.repo", name)
+              .orElseThrow()
+              .value()
+              .path("key")
+              .asText();
+    }
+
+    /**
+     * Commits {@code file}, pushes, and waits for the runner's check of it to end, a success.
+     *
+     * @return the milliseconds from the push's end to the check's first record in the space
+     */
+    long pushAndTime(RunnerHarness h, String file) throws Exception {
+      String sha = commit(work, file, file + "\n");
+      push(pusher, address, work);
+      long pushed = System.nanoTime();
+      String rkey = CheckKeys.push(address.did(), key, MAIN, sha, "ci");
+      long[] filed = {0};
+      CheckRecord[] seen = {null};
+      RunnerHarness.await(
+          "the check of " + file + " (last seen: %s)",
+          () -> {
+            try {
+              seen[0] =
+                  spaces
+                      .getRecord(space, runner, CheckRecord.COLLECTION, rkey)
+                      .map(x -> CheckRecord.fromJson(x.value()))
+                      .orElse(null);
+            } catch (java.io.IOException e) {
+              return false;
+            }
+            if (seen[0] != null && filed[0] == 0) {
+              filed[0] = System.nanoTime();
+            }
+            return seen[0] != null && seen[0].status().ended();
+          },
+          () -> String.valueOf(seen[0]));
+      assertEquals(CheckStatus.SUCCESS, seen[0].status(), String.valueOf(seen[0]));
+      return (filed[0] - pushed) / 1_000_000;
+    }
+  }
+}
