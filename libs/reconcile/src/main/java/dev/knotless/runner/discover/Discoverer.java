@@ -59,6 +59,8 @@ public final class Discoverer {
   // Labels already said to be passed over: a lying appview is logged once, not every sweep.
   private final java.util.Set<String> passedOver = new java.util.HashSet<>();
   private final java.util.Set<String> found = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Where a repository read is judged from: its owner's PDS, or its space for a private one.
+  private volatile java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores;
 
   public Discoverer(
       AppviewRepos appview,
@@ -75,7 +77,39 @@ public final class Discoverer {
     this.state = state;
     this.runnerDid = runnerDid;
     this.watcher = watcher;
-    found.addAll(state.runner().discovered());
+    this.stores = w -> owners.apply(w.address().pds());
+    state.runner().discovered().forEach(e -> found.add(PrivateEntries.key(e)));
+  }
+
+  /**
+   * Judges each repository read by its record where {@code stores} says it is kept (a private
+   * one's space), rather than its owner's PDS.
+   */
+  public void readingRecordsFrom(
+      java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores) {
+    this.stores = stores;
+  }
+
+  /**
+   * Looks at a private repository the runner was invited to: watched if it can be read, as a
+   * member, and its record names the runner, as any repository found.
+   *
+   * @return false when it could not be read for a moment (a host that did not answer), to be
+   *     looked at again; true when it is watched or passed over for good
+   */
+  public synchronized boolean invited(dev.knotless.storage.invites.RunnerInvites.Invite invite) {
+    String label = invite.label();
+    try {
+      consider(label, "invited by " + invite.by());
+      return true;
+    } catch (IOException | RuntimeException e) {
+      if (PrivateEntries.momentary(e)) {
+        LOG.warn("{}: invited, cannot be read now: {}", label, e.getMessage());
+        return false;
+      }
+      LOG.info("{}: invited by {}, but {}; passed over", label, invite.by(), e.getMessage());
+      return true;
+    }
   }
 
   /**
@@ -92,9 +126,15 @@ public final class Discoverer {
    */
   public synchronized void fromState() {
     for (String entry : state.runner().discovered()) {
-      int slash = entry.indexOf('/');
-      RepoId id = new RepoId(entry.substring(0, slash), entry.substring(slash + 1));
+      String key = PrivateEntries.key(entry);
+      int slash = key.indexOf('/');
+      RepoId id = new RepoId(key.substring(0, slash), key.substring(slash + 1));
       if (watcher.watching(id)) {
+        continue;
+      }
+      String privateName = PrivateEntries.name(entry);
+      if (privateName != null) {
+        fromState(id, privateName);
         continue;
       }
       try {
@@ -107,6 +147,21 @@ public final class Discoverer {
         consider(id.ownerDid() + "/" + name.get(), "found before");
       } catch (IOException e) {
         LOG.warn("{}: found before, cannot be read now: {}", entry, e.getMessage());
+      }
+    }
+  }
+
+  /** A private repository found before, read again in its space by the name it was found by. */
+  private void fromState(RepoId id, String name) {
+    String label = id.ownerDid() + "/" + name;
+    try {
+      consider(label, "found before");
+    } catch (IOException | RuntimeException e) {
+      if (PrivateEntries.momentary(e)) {
+        LOG.warn("{}: found before, cannot be read now: {}", label, e.getMessage());
+      } else {
+        LOG.info("{}: found before, {}; left", label, e.getMessage());
+        forget(id);
       }
     }
   }
@@ -284,7 +339,9 @@ public final class Discoverer {
     String entry = id.ownerDid() + "/" + id.repoKey();
     found.remove(entry);
     state.updateRunner(
-        r -> r.withDiscovered(r.discovered().stream().filter(e -> !e.equals(entry)).toList()));
+        r ->
+            r.withDiscovered(
+                r.discovered().stream().filter(e -> !PrivateEntries.key(e).equals(entry)).toList()));
   }
 
   private void consider(String label, String how) throws IOException {
@@ -298,8 +355,8 @@ public final class Discoverer {
     if (watcher.watching(w.id())) {
       return;
     }
-    XrpcClient owner = owners.apply(w.address().pds());
-    Optional<Record> record = owner.findRecord(w.id().ownerDid(), REPO, w.address().name());
+    Optional<Record> record =
+        stores.apply(w).findRecord(w.id().ownerDid(), REPO, w.address().name());
     NamesRunner names = NamesRunner.judge(runnerDid, record.map(Record::value).orElse(null));
     if (names != NamesRunner.YES) {
       if (passedOver.add(label)) {
@@ -310,7 +367,7 @@ public final class Discoverer {
       return;
     }
     passedOver.remove(label);
-    String entry = w.stateKey();
+    String entry = PrivateEntries.entry(w);
     state.updateRunner(
         r -> {
           if (r.discovered().contains(entry)) {
@@ -320,8 +377,8 @@ public final class Discoverer {
           next.add(entry);
           return r.withDiscovered(next);
         });
-    found.add(entry);
-    LOG.info("{}: {}, names this runner; watching it as {}", label, how, entry);
+    found.add(w.stateKey());
+    LOG.info("{}: {}, names this runner; watching it as {}", label, how, w.stateKey());
     watcher.watch(w);
   }
 

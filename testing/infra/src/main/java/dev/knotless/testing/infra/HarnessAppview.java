@@ -43,6 +43,7 @@ public final class HarnessAppview implements AutoCloseable {
   private final java.util.Set<String> alsoListed =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private AppviewSecretStore secrets;
+  private AppviewInvites invites;
   private ServiceTokens tokens;
   private final List<ObjectNode> runOutputs = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -80,6 +81,9 @@ public final class HarnessAppview implements AutoCloseable {
       http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
       http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
       http.createContext("/xrpc/dev.knotless.listSecrets", a.unlessDown(a.secrets::list));
+      a.invites = new AppviewInvites(tokens);
+      http.createContext("/xrpc/dev.knotless.inviteRunner", a.unlessDown(a.invites::invite));
+      http.createContext("/xrpc/dev.knotless.listRunnerInvites", a.unlessDown(a.invites::list));
     }
     http.start();
     return a;
@@ -96,6 +100,11 @@ public final class HarnessAppview implements AutoCloseable {
   /** The sealed secrets it keeps (started with a PLC only). */
   public AppviewSecretStore secrets() {
     return secrets;
+  }
+
+  /** The runners' invites it keeps (started with a PLC only). */
+  public AppviewInvites invites() {
+    return invites;
   }
 
   /** Makes every method answer 503 (true) or answer again (false), as an appview that is down. */
