@@ -16,8 +16,8 @@ import java.util.List;
 /**
  * {@code knotless create --private}: looks for a repository of the name, public or private, and
  * refuses before writing anything when there is one; else makes the owner's space of the name,
- * makes each runner named a member of it and invites it ({@link PrivateRunners}), and writes the repo record there with an {@code
- * applyWrites} create (a space's putRecord has no swap).
+ * makes each runner named a member of it and invites it ({@link PrivateRunners}), and writes the
+ * repo record there with an {@code applyWrites} create (a space's putRecord has no swap).
  */
 final class PrivateCreate {
   private PrivateCreate() {}

@@ -18,8 +18,8 @@ import java.util.List;
 
 /**
  * A private repository's runners: its record's {@code runners}, edited in its space, each runner
- * added made a member of the space (reading it and writing checks there both need that) and left
- * an invite at the appview ({@code dev.knotless.inviteRunner}), since nothing written in a space
+ * added made a member of the space (reading it and writing checks there both need that) and left an
+ * invite at the appview ({@code dev.knotless.inviteRunner}), since nothing written in a space
  * reaches the appview or Jetstream for a runner to find it by. A runner removed stays a member: it
  * may be one for itself too. An invite that cannot be left is a warning, not a failure: the runner
  * can still be named on its command line.

@@ -21,8 +21,8 @@ import java.util.Optional;
  * {@code knotless runners <url> [list | add <did> | remove <did>]}: shows or edits the accounts
  * whose checks readers trust, the repository record's {@code runners}. An edit rewrites the record
  * as read, every field this client does not know kept, guarded by the CID it was read at, and is
- * tried again from a fresh read if another write got there first. A private repository's record
- * is edited in its space ({@link PrivateRunners}).
+ * tried again from a fresh read if another write got there first. A private repository's record is
+ * edited in its space ({@link PrivateRunners}).
  */
 public final class RunnersCommand {
   /** How many times an edit is tried when the record keeps changing under it. */

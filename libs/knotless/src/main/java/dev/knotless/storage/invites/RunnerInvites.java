@@ -50,8 +50,8 @@ public final class RunnerInvites {
   }
 
   /**
-   * One page of invites, and the cursor to ask from next (where this page ended). Invites that
-   * name no repository are left out and counted in {@code refused}.
+   * One page of invites, and the cursor to ask from next (where this page ended). Invites that name
+   * no repository are left out and counted in {@code refused}.
    */
   public record Page(List<Invite> invites, String cursor, int refused) {
     public Page {

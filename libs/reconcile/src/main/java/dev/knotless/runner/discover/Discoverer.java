@@ -82,8 +82,8 @@ public final class Discoverer {
   }
 
   /**
-   * Judges each repository read by its record where {@code stores} says it is kept (a private
-   * one's space), rather than its owner's PDS.
+   * Judges each repository read by its record where {@code stores} says it is kept (a private one's
+   * space), rather than its owner's PDS.
    */
   public void readingRecordsFrom(
       java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores) {
@@ -94,8 +94,8 @@ public final class Discoverer {
    * Looks at a private repository the runner was invited to: watched if it can be read, as a
    * member, and its record names the runner, as any repository found.
    *
-   * @return false when it could not be read for a moment (a host that did not answer), to be
-   *     looked at again; true when it is watched or passed over for good
+   * @return false when it could not be read for a moment (a host that did not answer), to be looked
+   *     at again; true when it is watched or passed over for good
    */
   public synchronized boolean invited(dev.knotless.storage.invites.RunnerInvites.Invite invite) {
     String label = invite.label();
@@ -341,7 +341,9 @@ public final class Discoverer {
     state.updateRunner(
         r ->
             r.withDiscovered(
-                r.discovered().stream().filter(e -> !PrivateEntries.key(e).equals(entry)).toList()));
+                r.discovered().stream()
+                    .filter(e -> !PrivateEntries.key(e).equals(entry))
+                    .toList()));
   }
 
   private void consider(String label, String how) throws IOException {

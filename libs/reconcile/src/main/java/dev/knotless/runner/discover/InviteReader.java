@@ -1,17 +1,17 @@
 package dev.knotless.runner.discover;
 
-import dev.knotless.storage.invites.RunnerInvites;
 import dev.knotless.runner.state.StateStore;
+import dev.knotless.storage.invites.RunnerInvites;
 import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads the runner's invites to private repositories from where the last reading ended (the
- * state's {@code invited}), page by page, handing each to be looked at, and keeps where each page
- * ended once every invite on it is settled, so a start does not read old pages again. An invite
- * that could not be looked at for a moment (a host that did not answer) keeps its page's cursor
- * where it was: the page is read again at the next sweep. Thread-safe: readings run one at a time.
+ * Reads the runner's invites to private repositories from where the last reading ended (the state's
+ * {@code invited}), page by page, handing each to be looked at, and keeps where each page ended
+ * once every invite on it is settled, so a start does not read old pages again. An invite that
+ * could not be looked at for a moment (a host that did not answer) keeps its page's cursor where it
+ * was: the page is read again at the next sweep. Thread-safe: readings run one at a time.
  */
 public final class InviteReader {
   private static final Logger LOG = LoggerFactory.getLogger(InviteReader.class);

@@ -39,8 +39,7 @@ class InviteReaderTest {
   private final List<String> looked = new ArrayList<>();
 
   private InviteReader reader(Appview appview, Path state) {
-    return new InviteReader(
-        appview, new JsonStateStore(state), i -> looked.add(i.name()));
+    return new InviteReader(appview, new JsonStateStore(state), i -> looked.add(i.name()));
   }
 
   @Test

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code --discover} of private repositories in the all-in-one: the runner's invites read from the
- * appview every sweep, from where the last reading ended, each invited repository read in its
- * space and watched if its record names the runner.
+ * appview every sweep, from where the last reading ended, each invited repository read in its space
+ * and watched if its record names the runner.
  */
 final class InviteWiring {
   private InviteWiring() {}

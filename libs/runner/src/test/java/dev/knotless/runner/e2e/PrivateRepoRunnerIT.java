@@ -231,7 +231,7 @@ class PrivateRepoRunnerIT {
     assertEquals(0, made.exit(), made.err());
   }
 
-  private static String commit(Path work, String file, String text) throws Exception {
+  static String commit(Path work, String file, String text) throws Exception {
     Path p = work.resolve(file);
     Files.createDirectories(p.getParent());
     Files.writeString(p, text);
@@ -240,14 +240,14 @@ class PrivateRepoRunnerIT {
     return git(work, "rev-parse", "HEAD").strip();
   }
 
-  private static void push(Pusher pusher, RepoAddress address, Path work) throws Exception {
+  static void push(Pusher pusher, RepoAddress address, Path work) throws Exception {
     String sha = git(work, "rev-parse", "HEAD").strip();
     PushResult r =
         pusher.push(address, Git.at(work.resolve(".git")), List.of(new RefUpdate(MAIN, sha, true)));
     assertTrue(r.allOk(), String.valueOf(r));
   }
 
-  private static String git(Path work, String... args) throws Exception {
+  static String git(Path work, String... args) throws Exception {
     List<String> cmd =
         new java.util.ArrayList<>(
             List.of("git", "-c", "user.name=Owner", "-c", "user.email=owner@example.test"));
