@@ -22,6 +22,7 @@ import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.Settings;
 import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.invites.RunnerInvites;
 import dev.knotless.storage.push.Pusher;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
@@ -100,6 +101,27 @@ class PrivateInvitesIT {
       List<String> flags = List.of("--poll", "1", "--sweep", "1", "--discover");
       h.start(flags);
       RunnerHarness.await("a reading of invites", () -> !appview.invites().listings().isEmpty());
+
+      // An invite anyone left, before the runner is a member: only where to look, passed over.
+      Account stranger = pds.createAccount("invstr");
+      XrpcClient strangerPds = XrpcClient.create(pds.pdsUrl());
+      strangerPds.login(stranger.handle(), stranger.password());
+      new RunnerInvites(XrpcClient.create(appview.url()), strangerPds)
+          .invite(owner.did(), "hidden", runner);
+      RunnerHarness.await(
+          "the stranger's invite passed over",
+          () ->
+              log.text()
+                  .contains(
+                      owner.did()
+                          + "/hidden: invited by "
+                          + stranger.did()
+                          + ", but it is private, and the runner ("
+                          + runner
+                          + ") is not a member of its space"));
+      RunnerHarness.await(
+          "the reading to move past it",
+          () -> !new JsonStateStore(h.state()).runner().invited().isEmpty());
 
       ToolRun.Ran added = cli(ownerEnv, "runners", url, "add", runner);
       assertEquals(0, added.exit(), added.all());
