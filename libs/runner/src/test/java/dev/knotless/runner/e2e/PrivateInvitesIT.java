@@ -25,6 +25,7 @@ import dev.knotless.storage.StorageCache;
 import dev.knotless.storage.invites.RunnerInvites;
 import dev.knotless.storage.push.Pusher;
 import dev.knotless.testing.Account;
+import dev.knotless.testing.CountingProxy;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessAppview;
@@ -44,13 +45,16 @@ import org.junit.jupiter.api.io.TempDir;
  * appview: the owner's {@code knotless runners <url> add} makes the runner a member of the space
  * and leaves it an invite; a runner with {@code --discover}, named no repository, reads its
  * invites, watches the repository, runs its pushes, and {@code knotless checks} shows the checks
- * from the runner's repo in the space. A restart reads invites from where the last reading ended,
- * and still watches what it found.
+ * from the runner's repo in the space. An invite the runner cannot act on (a stranger's, left
+ * before the runner is a member) is passed over. A restart reads invites from where the last
+ * reading ended, and still watches what it found; {@code knotless runners <url> remove} has it
+ * leave the repository, forget it, and ask its space no more.
  */
 @WithPds
 class PrivateInvitesIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String MAIN = "refs/heads/main";
+  private static final String LIST_REPOS = "com.atproto.space.listRepos";
   private static final String CI =
       "on: {push: {}}\nsteps:\n  - name: hello\n    run: echo invited-hello\n";
 
@@ -61,6 +65,7 @@ class PrivateInvitesIT {
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "invrun");
+        CountingProxy spaces = CountingProxy.start(host.url());
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
       Map<String, String> ownerEnv = ownerEnv(pds, host, owner, tmp);
@@ -96,7 +101,8 @@ class PrivateInvitesIT {
               .asText();
 
       // The runner names no repository: it can only find this one by its invite.
-      h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
+      // The runner reaches the space host through a proxy that counts what it asks.
+      h.extraEnv.put(PrivateRepos.HOST_ENV, spaces.url().toString());
       h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
       List<String> flags = List.of("--poll", "1", "--sweep", "1", "--discover");
       h.start(flags);
@@ -193,6 +199,28 @@ class PrivateInvitesIT {
       assertTrue(
           log.text().contains(owner.did() + "/hidden: found before, names this runner"),
           "watched again from the state, not from an invite read again");
+
+      // Removed from the record, the runner leaves it, forgets it, and asks its space no more.
+      assertTrue(spaces.requests(LIST_REPOS) > 0, "the space was polled while watched");
+      ToolRun.Ran removed = cli(ownerEnv, "runners", url, "remove", runner);
+      assertEquals(0, removed.exit(), removed.all());
+      RunnerHarness.await(
+          "the runner to leave the repository no longer naming it",
+          () ->
+              log.text()
+                  .contains(
+                      owner.did()
+                          + "/hidden: private, and its record does not name this runner; no"
+                          + " longer watching it"));
+      RunnerHarness.await(
+          "the repository dropped from the state's discovered",
+          () -> new JsonStateStore(h.state()).runner().discovered().isEmpty());
+      // Two readings of invites later (a second each), with --poll 1, a poll would have asked.
+      spaces.reset();
+      awaitReadings(appview, 1);
+      spaces.reset();
+      awaitReadings(appview, 2);
+      assertEquals(0, spaces.requests(LIST_REPOS), spaces.byMethod().toString());
     }
   }
 
@@ -227,6 +255,13 @@ class PrivateInvitesIT {
       assertEquals("", cli(ownerEnv, "runners", url).out().strip());
       assertTrue(ownerSpaces.members(space).contains(other.did()));
     }
+  }
+
+  private static void awaitReadings(HarnessAppview appview, int more) throws Exception {
+    int now = appview.invites().listings().size();
+    RunnerHarness.await(
+        more + " more readings of invites",
+        () -> appview.invites().listings().size() >= now + more);
   }
 
   private static CheckStatus awaitCheck(
