@@ -61,6 +61,8 @@ public final class Discoverer {
   private final java.util.Set<String> found = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // Where a repository read is judged from: its owner's PDS, or its space for a private one.
   private volatile java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores;
+  // Told of each repository read and then passed over, so what reading it set up is undone.
+  private volatile java.util.function.Consumer<Watched> letGo = w -> {};
 
   public Discoverer(
       AppviewRepos appview,
@@ -83,11 +85,14 @@ public final class Discoverer {
 
   /**
    * Judges each repository read by its record where {@code stores} says it is kept (a private one's
-   * space), rather than its owner's PDS.
+   * space), rather than its owner's PDS, and tells {@code letGo} of each read and passed over (a
+   * private one's space is then asked no more).
    */
   public void readingRecordsFrom(
-      java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores) {
+      java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores,
+      java.util.function.Consumer<Watched> letGo) {
     this.stores = stores;
+    this.letGo = letGo;
   }
 
   /**
@@ -155,7 +160,10 @@ public final class Discoverer {
   private void fromState(RepoId id, String name) {
     String label = id.ownerDid() + "/" + name;
     try {
-      consider(label, "found before");
+      if (!consider(label, "found before")) {
+        // Its space is asked no more: nothing would find it again but an invite.
+        forget(id);
+      }
     } catch (IOException | RuntimeException e) {
       if (PrivateEntries.momentary(e)) {
         LOG.warn("{}: found before, cannot be read now: {}", label, e.getMessage());
@@ -346,7 +354,8 @@ public final class Discoverer {
                     .toList()));
   }
 
-  private void consider(String label, String how) throws IOException {
+  /** Watches the repository if it names the runner; false when it was passed over. */
+  private boolean consider(String label, String how) throws IOException {
     Watched w;
     try {
       w = reader.read(label);
@@ -355,7 +364,7 @@ public final class Discoverer {
       throw new IOException(e.getMessage(), e);
     }
     if (watcher.watching(w.id())) {
-      return;
+      return true;
     }
     Optional<Record> record =
         stores.apply(w).findRecord(w.id().ownerDid(), REPO, w.address().name());
@@ -366,7 +375,8 @@ public final class Discoverer {
       } else {
         LOG.debug("{}: {}, but {}; passed over", label, how, names.why());
       }
-      return;
+      letGo.accept(w);
+      return false;
     }
     passedOver.remove(label);
     String entry = PrivateEntries.entry(w);
@@ -382,6 +392,7 @@ public final class Discoverer {
     found.add(w.stateKey());
     LOG.info("{}: {}, names this runner; watching it as {}", label, how, w.stateKey());
     watcher.watch(w);
+    return true;
   }
 
   /** The name of the owner's repository with this key, from the records in their account. */

@@ -219,8 +219,15 @@ public final class Runner implements AutoCloseable {
               r.new Found());
       pass.discovering(r.discoverer::found, runnerDid);
       r.matcher.addRule(DoorMatcher.REPO, r.discoverer.repoRule());
-      // A private repository found is judged by its record in its space.
-      r.discoverer.readingRecordsFrom(access::storeOf);
+      // A private repository found is judged by its record in its space; one passed over is
+      // not polled.
+      r.discoverer.readingRecordsFrom(
+          access::storeOf,
+          w -> {
+            if (privates != null && w.privateRepo()) {
+              privates.forget(w.id());
+            }
+          });
     }
     r.asked = asked;
     r.executor = executor;

@@ -108,6 +108,25 @@ class PrivateInvitesIT {
       h.start(flags);
       RunnerHarness.await("a reading of invites", () -> !appview.invites().listings().isEmpty());
 
+      // A member invited to a repository whose record does not name it passes it over, and does
+      // not poll its space.
+      assertEquals(
+          0, cli(ownerEnv, "create", owner.handle() + "/other", "--private", "--no-runner").exit());
+      ownerSpaces.addMember(new SpaceId(owner.did(), "other"), runner);
+      new RunnerInvites(XrpcClient.create(appview.url()), ownerPds)
+          .invite(owner.did(), "other", runner);
+      RunnerHarness.await(
+          "the invite to a repository not naming the runner passed over",
+          () ->
+              log.text().contains(owner.did() + "/other: invited by " + owner.did() + ", but ")
+                  && log.text().contains("; passed over"));
+      // Watching nothing yet, the runner asks no space at all.
+      spaces.reset();
+      awaitReadings(appview, 1);
+      spaces.reset();
+      awaitReadings(appview, 2);
+      assertEquals(0, spaces.requests(LIST_REPOS), spaces.byMethod().toString());
+
       // An invite anyone left, before the runner is a member: only where to look, passed over.
       Account stranger = pds.createAccount("invstr");
       XrpcClient strangerPds = XrpcClient.create(pds.pdsUrl());
