@@ -1,7 +1,6 @@
 package dev.knotless.runner.discover;
 
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.runner.doorbell.RepoId;
@@ -63,6 +62,8 @@ public final class Discoverer {
   private volatile java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores;
   // Told of each repository read and then passed over, so what reading it set up is undone.
   private volatile java.util.function.Consumer<Watched> letGo = w -> {};
+  // Whether private repositories can be read (a space host is named).
+  private volatile boolean readsSpaces;
 
   public Discoverer(
       AppviewRepos appview,
@@ -86,13 +87,16 @@ public final class Discoverer {
   /**
    * Judges each repository read by its record where {@code stores} says it is kept (a private one's
    * space), rather than its owner's PDS, and tells {@code letGo} of each read and passed over (a
-   * private one's space is then asked no more).
+   * private one's space is then asked no more). Without {@code readsSpaces} (no space host), the
+   * private repositories the state lists are kept for a start that can read them.
    */
   public void readingRecordsFrom(
       java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores,
-      java.util.function.Consumer<Watched> letGo) {
+      java.util.function.Consumer<Watched> letGo,
+      boolean readsSpaces) {
     this.stores = stores;
     this.letGo = letGo;
+    this.readsSpaces = readsSpaces;
   }
 
   /**
@@ -139,7 +143,11 @@ public final class Discoverer {
       }
       String privateName = PrivateEntries.name(entry);
       if (privateName != null) {
-        fromState(id, privateName);
+        if (readsSpaces) {
+          fromState(id, privateName);
+        } else if (passedOver.add(entry)) {
+          LOG.warn("{}: found before, private, and no space host is named; not watched", entry);
+        }
         continue;
       }
       try {
@@ -402,24 +410,7 @@ public final class Discoverer {
 
   /** As above; {@code lookingByName} also takes a record whose name is {@code id}'s key. */
   private Optional<String> nameOf(RepoId id, boolean lookingByName) throws IOException {
-    XrpcClient owner = owners.apply(identities.resolve(id.ownerDid()).pds());
-    String cursor = null;
-    while (true) {
-      RecordPage page = owner.listRecords(id.ownerDid(), REPO, 100, cursor, false);
-      for (Record r : page.records()) {
-        if (id.repoKey().equals(r.value().path("key").asText())
-            || (lookingByName && id.repoKey().equals(r.rkey()))) {
-          try {
-            return Optional.of(dev.knotless.storage.Keys.validateName(r.rkey()));
-          } catch (IllegalArgumentException e) {
-            throw new IOException("its repository record is keyed by no name: " + e.getMessage());
-          }
-        }
-      }
-      if (page.records().size() < 100 || page.cursor() == null) {
-        return Optional.empty();
-      }
-      cursor = page.cursor();
-    }
+    return RepoNames.nameOf(
+        owners.apply(identities.resolve(id.ownerDid()).pds()), id, lookingByName);
   }
 }

@@ -227,7 +227,8 @@ public final class Runner implements AutoCloseable {
             if (privates != null && w.privateRepo()) {
               privates.forget(w.id());
             }
-          });
+          },
+          privates != null);
     }
     r.asked = asked;
     r.executor = executor;
