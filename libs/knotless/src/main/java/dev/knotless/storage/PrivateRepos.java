@@ -100,17 +100,26 @@ public final class PrivateRepos {
   public static void refuseIfPrivate(
       KnotlessRepos repos, RepoAddress repo, RecordStore publicRecords, String command)
       throws IOException {
-    if (!hostNamed(repos)
-        || publicRecords.findRecord(repo.did(), Lexicons.REPO, repo.name()).isPresent()) {
-      return;
-    }
-    if (open(repos, repo).isPresent()) {
+    if (openIfPrivate(repos, repo, publicRecords).isPresent()) {
       throw new IOException(
           repo.url()
               + " is private, and "
               + command
               + " does not work on private repositories yet");
     }
+  }
+
+  /**
+   * The repository's space when {@code repo} is a private repository (a space host is named and
+   * {@code publicRecords} hold no repository of the name); see {@link #open}.
+   */
+  public static Optional<SpaceRecords> openIfPrivate(
+      KnotlessRepos repos, RepoAddress repo, RecordStore publicRecords) throws IOException {
+    if (!hostNamed(repos)
+        || publicRecords.findRecord(repo.did(), Lexicons.REPO, repo.name()).isPresent()) {
+      return Optional.empty();
+    }
+    return open(repos, repo);
   }
 
   /** Whether the host answered as one with no {@code com.atproto.space.*} methods at all. */

@@ -19,7 +19,8 @@ import picocli.CommandLine.Parameters;
     name = "checks",
     description = {
       "Show a repository's checks, newest first.",
-      "Each with when it started and how long it took. They are read from the runners' own accounts; checks by accounts the repository does not"
+      "Each with when it started and how long it took. They are read from the runners' own accounts (their repos in the space, for a private"
+          + " repository); checks by accounts the repository does not"
           + " name are never read. The CHECK column is the name knotless check and knotless log"
           + " take."
     })

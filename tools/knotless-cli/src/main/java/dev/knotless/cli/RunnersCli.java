@@ -11,7 +11,9 @@ import picocli.CommandLine.Parameters;
     description = {
       "Show or edit the runners whose checks readers trust.",
       "Readers show the checks of the runners the repository record names.",
-      "An edit keeps every field of the record this version does not know."
+      "An edit keeps every field of the record this version does not know.",
+      "On a private repository, add also makes the runner a member of its space and invites it at"
+          + " the appview (KNOTLESS_APPVIEW); remove leaves it a member."
     })
 final class RunnersCli extends KnotlessCommand {
   @Parameters(index = "0", paramLabel = "<url>", description = "<handle or did>/<name>")

@@ -37,7 +37,9 @@ public final class KnotlessScopes {
           "dev.knotless.putSecret",
           "dev.knotless.deleteSecret",
           "dev.knotless.listSecrets",
-          "dev.knotless.describeServer");
+          "dev.knotless.describeServer",
+          "dev.knotless.inviteRunner",
+          "dev.knotless.listRunnerInvites");
 
   /** Every scope knotless asks for, in the order asked. */
   public static List<String> all() {

@@ -16,8 +16,8 @@ import java.util.List;
 /**
  * {@code knotless create --private}: looks for a repository of the name, public or private, and
  * refuses before writing anything when there is one; else makes the owner's space of the name,
- * makes each runner named a member of it, and writes the repo record there with an {@code
- * applyWrites} create (a space's putRecord has no swap).
+ * makes each runner named a member of it and invites it ({@link PrivateRunners}), and writes the
+ * repo record there with an {@code applyWrites} create (a space's putRecord has no swap).
  */
 final class PrivateCreate {
   private PrivateCreate() {}
@@ -51,10 +51,8 @@ final class PrivateCreate {
           e);
     }
     spaces.applyWrites(space, List.of(Write.create(Lexicons.REPO, repo.name(), record.toJson())));
-    for (String runner : runners) {
-      spaces.addMember(space, runner);
-    }
     ctx.out().println("created " + repo.url() + ", private: its records are in the space " + space);
+    PrivateRunners.admit(spaces, space, repo, runners, owner, ctx);
     ctx.out()
         .println(
             runners.isEmpty()

@@ -21,7 +21,8 @@ import java.util.Optional;
  * {@code knotless runners <url> [list | add <did> | remove <did>]}: shows or edits the accounts
  * whose checks readers trust, the repository record's {@code runners}. An edit rewrites the record
  * as read, every field this client does not know kept, guarded by the CID it was read at, and is
- * tried again from a fresh read if another write got there first.
+ * tried again from a fresh read if another write got there first. A private repository's record is
+ * edited in its space ({@link PrivateRunners}).
  */
 public final class RunnersCommand {
   /** How many times an edit is tried when the record keeps changing under it. */
@@ -33,8 +34,12 @@ public final class RunnersCommand {
   public static int list(String url, CliContext ctx) throws IOException {
     KnotlessRepos repos = ctx.repos();
     RepoAddress repo = repos.locate(OwnerUrls.parse(url));
-    PrivateRepos.refuseIfPrivate(repos, repo, repos.reader(repo), "runners");
-    for (String did : runners(read(repos.reader(repo), repo).value())) {
+    var space = PrivateRepos.openIfPrivate(repos, repo, repos.reader(repo));
+    List<String> named =
+        space.isPresent()
+            ? PrivateRunners.list(space.get(), repo)
+            : runners(read(repos.reader(repo), repo).value());
+    for (String did : named) {
       ctx.out().println(did);
     }
     return 0;
@@ -49,7 +54,11 @@ public final class RunnersCommand {
     RepoAddress repo = repos.locate(OwnerUrls.parse(url));
     String did = did(who, ctx, repos);
     XrpcClient owner = repos.writer(repo);
-    PrivateRepos.refuseIfPrivate(repos, repo, owner, add ? "runners add" : "runners remove");
+    var space = PrivateRepos.openIfPrivate(repos, repo, owner);
+    if (space.isPresent()) {
+      PrivateRunners.edit(space.get(), repo, did, add, owner, ctx);
+      return 0;
+    }
     boolean changed = edit(owner, repo, did, add);
     ctx.out()
         .println(
@@ -100,7 +109,8 @@ public final class RunnersCommand {
     }
   }
 
-  public static Record read(XrpcClient client, RepoAddress repo) throws IOException {
+  public static Record read(dev.knotless.atproto.RecordStore client, RepoAddress repo)
+      throws IOException {
     Optional<Record> r = client.findRecord(repo.did(), Lexicons.REPO, repo.name());
     if (r.isEmpty()) {
       throw new IOException("no repository " + repo.name() + " in " + repo.owner() + "'s account");

@@ -1,7 +1,6 @@
 package dev.knotless.runner.discover;
 
 import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.identity.IdentityResolver;
 import dev.knotless.runner.doorbell.RepoId;
@@ -59,6 +58,12 @@ public final class Discoverer {
   // Labels already said to be passed over: a lying appview is logged once, not every sweep.
   private final java.util.Set<String> passedOver = new java.util.HashSet<>();
   private final java.util.Set<String> found = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Where a repository read is judged from: its owner's PDS, or its space for a private one.
+  private volatile java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores;
+  // Told of each repository read and then passed over, so what reading it set up is undone.
+  private volatile java.util.function.Consumer<Watched> letGo = w -> {};
+  // Whether private repositories can be read (a space host is named).
+  private volatile boolean readsSpaces;
 
   public Discoverer(
       AppviewRepos appview,
@@ -75,7 +80,45 @@ public final class Discoverer {
     this.state = state;
     this.runnerDid = runnerDid;
     this.watcher = watcher;
-    found.addAll(state.runner().discovered());
+    this.stores = w -> owners.apply(w.address().pds());
+    state.runner().discovered().forEach(e -> found.add(PrivateEntries.key(e)));
+  }
+
+  /**
+   * Judges each repository read by its record where {@code stores} says it is kept (a private one's
+   * space), rather than its owner's PDS, and tells {@code letGo} of each read and passed over (a
+   * private one's space is then asked no more). Without {@code readsSpaces} (no space host), the
+   * private repositories the state lists are kept for a start that can read them.
+   */
+  public void readingRecordsFrom(
+      java.util.function.Function<Watched, dev.knotless.atproto.RecordStore> stores,
+      java.util.function.Consumer<Watched> letGo,
+      boolean readsSpaces) {
+    this.stores = stores;
+    this.letGo = letGo;
+    this.readsSpaces = readsSpaces;
+  }
+
+  /**
+   * Looks at a private repository the runner was invited to: watched if it can be read, as a
+   * member, and its record names the runner, as any repository found.
+   *
+   * @return false when it could not be read for a moment (a host that did not answer), to be looked
+   *     at again; true when it is watched or passed over for good
+   */
+  public synchronized boolean invited(dev.knotless.storage.invites.RunnerInvites.Invite invite) {
+    String label = invite.label();
+    try {
+      consider(label, "invited by " + invite.by());
+      return true;
+    } catch (IOException | RuntimeException e) {
+      if (PrivateEntries.momentary(e)) {
+        LOG.warn("{}: invited, cannot be read now: {}", label, e.getMessage());
+        return false;
+      }
+      LOG.info("{}: invited by {}, but {}; passed over", label, invite.by(), e.getMessage());
+      return true;
+    }
   }
 
   /**
@@ -92,9 +135,19 @@ public final class Discoverer {
    */
   public synchronized void fromState() {
     for (String entry : state.runner().discovered()) {
-      int slash = entry.indexOf('/');
-      RepoId id = new RepoId(entry.substring(0, slash), entry.substring(slash + 1));
+      String key = PrivateEntries.key(entry);
+      int slash = key.indexOf('/');
+      RepoId id = new RepoId(key.substring(0, slash), key.substring(slash + 1));
       if (watcher.watching(id)) {
+        continue;
+      }
+      String privateName = PrivateEntries.name(entry);
+      if (privateName != null) {
+        if (readsSpaces) {
+          fromState(id, privateName);
+        } else if (passedOver.add(entry)) {
+          LOG.warn("{}: found before, private, and no space host is named; not watched", entry);
+        }
         continue;
       }
       try {
@@ -107,6 +160,24 @@ public final class Discoverer {
         consider(id.ownerDid() + "/" + name.get(), "found before");
       } catch (IOException e) {
         LOG.warn("{}: found before, cannot be read now: {}", entry, e.getMessage());
+      }
+    }
+  }
+
+  /** A private repository found before, read again in its space by the name it was found by. */
+  private void fromState(RepoId id, String name) {
+    String label = id.ownerDid() + "/" + name;
+    try {
+      if (!consider(label, "found before")) {
+        // Its space is asked no more: nothing would find it again but an invite.
+        forget(id);
+      }
+    } catch (IOException | RuntimeException e) {
+      if (PrivateEntries.momentary(e)) {
+        LOG.warn("{}: found before, cannot be read now: {}", label, e.getMessage());
+      } else {
+        LOG.info("{}: found before, {}; left", label, e.getMessage());
+        forget(id);
       }
     }
   }
@@ -284,10 +355,15 @@ public final class Discoverer {
     String entry = id.ownerDid() + "/" + id.repoKey();
     found.remove(entry);
     state.updateRunner(
-        r -> r.withDiscovered(r.discovered().stream().filter(e -> !e.equals(entry)).toList()));
+        r ->
+            r.withDiscovered(
+                r.discovered().stream()
+                    .filter(e -> !PrivateEntries.key(e).equals(entry))
+                    .toList()));
   }
 
-  private void consider(String label, String how) throws IOException {
+  /** Watches the repository if it names the runner; false when it was passed over. */
+  private boolean consider(String label, String how) throws IOException {
     Watched w;
     try {
       w = reader.read(label);
@@ -296,10 +372,10 @@ public final class Discoverer {
       throw new IOException(e.getMessage(), e);
     }
     if (watcher.watching(w.id())) {
-      return;
+      return true;
     }
-    XrpcClient owner = owners.apply(w.address().pds());
-    Optional<Record> record = owner.findRecord(w.id().ownerDid(), REPO, w.address().name());
+    Optional<Record> record =
+        stores.apply(w).findRecord(w.id().ownerDid(), REPO, w.address().name());
     NamesRunner names = NamesRunner.judge(runnerDid, record.map(Record::value).orElse(null));
     if (names != NamesRunner.YES) {
       if (passedOver.add(label)) {
@@ -307,10 +383,11 @@ public final class Discoverer {
       } else {
         LOG.debug("{}: {}, but {}; passed over", label, how, names.why());
       }
-      return;
+      letGo.accept(w);
+      return false;
     }
     passedOver.remove(label);
-    String entry = w.stateKey();
+    String entry = PrivateEntries.entry(w);
     state.updateRunner(
         r -> {
           if (r.discovered().contains(entry)) {
@@ -320,9 +397,10 @@ public final class Discoverer {
           next.add(entry);
           return r.withDiscovered(next);
         });
-    found.add(entry);
-    LOG.info("{}: {}, names this runner; watching it as {}", label, how, entry);
+    found.add(w.stateKey());
+    LOG.info("{}: {}, names this runner; watching it as {}", label, how, w.stateKey());
     watcher.watch(w);
+    return true;
   }
 
   /** The name of the owner's repository with this key, from the records in their account. */
@@ -332,24 +410,7 @@ public final class Discoverer {
 
   /** As above; {@code lookingByName} also takes a record whose name is {@code id}'s key. */
   private Optional<String> nameOf(RepoId id, boolean lookingByName) throws IOException {
-    XrpcClient owner = owners.apply(identities.resolve(id.ownerDid()).pds());
-    String cursor = null;
-    while (true) {
-      RecordPage page = owner.listRecords(id.ownerDid(), REPO, 100, cursor, false);
-      for (Record r : page.records()) {
-        if (id.repoKey().equals(r.value().path("key").asText())
-            || (lookingByName && id.repoKey().equals(r.rkey()))) {
-          try {
-            return Optional.of(dev.knotless.storage.Keys.validateName(r.rkey()));
-          } catch (IllegalArgumentException e) {
-            throw new IOException("its repository record is keyed by no name: " + e.getMessage());
-          }
-        }
-      }
-      if (page.records().size() < 100 || page.cursor() == null) {
-        return Optional.empty();
-      }
-      cursor = page.cursor();
-    }
+    return RepoNames.nameOf(
+        owners.apply(identities.resolve(id.ownerDid()).pds()), id, lookingByName);
   }
 }

@@ -75,7 +75,8 @@ final class RunnerHelp {
                                 start, 0600 (default secrets-key.json beside --state; none
                                 with --state-db unless named; docs/secrets.md)
         --discover              also watch every repository whose record names this runner,
-                                as the appview lists them (needs KNOTLESS_APPVIEW)
+                                as the appview lists them (needs KNOTLESS_APPVIEW), and the
+                                private ones it is invited to (with KNOTLESS_SPACE_HOST)
         --paused <file>         the operator's paused owners (docs/scheduling.md)
         --keep-checks <days>    keep the default branch's checks this long (30; 0 prunes nothing)
         --allowance <min>       step minutes per owner per 30 days, public repositories

@@ -219,12 +219,25 @@ public final class Runner implements AutoCloseable {
               r.new Found());
       pass.discovering(r.discoverer::found, runnerDid);
       r.matcher.addRule(DoorMatcher.REPO, r.discoverer.repoRule());
+      // A private repository found is judged by its record in its space; one passed over is
+      // not polled.
+      r.discoverer.readingRecordsFrom(
+          access::storeOf,
+          w -> {
+            if (privates != null && w.privateRepo()) {
+              privates.forget(w.id());
+            }
+          },
+          privates != null);
     }
     r.asked = asked;
     r.executor = executor;
     r.live = live;
     r.sealed = sealed;
     r.listen();
+    if (r.discoverer != null) {
+      InviteWiring.reading(timers, o.sweep(), o.appview(), access, state, r.discoverer);
+    }
     r.privates = privates;
     PrivateWiring.polling(
         timers,

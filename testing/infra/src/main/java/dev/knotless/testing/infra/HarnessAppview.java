@@ -44,6 +44,7 @@ public final class HarnessAppview implements AutoCloseable {
   private final java.util.Set<String> alsoListed =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private AppviewSecretStore secrets;
+  private AppviewInvites invites;
   private ServiceTokens tokens;
   private final List<ObjectNode> runOutputs = new java.util.concurrent.CopyOnWriteArrayList<>();
   private String plcDid;
@@ -113,6 +114,9 @@ public final class HarnessAppview implements AutoCloseable {
             "/xrpc/com.atproto.space.notifyWrite", a.unlessDown(a.spaceWrites::notifyWrite));
         http.createContext("/xrpc/" + SpaceWriteRelay.AWAIT, a.unlessDown(a.spaceWrites::await));
       }
+      a.invites = new AppviewInvites(tokens);
+      http.createContext("/xrpc/dev.knotless.inviteRunner", a.unlessDown(a.invites::invite));
+      http.createContext("/xrpc/dev.knotless.listRunnerInvites", a.unlessDown(a.invites::list));
     }
     http.start();
     return a;
@@ -132,6 +136,11 @@ public final class HarnessAppview implements AutoCloseable {
   /** The sealed secrets it keeps (started with a PLC only). */
   public AppviewSecretStore secrets() {
     return secrets;
+  }
+
+  /** The runners' invites it keeps (started with a PLC only). */
+  public AppviewInvites invites() {
+    return invites;
   }
 
   /** Makes every method answer 503 (true) or answer again (false), as an appview that is down. */

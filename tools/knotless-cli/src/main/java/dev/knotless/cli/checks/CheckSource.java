@@ -21,8 +21,9 @@ import java.util.Optional;
 /**
  * Reads a repository's checks: its record for the key and the {@code runners} it names, then from
  * each runner's own account the check records under the repository's key prefix, one {@code
- * listRecords} scan a runner. Checks by accounts the record does not name are never read. One per
- * invocation; not thread-safe.
+ * listRecords} scan a runner. Checks by accounts the record does not name are never read. A private
+ * repository's record and checks are read in its space, each runner's from its repo there, as the
+ * person logged in, a member. One per invocation; not thread-safe.
  */
 public final class CheckSource {
   /** The check record's collection. */
@@ -30,6 +31,8 @@ public final class CheckSource {
 
   private final KnotlessRepos repos;
   private final IdentityResolver identities;
+  // The space of the private repository read last, or null for a public one.
+  private dev.knotless.atproto.space.SpaceRecords space;
 
   public CheckSource(KnotlessRepos repos, Map<String, String> env) {
     this.repos = repos;
@@ -59,7 +62,9 @@ public final class CheckSource {
     RepoAddress at =
         repos.locate(
             KnotlessUrl.parse(url.startsWith(KnotlessUrl.SCHEME) ? url : KnotlessUrl.SCHEME + url));
-    JsonNode v = RunnersCommand.read(repos.reader(at), at).value();
+    space =
+        dev.knotless.storage.PrivateRepos.openIfPrivate(repos, at, repos.reader(at)).orElse(null);
+    JsonNode v = RunnersCommand.read(space != null ? space : repos.reader(at), at).value();
     String key = v.path("key").asText("");
     if (key.isEmpty()) {
       throw new IOException(at.url() + "'s record has no key");
@@ -75,7 +80,11 @@ public final class CheckSource {
     List<CheckEntry> out = new ArrayList<>();
     for (String runner : repo.runners()) {
       Identity id = identities.resolve(runner);
-      for (Record r : PullReader.scan(XrpcClient.create(id.pds()), id.did(), COLLECTION, prefix)) {
+      List<Record> filed =
+          space != null
+              ? space.listPrefixed(id.did(), COLLECTION, prefix)
+              : PullReader.scan(XrpcClient.create(id.pds()), id.did(), COLLECTION, prefix);
+      for (Record r : filed) {
         out.add(
             new CheckEntry(
                 id.did(), r.uri(), r.cid(), r.rkey().substring(repo.prefix().length()), r.value()));
@@ -87,7 +96,7 @@ public final class CheckSource {
   /** The check as its runner's PDS holds it now, or empty once it is gone. */
   public Optional<CheckEntry> reread(CheckEntry c) throws IOException {
     Identity id = identities.resolve(c.runner());
-    Optional<Record> r = XrpcClient.create(id.pds()).findRecord(id.did(), COLLECTION, c.rkey());
+    Optional<Record> r = store(id).findRecord(id.did(), COLLECTION, c.rkey());
     return r.map(rec -> new CheckEntry(id.did(), rec.uri(), rec.cid(), c.tail(), rec.value()));
   }
 
@@ -114,11 +123,11 @@ public final class CheckSource {
     }
     Identity id = identities.resolve(c.runner());
     try {
-      XrpcClient pds = XrpcClient.create(id.pds());
+      dev.knotless.atproto.RecordStore pds = store(id);
       if (c.logSize() >= 0) {
         pds.getBlobInto(id.did(), cid, c.logSize(), out);
       } else {
-        out.write(pds.getBlob(id.did(), cid));
+        out.write(pds.getBlob(id.did(), cid, dev.knotless.atproto.BoundedBodies.XRPC_REPLY_BYTES));
       }
     } catch (XrpcException e) {
       if (e.status() == 400 || e.status() == 404) {
@@ -135,5 +144,9 @@ public final class CheckSource {
       }
       throw e;
     }
+  }
+
+  private dev.knotless.atproto.RecordStore store(Identity runner) {
+    return space != null ? space : XrpcClient.create(runner.pds());
   }
 }
