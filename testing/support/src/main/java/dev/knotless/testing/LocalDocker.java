@@ -172,7 +172,8 @@ public final class LocalDocker {
         "dmesg 2>&1 | head -20; true");
   }
 
-  private static String run(String... command) {
+  /** Runs {@code command}, returning what it printed; fails naming it and what it said. */
+  static String run(String... command) {
     try {
       Process p =
           new ProcessBuilder(List.of(command))
