@@ -129,7 +129,9 @@ final class ImagePuller {
   /** Whether a registry host is on this machine's loopback, the only place this kubelet pulls. */
   static boolean loopback(String registry) {
     String host = registry.startsWith("[") ? registry : registry.replaceFirst(":[0-9]+$", "");
-    return "localhost".equals(host) || host.startsWith("127.") || host.startsWith("[::1]");
+    return "localhost".equals(host)
+        || host.matches("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}")
+        || host.startsWith("[::1]");
   }
 
   private static String tag(String image) {
