@@ -23,6 +23,10 @@
 # --network as under runc, and docker's rules for that network still hold.
 # The sandbox still takes every other system call. docs/executor.md says more.
 #
+# The daemon trusts registries on 127.0.0.0/8 over plain HTTP, as dockerd does
+# unless told otherwise: the tests' own registry (testing/registry) listens
+# there, and the test kubelet pulls run pods' images from it.
+#
 # A daemon that already answers is left as it is; the tests check that it has
 # both names and that knotless-sandbox really is gVisor, and say what to do
 # when it is not (testing/support's LocalDocker).

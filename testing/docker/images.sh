@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the local images tests and the demo run in; there is no registry to
+# Makes the local images tests and the demo run in; there is no public registry to
 # pull from. Each is a root filesystem put together from Debian packages and
 # imported with `docker import`. An image already in the daemon is kept, so
 # only a new daemon pays for them (a few seconds).

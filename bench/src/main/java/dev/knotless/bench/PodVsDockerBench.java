@@ -12,6 +12,7 @@ import dev.knotless.runner.exec.pod.PodExecutor;
 import dev.knotless.runner.exec.pod.PodSettings;
 import dev.knotless.runtime.pods.Fabric8PodApi;
 import dev.knotless.testing.LocalDocker;
+import dev.knotless.testing.LocalRegistry;
 import dev.knotless.testing.kubelet.KubeApiServer;
 import dev.knotless.testing.kubelet.KubeletTimes;
 import dev.knotless.testing.kubelet.TestKubelet;
@@ -33,7 +34,8 @@ import java.util.Map;
  * watch's delivery of the pod to the kubelet, its own API round trips until the pod is Running, and
  * per exec the bridge before docker is asked and after the command ended) is reported apart and
  * taken off the pod figure, which then says what a real kubelet would leave. Each run's pod is also
- * cut into stages, by when the API server saw each request.
+ * cut into stages, by when the API server saw each request. Last, the image pull apart: a few
+ * images kept only in a real registry on 127.0.0.1, each run once pulled and once already present.
  *
  * <p>Usage: {@code bin/bench PodVsDocker [runs each (10)] [warm-up runs each (2)]
  * [sandbox|trusted]}.
@@ -156,10 +158,60 @@ public final class PodVsDockerBench {
           (int) Figures.middle(java.util.Arrays.stream(execs).asLongStream().toArray()));
       System.out.println("the last pod run's requests, ms from hand-off:");
       lastRequests.forEach(l -> System.out.println("  " + l));
+      pulls(pods, one);
     } finally {
       ExecutorBench.delete(root);
     }
     System.out.printf(Locale.ROOT, "%nload at end: %s%n", Figures.loadAverage());
+  }
+
+  /** How many images the pull section pulls, each once. */
+  static final int PULLS = 3;
+
+  /**
+   * The pull apart from the start: {@link #PULLS} images each only in a real registry (Debian's
+   * docker-registry on 127.0.0.1, one small layer of its own over busybox), each run twice, first
+   * pulled by the test kubelet, then found on the node; the pull time is the one the pod executor
+   * reads from the kubelet's Pulled event.
+   */
+  private static void pulls(PodExecutor pods, RunSpec one) throws Exception {
+    List<java.time.Duration> pulled = new java.util.concurrent.CopyOnWriteArrayList<>();
+    pods.observe(
+        new dev.knotless.runner.exec.pod.PodObserver() {
+          @Override
+          public void pulled(Duration took) {
+            pulled.add(took);
+          }
+        });
+    long[] pull = new long[PULLS];
+    long[] cold = new long[PULLS];
+    long[] warm = new long[PULLS];
+    try (LocalRegistry registry = LocalRegistry.start()) {
+      for (int i = 0; i < PULLS; i++) {
+        RunSpec spec =
+            one.withOption(
+                new dev.knotless.runner.exec.ContainerImage(
+                    registry.publish("podvsdocker-" + i, "1")));
+        cold[i] = firstLine(pods, spec).elapsed();
+        warm[i] = firstLine(pods, spec).elapsed();
+        if (pulled.size() != i + 1) {
+          throw new IllegalStateException("pull " + (i + 1) + " was not heard: " + pulled);
+        }
+        pull[i] = pulled.get(i).toNanos();
+      }
+    } finally {
+      pods.observe(dev.knotless.runner.exec.pod.PodObserver.NONE);
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "%n%-58s %8s %8s %8s%n",
+        "image only in a registry on 127.0.0.1, " + PULLS + " images (ms)",
+        "median",
+        "p90",
+        "least");
+    row("image pull (the kubelet's Pulled event)", pull);
+    row("hand-off -> first line, image pulled", cold);
+    row("hand-off -> first line, image already on the node", warm);
   }
 
   private static void report(

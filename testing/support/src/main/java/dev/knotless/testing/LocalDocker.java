@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * The docker daemon and local images tests run steps in: {@code testing/docker/dockerd.sh start}
  * installs Debian's docker.io and runsc and starts a daemon when none answers, and {@code
  * testing/docker/images.sh} imports the images from Debian packages when missing. Both run once per
- * test JVM; nothing is ever pulled from a registry.
+ * test JVM; nothing is pulled from a public registry (tests that pull use a {@link LocalRegistry}).
  *
  * <p>The daemon must register {@link #SANDBOX_RUNTIME} as gVisor's runsc and {@link
  * #TRUSTED_RUNTIME} as runc. {@link #ensure} checks the first by running a container under it and
@@ -172,7 +172,8 @@ public final class LocalDocker {
         "dmesg 2>&1 | head -20; true");
   }
 
-  private static String run(String... command) {
+  /** Runs {@code command}, returning what it printed; fails naming it and what it said. */
+  static String run(String... command) {
     try {
       Process p =
           new ProcessBuilder(List.of(command))

@@ -1,9 +1,12 @@
 package dev.knotless.runtime.pods;
 
+import dev.knotless.runner.exec.pod.ImagePulls;
 import dev.knotless.runner.exec.pod.PodApi;
 import dev.knotless.runner.exec.pod.PodState;
 import dev.knotless.runner.exec.pod.RunPod;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -12,6 +15,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -23,7 +28,8 @@ import java.util.concurrent.TimeoutException;
  * RunPod} into a Pod ({@link RunPods}), and pod states into {@link PodState} for the library to
  * judge. Pods are followed by a watch ({@link PodWatch}), not polled: waiting for a pod to run,
  * hearing that one was lost, and the pods a gauge counts all come from it; {@link #list} still asks
- * the API server, for a sweep and for adoption. Thread-safe, as the client is.
+ * the API server, for a sweep and for adoption, and {@link #events} once for a pod that runs.
+ * Thread-safe, as the client is.
  */
 public final class Fabric8PodApi implements PodApi, AutoCloseable {
 
@@ -171,6 +177,57 @@ public final class Fabric8PodApi implements PodApi, AutoCloseable {
     } catch (KubernetesClientException e) {
       throw new IOException("could not exec in pod " + name + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The pod's events, asked for by {@code involvedObject.name} and kept only when they name this
+   * pod (kind, name, and uid when the watch knows it): a server that ignores the field selector, or
+   * a pod of the same name made before, gives none that are not its.
+   */
+  @Override
+  public List<ImagePulls.Event> events(String name) throws IOException {
+    Pod pod = watch.get(name);
+    String uid = pod == null ? null : pod.getMetadata().getUid();
+    try {
+      return client
+          .v1()
+          .events()
+          .inNamespace(namespace)
+          .withField("involvedObject.name", name)
+          .list()
+          .getItems()
+          .stream()
+          .filter(e -> about(e.getInvolvedObject(), name, uid))
+          .map(Fabric8PodApi::event)
+          .toList();
+    } catch (KubernetesClientException e) {
+      throw new IOException("could not list the events of pod " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static boolean about(ObjectReference o, String name, String uid) {
+    return o != null
+        && "Pod".equals(o.getKind())
+        && name.equals(o.getName())
+        && (uid == null || o.getUid() == null || uid.equals(o.getUid()));
+  }
+
+  private static ImagePulls.Event event(Event e) {
+    String at =
+        e.getLastTimestamp() != null
+            ? e.getLastTimestamp()
+            : e.getEventTime() != null && e.getEventTime().getTime() != null
+                ? e.getEventTime().getTime()
+                : e.getFirstTimestamp();
+    Instant when = null;
+    if (at != null) {
+      try {
+        when = Instant.parse(at);
+      } catch (DateTimeParseException unreadable) {
+        // A time that is not RFC 3339 gives no time; the message may still give the pull's.
+      }
+    }
+    return new ImagePulls.Event(e.getReason(), e.getMessage(), when);
   }
 
   @Override

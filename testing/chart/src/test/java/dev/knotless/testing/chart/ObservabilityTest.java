@@ -47,6 +47,7 @@ class ObservabilityTest {
           "knotless_run_check_writer_dead_letters_total",
           "knotless_run_pods",
           "knotless_run_pod_start_seconds_bucket",
+          "knotless_run_pod_image_pull_seconds_bucket",
           "knotless_run_pod_image_pull_failures_total",
           "knotless_run_scheduler_leader");
 

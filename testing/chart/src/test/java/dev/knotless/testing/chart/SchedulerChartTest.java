@@ -25,8 +25,9 @@ import org.junit.jupiter.api.TestInstance;
 class SchedulerChartTest {
   /**
    * Every grant, as {@code namespace apiGroup resource verb [name]}: Fabric8PodApi creates, gets,
-   * lists and watches (by label) and deletes pods and execs into them; leader election creates its
-   * Lease, then gets and updates that one. Anything beyond this list is a grant nothing uses.
+   * lists and watches (by label) and deletes pods and execs into them, and lists a pod's events
+   * (its image's pull time); leader election creates its Lease, then gets and updates that one.
+   * Anything beyond this list is a grant nothing uses.
    */
   static final Set<String> GRANTS =
       Set.of(
@@ -37,6 +38,7 @@ class SchedulerChartTest {
           "knotless-runs core pods delete",
           "knotless-runs core pods/exec create",
           "knotless-runs core pods/exec get",
+          "knotless-runs core events list",
           "knotless coordination.k8s.io leases create",
           "knotless coordination.k8s.io leases get ci-knotless-run-scheduler",
           "knotless coordination.k8s.io leases update ci-knotless-run-scheduler");

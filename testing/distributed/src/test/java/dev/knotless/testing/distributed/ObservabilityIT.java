@@ -1,11 +1,13 @@
 package dev.knotless.testing.distributed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.testing.LocalRegistry;
 import dev.knotless.testing.MetricsTable;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.OwnerRepo;
@@ -30,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * passes, a pull waits for the one job and then passes, and a push fails. Every name each service
  * exports is in docs/metrics.md for it and every name there is exported; every query of the chart's
  * dashboard returns data through Prometheus' HTTP API; and the waiting-runs panel shows the number
- * of runs really waiting in the queue, though both replicas report them.
+ * of runs really waiting in the queue, though both replicas report them. The run image lives only
+ * in a real registry, so the first pod's pull is scraped as the one image pull.
  */
 class ObservabilityIT {
   static final Duration BOUND = Duration.ofSeconds(180);
@@ -49,6 +52,7 @@ class ObservabilityIT {
   private static LocalDistributed shape;
   private static HarnessAppview appview;
   private static LocalPrometheus prometheus;
+  private static LocalRegistry registry;
   private static OwnerRepo owner;
   private static final Map<String, Map.Entry<String, ServiceProcess>> pods = new LinkedHashMap<>();
 
@@ -71,8 +75,18 @@ class ObservabilityIT {
     put("check-writer-1", "check-writer", shape.startCheckWriter());
     put("reconciler-1", "reconciler", shape.startReconciler(reconciler));
     put("reconciler-2", "reconciler", shape.startReconciler(reconciler));
-    // One job: the pull's run waits while the held push runs.
-    put("scheduler-1", "scheduler", shape.startScheduler(Map.of("knotless.scheduler.jobs", "1")));
+    // One job: the pull's run waits while the held push runs. The run image is in a registry
+    // alone, so the first pod pulls it and the rest find it on the node.
+    registry = LocalRegistry.start();
+    put(
+        "scheduler-1",
+        "scheduler",
+        shape.startScheduler(
+            Map.of(
+                "knotless.scheduler.jobs",
+                "1",
+                "knotless.scheduler.run-image",
+                registry.publish("observability-run", "1"))));
     put("ingester-1", "ingester", shape.startIngester(Map.of("knotless.ingester.pulls", "true")));
     prometheus = LocalPrometheus.start(LocalDistributed.projectRoot(), dir.resolve("prom"), pods);
   }
@@ -93,6 +107,9 @@ class ObservabilityIT {
       }
       if (appview != null) {
         appview.close();
+      }
+      if (registry != null) {
+        registry.close();
       }
     }
   }
@@ -138,6 +155,18 @@ class ObservabilityIT {
     CheckRecord failed = ended(c -> c.commit().equals(failing));
     assertEquals(CheckStatus.FAILURE, failed.status(), failed.toString());
 
+    // A workflow whose image the registry lacks: its pod cannot pull it, and the check says so.
+    String missing = registry.reference("missing", "1");
+    owner.commit(Map.of(".knotless/workflows/ci.yml", "image: " + missing + "\n" + CI));
+    String unpullable = owner.push("main");
+    CheckRecord errored = ended(c -> c.commit().equals(unpullable));
+    assertEquals(CheckStatus.ERROR, errored.status(), errored.toString());
+    String log = Checks.log(shape, errored);
+    assertTrue(
+        log.contains("could not pull image " + missing + ": ErrImagePull")
+            && log.contains("manifest for " + missing + " not found"),
+        log);
+
     // What each service exports, over its replicas, is what docs/metrics.md gives it, both ways.
     // (A reconciler that holds no doorbell partition has made no pass and exports no pass series.)
     MetricsTable table = MetricsTable.read(LocalDistributed.projectRoot());
@@ -162,6 +191,20 @@ class ObservabilityIT {
     assertEquals(
         1.0,
         prometheus.value("sum(knotless_run_runs_ended_total{outcome=\"success\",kind=\"pull\"})"));
+    Checks.await(
+        BOUND,
+        "Prometheus to have scraped the failed pull",
+        () -> prometheus.value("sum(knotless_run_pod_image_pull_failures_total)") == 1.0);
+    // The first pod pulled the run image; the others found it on the node and add no pull.
+    Checks.await(
+        BOUND,
+        "Prometheus to have scraped the image pull",
+        () -> prometheus.value("sum(knotless_run_pod_image_pull_seconds_count)") == 1.0);
+    double pullSeconds = prometheus.value("sum(knotless_run_pod_image_pull_seconds_sum)");
+    assertTrue(pullSeconds > 0, "the pull took " + pullSeconds + " s");
+    assertTrue(
+        prometheus.value("sum(knotless_run_pod_start_seconds_count)") >= 3.0,
+        "every run's pod started");
     List<String> empty = new ArrayList<>();
     Checks.await(
         Duration.ofSeconds(60),
@@ -176,11 +219,13 @@ class ObservabilityIT {
           return empty.isEmpty();
         });
     System.out.printf(
-        "[ObservabilityIT] %d dashboard queries answered by Prometheus; queue wait p95 %.3f s%n",
+        "[ObservabilityIT] %d dashboard queries answered by Prometheus; queue wait p95 %.3f s;"
+            + " image pull %.3f s%n",
         dashboardQueries().size(),
         prometheus.value(
             "histogram_quantile(0.95, sum by (le) (rate("
-                + "knotless_run_runs_queue_wait_seconds_bucket[5m])))"));
+                + "knotless_run_runs_queue_wait_seconds_bucket[5m])))"),
+        pullSeconds);
   }
 
   /** An ended check matching {@code matches}. */

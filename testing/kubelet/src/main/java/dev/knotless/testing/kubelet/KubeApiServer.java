@@ -20,10 +20,12 @@ import java.util.regex.Pattern;
 
 /**
  * The Fabric8 mock API server in CRUD mode on 127.0.0.1, with the one subresource CRUD mode lacks
- * and the pod executor uses, {@code pods/exec}, served by a {@link TestKubelet}. Everything else
- * (create, get, list, watch, delete, status) is the mock's own. It records every request path, and
- * when it came, so a test can see that nothing but the API was used and a benchmark can see when a
- * pod was made, started and exec'd into. Start it, then {@link #kubelet} it.
+ * and the pod executor uses, {@code pods/exec}, served by a {@link TestKubelet}, and the field
+ * selectors on events' {@code involvedObject} a real API server takes ({@link EventSelector}).
+ * Everything else (create, get, list, watch, delete, status) is the mock's own. It records every
+ * request path, and when it came, so a test can see that nothing but the API was used and a
+ * benchmark can see when a pod was made, started and exec'd into. Start it, then {@link #kubelet}
+ * it.
  */
 public final class KubeApiServer implements AutoCloseable {
 
@@ -46,7 +48,8 @@ public final class KubeApiServer implements AutoCloseable {
             if (m.matches() && kubelet != null) {
               return kubelet.exec(m.group(1), m.group(2), m.group(3), now);
             }
-            return crud.dispatch(request);
+            MockResponse events = EventSelector.dispatch(request, crud);
+            return events != null ? events : crud.dispatch(request);
           }
         };
     server =

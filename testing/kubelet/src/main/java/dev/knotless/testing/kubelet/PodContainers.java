@@ -1,7 +1,6 @@
 package dev.knotless.testing.kubelet;
 
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
@@ -16,7 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A pod's one container made as a docker container, as the test kubelet does it. Stateless. */
+/**
+ * A pod's one container made as a docker container, as the test kubelet does it, once its image is
+ * on the node ({@link ImagePuller}). Stateless.
+ */
 final class PodContainers {
 
   /** A container made, or the reason a real kubelet would leave the pod waiting. */
@@ -31,16 +33,6 @@ final class PodContainers {
       return new Made(null, "CreateContainerConfigError", "the test kubelet runs one container");
     }
     Container c = spec.getContainers().get(0);
-    try {
-      docker.inspectImageCmd(c.getImage()).exec();
-    } catch (NotFoundException e) {
-      return new Made(
-          null,
-          "ErrImagePull",
-          "failed to pull image \""
-              + c.getImage()
-              + "\": not found (the test kubelet never pulls)");
-    }
     HostConfig host = HostConfig.newHostConfig();
     String runtimeClass = spec.getRuntimeClassName();
     if (runtimeClass != null) {

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,14 +34,19 @@ import org.slf4j.LoggerFactory;
  * (or leaves it Pending with the reason a real kubelet gives) and serves the exec subresource by
  * docker execs. A deleted pod's container is removed at once.
  *
- * <p>Where it differs from a real kubelet (docs/executor.md lists it too): it never pulls (an image
- * the daemon lacks is {@code ErrImagePull} at once, where a kubelet retries with back-off); a
- * RuntimeClass maps to a docker runtime by the map it is given (unknown ones fail the pod, where
- * the API server's admission would refuse it); emptyDir volumes are anonymous docker volumes; the
- * pids limit is its own setting (a kubelet's is node-wide configuration, not in the pod spec);
- * ephemeral-storage limits are not enforced; {@code shareProcessNamespace} gives docker's init as
- * pid 1 rather than the pause process; there is no pod network policy, only docker's bridge. The
- * exec protocol is v4.channel.k8s.io, whose stdin cannot be half-closed, as the real one's cannot.
+ * <p>Images are had as a kubelet has them ({@link ImagePuller}): by the container's pull policy, a
+ * real pull from a registry on 127.0.0.1 recorded as {@code Pulling} and {@code Pulled} events, and
+ * a failed pull {@code ErrImagePull}, then {@code ImagePullBackOff} while it waits to try again
+ * with a kubelet's back-off (10 s, doubling, at most 300 s).
+ *
+ * <p>Where it differs from a real kubelet (docs/executor.md lists it too): it pulls only from
+ * registries on the loopback (any other is a failed pull, at once, saying so); a RuntimeClass maps
+ * to a docker runtime by the map it is given (unknown ones fail the pod, where the API server's
+ * admission would refuse it); emptyDir volumes are anonymous docker volumes; the pids limit is its
+ * own setting (a kubelet's is node-wide configuration, not in the pod spec); ephemeral-storage
+ * limits are not enforced; {@code shareProcessNamespace} gives docker's init as pid 1 rather than
+ * the pause process; there is no pod network policy, only docker's bridge. The exec protocol is
+ * v4.channel.k8s.io, whose stdin cannot be half-closed, as the real one's cannot.
  */
 public final class TestKubelet implements AutoCloseable {
 
@@ -58,6 +64,9 @@ public final class TestKubelet implements AutoCloseable {
   private final Map<String, java.util.Set<ExecSession>> sessions = new ConcurrentHashMap<>();
   private final ExecutorService work = Executors.newFixedThreadPool(4);
   private final KubeletTimes times = new KubeletTimes();
+  private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
+  private final Map<String, Integer> failedPulls = new ConcurrentHashMap<>();
+  private final ImagePuller puller;
   private Watch watch;
 
   private TestKubelet(
@@ -66,6 +75,7 @@ public final class TestKubelet implements AutoCloseable {
     this.docker = docker;
     this.runtimes = Map.copyOf(runtimes);
     this.pidsLimit = pidsLimit;
+    this.puller = new ImagePuller(docker, client, new PodEvents(client));
   }
 
   /**
@@ -171,6 +181,15 @@ public final class TestKubelet implements AutoCloseable {
 
   private void run(Pod pod, long seen) {
     String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    ImagePuller.Outcome image = puller.ensure(pod);
+    if (!image.ready()) {
+      setStatus(pod, "Pending", image.waitingReason(), image.message());
+      if (image.retry()) {
+        backOff(pod, seen, image.message());
+      }
+      return;
+    }
+    failedPulls.remove(key);
     long making = System.nanoTime();
     PodContainers.Made made = PodContainers.create(docker, pod, runtimes, pidsLimit, id);
     long runtime = System.nanoTime() - making;
@@ -197,6 +216,65 @@ public final class TestKubelet implements AutoCloseable {
         new KubeletTimes.PodStart(pod.getMetadata().getName(), seen, runtime, System.nanoTime()));
   }
 
+  /**
+   * After a failed pull, as a kubelet: the pod's next sync (a second on) finds the pull in back-off
+   * and says {@code ImagePullBackOff}; once the back-off passes (10 s, doubling each failure, at
+   * most 300 s) the pull is tried again. A pod deleted meanwhile is left alone.
+   */
+  private void backOff(Pod pod, long seen, String error) {
+    String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    int failures = failedPulls.merge(key, 1, Integer::sum);
+    long wait = Math.min(300, 10L << Math.min(failures - 1, 5));
+    try {
+      later.schedule(
+          () -> {
+            if (exists(pod)) {
+              setStatus(pod, "Pending", "ImagePullBackOff", puller.backOff(pod, error));
+            }
+          },
+          1,
+          TimeUnit.SECONDS);
+      later.schedule(
+          () -> {
+            if (exists(pod)) {
+              work.submit(() -> runOrFail(pod, seen));
+            } else {
+              failedPulls.remove(key);
+            }
+          },
+          wait,
+          TimeUnit.SECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // The kubelet is closing: no pod is synced again.
+    }
+  }
+
+  private boolean exists(Pod pod) {
+    try {
+      return client
+              .pods()
+              .inNamespace(pod.getMetadata().getNamespace())
+              .withName(pod.getMetadata().getName())
+              .get()
+          != null;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private void runOrFail(Pod pod, long seen) {
+    try {
+      run(pod, seen);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "pod {}/{} could not run: {}",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          e.toString());
+      setStatus(pod, "Failed", "CreateContainerError", e.getMessage());
+    }
+  }
+
   private void setStatus(Pod pod, String phase, String waitingReason, String message) {
     var state = new ContainerStateBuilder();
     if (waitingReason == null) {
@@ -204,7 +282,21 @@ public final class TestKubelet implements AutoCloseable {
     } else {
       state.withNewWaiting().withReason(waitingReason).withMessage(message).endWaiting();
     }
-    pod.setStatus(
+    // The pod as the API server holds it now: a status written before (a failed pull's) moved its
+    // resource version on.
+    Pod current;
+    try {
+      current =
+          client
+              .pods()
+              .inNamespace(pod.getMetadata().getNamespace())
+              .withName(pod.getMetadata().getName())
+              .get();
+    } catch (RuntimeException e) {
+      current = null;
+    }
+    Pod target = current == null ? pod : current;
+    target.setStatus(
         new PodStatusBuilder()
             .withPhase(phase)
             .withStartTime(Instant.now().toString())
@@ -217,7 +309,7 @@ public final class TestKubelet implements AutoCloseable {
                     .build())
             .build());
     try {
-      client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
+      client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(target).updateStatus();
     } catch (RuntimeException e) {
       LOG.debug("status of pod {} not set: {}", pod.getMetadata().getName(), e.toString());
     }
@@ -246,6 +338,7 @@ public final class TestKubelet implements AutoCloseable {
       watch.close();
     }
     // Pods being made or removed finish first, so nothing is made after the sweep below.
+    later.shutdownNow();
     work.shutdown();
     work.awaitTermination(2, TimeUnit.MINUTES);
     List<Container> mine =
@@ -273,15 +366,7 @@ public final class TestKubelet implements AutoCloseable {
       String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
       if (action == Action.ADDED) {
         long seen = System.nanoTime();
-        work.submit(
-            () -> {
-              try {
-                run(pod, seen);
-              } catch (RuntimeException e) {
-                LOG.warn("pod {} could not run: {}", key, e.toString());
-                setStatus(pod, "Failed", "CreateContainerError", e.getMessage());
-              }
-            });
+        work.submit(() -> runOrFail(pod, seen));
       } else if (action == Action.DELETED) {
         work.submit(() -> remove(key));
       }

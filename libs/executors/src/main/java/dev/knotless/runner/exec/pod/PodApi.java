@@ -34,6 +34,14 @@ public interface PodApi {
    */
   Exec exec(String name, List<String> command) throws IOException;
 
+  /**
+   * The events the API server holds on pod {@code name} (the kubelet's {@code Pulling}, {@code
+   * Pulled}, ...), in the order it lists them; empty by default, as where no kubelet records any.
+   */
+  default List<ImagePulls.Event> events(String name) throws IOException {
+    return List.of();
+  }
+
   /** Deletes pod {@code name} at once (no grace); a pod already gone is not an error. */
   void delete(String name) throws IOException;
 

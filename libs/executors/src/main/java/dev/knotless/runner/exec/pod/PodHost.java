@@ -142,6 +142,9 @@ final class PodHost implements StepHost {
           throw e;
         }
         observer.running(Duration.ofNanos(System.nanoTime() - made));
+        if (observer != PodObserver.NONE) {
+          pullTime();
+        }
         if (caches == null) {
           checkoutPending = true;
         } else {
@@ -166,6 +169,20 @@ final class PodHost implements StepHost {
             + " from "
             + pod.image()
             + (pod.runtimeClassName() == null ? "" : ", runtime class " + pod.runtimeClassName()));
+  }
+
+  /**
+   * Reads the pod's events once, now that it runs, and tells the observer how long its image took
+   * to pull, if it was pulled. The kubelet records its events before the container starts, but a
+   * real one sends them on its own time: one not yet at the API server is not waited for, and a
+   * failure to read them costs the run nothing.
+   */
+  private void pullTime() {
+    try {
+      ImagePulls.pullTime(api.events(pod.name())).ifPresent(observer::pulled);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("pod {}: its events could not be read: {}", pod.name(), e.toString());
+    }
   }
 
   /**

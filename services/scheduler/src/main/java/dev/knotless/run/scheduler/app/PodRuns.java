@@ -79,6 +79,7 @@ public class PodRuns {
   private final Clock clock = Clock.systemUTC();
   private final Set<String> taken = ConcurrentHashMap.newKeySet();
   private final Timer podStart;
+  private final Timer imagePull;
   private final Counter pullFailures;
   private final RunSpans spans;
   private volatile boolean taking = true;
@@ -120,6 +121,12 @@ public class PodRuns {
     this.podStart =
         dev.knotless.run.events.Histograms.seconds(
                 "knotless.run.pod.start", "from a run's pod being made to its running")
+            .register(registry);
+    this.imagePull =
+        dev.knotless.run.events.Histograms.seconds(
+                "knotless.run.pod.image.pull",
+                "how long a run pod's image took to pull, as the kubelet's Pulled event says;"
+                    + " nothing for an image already on the node")
             .register(registry);
     this.pullFailures =
         Counter.builder("knotless.run.pod.image.pull.failures")
@@ -189,6 +196,11 @@ public class PodRuns {
           @Override
           public void running(Duration took) {
             podStart.record(took);
+          }
+
+          @Override
+          public void pulled(Duration took) {
+            imagePull.record(took);
           }
 
           @Override
