@@ -270,7 +270,8 @@ public final class EventReports implements RunReports {
               result.ended(),
               result.name(),
               result.status().wire(),
-              Duration.between(result.started(), result.ended()).toMillis()));
+              Duration.between(result.started(), result.ended()).toMillis(),
+              result.note().isEmpty() ? null : result.note()));
     }
 
     @Override

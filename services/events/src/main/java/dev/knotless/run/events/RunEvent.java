@@ -77,9 +77,28 @@ public sealed interface RunEvent {
    *
    * @param outcome {@code success}, {@code failure}, {@code cancelled} or {@code skipped}
    * @param millis how long it ran
+   * @param note why it was skipped, killed or cancelled, for the check's step (as the all-in-one
+   *     files it), or null; left out of the JSON when null, so a step without one reads as it did
+   *     before notes were carried
    */
-  record StepEnded(String checkKey, Instant at, String step, String outcome, long millis)
-      implements RunEvent {}
+  record StepEnded(
+      String checkKey,
+      Instant at,
+      String step,
+      String outcome,
+      long millis,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String note)
+      implements RunEvent {
+
+    /** The canonical constructor, which reads the JSON. */
+    @JsonCreator
+    public StepEnded {}
+
+    /** A step's end with no note. */
+    public StepEnded(String checkKey, Instant at, String step, String outcome, long millis) {
+      this(checkKey, at, step, outcome, millis, null);
+    }
+  }
 
   /**
    * The run ended.

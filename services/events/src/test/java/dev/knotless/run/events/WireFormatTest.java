@@ -92,6 +92,23 @@ class WireFormatTest {
   }
 
   @Test
+  void aStepsNoteCrossesTheTopicAndAStepWithoutOneReadsAsBefore() {
+    Instant at = Instant.parse("2026-12-05T10:00:00Z");
+    RunEvent skipped =
+        new RunEvent.StepEnded(
+            "k", at, "build", "skipped", 0, "not run: could not pull image \"x\": ErrImagePull");
+    assertEquals(skipped, RunEventJson.decode(RunEventJson.encode(skipped)));
+    // The check-writer tells an event seen before by its JSON: a step without a note must not
+    // change.
+    String json = RunEventJson.encode(new RunEvent.StepEnded("k", at, "build", "success", 5));
+    assertEquals(
+        "{\"type\":\"stepEnded\",\"checkKey\":\"k\",\"at\":\"2026-12-05T10:00:00Z\","
+            + "\"step\":\"build\",\"outcome\":\"success\",\"millis\":5,\"v\":\"1.0\"}",
+        json);
+    assertEquals(null, ((RunEvent.StepEnded) RunEventJson.decode(json)).note());
+  }
+
+  @Test
   void aNewerMinorVersionWithFieldsThisReaderDoesNotKnowIsReadNotDropped() {
     RunEvent e =
         new RunEvent.Ended(

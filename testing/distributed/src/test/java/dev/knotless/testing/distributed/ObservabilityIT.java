@@ -166,6 +166,15 @@ class ObservabilityIT {
         log.contains("could not pull image " + missing + ": ErrImagePull")
             && log.contains("manifest for " + missing + " not found"),
         log);
+    // Its steps are filed as the all-in-one files them: skipped, saying why.
+    assertTrue(
+        errored.steps().stream()
+            .allMatch(
+                s ->
+                    s.status() == dev.knotless.runner.check.StepResult.Status.SKIPPED
+                        && s.note() != null
+                        && s.note().startsWith("not run: could not pull image " + missing)),
+        errored.steps().toString());
 
     // What each service exports, over its replicas, is what docs/metrics.md gives it, both ways.
     // (A reconciler that holds no doorbell partition has made no pass and exports no pass series.)

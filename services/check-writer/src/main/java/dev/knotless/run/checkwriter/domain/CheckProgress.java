@@ -78,7 +78,7 @@ public record CheckProgress(
               outcome,
               ran ? s.at().minusMillis(s.millis()) : null,
               ran ? s.at() : null,
-              null));
+              s.note()));
       return new CheckProgress(
           filed, status, startedAt, endedAt, next, null, logLength, note, outputs);
     } else if (event instanceof RunEvent.Ended e) {

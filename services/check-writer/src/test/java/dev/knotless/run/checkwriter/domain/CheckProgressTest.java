@@ -7,6 +7,7 @@ import dev.knotless.atproto.BlobRef;
 import dev.knotless.run.events.RunEvent;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.check.StepResult;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -49,6 +50,21 @@ class CheckProgressTest {
     assertEquals(T0.plusSeconds(2), r.steps().get(0).startedAt());
     assertEquals(42, p.logLength());
     assertEquals("step build failed", r.note());
+  }
+
+  @Test
+  void aSkippedStepIsFiledWithItsNoteAndNoTimesAsTheAllInOneFilesIt() {
+    String why = "not run: could not pull image \"127.0.0.1:5000/gone:1\": ErrImagePull";
+    CheckProgress p =
+        CheckProgress.filed(FILED)
+            .apply(new RunEvent.Started(KEY, T0.plusSeconds(1)))
+            .apply(new RunEvent.StepEnded(KEY, T0.plusSeconds(2), "build", "skipped", 0, why))
+            .apply(new RunEvent.Ended(KEY, T0.plusSeconds(3), "error", 10, List.of(), why));
+    StepResult step = p.record(null).steps().get(0);
+    assertEquals(StepResult.Status.SKIPPED, step.status());
+    assertEquals(why, step.note());
+    assertNull(step.startedAt());
+    assertNull(step.endedAt());
   }
 
   @Test
