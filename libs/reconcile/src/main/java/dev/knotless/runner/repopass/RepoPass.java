@@ -226,10 +226,15 @@ public final class RepoPass {
       stage.accept("listing pulls from the appview");
       pulls = extras.pulls().list(repo);
     }
+    // Read once a pass: the rerun requests' listing starts after the newest acted on.
+    Optional<RepoState> known = state.load(repo.stateKey());
     stage.accept("reading the repository record and refs");
     // The rerun requests go out beside the snapshot's reads: one round trip for all.
     java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
-        reruns = extras.reruns() ? Reruns.readBeside(owner, repo, state) : null;
+        reruns =
+            extras.reruns()
+                ? Reruns.readBeside(owner, repo, known.map(RepoState::rerun).orElse(""))
+                : null;
     Snapshot snap =
         readers
             .reader(owner)
@@ -290,7 +295,6 @@ public final class RepoPass {
           repo.id().repoKey());
     }
     RepoView view = view(repo, snap);
-    Optional<RepoState> known = state.load(repo.stateKey());
     Watch watch = known.isPresent() ? Watch.KNOWN : found ? Watch.FIRST_DISCOVERED : Watch.FIRST;
     if (extras.reruns()) {
       // New rerun requests act first, so the plan sees the refs they forget and the runs wanted.
@@ -301,6 +305,7 @@ public final class RepoPass {
                   RangeScanner.join(reruns),
                   repo,
                   state,
+                  known.orElse(RepoState.empty()),
                   watch != Watch.KNOWN,
                   extras.pulls() != null));
     }
