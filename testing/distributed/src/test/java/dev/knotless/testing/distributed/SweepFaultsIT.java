@@ -77,6 +77,7 @@ class SweepFaultsIT {
       XrpcClient gone = XrpcClient.create(shape.pds().pdsUrl());
       gone.login(leaving.handle(), leaving.password());
       gone.procedure("com.atproto.server.deactivateAccount", JsonNodeFactory.instance.objectNode());
+      long[] faultsAt = logs.ends();
       double faulted = passes(reconcilers) - passes0;
       assertTrue(
           faulted < REPOS,
@@ -87,6 +88,11 @@ class SweepFaultsIT {
           "the sweep's good passes",
           () -> passedAll(logs, sweep1, owner, good));
       long[] sweep2 = logs.ends();
+      Map<String, Integer> after = logs.endedPasses(faultsAt);
+      long carriedOn = good.stream().filter(r -> after.containsKey(id(owner, r))).count();
+      assertTrue(
+          carriedOn >= good.size() / 2,
+          "the sweep carried on past the faults: " + carriedOn + " good passes after them");
       // The next sweep finds them as they now are: the faults all seen, whatever the first missed.
       SweepRings.ring(shape, owner.did(), keys(repos));
       SweepRings.ring(shape, leaving.did(), keys(theirs));
@@ -95,11 +101,28 @@ class SweepFaultsIT {
           "the next sweep's good passes and every bad one's line",
           () ->
               passedAll(logs, sweep2, owner, good)
-                  && allSaid(logs, sweep1, deleted, r -> deletedLine(owner, r))
-                  && allSaid(logs, sweep1, renamed, r -> renamedLine(owner, r))
-                  && allSaid(logs, sweep2, badRecord, r -> failedLine(owner, r))
-                  && allSaid(logs, sweep2, badRef, r -> failedLine(owner, r))
-                  && allSaid(logs, sweep2, theirs, r -> failedLine(leaving, r)));
+                  && allSaid(logs, sweep1, deleted, r -> says(deletedLine(owner, r)))
+                  && allSaid(logs, sweep1, renamed, r -> says(renamedLine(owner, r)))
+                  && allSaid(
+                      logs,
+                      sweep2,
+                      badRecord,
+                      r -> failed(owner, r, r.name() + ": field 'key' is missing or not a string"))
+                  && allSaid(
+                      logs,
+                      sweep2,
+                      badRef,
+                      r ->
+                          failed(
+                              owner,
+                              r,
+                              r.key() + ".garbage: field 'name' is missing or not a string"))
+                  // Deactivated: unreadable, not deleted; watched still, in case it comes back.
+                  && allSaid(
+                      logs,
+                      sweep2,
+                      theirs,
+                      r -> failed(leaving, r, "pass failed: com.atproto.repo.getRecord: 400")));
 
       for (ServiceProcess r : reconcilers) {
         assertTrue(r.alive(), r + " still runs");
@@ -116,6 +139,12 @@ class SweepFaultsIT {
             1,
             logs.since(sweep1).filter(l -> l.contains(deletedLine(owner, r))).count(),
             r.name() + " was found deleted more than once");
+      }
+      for (IdleRepos.Repo r : theirs) {
+        assertTrue(
+            logs.since(start)
+                .noneMatch(says(leaving.did() + "/" + r.name() + ": the repository was")),
+            r.name() + ", its account deactivated, was taken for deleted");
       }
       for (IdleRepos.Repo r : renamed) {
         assertTrue(
@@ -217,20 +246,24 @@ class SweepFaultsIT {
     return repos.stream().allMatch(r -> ended.containsKey(id(owner, r)));
   }
 
+  /** Whether, for each of {@code repos}, a line written since {@code from} is as {@code line}. */
   private static boolean allSaid(
       Logs logs,
       long[] from,
       List<IdleRepos.Repo> repos,
-      java.util.function.Function<IdleRepos.Repo, String> line)
+      java.util.function.Function<IdleRepos.Repo, Predicate<String>> line)
       throws Exception {
     List<String> lines = logs.since(from).toList();
-    for (IdleRepos.Repo r : repos) {
-      String want = line.apply(r);
-      if (lines.stream().noneMatch(l -> l.contains(want))) {
-        return false;
-      }
-    }
-    return true;
+    return repos.stream().allMatch(r -> lines.stream().anyMatch(line.apply(r)));
+  }
+
+  private static Predicate<String> says(String text) {
+    return l -> l.contains(text);
+  }
+
+  /** The doors' line of a failed pass of {@code r}, ringing again later, saying {@code why}. */
+  private static Predicate<String> failed(Account owner, IdleRepos.Repo r, String why) {
+    return l -> l.contains(failedLine(owner, r)) && l.contains("ringing again") && l.contains(why);
   }
 
   private static double passes(List<ServiceProcess> reconcilers) throws Exception {
