@@ -1,13 +1,10 @@
 package dev.knotless.bench;
 
-import dev.knotless.run.events.DoorbellMessage;
-import dev.knotless.run.events.Topics;
-import dev.knotless.runner.doorbell.Doorbell;
-import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.distributed.LocalDistributed;
 import dev.knotless.testing.distributed.ServiceProcess;
+import dev.knotless.testing.distributed.SweepRings;
 import dev.knotless.testing.infra.IdleRepos;
 import dev.knotless.testing.infra.OwnerRepo;
 import dev.knotless.testing.kubelet.KubeApiServer;
@@ -19,11 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The hosted shape beside the all-in-one runner, on one reference PDS and with the same number of
@@ -312,18 +305,7 @@ public final class DistributedBench {
 
   /** Publishes one {@code sweep} doorbell per repository, as the ingester's sweep does. */
   static void sweep(LocalDistributed shape, String ownerDid, List<IdleRepos.Repo> repos) {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", shape.broker().bootstrapServers());
-    p.putAll(shape.broker().clientSettings("admin"));
-    p.put("linger.ms", "5");
-    String value = DoorbellMessage.encode(Doorbell.SWEEP);
-    try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
-      for (IdleRepos.Repo r : repos) {
-        String key = new RepoId(ownerDid, r.key()).toString();
-        producer.send(new ProducerRecord<>(Topics.DOORBELLS, key, value));
-      }
-      producer.flush();
-    }
+    SweepRings.ring(shape, ownerDid, repos.stream().map(IdleRepos.Repo::key).toList());
   }
 
   /**

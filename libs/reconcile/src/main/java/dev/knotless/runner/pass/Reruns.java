@@ -22,37 +22,31 @@ public final class Reruns {
 
   private Reruns() {}
 
+  /** The requests newer than {@code acted}, the newest the state says was acted on. */
+  public static List<RerunRequest> read(RecordStore owner, Watched repo, String acted)
+      throws IOException {
+    return RerunRecords.newerThan(
+        owner, repo.id().ownerDid(), repo.id().repoKey(), acted, repo.label());
+  }
+
   /**
-   * Reads and applies the new requests, recording the newest in the state.
+   * Applies {@code fresh}, as {@link #read} found them, to the state, {@code known} as the pass
+   * read it, recording the newest in the state.
    *
    * @param baseline whether this is the repository's first watch
    * @param pulls whether this runner checks pulls ({@code --pulls})
    * @return the state as the rest of the pass plans from
    */
-  public static RepoState readAndApply(
-      RecordStore owner, Watched repo, StateStore state, boolean baseline, boolean pulls)
-      throws IOException {
-    return apply(read(owner, repo, state), repo, state, baseline, pulls);
-  }
-
-  /** The requests newer than the newest the state says was acted on, read from the owner. */
-  public static List<RerunRequest> read(RecordStore owner, Watched repo, StateStore state)
-      throws IOException {
-    RepoState now = state.load(repo.stateKey()).orElse(RepoState.empty());
-    return RerunRecords.newerThan(
-        owner, repo.id().ownerDid(), repo.id().repoKey(), now.rerun(), repo.label());
-  }
-
-  /**
-   * Applies {@code fresh}, as {@link #read} found them, recording the newest in the state.
-   *
-   * @return the state as the rest of the pass plans from
-   */
   public static RepoState apply(
-      List<RerunRequest> fresh, Watched repo, StateStore state, boolean baseline, boolean pulls)
+      List<RerunRequest> fresh,
+      Watched repo,
+      StateStore state,
+      RepoState known,
+      boolean baseline,
+      boolean pulls)
       throws IOException {
     if (fresh.isEmpty()) {
-      return state.load(repo.stateKey()).orElse(RepoState.empty());
+      return known;
     }
     dev.knotless.runner.reconcile.Reruns.Applied[] applied = {null};
     RepoState after =
@@ -92,7 +86,7 @@ public final class Reruns {
   /** Reads the rerun requests on another thread, so they go out beside the snapshot's reads. */
   public static java.util.concurrent.CompletableFuture<
           List<dev.knotless.runner.reconcile.RerunRequest>>
-      readBeside(RecordStore owner, Watched repo, StateStore state) {
-    return dev.knotless.storage.Threads.async(() -> read(owner, repo, state));
+      readBeside(RecordStore owner, Watched repo, String acted) {
+    return dev.knotless.storage.Threads.async(() -> read(owner, repo, acted));
   }
 }

@@ -1,7 +1,5 @@
 package dev.knotless.runner.repopass;
 
-import dev.knotless.atproto.Record;
-import dev.knotless.atproto.RecordPage;
 import dev.knotless.atproto.XrpcClient;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
@@ -226,10 +224,15 @@ public final class RepoPass {
       stage.accept("listing pulls from the appview");
       pulls = extras.pulls().list(repo);
     }
+    // Read once a pass: the rerun requests' listing starts after the newest acted on.
+    Optional<RepoState> known = state.load(repo.stateKey());
     stage.accept("reading the repository record and refs");
     // The rerun requests go out beside the snapshot's reads: one round trip for all.
     java.util.concurrent.CompletableFuture<List<dev.knotless.runner.reconcile.RerunRequest>>
-        reruns = extras.reruns() ? Reruns.readBeside(owner, repo, state) : null;
+        reruns =
+            extras.reruns()
+                ? Reruns.readBeside(owner, repo, known.map(RepoState::rerun).orElse(""))
+                : null;
     Snapshot snap =
         readers
             .reader(owner)
@@ -249,7 +252,7 @@ public final class RepoPass {
       boolean sameKey = repo.id().repoKey().equals(current);
       if (sameKey
           ? snap.renamedFrom() != null
-          : keyExists(owner, repo.id().ownerDid(), repo.id().repoKey())) {
+          : OwnerKeys.exists(owner, repo.id().ownerDid(), repo.id().repoKey())) {
         // Found by its name, so watched by its new one (runner.md): the caller finds it again.
         return Outcome.RENAMED;
       }
@@ -264,7 +267,7 @@ public final class RepoPass {
     }
     if (!repo.id().repoKey().equals(current)) {
       stage.accept("looking for the watched key in the owner's account");
-      boolean stillThere = keyExists(owner, repo.id().ownerDid(), repo.id().repoKey());
+      boolean stillThere = OwnerKeys.exists(owner, repo.id().ownerDid(), repo.id().repoKey());
       KeyCheck check = KeyCheck.compare(repo.label(), repo.id().repoKey(), current, stillThere);
       if (check instanceof KeyCheck.Deleted) {
         if (extras.deletion() != null) {
@@ -290,7 +293,6 @@ public final class RepoPass {
           repo.id().repoKey());
     }
     RepoView view = view(repo, snap);
-    Optional<RepoState> known = state.load(repo.stateKey());
     Watch watch = known.isPresent() ? Watch.KNOWN : found ? Watch.FIRST_DISCOVERED : Watch.FIRST;
     if (extras.reruns()) {
       // New rerun requests act first, so the plan sees the refs they forget and the runs wanted.
@@ -301,6 +303,7 @@ public final class RepoPass {
                   RangeScanner.join(reruns),
                   repo,
                   state,
+                  known.orElse(RepoState.empty()),
                   watch != Watch.KNOWN,
                   extras.pulls() != null));
     }
@@ -402,24 +405,6 @@ public final class RepoPass {
     }
     String branch = snap.repo().defaultBranchName().orElse("main");
     return new RepoView(repo.id().ownerDid(), repo.id().repoKey(), branch, refs);
-  }
-
-  /** Whether any repository record in the owner's account still has {@code key}. */
-  static boolean keyExists(dev.knotless.atproto.RecordStore owner, String did, String key)
-      throws IOException {
-    String cursor = null;
-    while (true) {
-      RecordPage page = owner.listRecords(did, "dev.knotless.repo", 100, cursor, false);
-      for (Record r : page.records()) {
-        if (key.equals(r.value().path("key").asText())) {
-          return true;
-        }
-      }
-      if (page.records().size() < 100 || page.cursor() == null) {
-        return false;
-      }
-      cursor = page.cursor();
-    }
   }
 
   /** Files the end of a check for a run that never started (a stop dropped it). */

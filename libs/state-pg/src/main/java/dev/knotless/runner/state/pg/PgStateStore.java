@@ -30,6 +30,13 @@ public final class PgStateStore implements StateStore {
   /** The advisory lock that serializes updates of the runner's own fields. */
   private static final long RUNNER_LOCK = 0x6b6e6f746c657373L;
 
+  /** Selects the repository's own row, whose presence says it has a state. */
+  private static final String EXISTS = "select 1 from repo where repo = ?";
+
+  /** Makes the repository's row if missing, then locks it, before its state is read. */
+  private static final List<String> LOCKED =
+      List.of("insert into repo (repo) values (?) on conflict do nothing", EXISTS + " for update");
+
   private final DataSource db;
   private final RepoStateRows rows = new RepoStateRows();
 
@@ -44,10 +51,7 @@ public final class PgStateStore implements StateStore {
   @Override
   public Optional<RepoState> load(String repo) {
     try (Connection c = db.getConnection()) {
-      if (!exists(c, repo, false)) {
-        return Optional.empty();
-      }
-      return Optional.of(rows.read(c, repo));
+      return Optional.ofNullable(rows.read(c, repo, List.of(EXISTS)));
     } catch (SQLException e) {
       throw failure("load the state of " + repo, e);
     }
@@ -58,14 +62,10 @@ public final class PgStateStore implements StateStore {
     try (Connection c = db.getConnection()) {
       c.setAutoCommit(false);
       try {
-        try (PreparedStatement s =
-            c.prepareStatement("insert into repo (repo) values (?) on conflict do nothing")) {
-          s.setString(1, repo);
-          s.executeUpdate();
-        }
-        exists(c, repo, true);
-        RepoState next = change.apply(rows.read(c, repo));
-        rows.replace(c, repo, next);
+        // The row made if missing and locked, and the state read, in one round trip.
+        RepoState before = rows.read(c, repo, LOCKED);
+        RepoState next = change.apply(before);
+        rows.replace(c, repo, before, next);
         c.commit();
         return next;
       } catch (SQLException | RuntimeException e) {
@@ -131,16 +131,6 @@ public final class PgStateStore implements StateStore {
       }
     } catch (SQLException e) {
       throw failure("store the runner's own state", e);
-    }
-  }
-
-  private static boolean exists(Connection c, String repo, boolean lock) throws SQLException {
-    String sql = "select 1 from repo where repo = ?" + (lock ? " for update" : "");
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      s.setString(1, repo);
-      try (ResultSet r = s.executeQuery()) {
-        return r.next();
-      }
     }
   }
 

@@ -14,7 +14,6 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.Date;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -48,46 +47,41 @@ final class RepoStateRows {
           "repo_queue",
           "repo_ejected");
 
-  RepoState read(Connection c, String repo) throws SQLException {
+  /**
+   * Reads the repository's state in one round trip: {@code before}'s statements (each taking the
+   * repository as their one parameter) go out first, in the same batch, then one select a table.
+   *
+   * @return the state, or null when the last of {@code before}, a select of the repository's own
+   *     row, found none
+   */
+  RepoState read(Connection c, String repo, List<String> before) throws SQLException {
+    OneTrip q = new OneTrip(before);
     Map<String, Long> refs = new LinkedHashMap<>();
-    query(
-        c,
+    q.add(
         "select ref, generation from repo_ref where repo = ? order by ref",
-        repo,
         r -> refs.put(r.getString(1), r.getLong(2)));
     Map<String, PullMark> pulls = new LinkedHashMap<>();
-    query(
-        c,
+    q.add(
         "select pull, head, base from repo_pull where repo = ? order by pull",
-        repo,
         r -> pulls.put(r.getString(1), new PullMark(r.getString(2), r.getString(3))));
     String[] rerun = {""};
-    query(c, "select rkey from repo_rerun where repo = ?", repo, r -> rerun[0] = r.getString(1));
+    q.add("select rkey from repo_rerun where repo = ?", r -> rerun[0] = r.getString(1));
     Set<String> asked = new LinkedHashSet<>();
-    query(
-        c,
-        "select pull from repo_asked where repo = ? order by pull",
-        repo,
-        r -> asked.add(r.getString(1)));
+    q.add(
+        "select pull from repo_asked where repo = ? order by pull", r -> asked.add(r.getString(1)));
     Map<String, Set<String>> askedOnly = new HashMap<>();
-    query(
-        c,
+    q.add(
         "select pull, workflow from repo_asked_only where repo = ?",
-        repo,
         r -> askedOnly.computeIfAbsent(r.getString(1), k -> new HashSet<>()).add(r.getString(2)));
     List<PassedRun> passed = new ArrayList<>();
-    query(
-        c,
+    q.add(
         "select tree, workflow, check_uri, subject from repo_passed where repo = ? order by seq",
-        repo,
         r ->
             passed.add(
                 new PassedRun(r.getString(1), r.getString(2), r.getString(3), r.getString(4))));
     List<DroppedRun> dropped = new ArrayList<>();
-    query(
-        c,
+    q.add(
         "select subject, commit_id, base, workflows from repo_dropped where repo = ? order by seq",
-        repo,
         r ->
             dropped.add(
                 new DroppedRun(
@@ -96,38 +90,31 @@ final class RepoStateRows {
                     r.getString(3),
                     Arrays.asList((String[]) r.getArray(4).getArray()))));
     Map<String, List<WantedRun>> wanted = new LinkedHashMap<>();
-    query(
-        c,
+    q.add(
         "select ref, workflow, variables from repo_wanted where repo = ? order by ref, seq",
-        repo,
         r ->
             wanted
                 .computeIfAbsent(r.getString(1), k -> new ArrayList<>())
                 .add(new WantedRun(r.getString(2), variables(r.getString(3)))));
     SortedMap<LocalDate, Long> used = new TreeMap<>();
-    query(
-        c,
+    q.add(
         "select day, millis from repo_used where repo = ?",
-        repo,
         r -> used.put(r.getDate(1).toLocalDate(), r.getLong(2)));
     SortedMap<LocalDate, Long> usedPrivate = new TreeMap<>();
-    query(
-        c,
+    q.add(
         "select day, millis from repo_used_private where repo = ?",
-        repo,
         r -> usedPrivate.put(r.getDate(1).toLocalDate(), r.getLong(2)));
     Map<String, QueueState> queues = new LinkedHashMap<>();
-    query(
-        c,
+    q.add(
         "select ref, state::text from repo_queue where repo = ? order by ref",
-        repo,
         r -> queues.put(r.getString(1), queue(r.getString(1), r.getString(2))));
     Map<String, String> ejected = new LinkedHashMap<>();
-    query(
-        c,
+    q.add(
         "select pull, head from repo_ejected where repo = ? order by pull",
-        repo,
         r -> ejected.put(r.getString(1), r.getString(2)));
+    if (!q.run(c, repo)) {
+      return null;
+    }
     return new RepoState(
         refs,
         pulls,
@@ -151,36 +138,82 @@ final class RepoStateRows {
     }
   }
 
-  /** Replaces every row of the repository with the state's; the caller holds the row lock. */
-  void replace(Connection c, String repo, RepoState s) throws SQLException {
+  /**
+   * Writes the tables whose part of the state {@code s} changed from {@code before}, as the rows
+   * now stand: an unchanged state writes nothing, and a pass that moved one ref touches {@code
+   * repo_ref} alone. The caller holds the row lock.
+   */
+  void replace(Connection c, String repo, RepoState before, RepoState s) throws SQLException {
+    if (s.equals(before)) {
+      return;
+    }
+    Set<String> changed = new HashSet<>();
+    List<Object> was = parts(before);
+    List<Object> now = parts(s);
+    for (int i = 0; i < TABLES.size(); i++) {
+      if (!now.get(i).equals(was.get(i))) {
+        changed.add(TABLES.get(i));
+      }
+    }
     for (String table : TABLES) {
+      if (!changed.contains(table)) {
+        continue;
+      }
       try (PreparedStatement d = c.prepareStatement("delete from " + table + " where repo = ?")) {
         d.setString(1, repo);
         d.executeUpdate();
       }
     }
-    try (PreparedStatement p =
-        c.prepareStatement("insert into repo_ref (repo, ref, generation) values (?, ?, ?)")) {
-      for (var e : s.refs().entrySet()) {
-        p.setString(1, repo);
-        p.setString(2, e.getKey());
-        p.setLong(3, e.getValue());
-        p.addBatch();
+    write(c, repo, s, changed);
+  }
+
+  /** The state's parts in the order of {@link #TABLES}, each stored in its table. */
+  private static List<Object> parts(RepoState s) {
+    return List.of(
+        s.refs(),
+        s.pulls(),
+        s.rerun(),
+        s.asked(),
+        s.askedOnly(),
+        s.passed(),
+        s.dropped(),
+        s.wanted(),
+        s.used(),
+        s.usedPrivate(),
+        s.queues(),
+        s.ejected());
+  }
+
+  /** Inserts the rows of the {@code changed} tables; their old rows are gone. */
+  private static void write(Connection c, String repo, RepoState s, Set<String> changed)
+      throws SQLException {
+    if (changed.contains("repo_ref")) {
+      try (PreparedStatement p =
+          c.prepareStatement("insert into repo_ref (repo, ref, generation) values (?, ?, ?)")) {
+        for (var e : s.refs().entrySet()) {
+          p.setString(1, repo);
+          p.setString(2, e.getKey());
+          p.setLong(3, e.getValue());
+          p.addBatch();
+        }
+        p.executeBatch();
       }
-      p.executeBatch();
     }
-    try (PreparedStatement p =
-        c.prepareStatement("insert into repo_pull (repo, pull, head, base) values (?, ?, ?, ?)")) {
-      for (var e : s.pulls().entrySet()) {
-        p.setString(1, repo);
-        p.setString(2, e.getKey());
-        p.setString(3, e.getValue().head());
-        p.setString(4, e.getValue().base());
-        p.addBatch();
+    if (changed.contains("repo_pull")) {
+      try (PreparedStatement p =
+          c.prepareStatement(
+              "insert into repo_pull (repo, pull, head, base) values (?, ?, ?, ?)")) {
+        for (var e : s.pulls().entrySet()) {
+          p.setString(1, repo);
+          p.setString(2, e.getKey());
+          p.setString(3, e.getValue().head());
+          p.setString(4, e.getValue().base());
+          p.addBatch();
+        }
+        p.executeBatch();
       }
-      p.executeBatch();
     }
-    if (!s.rerun().isEmpty()) {
+    if (changed.contains("repo_rerun") && !s.rerun().isEmpty()) {
       try (PreparedStatement p =
           c.prepareStatement("insert into repo_rerun (repo, rkey) values (?, ?)")) {
         p.setString(1, repo);
@@ -188,98 +221,117 @@ final class RepoStateRows {
         p.executeUpdate();
       }
     }
-    try (PreparedStatement p =
-        c.prepareStatement("insert into repo_asked (repo, pull) values (?, ?)")) {
-      for (String pull : s.asked()) {
-        p.setString(1, repo);
-        p.setString(2, pull);
-        p.addBatch();
-      }
-      p.executeBatch();
-    }
-    try (PreparedStatement p =
-        c.prepareStatement("insert into repo_asked_only (repo, pull, workflow) values (?, ?, ?)")) {
-      for (var e : s.askedOnly().entrySet()) {
-        for (String w : e.getValue()) {
+    if (changed.contains("repo_asked")) {
+      try (PreparedStatement p =
+          c.prepareStatement("insert into repo_asked (repo, pull) values (?, ?)")) {
+        for (String pull : s.asked()) {
           p.setString(1, repo);
-          p.setString(2, e.getKey());
-          p.setString(3, w);
+          p.setString(2, pull);
           p.addBatch();
         }
+        p.executeBatch();
       }
-      p.executeBatch();
     }
-    try (PreparedStatement p =
-        c.prepareStatement(
-            "insert into repo_passed (repo, seq, tree, workflow, check_uri, subject)"
-                + " values (?, ?, ?, ?, ?, ?)")) {
-      int seq = 0;
-      for (PassedRun run : s.passed()) {
-        p.setString(1, repo);
-        p.setInt(2, seq++);
-        p.setString(3, run.tree());
-        p.setString(4, run.workflow());
-        p.setString(5, run.check());
-        p.setString(6, run.subject());
-        p.addBatch();
+    if (changed.contains("repo_asked_only")) {
+      try (PreparedStatement p =
+          c.prepareStatement(
+              "insert into repo_asked_only (repo, pull, workflow) values (?, ?, ?)")) {
+        for (var e : s.askedOnly().entrySet()) {
+          for (String w : e.getValue()) {
+            p.setString(1, repo);
+            p.setString(2, e.getKey());
+            p.setString(3, w);
+            p.addBatch();
+          }
+        }
+        p.executeBatch();
       }
-      p.executeBatch();
     }
-    try (PreparedStatement p =
-        c.prepareStatement(
-            "insert into repo_dropped (repo, seq, subject, commit_id, base, workflows)"
-                + " values (?, ?, ?, ?, ?, ?)")) {
-      int seq = 0;
-      for (DroppedRun run : s.dropped()) {
-        Array workflows = c.createArrayOf("text", run.workflows().toArray());
-        p.setString(1, repo);
-        p.setInt(2, seq++);
-        p.setString(3, run.subject());
-        p.setString(4, run.commit());
-        p.setString(5, run.base());
-        p.setArray(6, workflows);
-        p.addBatch();
-      }
-      p.executeBatch();
-    }
-    try (PreparedStatement p =
-        c.prepareStatement(
-            "insert into repo_wanted (repo, ref, seq, workflow, variables)"
-                + " values (?, ?, ?, ?, ?::jsonb)")) {
-      for (var e : s.wanted().entrySet()) {
+    if (changed.contains("repo_passed")) {
+      try (PreparedStatement p =
+          c.prepareStatement(
+              "insert into repo_passed (repo, seq, tree, workflow, check_uri, subject)"
+                  + " values (?, ?, ?, ?, ?, ?)")) {
         int seq = 0;
-        for (WantedRun run : e.getValue()) {
+        for (PassedRun run : s.passed()) {
           p.setString(1, repo);
-          p.setString(2, e.getKey());
-          p.setInt(3, seq++);
+          p.setInt(2, seq++);
+          p.setString(3, run.tree());
           p.setString(4, run.workflow());
-          p.setString(5, json(run.variables()));
+          p.setString(5, run.check());
+          p.setString(6, run.subject());
           p.addBatch();
         }
+        p.executeBatch();
       }
-      p.executeBatch();
     }
-    insertDays(c, "repo_used", repo, s.used());
-    insertDays(c, "repo_used_private", repo, s.usedPrivate());
-    try (PreparedStatement p =
-        c.prepareStatement("insert into repo_queue (repo, ref, state) values (?, ?, ?::jsonb)")) {
-      for (var e : s.queues().entrySet()) {
-        p.setString(1, repo);
-        p.setString(2, e.getKey());
-        p.setString(3, QueueCodec.toJson(e.getValue()));
-        p.addBatch();
+    if (changed.contains("repo_dropped")) {
+      try (PreparedStatement p =
+          c.prepareStatement(
+              "insert into repo_dropped (repo, seq, subject, commit_id, base, workflows)"
+                  + " values (?, ?, ?, ?, ?, ?)")) {
+        int seq = 0;
+        for (DroppedRun run : s.dropped()) {
+          Array workflows = c.createArrayOf("text", run.workflows().toArray());
+          p.setString(1, repo);
+          p.setInt(2, seq++);
+          p.setString(3, run.subject());
+          p.setString(4, run.commit());
+          p.setString(5, run.base());
+          p.setArray(6, workflows);
+          p.addBatch();
+        }
+        p.executeBatch();
       }
-      p.executeBatch();
     }
-    try (PreparedStatement p =
-        c.prepareStatement("insert into repo_ejected (repo, pull, head) values (?, ?, ?)")) {
-      for (var e : s.ejected().entrySet()) {
-        p.setString(1, repo);
-        p.setString(2, e.getKey());
-        p.setString(3, e.getValue());
-        p.addBatch();
+    if (changed.contains("repo_wanted")) {
+      try (PreparedStatement p =
+          c.prepareStatement(
+              "insert into repo_wanted (repo, ref, seq, workflow, variables)"
+                  + " values (?, ?, ?, ?, ?::jsonb)")) {
+        for (var e : s.wanted().entrySet()) {
+          int seq = 0;
+          for (WantedRun run : e.getValue()) {
+            p.setString(1, repo);
+            p.setString(2, e.getKey());
+            p.setInt(3, seq++);
+            p.setString(4, run.workflow());
+            p.setString(5, json(run.variables()));
+            p.addBatch();
+          }
+        }
+        p.executeBatch();
       }
-      p.executeBatch();
+    }
+    if (changed.contains("repo_used")) {
+      insertDays(c, "repo_used", repo, s.used());
+    }
+    if (changed.contains("repo_used_private")) {
+      insertDays(c, "repo_used_private", repo, s.usedPrivate());
+    }
+    if (changed.contains("repo_queue")) {
+      try (PreparedStatement p =
+          c.prepareStatement("insert into repo_queue (repo, ref, state) values (?, ?, ?::jsonb)")) {
+        for (var e : s.queues().entrySet()) {
+          p.setString(1, repo);
+          p.setString(2, e.getKey());
+          p.setString(3, QueueCodec.toJson(e.getValue()));
+          p.addBatch();
+        }
+        p.executeBatch();
+      }
+    }
+    if (changed.contains("repo_ejected")) {
+      try (PreparedStatement p =
+          c.prepareStatement("insert into repo_ejected (repo, pull, head) values (?, ?, ?)")) {
+        for (var e : s.ejected().entrySet()) {
+          p.setString(1, repo);
+          p.setString(2, e.getKey());
+          p.setString(3, e.getValue());
+          p.addBatch();
+        }
+        p.executeBatch();
+      }
     }
   }
 
@@ -295,22 +347,6 @@ final class RepoStateRows {
         p.addBatch();
       }
       p.executeBatch();
-    }
-  }
-
-  private interface RowReader {
-    void read(ResultSet r) throws SQLException;
-  }
-
-  private static void query(Connection c, String sql, String repo, RowReader reader)
-      throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      s.setString(1, repo);
-      try (ResultSet r = s.executeQuery()) {
-        while (r.next()) {
-          reader.read(r);
-        }
-      }
     }
   }
 
