@@ -80,6 +80,17 @@ final class RunLog implements Closeable {
           break;
         }
       }
+      if (headEnd == from && !atLineStart) {
+        // The head so far ends inside a line (a reader's piece cut it there) and no newline fits
+        // the room left: the head takes the rest of that line, a little past the cap, rather than
+        // end on half a line.
+        for (int i = from; i < from + length; i++) {
+          if (bytes[i] == '\n') {
+            headEnd = i + 1;
+            break;
+          }
+        }
+      }
       writeThrough(bytes, from, headEnd - from);
       tail = new TailRing(TAIL_BYTES);
       length -= headEnd - from;

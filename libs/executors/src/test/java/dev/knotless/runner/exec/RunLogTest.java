@@ -92,7 +92,9 @@ class RunLogTest {
     int headLength = cut.start();
     int tailStart = cut.end();
     long cutBytes = Long.parseLong(cut.group(1));
-    assertTrue(headLength <= RunLog.HEAD_BYTES && headLength > RunLog.HEAD_BYTES - 100);
+    // At most one line past the cap: the head never ends on half a line.
+    assertTrue(headLength <= RunLog.HEAD_BYTES + 100 && headLength > RunLog.HEAD_BYTES - 100);
+    assertEquals('\n', written[headLength - 1], "the head ends a line");
     assertArrayEquals(
         Arrays.copyOf(step, headLength), Arrays.copyOf(written, headLength), "the head");
     int tailLength = written.length - tailStart;
@@ -103,6 +105,41 @@ class RunLogTest {
         "the tail");
     assertEquals(step.length, headLength + cutBytes + tailLength, "the cut says what is missing");
     assertTrue(text.endsWith("line-200000-abcdefghijklmnopqrstuvwxyz-0123456789\n"));
+  }
+
+  @Test
+  void aLineAPieceCutJustBeforeTheCapStaysWholeInTheHead(@TempDir Path dir) throws Exception {
+    String line = "out-31795-abcdefghijklmnopqrstuvwxyz-0123456789\n";
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    // A first line of 11 bytes puts the cap 37 bytes into a line of 48.
+    String first = "filler-abc\n";
+    printed.writeBytes(first.getBytes(StandardCharsets.US_ASCII));
+    while (printed.size() < RunLog.HEAD_BYTES + (2L << 20)) {
+      printed.writeBytes(line.getBytes(StandardCharsets.US_ASCII));
+    }
+    byte[] step = printed.toByteArray();
+    // A piece ends 32 bytes into the line that holds the cap, 5 bytes before it: the next piece,
+    // the line's rest and more, has no newline within the 5 bytes of room.
+    int lineAtCap =
+        first.length()
+            + (int) ((RunLog.HEAD_BYTES - first.length()) / line.length()) * line.length();
+    int firstPiece = (int) RunLog.HEAD_BYTES - 5;
+    assertEquals(32, firstPiece - lineAtCap, "the piece cuts the line where a pod's stream did");
+    Path file = dir.resolve("log");
+    RunLog log = new RunLog(file, OutputFilter.none(), rebuild);
+    log.append(step, 0, firstPiece);
+    log.append(step, firstPiece, 100_000);
+    log.append(step, firstPiece + 100_000, step.length - firstPiece - 100_000);
+    log.close();
+
+    String text = new String(Files.readAllBytes(file), StandardCharsets.US_ASCII);
+    int cut = text.indexOf("... ");
+    String head = text.substring(0, cut);
+    assertEquals(lineAtCap + line.length(), head.length(), "the head ends with the cap's line");
+    assertTrue(head.endsWith(line), "whole: " + head.substring(head.length() - 60));
+    String tail = text.substring(text.indexOf('\n', cut) + 1);
+    assertTrue(tail.startsWith("out-") && tail.endsWith(line), "the tail is whole lines");
+    assertArrayEquals(text.getBytes(StandardCharsets.US_ASCII), events.toByteArray());
   }
 
   @Test
