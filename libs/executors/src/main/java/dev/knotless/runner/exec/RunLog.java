@@ -82,9 +82,9 @@ final class RunLog implements Closeable {
       }
       if (headEnd == from && !atLineStart) {
         // The head so far ends inside a line (a reader's piece cut it there) and no newline fits
-        // the room left: the head takes the rest of that line, a little past the cap, rather than
-        // end on half a line.
-        for (int i = from; i < from + length; i++) {
+        // the room left: the head takes the rest of that line, at most 4 KiB past the cap, rather
+        // than end on half a line. A longer line ends the head where it is.
+        for (int i = from; i < from + Math.min(length, room + 4096); i++) {
           if (bytes[i] == '\n') {
             headEnd = i + 1;
             break;
