@@ -1,7 +1,5 @@
 package dev.knotless.storage.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.Write;
@@ -48,17 +46,7 @@ final class PrivateRunners {
     List<String> now = RunnersCommand.runners(r.value());
     boolean changed = now.contains(did) != add;
     if (changed) {
-      ObjectNode value = ((ObjectNode) r.value()).deepCopy();
-      ArrayNode list = value.putArray("runners");
-      // Entries this client cannot read stay as written; only the DID named changes.
-      for (JsonNode n : r.value().path("runners")) {
-        if (!(n.isTextual() && n.asText().equals(did))) {
-          list.add(n.deepCopy());
-        }
-      }
-      if (add) {
-        list.add(did);
-      }
+      ObjectNode value = RunnersCommand.withRunner(r.value(), did, add);
       // A space's writes have no swap: an edit racing another may undo it (docs/private.md).
       space.applyWrites(repo.did(), List.of(Write.update(Lexicons.REPO, repo.name(), value)));
     }

@@ -84,17 +84,7 @@ public final class RunnersCommand {
       if (now.contains(did) == add) {
         return false;
       }
-      ObjectNode value = ((ObjectNode) r.value()).deepCopy();
-      ArrayNode list = value.putArray("runners");
-      // Entries this client cannot read stay as written; only the DID named changes.
-      for (JsonNode n : r.value().path("runners")) {
-        if (!(n.isTextual() && n.asText().equals(did))) {
-          list.add(n.deepCopy());
-        }
-      }
-      if (add) {
-        list.add(did);
-      }
+      ObjectNode value = withRunner(r.value(), did, add);
       try {
         owner.putRecord(repo.did(), Lexicons.REPO, repo.name(), value, Swap.cid(r.cid()));
         return true;
@@ -116,6 +106,24 @@ public final class RunnersCommand {
       throw new IOException("no repository " + repo.name() + " in " + repo.owner() + "'s account");
     }
     return r.get();
+  }
+
+  /**
+   * A copy of repository record {@code record} with {@code did} added to or left out of its
+   * runners. Entries this client cannot read stay as written; only the DID named changes.
+   */
+  static ObjectNode withRunner(JsonNode record, String did, boolean add) {
+    ObjectNode value = ((ObjectNode) record).deepCopy();
+    ArrayNode list = value.putArray("runners");
+    for (JsonNode n : record.path("runners")) {
+      if (!(n.isTextual() && n.asText().equals(did))) {
+        list.add(n.deepCopy());
+      }
+    }
+    if (add) {
+      list.add(did);
+    }
+    return value;
   }
 
   /** The record's runners, as written; entries that are not strings are passed over. */
