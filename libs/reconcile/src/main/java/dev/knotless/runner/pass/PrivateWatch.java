@@ -36,6 +36,7 @@ public final class PrivateWatch {
   private final dev.knotless.runner.filing.SpaceFiling filing;
   private final Map<RepoId, SpaceRecords> spaces = new ConcurrentHashMap<>();
   private final Map<RepoId, String> cursors = new ConcurrentHashMap<>();
+  private volatile Runnable onNewSpace = () -> {};
 
   /**
    * @param filing where each private repository read is routed as it is read, before any of its
@@ -83,9 +84,21 @@ public final class PrivateWatch {
     Watched w = new Watched(found.repo().label(), found.repo().address(), found.repo().id(), true);
     filing.route(
         dev.knotless.runner.check.CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), space);
-    spaces.put(w.id(), space);
+    boolean fresh = spaces.put(w.id(), space) == null;
     LOG.info("{}: private; read in the space {} as a member", label, space.space());
+    if (fresh) {
+      onNewSpace.run();
+    }
     return w;
+  }
+
+  /**
+   * Calls {@code r} each time a repository is first read in its space (a start's, an invite's, a
+   * ring's), so that its space can be registered with the appview at once. It must not block: it
+   * runs on the pass reading the repository.
+   */
+  public void onNewSpace(Runnable r) {
+    onNewSpace = r;
   }
 
   /** The space a private repository watched is read in, or null for one that is not. */

@@ -73,8 +73,12 @@ public final class SpaceNotices {
     this.clock = clock;
   }
 
-  /** Asks the authority of each space whose registration is due to tell the appview of writes. */
-  public void renew() {
+  /**
+   * Asks the authority of each space whose registration is due to tell the appview of writes: a
+   * space newly watched is due at once. One at a time, so a renewal a new space brings on and the
+   * minute's look never ask for the same space twice.
+   */
+  public synchronized void renew() {
     Map<RepoId, SpaceId> spaces = watched.get();
     asked.keySet().retainAll(spaces.keySet());
     Instant now = clock.instant();

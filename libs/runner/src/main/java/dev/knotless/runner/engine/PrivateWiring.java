@@ -87,18 +87,21 @@ final class PrivateWiring {
     if (notices == null) {
       return;
     }
-    timers.scheduleWithFixedDelay(
-        () -> {
-          try {
-            notices.renew();
-          } catch (RuntimeException e) {
-            LOG.warn("renewing private repositories' registrations failed: {}", e.toString());
-          }
-        },
-        0,
-        RENEW_TICK.toSeconds(),
-        TimeUnit.SECONDS);
+    timers.scheduleWithFixedDelay(renewing(notices), 0, RENEW_TICK.toSeconds(), TimeUnit.SECONDS);
     Duration again = poll.compareTo(AWAIT_AGAIN) < 0 ? poll : AWAIT_AGAIN;
+    // A space found after the start (by an invite, or a ring) is registered at once, not at the
+    // next minute's look, and the appview is awaited at once if nothing was watched before: the
+    // first push after it is heard through the appview.
+    java.util.concurrent.Semaphore found = new java.util.concurrent.Semaphore(0);
+    watch.onNewSpace(
+        () -> {
+          found.release();
+          try {
+            timers.execute(renewing(notices));
+          } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // The runner is stopping.
+          }
+        });
     Thread t =
         new Thread(
             () -> {
@@ -107,8 +110,11 @@ final class PrivateWiring {
                 long began = System.nanoTime();
                 try {
                   if (watch.watched().isEmpty()) {
-                    // No private repository (yet, or any more): nothing to hear of.
-                    Thread.sleep(again.toMillis());
+                    // No private repository (yet, or any more): nothing to hear of till one is
+                    // found.
+                    if (found.tryAcquire(again.toMillis(), TimeUnit.MILLISECONDS)) {
+                      found.drainPermits();
+                    }
                     continue;
                   }
                   notices.awaitOnce().forEach(ring);
@@ -136,6 +142,16 @@ final class PrivateWiring {
             "knotless-space-writes");
     t.setDaemon(true);
     t.start();
+  }
+
+  private static Runnable renewing(SpaceNotices notices) {
+    return () -> {
+      try {
+        notices.renew();
+      } catch (RuntimeException e) {
+        LOG.warn("renewing private repositories' registrations failed: {}", e.toString());
+      }
+    };
   }
 
   private static SpaceNotices notices(PrivateWatch watch, URI appview, XrpcClient runner) {

@@ -21,6 +21,7 @@ import dev.knotless.storage.PrivateRepos;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.Settings;
 import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.invites.RunnerInvites;
 import dev.knotless.storage.push.Pusher;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
@@ -45,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * tell the appview's {@code #knotless_appview} service (a did:plc in the test PLC) of its writes,
  * and awaits {@code dev.knotless.awaitSpaceWrites}, so with {@code --poll 300} a push is still
  * checked within seconds; a word of a space it does not watch is refused and costs nothing; and
- * with the appview down, {@code --poll} finds the push, saying once that it fell back.
+ * with the appview down, {@code --poll} finds the push, saying once that it fell back; and a space
+ * found by an invite after the start is registered at once, so its first push is heard so too.
  */
 @WithPds
 class SpaceNotifyRunnerIT {
@@ -99,6 +101,41 @@ class SpaceNotifyRunnerIT {
           second);
       assertTrue(second < PROMPT.toMillis(), "checked in " + second + " ms");
       assertEquals(1, count(log.text(), HEARD), "the appview answered all along");
+    }
+  }
+
+  @Test
+  void aSpaceFoundByAnInviteAfterTheStartIsRegisteredAtOnceSoItsFirstPushIsHeardThroughTheAppview(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("ntfinv");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
+        HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfirun");
+        CapturedLog log = new CapturedLog()) {
+      Owner o = new Owner(pds, host, owner, tmp, "late", h.account.did());
+      String tip = git(o.work, "rev-parse", "HEAD").strip();
+      h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
+      h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      // Named no repository, it finds this one only by the invite, a few seconds after its start;
+      // the minute's look at registrations is then most of a minute away.
+      h.start(List.of("--poll", "300", "--sweep", "1", "--discover"));
+      RunnerHarness.await("a reading of invites", () -> !appview.invites().listings().isEmpty());
+      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
+      ownerPds.login(owner.handle(), owner.password());
+      new RunnerInvites(XrpcClient.create(appview.url()), ownerPds)
+          .invite(owner.did(), "late", h.account.did());
+      // Found, it runs the default branch's tip; by the time that run is filed, the space tells
+      // the appview of its writes.
+      o.awaitCheck(tip, "the tip");
+      String space = owner.did() + "/late";
+      assertTrue(
+          log.text().contains("the space " + space + " tells " + appview.did()),
+          "registered at once, not at the next minute's look: " + log.text());
+
+      long first = o.pushAndTime(h, "first.txt");
+      System.out.printf(
+          "push-to-check latency, the first push after an invite (--poll 300): %d ms%n", first);
+      assertTrue(first < PROMPT.toMillis(), "checked in " + first + " ms");
     }
   }
 
@@ -216,11 +253,21 @@ class SpaceNotifyRunnerIT {
       String sha = commit(work, file, file + "\n");
       push(pusher, address, work);
       long pushed = System.nanoTime();
+      long filed = awaitCheck(sha, file);
+      return (filed - pushed) / 1_000_000;
+    }
+
+    /**
+     * Waits for the runner's check of {@code sha} to end, a success.
+     *
+     * @return when (nanoTime) the check's first record was seen in the space
+     */
+    long awaitCheck(String sha, String what) throws Exception {
       String rkey = CheckKeys.push(address.did(), key, MAIN, sha, "ci");
       long[] filed = {0};
       CheckRecord[] seen = {null};
       RunnerHarness.await(
-          "the check of " + file + " (last seen: %s)",
+          "the check of " + what + " (last seen: %s)",
           () -> {
             try {
               seen[0] =
@@ -238,7 +285,7 @@ class SpaceNotifyRunnerIT {
           },
           () -> String.valueOf(seen[0]));
       assertEquals(CheckStatus.SUCCESS, seen[0].status(), String.valueOf(seen[0]));
-      return (filed[0] - pushed) / 1_000_000;
+      return filed[0];
     }
   }
 }
