@@ -56,8 +56,21 @@ public final class AppviewSender {
    * @throws IOException when it failed for any reason, a status other than 200 included
    */
   public boolean send(String checkUri, Send send, Duration timeout) throws IOException {
+    return send(checkUri, null, send, timeout);
+  }
+
+  /**
+   * As {@link #send(String, Send, Duration)}, for a private repository's run when {@code space} is
+   * not null: the piece names the space ({@code <owner did>/<name>}), and the appview shows it only
+   * to the space's members.
+   */
+  public boolean send(String checkUri, String space, Send send, Duration timeout)
+      throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("check", checkUri);
+    if (space != null) {
+      body.put("space", space);
+    }
     body.put("offset", send.offset());
     body.put("text", send.text());
     ArrayNode steps = body.putArray("steps");

@@ -42,6 +42,19 @@ public final class LiveOutput implements AutoCloseable {
   public interface Sink {
     /** Sends {@code send} for the check {@code checkUri}; whether a page follows the run. */
     boolean send(String checkUri, Send send, Duration timeout) throws IOException;
+
+    /**
+     * Sends {@code send} for a run whose output the appview shows only to members of {@code space}
+     * ({@code <owner did>/<name>}), or to everyone when it is null. A sink that cannot name a space
+     * refuses a private run's output rather than send it as a public one.
+     */
+    default boolean send(String checkUri, String space, Send send, Duration timeout)
+        throws IOException {
+      if (space != null) {
+        throw new IOException("this sink cannot send a private run's output");
+      }
+      return send(checkUri, send, timeout);
+    }
   }
 
   private final Sink sink;
@@ -57,7 +70,20 @@ public final class LiveOutput implements AutoCloseable {
 
   /** Sends through {@code sender}, to the appview it names. */
   public LiveOutput(AppviewSender sender, Clock clock) {
-    this(sender::send, clock);
+    this(
+        new Sink() {
+          @Override
+          public boolean send(String checkUri, Send send, Duration timeout) throws IOException {
+            return sender.send(checkUri, send, timeout);
+          }
+
+          @Override
+          public boolean send(String checkUri, String space, Send send, Duration timeout)
+              throws IOException {
+            return sender.send(checkUri, space, send, timeout);
+          }
+        },
+        clock);
   }
 
   /** Sends through {@code sink}. */
@@ -73,7 +99,16 @@ public final class LiveOutput implements AutoCloseable {
    * @param key the run's check key, for {@link #finish}
    */
   public RunListener follow(String key, String checkUri) {
-    Follower f = new Follower(checkUri, clock.instant());
+    return follow(key, checkUri, null);
+  }
+
+  /**
+   * As {@link #follow(String, String)}, for a private repository's run when {@code space} (its
+   * {@code <owner did>/<name>}) is not null: every piece names the space, for the appview to show
+   * only to its members.
+   */
+  public RunListener follow(String key, String checkUri, String space) {
+    Follower f = new Follower(checkUri, space, clock.instant());
     runs.put(key, f);
     return f;
   }
@@ -102,7 +137,7 @@ public final class LiveOutput implements AutoCloseable {
         return;
       }
       try {
-        sink.send(f.checkUri, s, left);
+        sink.send(f.checkUri, f.space, s, left);
       } catch (IOException e) {
         LOG.info("the last live output of {} did not reach the appview: {}", key, e.getMessage());
         return;
@@ -122,7 +157,7 @@ public final class LiveOutput implements AutoCloseable {
           continue;
         }
         OutputFeed.Round r =
-            f.feed.round(f.progress(), s -> sink.send(f.checkUri, s, SEND_TIMEOUT));
+            f.feed.round(f.progress(), s -> sink.send(f.checkUri, f.space, s, SEND_TIMEOUT));
         f.nextRound = now.plus(f.feed.interval());
         if (r.failure() != null) {
           LOG.debug("live output held for the next round: {}", r.failure().getMessage());
@@ -142,6 +177,7 @@ public final class LiveOutput implements AutoCloseable {
    */
   private final class Follower implements RunListener {
     final String checkUri;
+    final String space;
     final Instant startedAt;
     final OutputFeed feed =
         new OutputFeed(UnaryOperator.identity(), Pieces.MAX_PIECE_BYTES, new HoldBuffer());
@@ -154,8 +190,9 @@ public final class LiveOutput implements AutoCloseable {
 
     record Written(long offset, byte[] bytes) {}
 
-    Follower(String checkUri, Instant startedAt) {
+    Follower(String checkUri, String space, Instant startedAt) {
       this.checkUri = checkUri;
+      this.space = space;
       this.startedAt = startedAt;
     }
 

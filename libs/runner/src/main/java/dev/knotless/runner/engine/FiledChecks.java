@@ -77,7 +77,12 @@ public final class FiledChecks implements RunReports {
     if (live == null) {
       return dev.knotless.runner.exec.RunListener.NONE;
     }
-    return live.follow(run.rkey(), "at://" + runnerDid + "/dev.knotless.check/" + run.rkey());
+    // A private repository's run names its space, for the appview to show only to its members.
+    var space = filer.spaces().spaceOf(run.rkey());
+    return live.follow(
+        run.rkey(),
+        "at://" + runnerDid + "/dev.knotless.check/" + run.rkey(),
+        space == null ? null : space.space().toString());
   }
 
   /**

@@ -206,7 +206,7 @@ class SpaceNotifyRunnerIT {
   }
 
   /** A private repository, its workflow pushed, and its owner reading the runner's checks. */
-  private static final class Owner {
+  static final class Owner {
     final XrpcSpaceClient spaces;
     final SpaceId space;
     final RepoAddress address;

@@ -46,7 +46,7 @@ public final class HarnessAppview implements AutoCloseable {
   private AppviewSecretStore secrets;
   private AppviewInvites invites;
   private ServiceTokens tokens;
-  private final List<ObjectNode> runOutputs = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private AppviewRunOutputs runOutputs;
   private String plcDid;
   private SpaceWriteRelay spaceWrites;
 
@@ -103,7 +103,9 @@ public final class HarnessAppview implements AutoCloseable {
               java.time.Clock.systemUTC());
       a.secrets = new AppviewSecretStore(tokens);
       a.tokens = tokens;
-      http.createContext("/xrpc/dev.knotless.putRunOutput", a.unlessDown(a::putRunOutput));
+      a.runOutputs = new AppviewRunOutputs(tokens);
+      http.createContext("/xrpc/dev.knotless.putRunOutput", a.unlessDown(a.runOutputs::put));
+      http.createContext("/xrpc/" + AppviewRunOutputs.GET, a.unlessDown(a.runOutputs::get));
       http.createContext("/xrpc/dev.knotless.describeServer", a.unlessDown(a::describeServer));
       http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
       http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
@@ -240,29 +242,15 @@ public final class HarnessAppview implements AutoCloseable {
    * the call's body, with {@code iss}, the caller its service token named, added.
    */
   public List<ObjectNode> runOutputs() {
-    return List.copyOf(runOutputs);
+    return runOutputs.taken();
   }
 
-  /** Takes a piece of a run's output from a caller with a service token for the method. */
-  private void putRunOutput(HttpExchange ex) throws IOException {
-    String caller;
-    try {
-      caller =
-          tokens.verify(
-              ex.getRequestHeaders().getFirst("Authorization"), "dev.knotless.putRunOutput");
-    } catch (ServiceTokens.Refused e) {
-      send(ex, 401, error("AuthenticationRequired", e.getMessage()));
-      return;
-    }
-    JsonNode body = JSON.readTree(ex.getRequestBody());
-    if (!(body instanceof ObjectNode o) || !o.path("check").isTextual()) {
-      send(ex, 400, error("InvalidRequest", "check is required"));
-      return;
-    }
-    ObjectNode kept = o.deepCopy();
-    kept.put("iss", caller);
-    runOutputs.add(kept);
-    send(ex, 200, JSON.createObjectNode().put("followed", false));
+  /**
+   * Has {@code dev.knotless.getRunOutput} show a private repository's run to a caller whose space
+   * credential {@code spaceHost} takes for its space (started with a PLC only); without it, none.
+   */
+  public void checkMembersAt(URI spaceHost) {
+    runOutputs.checkMembersAt(spaceHost);
   }
 
   private void describeServer(HttpExchange ex) throws IOException {
