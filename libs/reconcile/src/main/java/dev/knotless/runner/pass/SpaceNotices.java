@@ -46,6 +46,7 @@ public final class SpaceNotices {
   private final NotifyRenewals renewals = new NotifyRenewals();
   private final Map<RepoId, Instant> asked = new ConcurrentHashMap<>();
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
+  private final Set<RepoId> named = ConcurrentHashMap.newKeySet();
   private volatile Boolean answering;
   private volatile String cursor;
 
@@ -153,11 +154,23 @@ public final class SpaceNotices {
     return new ArrayList<>(ring);
   }
 
+  /**
+   * Has the poll ask the spaces of {@code ids}, the private repositories named on the runner's
+   * command line, at every poll: their owners may have invited no runner, and the appview passes a
+   * space's writes only to runners its owner invited (runner.md).
+   */
+  public void namedOnly(Set<RepoId> ids) {
+    named.addAll(ids);
+  }
+
   /** Whether the poll now asks {@code id}'s space itself; if so, it counts as asked now. */
   public boolean askNow(RepoId id) {
     Instant now = clock.instant();
     SpaceId space = watched.get().get(id);
-    if (space != null && Boolean.TRUE.equals(answering) && renewals.registered(space, now)) {
+    if (space != null
+        && !named.contains(id)
+        && Boolean.TRUE.equals(answering)
+        && renewals.registered(space, now)) {
       Instant last = asked.get(id);
       if (last != null && now.isBefore(last.plus(ASKED_ALONE))) {
         return false;

@@ -175,4 +175,17 @@ class SpaceNoticesTest {
     assertTrue(notices.askNow(SITE), "the appview failed: every poll asks again");
     assertTrue(notices.askNow(SITE));
   }
+
+  @Test
+  void aRepositoryNamedOnTheCommandLineIsAskedAtEveryPollThoughTheAppviewAnswers()
+      throws Exception {
+    notices.namedOnly(java.util.Set.of(NOTES));
+    notices.renew();
+    replies.add(reply("c1"));
+    notices.awaitOnce();
+    assertTrue(notices.askNow(SITE));
+    assertFalse(notices.askNow(SITE), "an invited one: once a minute");
+    assertTrue(notices.askNow(NOTES));
+    assertTrue(notices.askNow(NOTES), "its owner may have invited no runner: every poll");
+  }
 }

@@ -60,6 +60,9 @@ final class PrivateWiring {
   /**
    * Every {@code poll}, asks each private repository's space what was written, ringing its door;
    * with an {@code appview}, also has each space tell it of writes and awaits its word of them.
+   * While the appview answers, a space is asked itself once a minute, but those of {@code named}
+   * (the repositories named on the command line, whose owners may have invited no runner) at every
+   * poll still.
    */
   static void polling(
       ScheduledExecutorService timers,
@@ -67,11 +70,15 @@ final class PrivateWiring {
       PrivateWatch watch,
       URI appview,
       XrpcClient runner,
+      java.util.Set<RepoId> named,
       Consumer<RepoId> ring) {
     if (watch == null) {
       return;
     }
     SpaceNotices notices = appview == null ? null : notices(watch, appview, runner);
+    if (notices != null) {
+      notices.namedOnly(named);
+    }
     timers.scheduleWithFixedDelay(
         () -> {
           try {

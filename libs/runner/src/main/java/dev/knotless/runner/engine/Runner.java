@@ -245,6 +245,10 @@ public final class Runner implements AutoCloseable {
         privates,
         o.appview(),
         runnerClient,
+        repos.stream()
+            .filter(Watched::privateRepo)
+            .map(Watched::id)
+            .collect(java.util.stream.Collectors.toSet()),
         id -> r.doors.ring(id, Doorbell.frame("com.atproto.space.listRepos")));
     return r;
   }

@@ -67,6 +67,7 @@ class SpaceNotifyRunnerIT {
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfrun");
         CapturedLog log = new CapturedLog()) {
       Owner o = new Owner(pds, host, owner, tmp, "quick", h.account.did());
+      o.invite(appview);
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
       h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
       h.start(List.of("--poll", "300"), owner.handle() + "/quick");
@@ -84,9 +85,16 @@ class SpaceNotifyRunnerIT {
       assertTrue(first < PROMPT.toMillis(), "checked in " + first + " ms");
       assertTrue(host.notifications()[0] >= 1, "the host told the appview");
 
-      // A word of a space the runner watches nothing in is refused, and loses nothing.
-      String stranger = "did:plc:aaaaaaaaaaaaaaaaaaaaaaaa/elsewhere";
-      notifyWrite(appview.url(), stranger, owner.did(), h.account.did());
+      // A word of a space the runner watches nothing in is refused, and loses nothing: a stranger
+      // invites the runner to a space of their own (anyone may), and a forged notifyWrite of it
+      // reaches the runner through the appview.
+      Account other = pds.createAccount("ntfoth");
+      XrpcClient otherPds = XrpcClient.create(pds.pdsUrl());
+      otherPds.login(other.handle(), other.password());
+      new RunnerInvites(XrpcClient.create(appview.url()), otherPds)
+          .invite(other.did(), "elsewhere", h.account.did());
+      String stranger = other.did() + "/elsewhere";
+      notifyWrite(appview.url(), stranger, other.did(), h.account.did());
       RunnerHarness.await(
           "the stranger's space refused",
           () ->
@@ -120,10 +128,7 @@ class SpaceNotifyRunnerIT {
       // the minute's look at registrations is then most of a minute away.
       h.start(List.of("--poll", "300", "--sweep", "1", "--discover"));
       RunnerHarness.await("a reading of invites", () -> !appview.invites().listings().isEmpty());
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
-      new RunnerInvites(XrpcClient.create(appview.url()), ownerPds)
-          .invite(owner.did(), "late", h.account.did());
+      o.invite(appview);
       // Found, it runs the default branch's tip; by the time that run is filed, the space tells
       // the appview of its writes.
       o.awaitCheck(tip, "the tip");
@@ -140,6 +145,52 @@ class SpaceNotifyRunnerIT {
   }
 
   @Test
+  void aMemberRunnerTheOwnerDidNotInviteHearsNothingThroughTheAppviewAndItsPollFindsThePush(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("ntfuni");
+    Account stranger = pds.createAccount("ntfunis");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
+        HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfunir");
+        CapturedLog log = new CapturedLog()) {
+      // A member (the record names it), named on the command line, but not invited by the owner.
+      Owner o = new Owner(pds, host, owner, tmp, "uninvited", h.account.did());
+      String runner = h.account.did();
+      h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
+      h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
+      h.start(List.of("--poll", "5"), owner.handle() + "/uninvited");
+      String space = owner.did() + "/uninvited";
+      RunnerHarness.await(
+          "the space registered and the appview awaited",
+          () ->
+              log.text().contains("the space " + space + " tells " + appview.did())
+                  && log.text().contains(HEARD)
+                  && new JsonStateStore(h.state()).load(owner.did() + "/" + o.key).isPresent());
+      // An invite a stranger left does not count: only the owner's does.
+      XrpcClient strangerPds = XrpcClient.create(pds.pdsUrl());
+      strangerPds.login(stranger.handle(), stranger.password());
+      new RunnerInvites(XrpcClient.create(appview.url()), strangerPds)
+          .invite(owner.did(), "uninvited", runner);
+
+      int told = host.notifications()[0];
+      long polled = o.pushAndTime(h, "polled.txt");
+      System.out.printf(
+          "push-to-check latency, a runner not invited, found by --poll 5: %d ms%n", polled);
+      assertTrue(polled < 5_000 + PROMPT.toMillis(), "checked in " + polled + " ms");
+      RunnerHarness.await("the host told the appview", () -> host.notifications()[0] > told);
+      assertEquals(
+          0, appview.spaceWritesPassedTo(runner), "nothing passed on to a runner not invited");
+
+      // Once the owner invites it, the appview passes the next push on.
+      o.invite(appview);
+      o.pushAndTime(h, "heard.txt");
+      RunnerHarness.await(
+          "the push passed on to the invited runner",
+          () -> appview.spaceWritesPassedTo(runner) > 0);
+    }
+  }
+
+  @Test
   void withTheAppviewDownThePollFindsThePushSayingOnceThatItFellBack(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     Account owner = pds.createAccount("ntfdown");
@@ -148,6 +199,7 @@ class SpaceNotifyRunnerIT {
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfdrun");
         CapturedLog log = new CapturedLog()) {
       Owner o = new Owner(pds, host, owner, tmp, "slow", h.account.did());
+      o.invite(appview);
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
       h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
       h.start(List.of("--poll", "5"), owner.handle() + "/slow");
@@ -214,11 +266,12 @@ class SpaceNotifyRunnerIT {
     final Pusher pusher;
     final String runner;
     final String key;
+    final XrpcClient ownerPds;
 
     Owner(PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp, String name, String run)
         throws Exception {
       createPrivate(pds, host, owner, tmp, name, run);
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
+      ownerPds = XrpcClient.create(pds.pdsUrl());
       ownerPds.login(owner.handle(), owner.password());
       spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       space = new SpaceId(owner.did(), name);
@@ -242,6 +295,12 @@ class SpaceNotifyRunnerIT {
               .value()
               .path("key")
               .asText();
+    }
+
+    /** Invites the runner at {@code appview}, as the owner: only then does it pass writes on. */
+    void invite(HarnessAppview appview) throws Exception {
+      new RunnerInvites(XrpcClient.create(appview.url()), ownerPds)
+          .invite(space.owner(), space.name(), runner);
     }
 
     /**

@@ -42,6 +42,22 @@ public final class AppviewInvites {
     return invites.stream().map(ObjectNode::deepCopy).toList();
   }
 
+  /**
+   * Whether the owner of {@code space} ({@code <owner did>/<name>}) invited {@code runner} to it:
+   * an invite anyone else left does not count.
+   */
+  synchronized boolean invitedByOwner(String runner, String space) {
+    for (ObjectNode i : invites) {
+      String owner = i.path("did").asText();
+      if (i.path("runner").asText().equals(runner)
+          && i.path("by").asText().equals(owner)
+          && space.equals(owner + "/" + i.path("name").asText())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   void invite(HttpExchange ex) throws IOException {
     String caller = caller(ex, "dev.knotless.inviteRunner");
     if (caller == null) {

@@ -110,13 +110,13 @@ public final class HarnessAppview implements AutoCloseable {
       http.createContext("/xrpc/dev.knotless.putSecret", a.unlessDown(a.secrets::put));
       http.createContext("/xrpc/dev.knotless.deleteSecret", a.unlessDown(a.secrets::delete));
       http.createContext("/xrpc/dev.knotless.listSecrets", a.unlessDown(a.secrets::list));
+      a.invites = new AppviewInvites(tokens);
       if (spaces) {
-        a.spaceWrites = new SpaceWriteRelay(tokens);
+        a.spaceWrites = new SpaceWriteRelay(tokens, a.invites::invitedByOwner);
         http.createContext(
             "/xrpc/com.atproto.space.notifyWrite", a.unlessDown(a.spaceWrites::notifyWrite));
         http.createContext("/xrpc/" + SpaceWriteRelay.AWAIT, a.unlessDown(a.spaceWrites::await));
       }
-      a.invites = new AppviewInvites(tokens);
       http.createContext("/xrpc/dev.knotless.inviteRunner", a.unlessDown(a.invites::invite));
       http.createContext("/xrpc/dev.knotless.listRunnerInvites", a.unlessDown(a.invites::list));
     }
@@ -165,6 +165,11 @@ public final class HarnessAppview implements AutoCloseable {
    */
   public void restartSpaceWrites() {
     spaceWrites.restart();
+  }
+
+  /** How many space writes were passed on to {@code runner} (started hearing spaces only). */
+  public int spaceWritesPassedTo(String runner) {
+    return spaceWrites.passedTo(runner);
   }
 
   /** The runner describeServer names as new repositories' default, or null for none. */

@@ -14,12 +14,13 @@ import java.util.UUID;
 
 /**
  * The harness appview's side of space writes, our reading of runner.md: it takes the space host's
- * {@code com.atproto.space.notifyWrite} and passes each write on to the runners it is for ({@code
- * dev.knotless.awaitSpaceWrites}, a long poll with a service token). A runner asks from its cursor
- * and is answered as soon as a write for it comes, or with none after {@link #WAIT}. A cursor of
- * another life of the relay (none, or one from before {@link #restart}) or one older than the
- * writes kept is answered at once, with {@code missed}. Keeps the last {@value #KEEP} writes in
- * memory. Thread-safe.
+ * {@code com.atproto.space.notifyWrite} and passes each write on ({@code
+ * dev.knotless.awaitSpaceWrites}, a long poll with a service token) to the runners that are both
+ * among those it is for (members that asked the host) and invited by the space's owner. A runner
+ * asks from its cursor and is answered as soon as a write for it comes, or with none after {@link
+ * #WAIT}. A cursor of another life of the relay (none, or one from before {@link #restart}) or one
+ * older than the writes kept is answered at once, with {@code missed}. Keeps the last {@value
+ * #KEEP} writes in memory. Thread-safe.
  */
 final class SpaceWriteRelay {
   /** How long an await waits for a write before answering with none. */
@@ -33,13 +34,24 @@ final class SpaceWriteRelay {
   private record Write(long seq, String space, String repo, String rev, List<String> forDids) {}
 
   private final ServiceTokens tokens;
+  private final java.util.function.BiPredicate<String, String> invited;
+  private final java.util.Map<String, Integer> passed = new java.util.HashMap<>();
   private final Deque<Write> writes = new ArrayDeque<>();
   private String life = UUID.randomUUID().toString();
   private long seq;
   private boolean down;
 
-  SpaceWriteRelay(ServiceTokens tokens) {
+  /**
+   * @param invited whether a runner (first) was invited to a space (second) by the space's owner
+   */
+  SpaceWriteRelay(ServiceTokens tokens, java.util.function.BiPredicate<String, String> invited) {
     this.tokens = tokens;
+    this.invited = invited;
+  }
+
+  /** How many writes were passed on to {@code runner} so far. */
+  synchronized int passedTo(String runner) {
+    return passed.getOrDefault(runner, 0);
   }
 
   /** Forgets every write and starts a new life, as an appview restarted does. */
@@ -122,13 +134,14 @@ final class SpaceWriteRelay {
       for (Write w : writes) {
         if (w.seq() > from && page.size() < PAGE) {
           last = w.seq();
-          if (w.forDids().contains(runner)) {
+          if (w.forDids().contains(runner) && invited.test(runner, w.space())) {
             page.addObject().put("space", w.space()).put("repo", w.repo()).put("rev", w.rev());
           }
         }
       }
       long left = deadline - System.nanoTime();
       if (!page.isEmpty() || left <= 0) {
+        passed.merge(runner, page.size(), Integer::sum);
         out.put("cursor", life + "." + last);
         out.set("writes", page);
         return out;

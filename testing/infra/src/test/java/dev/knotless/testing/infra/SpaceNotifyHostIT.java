@@ -72,14 +72,22 @@ class SpaceNotifyHostIT {
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl())) {
       assertTrue(appview.did().startsWith("did:plc:"), appview.did());
       XrpcClient runnerPds = login(pds, runner);
+      XrpcClient ownerPds = login(pds, owner);
       SpaceClient o =
-          new XrpcSpaceClient(XrpcClient.create(host.url()), login(pds, owner), Clock.systemUTC());
+          new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       SpaceClient r = new XrpcSpaceClient(XrpcClient.create(host.url()), runnerPds, clock);
       SpaceClient s =
           new XrpcSpaceClient(
               XrpcClient.create(host.url()), login(pds, stranger), Clock.systemUTC());
       SpaceId space = o.createSpace("box");
       o.addMember(space, runner.did());
+      // The appview passes a space's writes only to runners its owner invited.
+      String invite = "dev.knotless.inviteRunner";
+      XrpcClient.create(appview.url())
+          .procedureWith(
+              ownerPds.serviceToken(appview.did(), invite),
+              invite,
+              Json.object().put("runner", runner.did()).put("did", owner.did()).put("name", "box"));
       String service = appview.did() + "#knotless_appview";
 
       XrpcException refused =
