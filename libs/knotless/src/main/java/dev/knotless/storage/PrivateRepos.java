@@ -41,7 +41,10 @@ public final class PrivateRepos {
     return h != null && !h.isBlank();
   }
 
-  /** The space a private repository's records live in: its owner's, of its name. */
+  /**
+   * The space of a private repository's name, its owner's: where its records live unless it was
+   * renamed ({@link SpaceRedirects}).
+   */
   public static SpaceId space(RepoAddress repo) {
     return new SpaceId(repo.did(), repo.name());
   }
@@ -72,9 +75,11 @@ public final class PrivateRepos {
     }
     XrpcClient self = repos.member();
     SpaceClient client = client(repos, repo, self);
-    SpaceId space = space(repo);
+    SpaceId space;
     try {
-      client.getRecord(space, repo.did(), Lexicons.REPO, repo.name());
+      // A renamed one's records stay in the space it was made in, which the space of its new name
+      // redirects to.
+      space = SpaceRedirects.records(client, repo);
     } catch (XrpcException e) {
       if (SpaceErrors.notMember(e)) {
         throw new IOException(

@@ -164,12 +164,6 @@ class PrivateRepositoryIT {
       }
       assertTrue(host.records(space, owner.did()) >= 3, "repo, ref and pack in the space");
 
-      // Commands not made for private repositories yet say so, not that there is none.
-      ToolRun.Ran rename = knotless(me, "repo", "rename", owner.handle() + "/secret", "public");
-      assertNotEquals(0, rename.exit());
-      assertTrue(
-          rename.all().contains(url + " is private, and repo rename does not work"), rename.all());
-
       ok(them, tmp, "clone", "-q", url, "theirs");
       Path theirs = tmp.resolve("theirs");
       assertEquals(first, ok(them, theirs, "rev-parse", "HEAD").strip());
@@ -253,6 +247,70 @@ class PrivateRepositoryIT {
           0,
           git(me, tmp.resolve("afterDelete"), "rev-parse", "--verify", "-q", "HEAD").exit(),
           "nothing of the deleted history is cloned");
+    }
+  }
+
+  @Test
+  void aRenamedPrivateRepositoryIsReadByItsNewNameWhileItsRecordsStayInItsSpace(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("prno");
+    Account member = pds.createAccount("prnm");
+    Account stranger = pds.createAccount("prns");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl())) {
+      Map<String, String> me = person(pds, owner, tmp.resolve("owner"), host);
+      Map<String, String> them = person(pds, member, tmp.resolve("member"), host);
+      Map<String, String> other = person(pds, stranger, tmp.resolve("stranger"), host);
+      String oldUrl = "knotless://" + owner.handle() + "/draft";
+      String newUrl = "knotless://" + owner.handle() + "/final";
+      String kept = owner.did() + "/draft";
+      String named = owner.did() + "/final";
+      assertEquals(
+          0,
+          knotless(me, "create", owner.handle() + "/draft", "--private", "--runner", member.did())
+              .exit());
+      Path work = tmp.resolve("work");
+      ok(me, work, "init", "-q", "-b", "main");
+      String first = commit(me, work, "a.txt", "a\n");
+      ok(me, work, "push", "-q", oldUrl, "main");
+
+      ToolRun.Ran renamed = knotless(me, "repo", "rename", owner.handle() + "/draft", "final");
+      assertEquals(0, renamed.exit(), renamed.all());
+      assertTrue(renamed.out().contains("renamed " + oldUrl + " to " + newUrl), renamed.all());
+      assertTrue(renamed.out().contains("its records stay in the space " + kept), renamed.all());
+      assertTrue(host.exists(named), "the space of the new name holds the redirect");
+      // A second rename to a name taken is refused before anything is written.
+      assertEquals(
+          0, knotless(me, "create", owner.handle() + "/taken", "--private", "--no-runner").exit());
+      ToolRun.Ran taken = knotless(me, "repo", "rename", owner.handle() + "/final", "taken");
+      assertNotEquals(0, taken.exit());
+      assertTrue(taken.all().contains("already exists"), taken.all());
+
+      // A member clones it by its new name; the owner pushes to the new name, and the old name
+      // still leads to the same repository.
+      ok(them, tmp, "clone", "-q", newUrl, "byNew");
+      assertEquals(first, ok(them, tmp.resolve("byNew"), "rev-parse", "HEAD").strip());
+      String second = commit(me, work, "b.txt", "b\n");
+      ok(me, work, "push", "-q", newUrl, "main");
+      ok(them, tmp, "clone", "-q", oldUrl, "byOld");
+      assertEquals(second, ok(them, tmp.resolve("byOld"), "rev-parse", "HEAD").strip());
+
+      // Not a member: refused by the new name too, never shown an empty repository.
+      Git refused = git(other, tmp, "clone", "-q", newUrl, "strangers");
+      assertNotEquals(0, refused.exit());
+      assertTrue(refused.err().contains(newUrl + " is private"), refused.err());
+      assertFalse(Files.exists(tmp.resolve("strangers").resolve("a.txt")));
+      // Nothing of it, the rename included, is in the owner's public records.
+      XrpcClient anyone = XrpcClient.create(pds.pdsUrl());
+      for (String c : List.of(Lexicons.REPO, Lexicons.REDIRECT, Lexicons.REF)) {
+        assertEquals(List.of(), anyone.listRecords(owner.did(), c, 100, null, false).records(), c);
+      }
+
+      // Deleting it by its new name deletes both spaces.
+      ToolRun.Ran gone = knotless(me, "repo", "delete", owner.handle() + "/final", "--yes");
+      assertEquals(0, gone.exit(), gone.all());
+      assertFalse(host.exists(kept));
+      assertFalse(host.exists(named));
+      assertTrue(host.exists(owner.did() + "/taken"), "another repository's space stays");
     }
   }
 }

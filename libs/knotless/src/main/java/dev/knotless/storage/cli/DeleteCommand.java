@@ -100,7 +100,20 @@ public final class DeleteCommand {
     if (owner.findRecord(repo.did(), Lexicons.REPO, repo.name()).isEmpty()) {
       var space = dev.knotless.storage.PrivateRepos.open(repos, repo);
       if (space.isPresent()) {
-        space.get().client().deleteSpace(space.get().space());
+        // Renamed, it left spaces of its later names holding only a redirect to its records':
+        // they go first, the records' space last, so a delete cut short is carried on by name.
+        var client = space.get().client();
+        for (var other : client.ownedSpaces()) {
+          if (!other.equals(space.get().space())
+              && client
+                  .getRecord(other, repo.did(), Lexicons.REDIRECT, other.name())
+                  .filter(
+                      r -> space.get().space().toString().equals(r.value().path("space").asText()))
+                  .isPresent()) {
+            client.deleteSpace(other);
+          }
+        }
+        client.deleteSpace(space.get().space());
         ctx.out()
             .println(
                 "deleted "

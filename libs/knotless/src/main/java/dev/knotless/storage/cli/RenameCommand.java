@@ -41,7 +41,11 @@ public final class RenameCommand {
       throw new UsageException(from.url() + " is already named " + newName);
     }
     XrpcClient owner = repos.writer(from);
-    PrivateRepos.refuseIfPrivate(repos, from, owner, "repo rename");
+    var space = PrivateRepos.openIfPrivate(repos, from, owner);
+    if (space.isPresent()) {
+      PrivateRename.rename(from, newName, space.get(), owner, ctx);
+      return 0;
+    }
     Record repo = RunnersCommand.read(owner, from);
     if (owner.findRecord(from.did(), Lexicons.REPO, newName).isPresent()) {
       throw new IOException(from.renamed(newName).url() + " already exists; nothing was changed");
@@ -125,7 +129,8 @@ public final class RenameCommand {
   }
 
   /** Every redirect in the account. */
-  static List<Record> redirects(XrpcClient owner, String did) throws IOException {
+  static List<Record> redirects(dev.knotless.atproto.RecordStore owner, String did)
+      throws IOException {
     List<Record> out = new ArrayList<>();
     String cursor = null;
     do {

@@ -10,6 +10,7 @@ import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.storage.RepoAddress;
 import dev.knotless.storage.Snapshot;
 import dev.knotless.storage.SnapshotReader;
+import dev.knotless.storage.SpaceRedirects;
 import dev.knotless.storage.StorageCache;
 import java.io.IOException;
 import java.net.URI;
@@ -63,9 +64,12 @@ public final class PrivateWatch {
    * @throws IOException saying the runner is not a member, when the space's host says so
    */
   Watched read(String label, RepoAddress address, IOException publicMiss) throws IOException {
-    SpaceRecords space = new SpaceRecords(client, new SpaceId(address.did(), address.name()), host);
+    SpaceRecords space;
     Snapshot snap;
     try {
+      // A renamed one's records stay in the space it was made in; the space of a later name
+      // redirects there.
+      space = new SpaceRecords(client, SpaceRedirects.records(client, address), host);
       snap = new SnapshotReader(space, cache, clock).readRecord(address);
     } catch (XrpcException e) {
       if (SpaceErrors.notMember(e)) {

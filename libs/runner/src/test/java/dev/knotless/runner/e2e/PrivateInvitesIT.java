@@ -306,7 +306,7 @@ class PrivateInvitesIT {
     return seen[0].status();
   }
 
-  private static Map<String, String> ownerEnv(
+  static Map<String, String> ownerEnv(
       PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp) {
     Map<String, String> env = ToolRun.env(pds, owner, tmp.resolve("owner-" + owner.handle()));
     env.put("XDG_CONFIG_HOME", tmp.resolve("owner-" + owner.handle() + "/.config").toString());
@@ -314,7 +314,7 @@ class PrivateInvitesIT {
     return env;
   }
 
-  private static ToolRun.Ran cli(Map<String, String> env, String... args) {
+  static ToolRun.Ran cli(Map<String, String> env, String... args) {
     return ToolRun.run(env, ctx -> KnotlessCli.run(List.of(args), ctx));
   }
 }

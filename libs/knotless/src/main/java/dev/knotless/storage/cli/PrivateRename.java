@@ -1,0 +1,98 @@
+package dev.knotless.storage.cli;
+
+import dev.knotless.atproto.AtUri;
+import dev.knotless.atproto.Record;
+import dev.knotless.atproto.Write;
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.XrpcException;
+import dev.knotless.atproto.space.SpaceClient;
+import dev.knotless.atproto.space.SpaceId;
+import dev.knotless.atproto.space.SpaceRecords;
+import dev.knotless.storage.Lexicons;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.SpaceRedirects;
+import dev.knotless.storage.records.RedirectRecord;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * {@code knotless repo rename} of a private repository, our reading of storage.md's redirect
+ * carrying {@code space} ({@link SpaceRedirects}): the records stay in the space they live in,
+ * where the repo record is renamed and the old name redirected exactly as for a public repository;
+ * and, unless the new name is that space's own, the owner's space of the new name is made, with the
+ * same members, holding one redirect under the new name whose {@code space} names the records'
+ * space. A reader, a clone or a runner of the new name is then led there. Stateless.
+ */
+final class PrivateRename {
+  private PrivateRename() {}
+
+  static void rename(
+      RepoAddress from, String newName, SpaceRecords records, XrpcClient owner, CliContext ctx)
+      throws IOException {
+    SpaceClient spaces = records.client();
+    SpaceId kept = records.space();
+    RepoAddress to = from.renamed(newName);
+    if (owner.findRecord(from.did(), Lexicons.REPO, newName).isPresent()
+        || records.findRecord(from.did(), Lexicons.REPO, newName).isPresent()) {
+      throw new IOException(to.url() + " already exists; nothing was changed");
+    }
+    Record repo =
+        records
+            .findRecord(from.did(), Lexicons.REPO, from.name())
+            .orElseThrow(() -> new IOException(from.url() + " has no repo record in its space"));
+    String key = repo.value().path("key").asText("");
+    SpaceId named = SpaceRedirects.named(to);
+    boolean made = false;
+    if (!named.equals(kept)) {
+      try {
+        spaces.createSpace(newName);
+      } catch (XrpcException e) {
+        if ("SpaceAlreadyExists".equals(e.error())) {
+          throw new IOException(to.url() + " already exists; nothing was changed", e);
+        }
+        throw e;
+      }
+      made = true;
+    }
+    try {
+      if (made) {
+        for (String member : spaces.members(kept)) {
+          if (!member.equals(from.did())) {
+            spaces.addMember(named, member);
+          }
+        }
+        RedirectRecord pointer =
+            new RedirectRecord(
+                newName,
+                new AtUri(from.did(), Lexicons.REPO, newName),
+                key,
+                kept.toString(),
+                ctx.repos().clock().instant().toString());
+        spaces.applyWrites(
+            named, List.of(Write.create(Lexicons.REDIRECT, newName, pointer.toJson())));
+      }
+      spaces.applyWrites(
+          kept,
+          RenameCommand.writes(
+              from, newName, repo, RenameCommand.redirects(records, from.did()), ctx));
+    } catch (IOException | RuntimeException e) {
+      if (made) {
+        // Nothing of the rename stands: the space of the new name goes again.
+        try {
+          spaces.deleteSpace(named);
+        } catch (IOException ignored) {
+          e.addSuppressed(ignored);
+        }
+      }
+      throw e;
+    }
+    ctx.out()
+        .println(
+            "renamed "
+                + from.url()
+                + " to "
+                + to.url()
+                + "; the old name redirects to it"
+                + (made ? ", and its records stay in the space " + kept : ""));
+  }
+}
