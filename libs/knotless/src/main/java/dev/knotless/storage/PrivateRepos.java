@@ -98,23 +98,6 @@ public final class PrivateRepos {
   }
 
   /**
-   * Refuses, naming the command, when {@code repo} is a private repository (where a space host is
-   * named and the name holds no public repository): for the commands that do not work on one yet,
-   * which would otherwise say there is no such repository.
-   */
-  public static void refuseIfPrivate(
-      KnotlessRepos repos, RepoAddress repo, RecordStore publicRecords, String command)
-      throws IOException {
-    if (openIfPrivate(repos, repo, publicRecords).isPresent()) {
-      throw new IOException(
-          repo.url()
-              + " is private, and "
-              + command
-              + " does not work on private repositories yet");
-    }
-  }
-
-  /**
    * The repository's space when {@code repo} is a private repository (a space host is named and
    * {@code publicRecords} hold no repository of the name); see {@link #open}.
    */
