@@ -28,10 +28,6 @@ import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.HarnessSpaceHost;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -66,6 +62,7 @@ class SpaceNotifyRunnerIT {
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfrun");
         CapturedLog log = new CapturedLog()) {
+      appview.hearSpacesFrom(host.did());
       Owner o = new Owner(pds, host, owner, tmp, "quick", h.account.did());
       o.invite(appview);
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
@@ -86,15 +83,16 @@ class SpaceNotifyRunnerIT {
       assertTrue(host.notifications()[0] >= 1, "the host told the appview");
 
       // A word of a space the runner watches nothing in is refused, and loses nothing: a stranger
-      // invites the runner to a space of their own (anyone may), and a forged notifyWrite of it
-      // reaches the runner through the appview.
+      // invites the runner to a space of their own (anyone may), and the host's word of a write
+      // there reaches the runner through the appview.
       Account other = pds.createAccount("ntfoth");
       XrpcClient otherPds = XrpcClient.create(pds.pdsUrl());
       otherPds.login(other.handle(), other.password());
       new RunnerInvites(XrpcClient.create(appview.url()), otherPds)
           .invite(other.did(), "elsewhere", h.account.did());
       String stranger = other.did() + "/elsewhere";
-      notifyWrite(appview.url(), stranger, other.did(), h.account.did());
+      host.notifyWrite(
+          appview.did() + "#knotless_appview", stranger, other.did(), List.of(h.account.did()));
       RunnerHarness.await(
           "the stranger's space refused",
           () ->
@@ -120,6 +118,7 @@ class SpaceNotifyRunnerIT {
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfirun");
         CapturedLog log = new CapturedLog()) {
+      appview.hearSpacesFrom(host.did());
       Owner o = new Owner(pds, host, owner, tmp, "late", h.account.did());
       String tip = git(o.work, "rev-parse", "HEAD").strip();
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
@@ -153,6 +152,7 @@ class SpaceNotifyRunnerIT {
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfunir");
         CapturedLog log = new CapturedLog()) {
+      appview.hearSpacesFrom(host.did());
       // A member (the record names it), named on the command line, but not invited by the owner.
       Owner o = new Owner(pds, host, owner, tmp, "uninvited", h.account.did());
       String runner = h.account.did();
@@ -198,6 +198,7 @@ class SpaceNotifyRunnerIT {
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfdrun");
         CapturedLog log = new CapturedLog()) {
+      appview.hearSpacesFrom(host.did());
       Owner o = new Owner(pds, host, owner, tmp, "slow", h.account.did());
       o.invite(appview);
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
@@ -228,25 +229,6 @@ class SpaceNotifyRunnerIT {
           "push-to-check latency, heard through the appview again (--poll 5): %d ms%n", again);
       assertTrue(again < PROMPT.toMillis(), "checked in " + again + " ms");
     }
-  }
-
-  /** Posts a notifyWrite to the appview as anyone can: the harness's host does not sign its own. */
-  private static void notifyWrite(URI appview, String space, String repo, String forDid)
-      throws Exception {
-    String body =
-        "{\"space\":\"%s\",\"repo\":\"%s\",\"rev\":\"1\",\"for\":[\"%s\"]}"
-            .formatted(space, repo, forDid);
-    HttpResponse<String> r =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .build()
-            .send(
-                HttpRequest.newBuilder(URI.create(appview + "/xrpc/com.atproto.space.notifyWrite"))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, r.statusCode(), r.body());
   }
 
   private static int count(String text, String what) {

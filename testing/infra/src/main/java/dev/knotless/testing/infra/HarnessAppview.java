@@ -167,6 +167,19 @@ public final class HarnessAppview implements AutoCloseable {
     spaceWrites.restart();
   }
 
+  /**
+   * Takes {@code com.atproto.space.notifyWrite} signed by the space host {@code hostDid} (started
+   * hearing spaces only): one signed by anyone else, or not signed, is refused and logged.
+   */
+  public void hearSpacesFrom(String hostDid) {
+    spaceWrites.hearFrom(hostDid);
+  }
+
+  /** Why each notifyWrite refused was (the line logged), in order. */
+  public List<String> refusedNotifications() {
+    return spaceWrites.refused();
+  }
+
   /** How many space writes were passed on to {@code runner} (started hearing spaces only). */
   public int spaceWritesPassedTo(String runner) {
     return spaceWrites.passedTo(runner);

@@ -48,10 +48,17 @@ public final class HarnessSpaceHost implements AutoCloseable {
     JsonNode handle(HttpExchange ex, Map<String, String> q) throws IOException, SpaceStore.Refusal;
   }
 
-  private HarnessSpaceHost(HttpServer server, URI plc, Clock clock, Clock notifyClock) {
+  private final PlcIdentity.Signing identity;
+
+  private HarnessSpaceHost(HttpServer server, URI plc, Clock clock, Clock notifyClock)
+      throws IOException {
     this.server = server;
     this.clock = clock;
-    this.notifier = new SpaceNotifier(plc, notifyClock);
+    // A did:plc of its own, whose key signs the notifications it sends. Its document names it as
+    // a PDS, where spaces are expected to live (and what a DID resolver asks a document to name).
+    this.identity =
+        PlcIdentity.createSigning(plc, "atproto_pds", "AtprotoPersonalDataServer", url());
+    this.notifier = new SpaceNotifier(plc, notifyClock, identity);
     this.tokens =
         new ServiceTokens(
             new DidResolver(plc, java.net.http.HttpClient.newHttpClient()), did(), clock);
@@ -91,9 +98,22 @@ public final class HarnessSpaceHost implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
-  /** Its DID, the audience of the service tokens it takes (a did:web never resolved). */
+  /**
+   * Its DID, a did:plc in the test PLC: the audience of the service tokens it takes, and the issuer
+   * of those its notifications carry.
+   */
   public String did() {
-    return "did:web:spaces-" + server.getAddress().getPort() + ".test";
+    return identity.did();
+  }
+
+  /**
+   * Tells {@code service} ({@code <did>#<id>}), signed as this host, that {@code repo} wrote in
+   * {@code space} for {@code forDids}, whether or not anything was written: a host's word a runner
+   * must still judge. Delivered as every notification is, in turn.
+   */
+  public void notifyWrite(
+      String service, String space, String repo, java.util.List<String> forDids) {
+    notifier.tell(service, space, repo, 1, forDids);
   }
 
   /** Whether the space {@code <owner did>/<name>} is there. */

@@ -25,8 +25,8 @@ import org.bouncycastle.crypto.signers.HMacDSAKCalculator;
  * Makes a {@code did:plc} for a harness service in the test PLC directory: a genesis operation
  * whose one rotation and {@code #atproto} key is a fresh secp256k1 key, naming one service, signed
  * and posted as the PLC's rules ask (DAG-CBOR, SHA-256, a low-S compact signature; the DID is the
- * first 24 base32 characters of the signed operation's hash). The key is dropped: the DID is never
- * updated.
+ * first 24 base32 characters of the signed operation's hash). The DID is never updated; its key is
+ * kept only by a service that signs service tokens with it ({@link #createSigning}).
  */
 final class PlcIdentity {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,6 +44,40 @@ final class PlcIdentity {
    * @return the DID
    */
   static String create(URI plc, String id, String type, URI endpoint) throws IOException {
+    return createSigning(plc, id, type, endpoint).did();
+  }
+
+  /** A DID and its {@code #atproto} key, which signs the service tokens it issues. */
+  record Signing(String did, BigInteger key) {
+    /**
+     * A service token (ES256K JWT) issued by this DID for {@code aud} and the method {@code lxm},
+     * good for a minute, as {@code com.atproto.server.getServiceAuth} gives one.
+     */
+    String serviceToken(String aud, String lxm) {
+      long now = java.time.Instant.now().getEpochSecond();
+      ObjectNode header = JSON.createObjectNode().put("typ", "JWT").put("alg", "ES256K");
+      ObjectNode claims =
+          JSON.createObjectNode()
+              .put("iss", did)
+              .put("aud", aud)
+              .put("lxm", lxm)
+              .put("iat", now)
+              .put("exp", now + 60)
+              .put("jti", java.util.UUID.randomUUID().toString());
+      Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+      String signed =
+          b64.encodeToString(header.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+              + "."
+              + b64.encodeToString(
+                  claims.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return signed
+          + "."
+          + sign(key, Hashes.sha256(signed.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    }
+  }
+
+  /** As {@link #create}, keeping the key. */
+  static Signing createSigning(URI plc, String id, String type, URI endpoint) throws IOException {
     BigInteger d;
     SecureRandom random = new SecureRandom();
     do {
@@ -85,7 +119,7 @@ final class PlcIdentity {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted registering " + did, e);
     }
-    return did;
+    return new Signing(did, d);
   }
 
   /** The compact (r, s) signature, s low, base64url without padding. */

@@ -25,7 +25,9 @@ import java.util.function.BiPredicate;
  * <did>#<id>}) be told of every write in a space, and the host keeps the ask for {@link #KEPT}.
  * After each write it resolves each registered service's endpoint from its DID document in the PLC
  * directory, afresh, and posts {@code com.atproto.space.notifyWrite} there ({@code space}, the
- * writer's {@code repo}, its {@code rev}, and {@code for}: the members whose ask it is). Delivery
+ * writer's {@code repo}, its {@code rev}, and {@code for}: the members whose ask it is), with a
+ * service token the host signs ({@code iss} the host's did:plc, {@code aud} the service's DID,
+ * {@code lxm} the method), so the receiver can tell a forged notification from its word. Delivery
  * is best effort, off the writer's way, one at a time; a service its document does not name, or
  * whose endpoint does not answer, is skipped. Thread-safe.
  */
@@ -55,9 +57,20 @@ final class SpaceNotifier implements AutoCloseable {
   private final AtomicInteger delivered = new AtomicInteger();
   private final AtomicInteger undelivered = new AtomicInteger();
 
-  SpaceNotifier(URI plc, Clock clock) {
+  private final PlcIdentity.Signing host;
+
+  SpaceNotifier(URI plc, Clock clock, PlcIdentity.Signing host) {
     this.plc = plc;
     this.clock = clock;
+    this.host = host;
+  }
+
+  /** Tells {@code service} that {@code writer} wrote in {@code space}, for {@code members}. */
+  void tell(String service, String space, String writer, long rev, List<String> members) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("space", space).put("repo", writer).put("rev", Long.toString(rev));
+    members.stream().sorted().forEach(body.putArray("for")::add);
+    delivery.execute(() -> deliver(service, body));
   }
 
   /** Keeps {@code member}'s ask for {@code service} (made again, it is kept a day from now). */
@@ -92,13 +105,7 @@ final class SpaceNotifier implements AutoCloseable {
         .filter(a -> a.space().equals(space) && member.test(space, a.member()))
         .forEach(
             a -> byService.computeIfAbsent(a.service(), s -> new ArrayList<>()).add(a.member()));
-    byService.forEach(
-        (service, members) -> {
-          ObjectNode body = JSON.createObjectNode();
-          body.put("space", space).put("repo", writer).put("rev", Long.toString(rev));
-          members.stream().sorted().forEach(body.putArray("for")::add);
-          delivery.execute(() -> deliver(service, body));
-        });
+    byService.forEach((service, members) -> tell(service, space, writer, rev, members));
   }
 
   /** How many notifications an endpoint took (2xx), and how many were not delivered. */
@@ -117,6 +124,12 @@ final class SpaceNotifier implements AutoCloseable {
           HttpRequest.newBuilder(URI.create(endpoint + "/xrpc/com.atproto.space.notifyWrite"))
               .timeout(Duration.ofSeconds(10))
               .header("Content-Type", "application/json")
+              .header(
+                  "Authorization",
+                  "Bearer "
+                      + host.serviceToken(
+                          service.substring(0, service.indexOf('#')),
+                          "com.atproto.space.notifyWrite"))
               .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
               .build();
       int status = http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();

@@ -20,13 +20,18 @@ import java.util.UUID;
  * asks from its cursor and is answered as soon as a write for it comes, or with none after {@link
  * #WAIT}. A cursor of another life of the relay (none, or one from before {@link #restart}) or one
  * older than the writes kept is answered at once, with {@code missed}. Keeps the last {@value
- * #KEEP} writes in memory. Thread-safe.
+ * #KEEP} writes in memory. A notification is taken only with a service token for {@code
+ * com.atproto.space.notifyWrite} signed by a space host the appview hears ({@link #hearFrom}); any
+ * other is refused and logged. Thread-safe.
  */
 final class SpaceWriteRelay {
   /** How long an await waits for a write before answering with none. */
   static final Duration WAIT = Duration.ofSeconds(25);
 
   static final String AWAIT = "dev.knotless.awaitSpaceWrites";
+  static final String NOTIFY = "com.atproto.space.notifyWrite";
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(SpaceWriteRelay.class);
   private static final int KEEP = 1000;
   private static final int PAGE = 100;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,6 +42,8 @@ final class SpaceWriteRelay {
   private final java.util.function.BiPredicate<String, String> invited;
   private final java.util.Map<String, Integer> passed = new java.util.HashMap<>();
   private final Deque<Write> writes = new ArrayDeque<>();
+  private final java.util.Set<String> hosts = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
   private String life = UUID.randomUUID().toString();
   private long seq;
   private boolean down;
@@ -67,10 +74,42 @@ final class SpaceWriteRelay {
     notifyAll();
   }
 
+  /** Takes notifications signed by the space host {@code did}. */
+  void hearFrom(String did) {
+    hosts.add(did);
+  }
+
+  /** Why each notification refused was, in order. */
+  List<String> refused() {
+    return List.copyOf(refused);
+  }
+
   /** {@code com.atproto.space.notifyWrite}, from the space host. */
   void notifyWrite(HttpExchange ex) throws IOException {
     JsonNode b = JSON.readTree(ex.getRequestBody());
     String space = b.path("space").asText("");
+    String why = null;
+    int status = 401;
+    try {
+      String iss = tokens.verify(ex.getRequestHeaders().getFirst("Authorization"), NOTIFY);
+      if (!hosts.contains(iss)) {
+        why = "signed by " + iss + ", not a space host this appview hears";
+        status = 403;
+      }
+    } catch (ServiceTokens.Refused e) {
+      why = e.getMessage();
+    }
+    if (why != null) {
+      String line =
+          "refused a notifyWrite of " + dev.knotless.atproto.Printable.escape(space) + ": " + why;
+      LOG.warn(line);
+      refused.add(line);
+      HarnessAppview.send(
+          ex,
+          status,
+          HarnessAppview.error(status == 401 ? "AuthenticationRequired" : "Forbidden", why));
+      return;
+    }
     String repo = b.path("repo").asText("");
     if (!space.startsWith("did:") || !repo.startsWith("did:") || !b.path("for").isArray()) {
       HarnessAppview.send(

@@ -71,6 +71,8 @@ class SpaceNotifyHostIT {
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl(), clock);
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl())) {
       assertTrue(appview.did().startsWith("did:plc:"), appview.did());
+      assertTrue(host.did().startsWith("did:plc:"), host.did());
+      appview.hearSpacesFrom(host.did());
       XrpcClient runnerPds = login(pds, runner);
       XrpcClient ownerPds = login(pds, owner);
       SpaceClient o =
@@ -114,6 +116,43 @@ class SpaceNotifyHostIT {
       assertEquals(owner.did(), heard.path("writes").get(0).path("repo").asText());
       assertFalse(heard.path("missed").asBoolean());
       assertEquals(1, host.notifications()[1], "#elsewhere was not told");
+
+      // A notification not signed by the host is refused, and logged, and passes nothing on:
+      // none signed, and one a stranger's PDS signed for the method.
+      String notify = "com.atproto.space.notifyWrite";
+      var body =
+          Json.object().put("space", space.toString()).put("repo", owner.did()).put("rev", "9");
+      body.putArray("for").add(runner.did());
+      java.io.PrintStream err = System.err;
+      var logged = new java.io.ByteArrayOutputStream();
+      System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+      try {
+        XrpcException unsigned =
+            assertThrows(XrpcException.class, () -> av.procedure(notify, body));
+        assertEquals(401, unsigned.status());
+        XrpcException forged =
+            assertThrows(
+                XrpcException.class,
+                () ->
+                    av.procedureWith(
+                        login(pds, stranger).serviceToken(appview.did(), notify), notify, body));
+        assertEquals(403, forged.status());
+      } finally {
+        System.setErr(err);
+      }
+      String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertTrue(
+          log.contains("refused a notifyWrite of " + space + ": a service token is required"), log);
+      assertTrue(
+          log.contains(
+              "refused a notifyWrite of "
+                  + space
+                  + ": signed by "
+                  + stranger.did()
+                  + ", not a space host this appview hears"),
+          log);
+      assertEquals(2, appview.refusedNotifications().size());
+      // (The await after the asks end hears exactly one write: neither of these.)
 
       // A day on, the asks have ended: the owner's next write is not passed on.
       clock.ahead = Duration.ofDays(1);
