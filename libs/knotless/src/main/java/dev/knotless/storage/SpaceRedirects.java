@@ -79,4 +79,23 @@ public final class SpaceRedirects {
             + redirect.key()
             + ")");
   }
+
+  /**
+   * The owner's spaces that a rename left leading to {@code records}: each holds, under its own
+   * name, a redirect whose {@code space} names {@code records}.
+   */
+  public static java.util.List<SpaceId> leadingTo(SpaceClient client, SpaceId records)
+      throws IOException {
+    java.util.List<SpaceId> out = new java.util.ArrayList<>();
+    for (SpaceId s : client.ownedSpaces()) {
+      if (!s.equals(records)
+          && client
+              .getRecord(s, records.owner(), Lexicons.REDIRECT, s.name())
+              .filter(r -> records.toString().equals(r.value().path("space").asText()))
+              .isPresent()) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
 }

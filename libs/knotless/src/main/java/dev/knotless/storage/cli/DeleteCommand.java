@@ -103,15 +103,9 @@ public final class DeleteCommand {
         // Renamed, it left spaces of its later names holding only a redirect to its records':
         // they go first, the records' space last, so a delete cut short is carried on by name.
         var client = space.get().client();
-        for (var other : client.ownedSpaces()) {
-          if (!other.equals(space.get().space())
-              && client
-                  .getRecord(other, repo.did(), Lexicons.REDIRECT, other.name())
-                  .filter(
-                      r -> space.get().space().toString().equals(r.value().path("space").asText()))
-                  .isPresent()) {
-            client.deleteSpace(other);
-          }
+        for (var other :
+            dev.knotless.storage.SpaceRedirects.leadingTo(client, space.get().space())) {
+          client.deleteSpace(other);
         }
         client.deleteSpace(space.get().space());
         ctx.out()

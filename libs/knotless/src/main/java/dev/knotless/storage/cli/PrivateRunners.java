@@ -74,11 +74,19 @@ final class PrivateRunners {
       XrpcClient owner,
       CliContext ctx)
       throws IOException {
-    for (String runner : runners) {
-      spaces.addMember(space, runner);
-    }
     if (runners.isEmpty()) {
       return;
+    }
+    // A renamed one is read by its later names through the spaces they left, which a runner must
+    // be a member of too.
+    List<SpaceId> all = new java.util.ArrayList<>(List.of(space));
+    if (spaces.getRecord(space, repo.did(), Lexicons.REPO, space.name()).isEmpty()) {
+      all.addAll(dev.knotless.storage.SpaceRedirects.leadingTo(spaces, space));
+    }
+    for (String runner : runners) {
+      for (SpaceId s : all) {
+        spaces.addMember(s, runner);
+      }
     }
     String appview = ctx.env().get(SecretCommand.APPVIEW);
     RunnerInvites invites =
@@ -91,7 +99,9 @@ final class PrivateRunners {
         continue;
       }
       try {
-        invites.invite(repo.did(), repo.name(), runner);
+        // Named by the space its records are in (a name that still leads to it), which the
+        // appview's word of writes names too.
+        invites.invite(repo.did(), space.name(), runner);
         ctx.out().println("made " + runner + " a member of its space, and invited it");
       } catch (IOException e) {
         warn(ctx, runner, e.getMessage());

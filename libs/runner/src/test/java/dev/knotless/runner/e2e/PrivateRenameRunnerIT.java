@@ -17,6 +17,7 @@ import dev.knotless.storage.push.Pusher;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import dev.knotless.testing.infra.ToolRun;
 import java.nio.file.Path;
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * A private repository renamed with {@code knotless repo rename}, against the reference PDS and the
  * harness's space host: the runner watching it by its old name follows it by its key and checks the
  * next push, made to the new name; a runner started on the new name is led by the space of that
- * name to the space its records stay in, and checks the push after.
+ * name to the space its records stay in, and checks the push after; a runner added by the new name
+ * is made a member of both spaces and invited by the name of the records' space.
  */
 @WithPds
 class PrivateRenameRunnerIT {
@@ -79,6 +81,22 @@ class PrivateRenameRunnerIT {
       String third = commit(o.work, "third.txt", "three\n");
       push(byNewName, after, o.work);
       o.awaitCheck(third, "the push after, by the runner of the new name");
+
+      // A runner added by the new name is made a member of both spaces, and invited by the name
+      // of the space its records are in, which the appview's word of writes there names.
+      Account other = pds.createAccount("rnmrun2");
+      try (HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl())) {
+        env.put("KNOTLESS_APPVIEW", appview.url().toString());
+        ToolRun.Ran added =
+            PrivateInvitesIT.cli(env, "runners", owner.handle() + "/after", "add", other.did());
+        assertEquals(0, added.exit(), added.all());
+        assertTrue(o.spaces.members(o.space).contains(other.did()), added.all());
+        assertTrue(
+            o.spaces.members(new SpaceId(owner.did(), "after")).contains(other.did()), added.all());
+        var invite = appview.invites().all().get(0);
+        assertEquals(other.did(), invite.path("runner").asText());
+        assertEquals("before", invite.path("name").asText(), invite.toString());
+      }
     }
   }
 }
