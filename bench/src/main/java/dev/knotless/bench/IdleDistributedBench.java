@@ -90,7 +90,9 @@ public final class IdleDistributedBench {
       DistributedBench.sweep(shape, owner.did(), repos);
       awaitPasses(reconcilers, passes0 + count);
       long wall = System.nanoTime() - w0;
-      say("CPU from the first passes' end to the sweep's end: " + CpuSeconds.between(cpuAtFirst, CpuSeconds.now()));
+      say(
+          "CPU from the first passes' end to the sweep's end: "
+              + CpuSeconds.between(cpuAtFirst, CpuSeconds.now()));
       proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       PassCosts sweep = PassCosts.of(proxy.spans(), owner.did(), repos);
       double passes = DistributedBench.sum(reconcilers, DistributedBench.PASSES) - passes0;

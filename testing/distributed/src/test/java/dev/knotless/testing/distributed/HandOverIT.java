@@ -69,12 +69,12 @@ class HandOverIT {
               + ", reconciler 2 "
               + reconcilers.get(1).metric(PASSES));
       assertTrue(
+          afterTwo <= REPOS + PASS_THREADS,
+          afterTwo + " passes for " + REPOS + " repositories: a hand-over re-passed some");
+      assertTrue(
           log(reconcilers.get(0)).contains("handed over: "),
           "reconciler 1 handed its partitions over");
       assertTrue(reconcilers.get(1).metric(PASSES) > 0, "reconciler 2 took a share");
-      assertTrue(
-          afterTwo <= REPOS + PASS_THREADS,
-          afterTwo + " passes for " + REPOS + " repositories: a hand-over re-passed some");
 
       // Every repository passed, nothing owed: a third reconciler's share costs no pass.
       reconcilers.add(shape.startReconciler());
