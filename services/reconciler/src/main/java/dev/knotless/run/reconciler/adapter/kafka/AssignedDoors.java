@@ -9,6 +9,7 @@ import io.smallrye.common.annotation.Identifier;
 import io.smallrye.reactive.messaging.kafka.KafkaConsumerRebalanceListener;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.inject.Provider;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,10 +19,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -55,9 +58,15 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
   /** The longest a hand-back waits for its doorbells to be taken by Kafka. */
   private static final long HAND_BACK_SECONDS = 30;
 
-  private final Provider<PassWiring.WiredPass> wired;
-  private final Provider<Doors> doors;
-  private final Provider<RunQueuer> queuer;
+  /** Hands passes owed back to the log: completes once Kafka has taken every doorbell. */
+  @FunctionalInterface
+  interface HandBack {
+    CompletableFuture<Void> ring(Collection<RepoId> repos);
+  }
+
+  private final Supplier<Set<RepoId>> watched;
+  private final Supplier<Doors> doors;
+  private final HandBack handBack;
 
   /** The doorbell partitions this reconciler holds now. */
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet();
@@ -68,11 +77,19 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
   private final ExecutorService ringer =
       Executors.newSingleThreadExecutor(r -> new Thread(r, "assigned-doors"));
 
+  @Inject
   public AssignedDoors(
       Provider<PassWiring.WiredPass> wired, Provider<Doors> doors, Provider<RunQueuer> queuer) {
-    this.wired = wired;
+    this(
+        () -> wired.get().watching().ids(),
+        doors::get,
+        repos -> queuer.get().ringAll(repos, Doorbell.connect("kafka")));
+  }
+
+  AssignedDoors(Supplier<Set<RepoId>> watched, Supplier<Doors> doors, HandBack handBack) {
+    this.watched = watched;
     this.doors = doors;
-    this.queuer = queuer;
+    this.handBack = handBack;
   }
 
   /** The partition the default partitioner gives a doorbell keyed {@code key}. */
@@ -126,7 +143,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
         () -> {
           try {
             int rung = 0;
-            for (RepoId repo : wired.get().watching().ids()) {
+            for (RepoId repo : watched.get()) {
               int p = partitionOf(repo.toString(), partitions);
               // A partition taken away meanwhile is its new owner's to ring.
               if (whole.contains(p) && owned.contains(p)) {
@@ -171,10 +188,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
       return;
     }
     try {
-      queuer
-          .get()
-          .ringAll(owed, Doorbell.connect("kafka"))
-          .get(HAND_BACK_SECONDS, TimeUnit.SECONDS);
+      handBack.ring(owed).get(HAND_BACK_SECONDS, TimeUnit.SECONDS);
       Map<TopicPartition, OffsetAndMetadata> mark = new HashMap<>();
       Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(revoked));
       Map<TopicPartition, Long> first = null;
