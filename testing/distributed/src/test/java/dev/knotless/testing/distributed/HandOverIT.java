@@ -18,11 +18,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Doorbell partitions moving between reconcilers re-pass no repository already passed. Reconciler 1
- * starts alone with 600 idle repositories and is given every partition; reconciler 2 joins while 1
- * is partway through its first passes, and takes half the partitions with the passes 1 still owed
- * on them; once every repository has been passed, reconciler 3 joins and takes its share. Counted
- * by the reconcilers' pass counters and, for "every repository passed", by a {@link CountingProxy}
- * in front of the PDS. No ingester runs: nothing else rings a door.
+ * starts alone with 600 idle repositories and is given every partition; reconciler 2 is started
+ * once 1 has begun passing and takes half the partitions, with whatever passes 1 still owed on them
+ * (some, or none on a quiet machine where 1 is done first: AssignedDoorsTest covers passes owed);
+ * once every repository has been passed, reconciler 3 joins and takes its share. Counted by the
+ * reconcilers' pass counters and, for "every repository passed", by a {@link CountingProxy} in
+ * front of the PDS. No ingester runs: nothing else rings a door.
  */
 class HandOverIT {
   private static final int REPOS = 600;
@@ -48,10 +49,7 @@ class HandOverIT {
       }
       List<ServiceProcess> reconcilers = new ArrayList<>();
       reconcilers.add(shape.startReconciler());
-      await(
-          "reconciler 1 partway through its first passes",
-          () -> passes(reconcilers) >= REPOS / 4,
-          reconcilers);
+      await("reconciler 1 passing", () -> passes(reconcilers) >= 1, reconcilers);
       reconcilers.add(shape.startReconciler());
       await(
           "every repository passed",
@@ -74,7 +72,6 @@ class HandOverIT {
       assertTrue(
           log(reconcilers.get(0)).contains("handed over: "),
           "reconciler 1 handed its partitions over");
-      assertTrue(reconcilers.get(1).metric(PASSES) > 0, "reconciler 2 took a share");
 
       // Every repository passed, nothing owed: a third reconciler's share costs no pass.
       reconcilers.add(shape.startReconciler());
