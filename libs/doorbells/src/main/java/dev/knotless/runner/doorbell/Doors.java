@@ -114,7 +114,7 @@ public final class Doors implements DoorbellSink, AutoCloseable {
    * the repository is another process's to pass now (its doorbell partition moved, and the new
    * owner rings it). A pass running finishes; a later ring is answered as usual.
    *
-   * @return whether a pass owed was dropped
+   * @return whether a pass owed (or a failed pass's retry) was dropped
    */
   public boolean forgo(RepoId repo) {
     Door door = doors.get(repo);
@@ -122,8 +122,8 @@ public final class Doors implements DoorbellSink, AutoCloseable {
       return false;
     }
     synchronized (door) {
+      boolean owed = door.queued != null || !door.next.isEmpty() || door.retry != null;
       door.cancelRetry();
-      boolean owed = door.queued != null || !door.next.isEmpty();
       door.next.clear();
       if (door.queued != null) {
         door.forgone = true;

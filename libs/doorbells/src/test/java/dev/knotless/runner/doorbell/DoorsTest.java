@@ -72,6 +72,26 @@ class DoorsTest {
   }
 
   @Test
+  void aFailedPassWaitingForItsRetryCountsAsOwedWhenForgone() {
+    Doors doors =
+        doors(
+            Doors.DEFAULT_SWEEP,
+            (repo, reasons) -> {
+              throw new IOException("PDS answered 502");
+            });
+    doors.open(APP);
+    doors.ring(APP, Doorbell.connect("kafka"));
+    clock.runReady();
+    assertEquals(1, passes.size());
+
+    // The retry is owed: whoever takes the partition must pass APP again (AssignedDoors).
+    assertTrue(doors.forgo(APP), "the retry was owed");
+    clock.advance(Duration.ofMinutes(2));
+    assertEquals(1, passes.size(), "the retry was dropped with the partition");
+    assertFalse(doors.forgo(APP), "nothing owed any more");
+  }
+
+  @Test
   void aRingAfterAForgoBeforeThePassBeganStillGetsThatPass() {
     Doors doors = doors(Doors.DEFAULT_SWEEP, (repo, reasons) -> {});
     doors.open(APP);

@@ -7,6 +7,7 @@ import dev.knotless.run.events.RunEventJson;
 import dev.knotless.run.events.TraceParent;
 import dev.knotless.run.events.Traces;
 import dev.knotless.runner.doorbell.Doorbell;
+import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.pass.RunSink;
 import dev.knotless.runner.plan.AskedLedger;
 import dev.knotless.runner.plan.PlannedRun;
@@ -26,9 +27,12 @@ import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
@@ -65,6 +69,7 @@ public class RunQueuer implements RunSink {
 
   @Inject
   @Channel("doorbells-out")
+  @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65_536)
   Emitter<String> doorbells;
 
   @Inject KafkaClientService kafka;
@@ -234,8 +239,37 @@ public class RunQueuer implements RunSink {
   }
 
   /** Rings {@code repo}'s door through the topic, so the reconciler Kafka gives it passes it. */
-  public void ring(dev.knotless.runner.doorbell.RepoId repo, Doorbell bell) {
+  public void ring(RepoId repo, Doorbell bell) {
     ring(repo.toString(), bell);
+  }
+
+  /**
+   * Rings each of {@code repos} through the topic and completes once Kafka has taken every ring (or
+   * fails with the first it refused): the passes a reconciler owes when its partitions move are
+   * handed back to the log this way, for the partitions' next owner (AssignedDoors).
+   */
+  public CompletableFuture<Void> ringAll(Collection<RepoId> repos, Doorbell bell) {
+    String payload = DoorbellMessage.encode(bell);
+    List<CompletableFuture<Void>> sent = new ArrayList<>();
+    for (RepoId repo : repos) {
+      CompletableFuture<Void> taken = new CompletableFuture<>();
+      doorbells.send(
+          Message.of(payload)
+              .addMetadata(
+                  OutgoingKafkaRecordMetadata.<String>builder().withKey(repo.toString()).build())
+              .withAck(
+                  () -> {
+                    taken.complete(null);
+                    return CompletableFuture.completedFuture(null);
+                  })
+              .withNack(
+                  e -> {
+                    taken.completeExceptionally(e);
+                    return CompletableFuture.completedFuture(null);
+                  }));
+      sent.add(taken);
+    }
+    return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
   }
 
   private void ring(String repo, Doorbell bell) {
