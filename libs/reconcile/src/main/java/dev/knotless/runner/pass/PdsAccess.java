@@ -244,7 +244,15 @@ public final class PdsAccess implements SnapshotReaders {
 
   /** As {@link #read}, keeping the snapshot it was read from; see {@link Watched#find}. */
   public Watched.Found find(String label) throws IOException {
-    return Watched.find(label, identities, this::owner, cache, clock);
+    try {
+      return Watched.find(label, identities, this::owner, cache, clock);
+    } catch (IOException e) {
+      PrivateWatch p = privates;
+      if (p == null || !String.valueOf(e.getMessage()).startsWith("no repository ")) {
+        throw e;
+      }
+      return p.find(label, Watched.address(label, identities), e);
+    }
   }
 
   /** Other accounts' repositories, read from their owners' PDSes: where pulls' heads live. */

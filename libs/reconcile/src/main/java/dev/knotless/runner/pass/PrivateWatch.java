@@ -62,6 +62,12 @@ public final class PrivateWatch {
    * @throws IOException saying the runner is not a member, when the space's host says so
    */
   Watched read(String label, RepoAddress address, IOException publicMiss) throws IOException {
+    return find(label, address, publicMiss).repo();
+  }
+
+  /** As {@link #read}, keeping the snapshot it was read from. */
+  Watched.Found find(String label, RepoAddress address, IOException publicMiss)
+      throws IOException {
     SpaceRecords space = new SpaceRecords(client, new SpaceId(address.did(), address.name()), host);
     Snapshot snap;
     try {
@@ -83,9 +89,10 @@ public final class PrivateWatch {
     Watched w = new Watched(found.repo().label(), found.repo().address(), found.repo().id(), true);
     filing.route(
         dev.knotless.runner.check.CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), space);
-    spaces.put(w.id(), space);
-    LOG.info("{}: private; read in the space {} as a member", label, space.space());
-    return w;
+    if (spaces.put(w.id(), space) == null) {
+      LOG.info("{}: private; read in the space {} as a member", label, space.space());
+    }
+    return new Watched.Found(w, snap);
   }
 
   /** The space a private repository watched is read in, or null for one that is not. */

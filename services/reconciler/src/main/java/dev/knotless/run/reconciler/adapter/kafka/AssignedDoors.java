@@ -39,6 +39,9 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
   /** The doorbell partitions this reconciler holds now. */
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet();
 
+  /** How many doorbell partitions there are, once any was given (0 before). */
+  private volatile int partitions;
+
   private final ExecutorService ringer =
       Executors.newSingleThreadExecutor(r -> new Thread(r, "assigned-doors"));
 
@@ -50,6 +53,15 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
   /** The partition the default partitioner gives a doorbell keyed {@code key}. */
   public static int partitionOf(String key, int partitions) {
     return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
+  }
+
+  /**
+   * Whether this reconciler holds {@code repo}'s doorbell partition now: the one to ask its space
+   * what was written, if it is private.
+   */
+  public boolean holds(RepoId repo) {
+    int n = partitions;
+    return n > 0 && owned.contains(partitionOf(repo.toString(), n));
   }
 
   @Override
@@ -64,6 +76,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
       topic = tp.topic();
     }
     int partitions = consumer.partitionsFor(topic).size();
+    this.partitions = partitions;
     owned.addAll(mine);
     // Any pass begun after the partitions were given answers what was left on them: a connect
     // ring the ingester made before that pass began is then answered by it too (Doors).
