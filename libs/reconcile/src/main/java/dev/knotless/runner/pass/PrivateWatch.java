@@ -66,8 +66,7 @@ public final class PrivateWatch {
   }
 
   /** As {@link #read}, keeping the snapshot it was read from. */
-  Watched.Found find(String label, RepoAddress address, IOException publicMiss)
-      throws IOException {
+  Watched.Found find(String label, RepoAddress address, IOException publicMiss) throws IOException {
     SpaceRecords space = new SpaceRecords(client, new SpaceId(address.did(), address.name()), host);
     Snapshot snap;
     try {

@@ -46,7 +46,8 @@ public final class PruneAhead {
     }
     for (Watched w : repos) {
       // A private repository's checks are in its space, which the public listing does not see.
-      if (!w.privateRepo() && !byPrefix.containsKey(CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()))) {
+      if (!w.privateRepo()
+          && !byPrefix.containsKey(CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()))) {
         pruner.nothingToPrune(w.stateKey(), clock.instant());
       }
     }

@@ -43,8 +43,8 @@ import java.util.regex.Pattern;
  * @param kind what the run checks: a push, a pull or a merge-queue batch
  * @param pulls the pulls merged into {@code base} to make {@code commit}, in order: one for a
  *     pull's run, one or more for a batch's, none for a push's
- * @param privateRepo whether the repository is private: read in its owner's space as a member,
- *     its steps counted as private minutes, its check and outputs filed only in that space
+ * @param privateRepo whether the repository is private: read in its owner's space as a member, its
+ *     steps counted as private minutes, its check and outputs filed only in that space
  */
 public record RunOrder(
     String label,
@@ -149,15 +149,39 @@ public record RunOrder(
       Kind kind,
       List<Stacked> pulls) {
     this(
-        label, ownerDid, repoKey, ref, commit, base, workflow, runClass, superseded, asked,
-        checkKey, kind, pulls, false);
+        label,
+        ownerDid,
+        repoKey,
+        ref,
+        commit,
+        base,
+        workflow,
+        runClass,
+        superseded,
+        asked,
+        checkKey,
+        kind,
+        pulls,
+        false);
   }
 
   /** This order, of a private repository when {@code privateRepo}. */
   public RunOrder withPrivate(boolean privateRepo) {
     return new RunOrder(
-        label, ownerDid, repoKey, ref, commit, base, workflow, runClass, superseded, asked,
-        checkKey, kind, pulls, privateRepo);
+        label,
+        ownerDid,
+        repoKey,
+        ref,
+        commit,
+        base,
+        workflow,
+        runClass,
+        superseded,
+        asked,
+        checkKey,
+        kind,
+        pulls,
+        privateRepo);
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -37,7 +37,8 @@ class RunOrderTest {
     assertFalse(json.contains("run\""), json);
     assertTrue(json.contains("\"version\":\"1.2\""), json);
     assertTrue(json.contains("\"kind\":\"push\""), json);
-    assertFalse(json.contains("private"), "a public repository's order says nothing of it: " + json);
+    assertFalse(
+        json.contains("private"), "a public repository's order says nothing of it: " + json);
   }
 
   @Test

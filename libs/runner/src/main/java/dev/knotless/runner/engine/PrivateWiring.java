@@ -93,7 +93,9 @@ public final class PrivateWiring {
     timers.scheduleWithFixedDelay(
         () -> {
           try {
-            watch.poll(id -> mine.test(id) && (notices == null || notices.askNow(id))).forEach(ring);
+            watch
+                .poll(id -> mine.test(id) && (notices == null || notices.askNow(id)))
+                .forEach(ring);
           } catch (RuntimeException e) {
             LOG.warn(
                 "asking private repositories' spaces what was written failed: {}", e.toString());

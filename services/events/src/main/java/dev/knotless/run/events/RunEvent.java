@@ -44,8 +44,8 @@ public sealed interface RunEvent {
    * @param workflow the workflow's name
    * @param repoUri the repository record's AT-URI as checks name it (keyed by the repository's
    *     name); null in events from before it was carried, where the key stands in
-   * @param privateRepo whether the repository is private: its check, log and outputs are filed
-   *     only in its owner's space of its name; left out of the JSON when false
+   * @param privateRepo whether the repository is private: its check, log and outputs are filed only
+   *     in its owner's space of its name; left out of the JSON when false
    */
   record Filed(
       String checkKey,
@@ -78,8 +78,7 @@ public sealed interface RunEvent {
         String workflow,
         String repoUri) {
       this(
-          checkKey, at, ownerDid, repoKey, ref, pull, commit, baseCommit, workflow, repoUri,
-          false);
+          checkKey, at, ownerDid, repoKey, ref, pull, commit, baseCommit, workflow, repoUri, false);
     }
 
     /** The repository's name, from {@code repoUri}, or null when the event carries none. */

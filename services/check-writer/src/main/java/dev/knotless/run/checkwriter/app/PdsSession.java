@@ -137,8 +137,8 @@ public class PdsSession {
   }
 
   /**
-   * Where private repositories' checks go: the space host {@code KNOTLESS_SPACE_HOST} names, as
-   * the all-in-one finds it, asked as the runner (logging in first if it has not yet).
+   * Where private repositories' checks go: the space host {@code KNOTLESS_SPACE_HOST} names, as the
+   * all-in-one finds it, asked as the runner (logging in first if it has not yet).
    */
   public synchronized dev.knotless.runner.filing.SpaceRoutes routes() throws IOException {
     if (routes == null) {

@@ -217,8 +217,7 @@ public class PassWiring {
       // at a time; a write heard rings the door through the topic, to that same replica.
       LOG.infof(
           "private repositories are read on the space host %s; each is asked every %d s",
-          env.get(dev.knotless.storage.PrivateRepos.HOST_ENV).strip(),
-          config.poll().toSeconds());
+          env.get(dev.knotless.storage.PrivateRepos.HOST_ENV).strip(), config.poll().toSeconds());
       watching.leavingSpaces(privates::forget);
       PrivateWiring.polling(
           spaces,

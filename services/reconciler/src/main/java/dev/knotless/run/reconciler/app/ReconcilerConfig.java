@@ -19,9 +19,9 @@ public interface ReconcilerConfig {
   Duration sweep();
 
   /**
-   * How often each private repository's space is asked what was written (as the all-in-one's
-   * {@code --poll}), by the reconciler holding the repository's doorbell partition; only with a
-   * space host ({@code KNOTLESS_SPACE_HOST}).
+   * How often each private repository's space is asked what was written (as the all-in-one's {@code
+   * --poll}), by the reconciler holding the repository's doorbell partition; only with a space host
+   * ({@code KNOTLESS_SPACE_HOST}).
    */
   @WithDefault("10s")
   Duration poll();
