@@ -133,38 +133,6 @@ public record RunOrder(
         false);
   }
 
-  /** An order of a public repository's run. */
-  public RunOrder(
-      String label,
-      String ownerDid,
-      String repoKey,
-      String ref,
-      String commit,
-      String base,
-      String workflow,
-      RunClass runClass,
-      Superseded superseded,
-      Map<String, String> asked,
-      String checkKey,
-      Kind kind,
-      List<Stacked> pulls) {
-    this(
-        label,
-        ownerDid,
-        repoKey,
-        ref,
-        commit,
-        base,
-        workflow,
-        runClass,
-        superseded,
-        asked,
-        checkKey,
-        kind,
-        pulls,
-        false);
-  }
-
   /** This order, of a private repository when {@code privateRepo}. */
   public RunOrder withPrivate(boolean privateRepo) {
     return new RunOrder(

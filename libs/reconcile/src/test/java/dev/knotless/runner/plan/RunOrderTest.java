@@ -74,7 +74,8 @@ class RunOrderTest {
         Map.of(),
         "3kpullcheck",
         RunOrder.Kind.PULL,
-        List.of(new RunOrder.Stacked(PULL, HEAD, "refs/heads/feature")));
+        List.of(new RunOrder.Stacked(PULL, HEAD, "refs/heads/feature")),
+        false);
   }
 
   static RunOrder batch() {
@@ -93,7 +94,8 @@ class RunOrderTest {
         RunOrder.Kind.BATCH,
         List.of(
             new RunOrder.Stacked(PULL, HEAD, "refs/heads/feature"),
-            new RunOrder.Stacked(PULL + "2", BASE, "refs/heads/other")));
+            new RunOrder.Stacked(PULL + "2", BASE, "refs/heads/other")),
+        false);
   }
 
   @Test

@@ -65,22 +65,6 @@ public sealed interface RunEvent {
     @JsonCreator
     public Filed {}
 
-    /** A public repository's run filed. */
-    public Filed(
-        String checkKey,
-        Instant at,
-        String ownerDid,
-        String repoKey,
-        String ref,
-        String pull,
-        String commit,
-        String baseCommit,
-        String workflow,
-        String repoUri) {
-      this(
-          checkKey, at, ownerDid, repoKey, ref, pull, commit, baseCommit, workflow, repoUri, false);
-    }
-
     /** The repository's name, from {@code repoUri}, or null when the event carries none. */
     public String repoName() {
       if (repoUri == null) {
