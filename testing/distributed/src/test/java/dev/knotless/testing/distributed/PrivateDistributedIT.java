@@ -221,6 +221,59 @@ class PrivateDistributedIT {
     assertEquals(0, Checks.all(shape).size(), "nothing in the runner's public account");
   }
 
+  @Test
+  @Order(4)
+  void withDiscoverAnInvitedPrivateRepositoryIsFoundAndItsTipRun() throws Exception {
+    reconciler.stop();
+    reconciler =
+        shape.startReconciler(
+            Map.of(
+                "knotless.reconciler.poll", "5s",
+                "knotless.reconciler.sweep", "2s",
+                "knotless.reconciler.discover", "true"));
+    // Made after every reconciler started, and listed nowhere: only the invite says where it is.
+    OwnerCli.run(
+        shape,
+        owner.account,
+        Map.of(
+            "KNOTLESS_SPACE_HOST", host.url().toString(),
+            "KNOTLESS_APPVIEW", appview.url().toString()),
+        "",
+        "create",
+        owner.account.handle() + "/invited",
+        "--private",
+        "--runner",
+        shape.runner().did());
+    OwnerRepo invited =
+        OwnerRepo.inSpace(
+            owner.account,
+            shape.pds().pdsUrl(),
+            host.url(),
+            "invited",
+            shape.dir().resolve("owners/invited"));
+    invited.commit(Map.of(".knotless/workflows/ci.yml", CI));
+    String tip = invited.push("main");
+    String rkey = CheckKeys.push(owner.account.did(), invited.key(), "refs/heads/main", tip, "ci");
+    CheckRecord[] seen = {null};
+    Checks.await(
+        Duration.ofSeconds(180),
+        "the invited repository's tip checked in its space",
+        () -> {
+          seen[0] =
+              invited
+                  .spaces
+                  .getRecord(invited.space, shape.runner().did(), CheckRecord.COLLECTION, rkey)
+                  .map(r -> CheckRecord.fromJson(r.value()))
+                  .orElse(null);
+          return seen[0] != null && seen[0].status().ended();
+        });
+    assertEquals(CheckStatus.SUCCESS, seen[0].status(), seen[0].toString());
+    assertTrue(
+        log(reconciler).contains("private; read in the space " + invited.space + " as a member"),
+        "read in its space");
+    assertEquals(0, Checks.all(shape).size(), "nothing in the runner's public account");
+  }
+
   /**
    * Commits {@code file}, pushes, and waits for its check in the space to end.
    *

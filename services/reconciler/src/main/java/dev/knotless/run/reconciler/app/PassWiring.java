@@ -74,6 +74,7 @@ public class PassWiring {
 
   /** Who holds which doorbell partition: each private space is polled by its repository's. */
   @jakarta.inject.Inject
+  @io.smallrye.common.annotation.Identifier("doorbells-rebalance")
   jakarta.inject.Provider<dev.knotless.run.reconciler.adapter.kafka.AssignedDoors> assigned;
 
   @Produces
@@ -207,10 +208,31 @@ public class PassWiring {
               watching);
       watching.discoverWith(discoverer);
       pass.discovering(watching::found, runnerClient.did());
+      // A private repository found is judged by its record in its space; one passed over is not
+      // polled.
+      discoverer.readingRecordsFrom(
+          access::storeOf,
+          w -> {
+            if (privates != null && w.privateRepo()) {
+              privates.forget(w.id());
+            }
+          },
+          privates != null);
       // What was found before is watched before the appview is asked, which may be down.
       Discoverer d = discoverer;
       sweeps.execute(d::fromState);
       sweeps.scheduleWithFixedDelay(d::sweep, 0, config.sweep().toSeconds(), TimeUnit.SECONDS);
+      // The runner's invites, read by the replica holding the partition of their key, from the
+      // cursor the state keeps for every replica.
+      String invitesKey = "invites/" + runnerClient.did();
+      dev.knotless.runner.engine.InviteWiring.reading(
+          spaces,
+          config.sweep(),
+          appview,
+          access,
+          state,
+          d,
+          () -> assigned.get().holds(invitesKey));
     }
     if (privates != null) {
       // Each space is asked by the replica holding its repository's doorbell partition, so by one

@@ -60,8 +60,13 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
    * what was written, if it is private.
    */
   public boolean holds(RepoId repo) {
+    return holds(repo.toString());
+  }
+
+  /** Whether this reconciler holds the doorbell partition a message keyed {@code key} lands on. */
+  public boolean holds(String key) {
     int n = partitions;
-    return n > 0 && owned.contains(partitionOf(repo.toString(), n));
+    return n > 0 && owned.contains(partitionOf(key, n));
   }
 
   @Override
