@@ -224,6 +224,8 @@ class PrivateDistributedIT {
   @Test
   @Order(4)
   void withDiscoverAnInvitedPrivateRepositoryIsFoundAndItsTipRun() throws Exception {
+    // Invites are read at the appview: up again after the second test.
+    appview.setDown(false);
     reconciler.stop();
     reconciler =
         shape.startReconciler(
