@@ -61,11 +61,6 @@ public final class PrivateWatch {
    *     such space either
    * @throws IOException saying the runner is not a member, when the space's host says so
    */
-  Watched read(String label, RepoAddress address, IOException publicMiss) throws IOException {
-    return find(label, address, publicMiss).repo();
-  }
-
-  /** As {@link #read}, keeping the snapshot it was read from. */
   Watched.Found find(String label, RepoAddress address, IOException publicMiss) throws IOException {
     SpaceRecords space = new SpaceRecords(client, new SpaceId(address.did(), address.name()), host);
     Snapshot snap;

@@ -246,18 +246,18 @@ public final class RunPlanner {
         () -> spec(repo, mirror, w, ref, commit, base, rkey, asked, runClass);
     RunOrder order =
         new RunOrder(
-                repo.label(),
-                repo.id().ownerDid(),
-                repo.id().repoKey(),
-                ref,
-                commit,
-                base,
-                w.name(),
-                runClass,
-                w.superseded(),
-                asked,
-                rkey)
-            .withPrivate(repo.privateRepo());
+            repo.label(),
+            repo.id().ownerDid(),
+            repo.id().repoKey(),
+            ref,
+            commit,
+            base,
+            w.name(),
+            runClass,
+            w.superseded(),
+            asked,
+            rkey,
+            repo.privateRepo());
     if (runClass == RunClass.ASKED && w.asked() != null && w.asked().writesBack()) {
       // A scheduler that plans it again from the order writes back with its own WriteBack, from
       // the pod's checkout copied back (PodExecutor).

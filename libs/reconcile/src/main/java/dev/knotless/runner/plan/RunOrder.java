@@ -103,7 +103,7 @@ public record RunOrder(
     }
   }
 
-  /** A push's order. */
+  /** A push's order, of a private repository when {@code privateRepo}. */
   public RunOrder(
       String label,
       String ownerDid,
@@ -115,7 +115,8 @@ public record RunOrder(
       RunClass runClass,
       Superseded superseded,
       Map<String, String> asked,
-      String checkKey) {
+      String checkKey,
+      boolean privateRepo) {
     this(
         label,
         ownerDid,
@@ -130,25 +131,6 @@ public record RunOrder(
         checkKey,
         Kind.PUSH,
         List.of(),
-        false);
-  }
-
-  /** This order, of a private repository when {@code privateRepo}. */
-  public RunOrder withPrivate(boolean privateRepo) {
-    return new RunOrder(
-        label,
-        ownerDid,
-        repoKey,
-        ref,
-        commit,
-        base,
-        workflow,
-        runClass,
-        superseded,
-        asked,
-        checkKey,
-        kind,
-        pulls,
         privateRepo);
   }
 

@@ -15,6 +15,10 @@ class RunOrderTest {
   static final String SHA = "0123456789abcdef0123456789abcdef01234567";
 
   static RunOrder order() {
+    return order(false);
+  }
+
+  static RunOrder order(boolean privateRepo) {
     return new RunOrder(
         "alice.test/app",
         "did:plc:alice",
@@ -26,7 +30,8 @@ class RunOrderTest {
         RunClass.ASKED,
         Superseded.FINISH,
         Map.of("TARGET", "prod"),
-        "3kcheck");
+        "3kcheck",
+        privateRepo);
   }
 
   @Test
@@ -43,7 +48,7 @@ class RunOrderTest {
 
   @Test
   void aPrivateRepositorysOrderSaysSoAndAnOlderOrderReadsAsPublic() {
-    RunOrder o = order().withPrivate(true);
+    RunOrder o = order(true);
     String json = o.toJson();
     assertTrue(json.contains("\"private\":true"), json);
     assertTrue(RunOrder.fromJson(json).privateRepo());
