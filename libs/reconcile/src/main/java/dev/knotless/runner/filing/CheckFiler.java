@@ -192,6 +192,33 @@ public final class CheckFiler {
     return out;
   }
 
+  /**
+   * As {@link #uploadOutputBlobs(List)}, for the check under {@code rkey}: a private repository's
+   * images go into its space, one at a time; one whose space this filer has no route to is refused,
+   * so nothing of it reaches the runner's public account.
+   */
+  public List<UploadedOutput> uploadOutputBlobs(
+      String rkey, boolean privateRepo, List<NamedBytes> left) throws java.io.IOException {
+    var space = spaces.spaceOf(rkey);
+    if (space == null) {
+      if (privateRepo) {
+        throw new java.io.IOException(
+            "the repository is private and its space is not known here: not uploaded");
+      }
+      return uploadOutputBlobs(left);
+    }
+    List<UploadedOutput> out = new ArrayList<>();
+    for (NamedBytes f : left) {
+      if (dev.knotless.runner.exec.OutputFiles.isImage(f.name())) {
+        BlobRef b =
+            writes.retrying(
+                "space uploadBlob", () -> SpaceFiling.upload(space, f.bytes(), mimeType(f.name())));
+        out.add(new UploadedOutput(f.name(), b));
+      }
+    }
+    return out;
+  }
+
   /** A file a run left, by name. */
   public record NamedBytes(String name, byte[] bytes) {}
 

@@ -83,7 +83,7 @@ final class MergeOrders {
             (pull ? first.head() : order.commit()) + " " + order.base(),
             order.runClass(),
             order.superseded(),
-            false);
+            order.privateRepo());
     return new PlannedRun(
         order.label(), request, queued, new OrderPlanner.Replanned(() -> replan(order)), order);
   }
@@ -105,7 +105,7 @@ final class MergeOrders {
         mirror = Mirror.open(cacheDir, repo.id().ownerDid(), repo.id().repoKey());
         if (!mirror.git().has(order.base())) {
           mirror.fetch(
-              found.snapshot(), access.fetcher(access.ownerOf(repo)), List.of(order.base()));
+              found.snapshot(), access.fetcher(access.storeOf(repo)), List.of(order.base()));
         }
         List<MergeCommits.Queued> stack = new ArrayList<>();
         for (int i = 0; i < read.size(); i++) {
@@ -115,7 +115,7 @@ final class MergeOrders {
             mirror.fetch(
                 r.headRepo(),
                 r.headRepo() == found.snapshot()
-                    ? access.fetcher(access.ownerOf(repo))
+                    ? access.fetcher(access.storeOf(repo))
                     : access.heads().fetcher(r.pull().head().did()),
                 List.of(s.head()));
           }

@@ -69,7 +69,7 @@ public final class OrderPlanner {
             order.commit(),
             order.runClass(),
             order.superseded(),
-            false);
+            order.privateRepo());
     return new PlannedRun(order.label(), request, queued, new Replanned(() -> push(order)), order);
   }
 
@@ -127,6 +127,15 @@ public final class OrderPlanner {
           order.label() + " could not be read from its owner's PDS: " + e.getMessage());
     }
     Watched repo = found.repo();
+    if (repo.privateRepo() != order.privateRepo()) {
+      // A name that changed sides since it was queued is another repository: nothing of a private
+      // one is read or filed in public, nor a public one's in a space.
+      throw new PlannedRun.PrepareException(
+          order.label()
+              + " is "
+              + (repo.privateRepo() ? "private" : "public")
+              + " now, not as when the run was queued: it is not run");
+    }
     if (!repo.id().ownerDid().equals(order.ownerDid())
         || !repo.id().repoKey().equals(order.repoKey())) {
       throw new PlannedRun.PrepareException(
@@ -185,7 +194,7 @@ public final class OrderPlanner {
         if (!mirror.git().has(order.commit())) {
           // The snapshot the repository was just read from: its refs are read once per run.
           mirror.fetch(
-              found.snapshot(), access.fetcher(access.ownerOf(repo)), List.of(order.commit()));
+              found.snapshot(), access.fetcher(access.storeOf(repo)), List.of(order.commit()));
         }
       }
       w =

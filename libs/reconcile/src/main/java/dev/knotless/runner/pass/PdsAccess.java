@@ -187,11 +187,7 @@ public final class PdsAccess implements SnapshotReaders {
     try {
       return Watched.read(label, identities, this::owner, cache, clock);
     } catch (IOException e) {
-      PrivateWatch p = privates;
-      if (p == null || !String.valueOf(e.getMessage()).startsWith("no repository ")) {
-        throw e;
-      }
-      return p.read(label, Watched.address(label, identities), e);
+      return inSpace(label, e).repo();
     }
   }
 
@@ -244,7 +240,23 @@ public final class PdsAccess implements SnapshotReaders {
 
   /** As {@link #read}, keeping the snapshot it was read from; see {@link Watched#find}. */
   public Watched.Found find(String label) throws IOException {
-    return Watched.find(label, identities, this::owner, cache, clock);
+    try {
+      return Watched.find(label, identities, this::owner, cache, clock);
+    } catch (IOException e) {
+      return inSpace(label, e);
+    }
+  }
+
+  /**
+   * {@code label} read in its owner's space of its name, when a space host is named and reading it
+   * as a public repository found none; else {@code publicMiss} again.
+   */
+  private Watched.Found inSpace(String label, IOException publicMiss) throws IOException {
+    PrivateWatch p = privates;
+    if (p == null || !String.valueOf(publicMiss.getMessage()).startsWith("no repository ")) {
+      throw publicMiss;
+    }
+    return p.find(label, Watched.address(label, identities), publicMiss);
   }
 
   /** Other accounts' repositories, read from their owners' PDSes: where pulls' heads live. */

@@ -63,7 +63,7 @@ public final class PrivateWatch {
    *     such space either
    * @throws IOException saying the runner is not a member, when the space's host says so
    */
-  Watched read(String label, RepoAddress address, IOException publicMiss) throws IOException {
+  Watched.Found find(String label, RepoAddress address, IOException publicMiss) throws IOException {
     SpaceRecords space;
     Snapshot snap;
     try {
@@ -88,12 +88,11 @@ public final class PrivateWatch {
     Watched w = new Watched(found.repo().label(), found.repo().address(), found.repo().id(), true);
     filing.route(
         dev.knotless.runner.check.CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()), space);
-    boolean fresh = spaces.put(w.id(), space) == null;
-    LOG.info("{}: private; read in the space {} as a member", label, space.space());
-    if (fresh) {
+    if (spaces.put(w.id(), space) == null) {
+      LOG.info("{}: private; read in the space {} as a member", label, space.space());
       onNewSpace.run();
     }
-    return w;
+    return new Watched.Found(w, snap);
   }
 
   /**

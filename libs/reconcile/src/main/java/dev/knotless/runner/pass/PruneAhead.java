@@ -45,7 +45,9 @@ public final class PruneAhead {
       return Map.of();
     }
     for (Watched w : repos) {
-      if (!byPrefix.containsKey(CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()))) {
+      // A private repository's checks are in its space, which the public listing does not see.
+      if (!w.privateRepo()
+          && !byPrefix.containsKey(CheckKeys.repoPrefix(w.id().ownerDid(), w.id().repoKey()))) {
         pruner.nothingToPrune(w.stateKey(), clock.instant());
       }
     }

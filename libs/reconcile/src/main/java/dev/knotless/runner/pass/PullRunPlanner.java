@@ -147,7 +147,8 @@ public final class PullRunPlanner {
         Map.of(),
         rkey,
         kind,
-        pulls);
+        pulls,
+        repo.privateRepo());
   }
 
   /**

@@ -256,7 +256,8 @@ public final class RunPlanner {
             runClass,
             w.superseded(),
             asked,
-            rkey);
+            rkey,
+            repo.privateRepo());
     if (runClass == RunClass.ASKED && w.asked() != null && w.asked().writesBack()) {
       // A scheduler that plans it again from the order writes back with its own WriteBack, from
       // the pod's checkout copied back (PodExecutor).

@@ -46,7 +46,7 @@ public final class SpaceNotices {
   private final NotifyRenewals renewals = new NotifyRenewals();
   private final Map<RepoId, Instant> asked = new ConcurrentHashMap<>();
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
-  private final Set<RepoId> named = ConcurrentHashMap.newKeySet();
+  private volatile java.util.function.Predicate<RepoId> named = id -> false;
   private volatile Boolean answering;
   private volatile String cursor;
 
@@ -160,7 +160,12 @@ public final class SpaceNotices {
    * space's writes only to runners its owner invited (runner.md).
    */
   public void namedOnly(Set<RepoId> ids) {
-    named.addAll(ids);
+    namedOnly(Set.copyOf(ids)::contains);
+  }
+
+  /** As {@link #namedOnly(Set)}, for the repositories {@code which} holds, asked at each poll. */
+  public void namedOnly(java.util.function.Predicate<RepoId> which) {
+    named = which;
   }
 
   /** Whether the poll now asks {@code id}'s space itself; if so, it counts as asked now. */
@@ -168,7 +173,7 @@ public final class SpaceNotices {
     Instant now = clock.instant();
     SpaceId space = watched.get().get(id);
     if (space != null
-        && !named.contains(id)
+        && !named.test(id)
         && Boolean.TRUE.equals(answering)
         && renewals.registered(space, now)) {
       Instant last = asked.get(id);

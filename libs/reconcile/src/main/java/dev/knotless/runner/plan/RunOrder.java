@@ -43,6 +43,8 @@ import java.util.regex.Pattern;
  * @param kind what the run checks: a push, a pull or a merge-queue batch
  * @param pulls the pulls merged into {@code base} to make {@code commit}, in order: one for a
  *     pull's run, one or more for a batch's, none for a push's
+ * @param privateRepo whether the repository is private: read in its owner's space as a member, its
+ *     steps counted as private minutes, its check and outputs filed only in that space
  */
 public record RunOrder(
     String label,
@@ -57,10 +59,11 @@ public record RunOrder(
     Map<String, String> asked,
     String checkKey,
     Kind kind,
-    List<Stacked> pulls) {
+    List<Stacked> pulls,
+    boolean privateRepo) {
 
   /** The format's version: {@code major.minor}; readers refuse only another major. */
-  public static final String VERSION = "1.1";
+  public static final String VERSION = "1.2";
 
   /** What a run checks. */
   public enum Kind {
@@ -100,7 +103,7 @@ public record RunOrder(
     }
   }
 
-  /** A push's order. */
+  /** A push's order, of a private repository when {@code privateRepo}. */
   public RunOrder(
       String label,
       String ownerDid,
@@ -112,7 +115,8 @@ public record RunOrder(
       RunClass runClass,
       Superseded superseded,
       Map<String, String> asked,
-      String checkKey) {
+      String checkKey,
+      boolean privateRepo) {
     this(
         label,
         ownerDid,
@@ -126,7 +130,8 @@ public record RunOrder(
         asked,
         checkKey,
         Kind.PUSH,
-        List.of());
+        List.of(),
+        privateRepo);
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -202,6 +207,9 @@ public record RunOrder(
     new java.util.TreeMap<>(asked).forEach(a::put);
     o.put("checkKey", checkKey);
     o.put("kind", kind.json());
+    if (privateRepo) {
+      o.put("private", true);
+    }
     if (!pulls.isEmpty()) {
       com.fasterxml.jackson.databind.node.ArrayNode ps = o.putArray("pulls");
       for (Stacked p : pulls) {
@@ -270,7 +278,20 @@ public record RunOrder(
         asked,
         text(o, "checkKey"),
         kind,
-        pulls(o));
+        pulls(o),
+        privateOf(o));
+  }
+
+  /** Whether the order's repository is private: orders before 1.2 carry no such field. */
+  private static boolean privateOf(JsonNode o) {
+    JsonNode p = o.get("private");
+    if (p == null) {
+      return false;
+    }
+    if (!p.isBoolean()) {
+      throw new IllegalArgumentException("private is not true or false: " + p);
+    }
+    return p.asBoolean();
   }
 
   /** The order's kind: a 1.0 order has none, and is a push's. */

@@ -108,7 +108,8 @@ class MergeOrdersIT {
         Map.of(),
         key,
         RunOrder.Kind.PULL,
-        List.of(new RunOrder.Stacked(uri, head, "refs/heads/" + branch)));
+        List.of(new RunOrder.Stacked(uri, head, "refs/heads/" + branch)),
+        false);
   }
 
   private static String merged(Stage s, String uri, String branch) throws Exception {
@@ -195,7 +196,8 @@ class MergeOrdersIT {
             o.asked(),
             "3kotherkey",
             o.kind(),
-            o.pulls());
+            o.pulls(),
+            false);
     why = refused(s, otherKey);
     assertTrue(why.contains("when queued"), why);
   }
@@ -227,9 +229,8 @@ class MergeOrdersIT {
             Map.of(),
             CheckKeys.queue(s.owner().account.did(), s.key(), MAIN, tip, s.base(), "ci"),
             RunOrder.Kind.BATCH,
-            queued.stream()
-                .map(q -> new RunOrder.Stacked(q.uri(), q.head(), q.headRef()))
-                .toList());
+            queued.stream().map(q -> new RunOrder.Stacked(q.uri(), q.head(), q.headRef())).toList(),
+            false);
     PlannedRun run = s.orders().plan(RunOrder.fromJson(order.toJson()));
     assertEquals(SubjectKind.BATCH, run.request().subjectKind());
     RunSpec spec = run.prepare().prepare();
@@ -253,7 +254,8 @@ class MergeOrdersIT {
             order.asked(),
             order.checkKey(),
             order.kind(),
-            swapped);
+            swapped,
+            false);
     String why = refused(s, reordered);
     assertTrue(why.contains("here, not " + tip), why);
   }

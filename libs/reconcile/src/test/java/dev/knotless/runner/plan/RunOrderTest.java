@@ -15,6 +15,10 @@ class RunOrderTest {
   static final String SHA = "0123456789abcdef0123456789abcdef01234567";
 
   static RunOrder order() {
+    return order(false);
+  }
+
+  static RunOrder order(boolean privateRepo) {
     return new RunOrder(
         "alice.test/app",
         "did:plc:alice",
@@ -26,7 +30,8 @@ class RunOrderTest {
         RunClass.ASKED,
         Superseded.FINISH,
         Map.of("TARGET", "prod"),
-        "3kcheck");
+        "3kcheck",
+        privateRepo);
   }
 
   @Test
@@ -35,8 +40,25 @@ class RunOrderTest {
     String json = o.toJson();
     assertEquals(o, RunOrder.fromJson(json));
     assertFalse(json.contains("run\""), json);
-    assertTrue(json.contains("\"version\":\"1.1\""), json);
+    assertTrue(json.contains("\"version\":\"1.2\""), json);
     assertTrue(json.contains("\"kind\":\"push\""), json);
+    assertFalse(
+        json.contains("private"), "a public repository's order says nothing of it: " + json);
+  }
+
+  @Test
+  void aPrivateRepositorysOrderSaysSoAndAnOlderOrderReadsAsPublic() {
+    RunOrder o = order(true);
+    String json = o.toJson();
+    assertTrue(json.contains("\"private\":true"), json);
+    assertTrue(RunOrder.fromJson(json).privateRepo());
+    assertEquals(o, RunOrder.fromJson(json));
+    assertFalse(RunOrder.fromJson(order().toJson()).privateRepo());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> RunOrder.fromJson(json.replace("\"private\":true", "\"private\":\"yes\"")));
+    assertTrue(e.getMessage().startsWith("private is not true or false"), e.getMessage());
   }
 
   static final String HEAD = "89abcdef0123456789abcdef0123456789abcdef";
@@ -57,7 +79,8 @@ class RunOrderTest {
         Map.of(),
         "3kpullcheck",
         RunOrder.Kind.PULL,
-        List.of(new RunOrder.Stacked(PULL, HEAD, "refs/heads/feature")));
+        List.of(new RunOrder.Stacked(PULL, HEAD, "refs/heads/feature")),
+        false);
   }
 
   static RunOrder batch() {
@@ -76,7 +99,8 @@ class RunOrderTest {
         RunOrder.Kind.BATCH,
         List.of(
             new RunOrder.Stacked(PULL, HEAD, "refs/heads/feature"),
-            new RunOrder.Stacked(PULL + "2", BASE, "refs/heads/other")));
+            new RunOrder.Stacked(PULL + "2", BASE, "refs/heads/other")),
+        false);
   }
 
   @Test
@@ -96,7 +120,7 @@ class RunOrderTest {
     String v10 =
         order()
             .toJson()
-            .replace("\"version\":\"1.1\"", "\"version\":\"1.0\"")
+            .replace("\"version\":\"1.2\"", "\"version\":\"1.0\"")
             .replace(",\"kind\":\"push\"", "");
     assertFalse(v10.contains("kind"), v10);
     RunOrder read = RunOrder.fromJson(v10);
@@ -158,13 +182,13 @@ class RunOrderTest {
   @Test
   void aNewerMinorVersionWithFieldsThisReaderDoesNotKnowIsRead() {
     String json =
-        order().toJson().replace("\"version\":\"1.1\"", "\"version\":\"1.7\",\"later\":{\"x\":1}");
+        order().toJson().replace("\"version\":\"1.2\"", "\"version\":\"1.7\",\"later\":{\"x\":1}");
     assertEquals(order(), RunOrder.fromJson(json));
   }
 
   @Test
   void anotherMajorVersionOrABadFieldIsRefusedByName() {
-    String v2 = order().toJson().replace("\"version\":\"1.1\"", "\"version\":\"2.0\"");
+    String v2 = order().toJson().replace("\"version\":\"1.2\"", "\"version\":\"2.0\"");
     assertTrue(
         assertThrows(IllegalArgumentException.class, () -> RunOrder.fromJson(v2))
             .getMessage()

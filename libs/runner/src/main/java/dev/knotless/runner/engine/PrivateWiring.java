@@ -21,10 +21,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Private repositories in the all-in-one: where their spaces are, the poll of their writes and,
- * with an appview, the word of them it passes on ({@link SpaceNotices}).
+ * Private repositories: where their spaces are, the poll of their writes and, with an appview, the
+ * word of them it passes on ({@link SpaceNotices}). The all-in-one hears of every private
+ * repository it watches; a reconciler of the distributed shape only of those whose doorbell
+ * partition it holds, so each space is polled by one replica.
  */
-final class PrivateWiring {
+public final class PrivateWiring {
   private static final Logger LOG = LoggerFactory.getLogger(PrivateWiring.class);
 
   /** How often registrations are looked at; each is made again when {@code NotifyRenewals} says. */
@@ -49,7 +51,7 @@ final class PrivateWiring {
    * checks through {@code filer}'s spaces; null when no host is named (no released PDS keeps spaces
    * yet, so none is asked then).
    */
-  static PrivateWatch begin(Map<String, String> env, PdsAccess access, CheckFiler filer) {
+  public static PrivateWatch begin(Map<String, String> env, PdsAccess access, CheckFiler filer) {
     String host = env.get(PrivateRepos.HOST_ENV);
     if (host == null || host.isBlank()) {
       return null;
@@ -72,6 +74,32 @@ final class PrivateWiring {
       XrpcClient runner,
       java.util.Set<RepoId> named,
       Consumer<RepoId> ring) {
+    polling(
+        timers,
+        poll,
+        watch,
+        appview,
+        runner,
+        java.util.Set.copyOf(named)::contains,
+        id -> true,
+        ring);
+  }
+
+  /**
+   * As {@link #polling(ScheduledExecutorService, Duration, PrivateWatch, URI, XrpcClient,
+   * java.util.Set, Consumer)}, the repositories asked at every poll being those {@code named}
+   * holds, and hearing only of the repositories {@code mine} holds: each space is asked, and each
+   * word of a write passed on, by the one process whose repositories they are.
+   */
+  public static void polling(
+      ScheduledExecutorService timers,
+      Duration poll,
+      PrivateWatch watch,
+      URI appview,
+      XrpcClient runner,
+      java.util.function.Predicate<RepoId> named,
+      java.util.function.Predicate<RepoId> mine,
+      Consumer<RepoId> ring) {
     if (watch == null) {
       return;
     }
@@ -82,7 +110,9 @@ final class PrivateWiring {
     timers.scheduleWithFixedDelay(
         () -> {
           try {
-            watch.poll(id -> notices == null || notices.askNow(id)).forEach(ring);
+            watch
+                .poll(id -> mine.test(id) && (notices == null || notices.askNow(id)))
+                .forEach(ring);
           } catch (RuntimeException e) {
             LOG.warn(
                 "asking private repositories' spaces what was written failed: {}", e.toString());
@@ -124,7 +154,7 @@ final class PrivateWiring {
                     }
                     continue;
                   }
-                  notices.awaitOnce().forEach(ring);
+                  notices.awaitOnce().stream().filter(mine).forEach(ring);
                   backoff = again.toMillis();
                   // An appview that answers at once every time is not asked more than four
                   // times a second.

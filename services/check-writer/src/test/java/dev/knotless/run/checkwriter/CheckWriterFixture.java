@@ -169,7 +169,7 @@ final class CheckWriterFixture {
 
     RunEvent filed() {
       return new RunEvent.Filed(
-          key, tick(), OWNER, REPO, "refs/heads/main", null, commit, null, workflow, null);
+          key, tick(), OWNER, REPO, "refs/heads/main", null, commit, null, workflow, null, false);
     }
 
     RunEvent started() {

@@ -119,7 +119,8 @@ class CheckWriterIT {
             "f".repeat(40),
             null,
             "real",
-            null);
+            null,
+            false);
     RunEvent.Filed otherWorkflow =
         new RunEvent.Filed(
             real.key,
@@ -131,7 +132,8 @@ class CheckWriterIT {
             real.commit,
             null,
             "deploy",
-            null);
+            null,
+            false);
     Run lone = new Run("lone-success");
     success.add(otherCommit);
     success.add(otherWorkflow);

@@ -56,25 +56,31 @@ public final class EventReports implements RunReports {
   @FunctionalInterface
   public interface OutputUploads {
     /** Uploads nothing: the runs' checks are filed without outputs. */
-    OutputUploads NONE = files -> List.of();
+    OutputUploads NONE = (run, files) -> List.of();
 
     /**
-     * Uploads {@code files} (as {@link CheckFiler#uploadOutputBlobs} does for the all-in-one).
+     * Uploads {@code files} of {@code run} (as {@link CheckFiler#uploadOutputBlobs} does for the
+     * all-in-one).
      *
      * @return each image uploaded, in the order given; files that are not images are left out
-     * @throws IOException when the PDS did not take them
+     * @throws IOException when the PDS (or a private repository's space) did not take them
      */
-    List<RunEvent.ImageOutput> upload(List<RunResult.OutputFile> files) throws IOException;
+    List<RunEvent.ImageOutput> upload(PlannedRun run, List<RunResult.OutputFile> files)
+        throws IOException;
 
-    /** Uploads with {@code filer}, the runner's own account. */
+    /**
+     * Uploads with {@code filer}: the runner's own account, or a private repository's space where
+     * the filer has it routed.
+     */
     static OutputUploads to(CheckFiler filer) {
-      return files -> {
+      return (run, files) -> {
         List<CheckFiler.NamedBytes> named = new ArrayList<>();
         for (RunResult.OutputFile f : files) {
           named.add(new CheckFiler.NamedBytes(f.name(), f.bytes()));
         }
         List<RunEvent.ImageOutput> out = new ArrayList<>();
-        for (CheckFiler.UploadedOutput o : filer.uploadOutputBlobs(named)) {
+        for (CheckFiler.UploadedOutput o :
+            filer.uploadOutputBlobs(run.rkey(), run.request().privateRepo(), named)) {
           out.add(
               new RunEvent.ImageOutput(
                   o.name(), o.image().cid(), o.image().mimeType(), o.image().size()));
@@ -150,7 +156,8 @@ public final class EventReports implements RunReports {
         c.commit(),
         c.baseCommit(),
         c.workflow(),
-        c.repo());
+        c.repo(),
+        run.request().privateRepo());
   }
 
   @Override
@@ -208,7 +215,7 @@ public final class EventReports implements RunReports {
     List<RunEvent.ImageOutput> outputs = List.of();
     if (!result.outputs().isEmpty()) {
       try {
-        outputs = uploads.upload(result.outputs());
+        outputs = uploads.upload(run, result.outputs());
       } catch (IOException e) {
         // The check is filed all the same, its log saying what it lacks.
         byte[] line =

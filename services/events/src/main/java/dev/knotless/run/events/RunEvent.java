@@ -44,6 +44,8 @@ public sealed interface RunEvent {
    * @param workflow the workflow's name
    * @param repoUri the repository record's AT-URI as checks name it (keyed by the repository's
    *     name); null in events from before it was carried, where the key stands in
+   * @param privateRepo whether the repository is private: its check, log and outputs are filed only
+   *     in its owner's space of its name; left out of the JSON when false
    */
   record Filed(
       String checkKey,
@@ -55,8 +57,23 @@ public sealed interface RunEvent {
       String commit,
       String baseCommit,
       String workflow,
-      String repoUri)
-      implements RunEvent {}
+      String repoUri,
+      @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean privateRepo)
+      implements RunEvent {
+
+    /** The canonical constructor, which reads the JSON. */
+    @JsonCreator
+    public Filed {}
+
+    /** The repository's name, from {@code repoUri}, or null when the event carries none. */
+    public String repoName() {
+      if (repoUri == null) {
+        return null;
+      }
+      int slash = repoUri.lastIndexOf('/');
+      return slash < 0 ? null : repoUri.substring(slash + 1);
+    }
+  }
 
   /** The run took a job and began. */
   record Started(String checkKey, Instant at) implements RunEvent {}

@@ -118,7 +118,7 @@ class EventReportsTest {
             events::add,
             QUEUE,
             Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
-            files -> {
+            (run, files) -> {
               List<RunEvent.ImageOutput> out = new ArrayList<>();
               for (RunResult.OutputFile f : files) {
                 uploaded.add(f.name());
@@ -161,7 +161,7 @@ class EventReportsTest {
             events::add,
             QUEUE,
             Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
-            files -> {
+            (run, files) -> {
               throw new java.io.IOException("uploadBlob: 413 BlobTooLarge");
             });
     PlannedRun run = run();

@@ -41,6 +41,7 @@ public final class LocalDistributed implements AutoCloseable {
   private boolean discover;
   private Path secretsKey;
   private java.net.URI traces;
+  private java.net.URI spaceHost;
 
   private LocalDistributed(
       Path root, Path dir, KafkaBroker broker, EmbeddedPg pg, PdsInstance pds, Account runner) {
@@ -135,6 +136,15 @@ public final class LocalDistributed implements AutoCloseable {
     return add(
         launch(
             "ingester", "ingester", s, Map.of("QUARKUS_DATASOURCE_PASSWORD", "postgres"), false));
+  }
+
+  /**
+   * Has services started from now on read private repositories in their owners' spaces on {@code
+   * host} ({@code KNOTLESS_SPACE_HOST}, in their environment as the all-in-one's).
+   */
+  public LocalDistributed withSpaceHost(java.net.URI host) {
+    this.spaceHost = host;
+    return this;
   }
 
   /**
@@ -420,6 +430,9 @@ public final class LocalDistributed implements AutoCloseable {
     Map<String, String> env = new HashMap<>();
     env.put("KNOTLESS_IDENTIFIER", runner.handle());
     env.put("KNOTLESS_PASSWORD", runner.password());
+    if (spaceHost != null) {
+      env.put("KNOTLESS_SPACE_HOST", spaceHost.toString());
+    }
     return env;
   }
 

@@ -28,10 +28,23 @@ public final class OwnerRepo {
   public final Account account;
   public final XrpcClient client;
   public final RepoAddress address;
+
+  /** The owner's space client, for a private repository (else null). */
+  public final dev.knotless.atproto.space.XrpcSpaceClient spaces;
+
+  /** The private repository's space (else null). */
+  public final dev.knotless.atproto.space.SpaceId space;
+
   private final Path work;
   private final Pusher pusher;
 
   public OwnerRepo(Account account, java.net.URI pds, String name, Path dir) throws IOException {
+    this(account, pds, null, name, dir);
+  }
+
+  private OwnerRepo(
+      Account account, java.net.URI pds, java.net.URI spaceHost, String name, Path dir)
+      throws IOException {
     this.account = account;
     this.client = XrpcClient.create(pds);
     client.login(account.handle(), account.password());
@@ -39,8 +52,29 @@ public final class OwnerRepo {
     this.work = dir.resolve("work");
     Files.createDirectories(work);
     StorageCache cache = StorageCache.at(dir.resolve("cache"), Clock.systemUTC());
-    this.pusher = new Pusher(client, cache, Clock.systemUTC(), Settings.defaults().claimGrace());
+    dev.knotless.atproto.RecordStore store = client;
+    if (spaceHost == null) {
+      spaces = null;
+      space = null;
+    } else {
+      spaces =
+          new dev.knotless.atproto.space.XrpcSpaceClient(
+              XrpcClient.create(spaceHost), client, Clock.systemUTC());
+      space = new dev.knotless.atproto.space.SpaceId(account.did(), name);
+      store = new dev.knotless.atproto.space.SpaceRecords(spaces, space, spaceHost);
+    }
+    this.pusher = new Pusher(store, cache, Clock.systemUTC(), Settings.defaults().claimGrace());
     git("init", "-q", "-b", "main");
+  }
+
+  /**
+   * The private repository {@code name}, made already ({@code knotless create --private}) in the
+   * owner's space of that name on {@code spaceHost}: pushed into the owner's repo there.
+   */
+  public static OwnerRepo inSpace(
+      Account account, java.net.URI pds, java.net.URI spaceHost, String name, Path dir)
+      throws IOException {
+    return new OwnerRepo(account, pds, spaceHost, name, dir);
   }
 
   /** Has a push that makes the repository write {@code runners} into its record. */
@@ -96,6 +130,14 @@ public final class OwnerRepo {
 
   /** The repository's key, from its record. */
   public String key() throws IOException {
+    if (spaces != null) {
+      return spaces
+          .getRecord(space, account.did(), "dev.knotless.repo", address.name())
+          .orElseThrow(() -> new IOException("no repository " + address.name() + " in " + space))
+          .value()
+          .path("key")
+          .asText();
+    }
     return client
         .getRecord(account.did(), "dev.knotless.repo", address.name())
         .value()

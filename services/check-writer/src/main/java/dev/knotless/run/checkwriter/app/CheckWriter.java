@@ -190,6 +190,12 @@ public class CheckWriter {
       if (refused.isPresent()) {
         return refused;
       }
+      try {
+        routed(f);
+      } catch (IOException e) {
+        // Nothing of a private repository may land in the runner's public account instead.
+        return Optional.of(e.getMessage());
+      }
       if (kept.filed().isPresent()) {
         // Events of one check come in order, so all of the earlier run's are behind us.
         LOG.infof("the check is filed again for a new run; what was kept of the last goes");
@@ -262,7 +268,7 @@ public class CheckWriter {
       finalSends(key, l);
     }
     CheckFiler filer = session.filer();
-    BlobRef blob = filer.uploadLog(log);
+    BlobRef blob = filer.uploadLog(key, log);
     try {
       file(key, l.progress.record(blob), e);
     } catch (XrpcException x) {
@@ -354,15 +360,19 @@ public class CheckWriter {
   }
 
   /** The check as kept, into this replica's memory, with a feed that sends no line twice. */
-  private Live load(PgCheckLedger.Kept kept, String key) throws SQLException {
+  private Live load(PgCheckLedger.Kept kept, String key) throws SQLException, IOException {
     Live l = new Live();
     for (String json : kept.filed().stream().toList()) {
-      l.progress = CheckProgress.filed((RunEvent.Filed) RunEventJson.decode(json));
+      RunEvent.Filed f = (RunEvent.Filed) RunEventJson.decode(json);
+      // Taken over from another replica or a restart: a private check's space is known again.
+      routed(f);
+      l.progress = CheckProgress.filed(f);
     }
     for (String json : kept.events()) {
       l.progress = l.progress.apply(RunEventJson.decode(json));
     }
-    if (appview.isPresent()) {
+    // A private run's output is not sent to the appview, which keeps what it is sent in public.
+    if (appview.isPresent() && !l.progress.filed().privateRepo()) {
       // Events carry masked bytes already, so the feed's own mask has nothing left to do.
       HoldBuffer hold = new HoldBuffer();
       l.feed = new OutputFeed(UnaryOperator.identity(), Pieces.MAX_PIECE_BYTES, hold);
@@ -378,6 +388,13 @@ public class CheckWriter {
     l.keptEvents = kept.events().size();
     live.put(key, l);
     return l;
+  }
+
+  /** Files a private repository's checks into its space, which its {@code filed} event names. */
+  private void routed(RunEvent.Filed f) throws IOException {
+    if (f.privateRepo()) {
+      session.routes().route(f.ownerDid(), f.repoKey(), f.repoName());
+    }
   }
 
   private static String type(RunEvent e) {

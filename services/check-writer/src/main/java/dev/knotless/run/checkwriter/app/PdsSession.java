@@ -36,6 +36,7 @@ public class PdsSession {
   private final Map<String, CachedToken> tokens = new ConcurrentHashMap<>();
   private XrpcClient client;
   private CheckFiler filer;
+  private dev.knotless.runner.filing.SpaceRoutes routes;
 
   private final javax.sql.DataSource db;
 
@@ -133,6 +134,24 @@ public class PdsSession {
     // The PDS makes them good for a minute; half that leaves room for clocks and slow calls.
     tokens.put(cacheKey, new CachedToken(token, Instant.now().plus(TOKEN_REUSE)));
     return token;
+  }
+
+  /**
+   * Where private repositories' checks go: the space host {@code KNOTLESS_SPACE_HOST} names, as the
+   * all-in-one finds it, asked as the runner (logging in first if it has not yet).
+   */
+  public synchronized dev.knotless.runner.filing.SpaceRoutes routes() throws IOException {
+    if (routes == null) {
+      CheckFiler f = filer();
+      String host = System.getenv(dev.knotless.storage.PrivateRepos.HOST_ENV);
+      routes =
+          dev.knotless.runner.filing.SpaceRoutes.of(
+              host == null || host.isBlank() ? null : URI.create(host.strip()),
+              client,
+              f,
+              Clock.systemUTC());
+    }
+    return routes;
   }
 
   /** The filer if logged in already. */

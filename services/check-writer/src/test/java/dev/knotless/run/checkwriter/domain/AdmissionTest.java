@@ -23,7 +23,8 @@ class AdmissionTest {
         commit,
         null,
         workflow,
-        null);
+        null,
+        false);
   }
 
   @Test

@@ -17,7 +17,17 @@ class CheckProgressTest {
   private static final String KEY = "k";
   private static final RunEvent.Filed FILED =
       new RunEvent.Filed(
-          KEY, T0, "did:plc:owner", "3krepo", "refs/heads/main", null, "c1", null, "ci", null);
+          KEY,
+          T0,
+          "did:plc:owner",
+          "3krepo",
+          "refs/heads/main",
+          null,
+          "c1",
+          null,
+          "ci",
+          null,
+          false);
 
   @Test
   void aFiledRunIsAQueuedCheckOfItsRepository() {

@@ -9,6 +9,7 @@ import dev.knotless.runner.discover.Discoverer;
 import dev.knotless.runner.discover.RepoList;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.engine.PrivateWiring;
 import dev.knotless.runner.engine.QueueWiring;
 import dev.knotless.runner.engine.SealedStart;
 import dev.knotless.runner.filing.CheckFiler;
@@ -61,7 +62,20 @@ public class PassWiring {
             t.setDaemon(true);
             return t;
           });
+  private final ScheduledExecutorService spaces =
+      Executors.newScheduledThreadPool(
+          1,
+          r -> {
+            Thread t = new Thread(r, "private-spaces");
+            t.setDaemon(true);
+            return t;
+          });
   private volatile Discoverer discoverer;
+
+  /** Who holds which doorbell partition: each private space is polled by its repository's. */
+  @jakarta.inject.Inject
+  @io.smallrye.common.annotation.Identifier("doorbells-rebalance")
+  jakarta.inject.Provider<dev.knotless.run.reconciler.adapter.kafka.AssignedDoors> assigned;
 
   @Produces
   @Singleton
@@ -91,6 +105,9 @@ public class PassWiring {
             new dev.knotless.runner.state.pg.PgOAuthSessions(db));
     XrpcClient runnerClient = access.runner();
     StorageCache cache = access.cache();
+    CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
+    // Before anything is read: a private repository's checks go to its space from its first read.
+    dev.knotless.runner.pass.PrivateWatch privates = PrivateWiring.begin(env, access, filer);
 
     Watching watching =
         new Watching(
@@ -128,7 +145,6 @@ public class PassWiring {
       throw new IOException("the watched repositories cannot be written: " + e.getMessage(), e);
     }
 
-    CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
     RunPlanner planner =
         RunPlanner.forRunner(
             new RunPlanner.Settings(
@@ -157,7 +173,7 @@ public class PassWiring {
     dev.knotless.runner.pass.PruneAhead.skipEmpty(reads.read(), filer, extras.pruner(), clock);
     RepoPass pass =
         new RepoPass(
-            access::ownerOf,
+            access::storeOf,
             access,
             state,
             filer,
@@ -192,10 +208,52 @@ public class PassWiring {
               watching);
       watching.discoverWith(discoverer);
       pass.discovering(watching::found, runnerClient.did());
+      // A private repository found is judged by its record in its space; one passed over is not
+      // polled.
+      discoverer.readingRecordsFrom(
+          access::storeOf,
+          w -> {
+            if (privates != null && w.privateRepo()) {
+              privates.forget(w.id());
+            }
+          },
+          privates != null);
       // What was found before is watched before the appview is asked, which may be down.
       Discoverer d = discoverer;
       sweeps.execute(d::fromState);
       sweeps.scheduleWithFixedDelay(d::sweep, 0, config.sweep().toSeconds(), TimeUnit.SECONDS);
+      // The runner's invites, read by the replica holding the partition of their key, from the
+      // cursor the state keeps for every replica.
+      String invitesKey = "invites/" + runnerClient.did();
+      dev.knotless.runner.engine.InviteWiring.reading(
+          spaces,
+          config.sweep(),
+          appview,
+          access,
+          state,
+          d,
+          () -> assigned.get().holds(invitesKey));
+    }
+    Discoverer found = discoverer;
+    if (privates != null) {
+      // Each space is asked by the replica holding its repository's doorbell partition, so by one
+      // at a time; a write heard rings the door through the topic, to that same replica.
+      LOG.infof(
+          "private repositories are read on the space host %s; each is asked every %d s",
+          env.get(dev.knotless.storage.PrivateRepos.HOST_ENV).strip(), config.poll().toSeconds());
+      watching.leavingSpaces(privates::forget);
+      PrivateWiring.polling(
+          spaces,
+          config.poll(),
+          privates,
+          config.appview().orElse(null),
+          runnerClient,
+          // One found by an invite is heard through the appview; any other, like a repository
+          // named on the all-in-one's command line, may have no invite, so its space is asked at
+          // every poll.
+          id -> found == null || !found.found(id),
+          id -> assigned.get().holds(id),
+          id -> queuer.ring(id, Doorbell.frame("com.atproto.space.listRepos")));
     }
     return new WiredPass(pass, watching);
   }
@@ -274,6 +332,7 @@ public class PassWiring {
   @PreDestroy
   void stop() {
     sweeps.shutdownNow();
+    spaces.shutdownNow();
     if (discoverer != null) {
       discoverer.close();
     }

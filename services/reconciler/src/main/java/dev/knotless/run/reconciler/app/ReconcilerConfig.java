@@ -18,6 +18,14 @@ public interface ReconcilerConfig {
   @WithDefault("600s")
   Duration sweep();
 
+  /**
+   * How often each private repository's space is asked what was written (as the all-in-one's {@code
+   * --poll}), by the reconciler holding the repository's doorbell partition; only with a space host
+   * ({@code KNOTLESS_SPACE_HOST}).
+   */
+  @WithDefault("10s")
+  Duration poll();
+
   /** The PDS passes read from, checked by readiness; unset leaves that check out. */
   Optional<URI> pds();
 

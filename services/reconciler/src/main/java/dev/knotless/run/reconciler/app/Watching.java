@@ -37,12 +37,18 @@ public final class Watching implements Discoverer.Watcher {
   private final Map<RepoId, Watched> read = new ConcurrentHashMap<>();
   private final Set<RepoId> discovered = ConcurrentHashMap.newKeySet();
   private volatile Discoverer discoverer;
+  private volatile Consumer<RepoId> leavingSpace = id -> {};
 
   Watching(WatchedTable table, PullHeadsTable heads, Reader reader, Consumer<RepoId> ring) {
     this.table = table;
     this.heads = heads;
     this.reader = reader;
     this.ring = ring;
+  }
+
+  /** Tells {@code forget} of each repository left, so a private one's space is asked no more. */
+  void leavingSpaces(Consumer<RepoId> forget) {
+    this.leavingSpace = forget;
   }
 
   void discoverWith(Discoverer d) {
@@ -126,6 +132,7 @@ public final class Watching implements Discoverer.Watcher {
   /** Stops watching a repository a pass left or found deleted. */
   public void leave(RepoId id) {
     read.remove(id);
+    leavingSpace.accept(id);
     discovered.remove(id);
     if (discoverer != null) {
       discoverer.forget(id);

@@ -189,6 +189,12 @@ public class PodRuns {
     } else {
       LOG.info("no knotless.scheduler.secrets-key-file: owners' sealed secrets are not opened");
     }
+    // The outputs are in this process's memory: it uploads them as the runner, a private
+    // repository's into its space, which reading the repository there (OrderPlanner) routes.
+    CheckFiler outputs = new CheckFiler(new RetryingWrites(access.runner()));
+    if (dev.knotless.runner.engine.PrivateWiring.begin(env, access, outputs) != null) {
+      LOG.info("private repositories are read in their spaces on KNOTLESS_SPACE_HOST");
+    }
     executor =
         pods.open(podSettings, new ExecutorContext(runnerDid, config.work(), clock, Map.of()));
     executor.observe(
@@ -242,9 +248,8 @@ public class PodRuns {
               }
             },
             clock,
-            // The outputs are in this process's memory: it uploads them as the runner, and the
-            // check-writer files the check naming them.
-            EventReports.OutputUploads.to(new CheckFiler(new RetryingWrites(access.runner()))),
+            // The check-writer files the check naming them.
+            EventReports.OutputUploads.to(outputs),
             // A trusted pull's pass, for the push that merges it (the reconcilers' passes read it).
             (repo, passed) -> repoStates.update(repo, s -> s.withPassed(passed)));
     usage = PodUsage.open(config, db, runnerDid, access.runner(), clock);

@@ -74,6 +74,9 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
   /** Partitions held whose repositories were not all rung: they cannot be handed over cleanly. */
   private final Set<Integer> unrung = ConcurrentHashMap.newKeySet();
 
+  /** How many doorbell partitions there are, once any was given (0 before). */
+  private volatile int partitions;
+
   private final ExecutorService ringer =
       Executors.newSingleThreadExecutor(r -> new Thread(r, "assigned-doors"));
 
@@ -97,6 +100,20 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
     return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
   }
 
+  /**
+   * Whether this reconciler holds {@code repo}'s doorbell partition now: the one to ask its space
+   * what was written, if it is private.
+   */
+  public boolean holds(RepoId repo) {
+    return holds(repo.toString());
+  }
+
+  /** Whether this reconciler holds the doorbell partition a message keyed {@code key} lands on. */
+  public boolean holds(String key) {
+    int n = partitions;
+    return n > 0 && owned.contains(partitionOf(key, n));
+  }
+
   @Override
   public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> assigned) {
     if (assigned.isEmpty()) {
@@ -104,6 +121,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
     }
     String topic = assigned.iterator().next().topic();
     int partitions = consumer.partitionsFor(topic).size();
+    this.partitions = partitions;
     Set<Integer> whole = new HashSet<>();
     Set<Integer> handed = new HashSet<>();
     try {
