@@ -50,6 +50,8 @@ public final class PodExecutor implements Executor {
   private final Live live = new Live();
   private final Map<String, String> adoptable = new ConcurrentHashMap<>();
   private volatile PodObserver observer = PodObserver.NONE;
+  private volatile boolean cachesOnNode;
+  private volatile String cacheNode;
 
   /**
    * @param api the API server, bound to the namespace runs go in
@@ -124,8 +126,14 @@ public final class PodExecutor implements Executor {
                 RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
                 String runKey = RunKey.of(s);
                 String adopted = runKey.isEmpty() ? null : adoptable.remove(runKey);
-                PodCaches c = PodCaches.of(caches, s, paths);
+                PodCaches c = PodCaches.of(caches, s, paths, cachesOnNode, cacheNode);
                 cached.set(c);
+                if (c != null && c.mounted() && adopted != null) {
+                  String old = runOfPod(adopted);
+                  if (old != null) {
+                    c.adoptedOverlaysOf(old);
+                  }
+                }
                 PodHost h =
                     adopted == null
                         ? new PodHost(api, pod, s, paths, live, false, observer, copyBack, c)
@@ -156,6 +164,30 @@ public final class PodExecutor implements Executor {
     System.arraycopy(a, 0, all, 0, a.length);
     System.arraycopy(b, 0, all, a.length, b.length);
     return all;
+  }
+
+  /**
+   * Keeps the caches on the node this runner runs on, {@code node} (null where the cluster has one
+   * node): each run's overlays are mounted there before its pod is made, the pod is held to that
+   * node and gets them as hostPath volumes, and nothing is copied ({@link PodCaches}). The runner
+   * must then see the node's directory at the same path as the kubelet does, and its mounts must
+   * reach the node's (in a pod, mount propagation {@code Bidirectional}).
+   */
+  public void keepCachesOnNode(String node) {
+    this.cacheNode = node;
+    this.cachesOnNode = true;
+  }
+
+  /** The run under the store's {@code runs/} whose pod is {@code pod}, or null. */
+  private String runOfPod(String pod) {
+    try (var runs = java.nio.file.Files.list(caches.root().resolve("runs"))) {
+      return runs.map(p -> p.getFileName().toString())
+          .filter(r -> RunPod.podName(r).equals(pod))
+          .findFirst()
+          .orElse(null);
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /** Has {@code observer} hear how the pods of runs started from now on start. */
@@ -223,7 +255,8 @@ public final class PodExecutor implements Executor {
     sweepPods();
     if (caches != null) {
       // After the pods: a run that is not going leaves overlays and layers here to remove.
-      caches.removeLeftovers();
+      // Overlays a pod waiting to be adopted has as volumes stay until its run ends.
+      caches.removeLeftovers(run -> adoptable.containsValue(RunPod.podName(run)));
     }
   }
 
