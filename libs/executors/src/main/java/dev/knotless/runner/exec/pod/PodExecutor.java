@@ -255,8 +255,9 @@ public final class PodExecutor implements Executor {
     sweepPods();
     if (caches != null) {
       // After the pods: a run that is not going leaves overlays and layers here to remove.
-      // Overlays a pod waiting to be adopted has as volumes stay until its run ends.
-      caches.removeLeftovers(run -> adoptable.containsValue(RunPod.podName(run)));
+      // On the node, overlays a pod waiting to be adopted has as volumes stay until its run ends;
+      // by copy the pod holds files, and a stopped run's overlays go at once.
+      caches.removeLeftovers(run -> cachesOnNode && adoptable.containsValue(RunPod.podName(run)));
     }
   }
 
