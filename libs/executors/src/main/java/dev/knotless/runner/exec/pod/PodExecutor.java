@@ -49,6 +49,8 @@ public final class PodExecutor implements Executor {
   private final DiskFloor floor;
   private final Live live = new Live();
   private final Map<String, String> adoptable = new ConcurrentHashMap<>();
+  // Pods adopted by a run going now: on the node, their volumes are a stopped run's overlays.
+  private final Set<String> adopting = ConcurrentHashMap.newKeySet();
   private volatile PodObserver observer = PodObserver.NONE;
   private volatile boolean cachesOnNode;
   private volatile String cacheNode;
@@ -99,6 +101,7 @@ public final class PodExecutor implements Executor {
     boolean copyBack = afterSteps != AfterSteps.NONE;
     AtomicReference<PodHost> host = new AtomicReference<>();
     AtomicReference<PodCaches> cached = new AtomicReference<>();
+    AtomicReference<String> adoptedPod = new AtomicReference<>();
     RunResult result = null;
     try {
       result =
@@ -125,7 +128,14 @@ public final class PodExecutor implements Executor {
               (s, paths) -> {
                 RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
                 String runKey = RunKey.of(s);
-                String adopted = runKey.isEmpty() ? null : adoptable.remove(runKey);
+                String offered = runKey.isEmpty() ? null : adoptable.get(runKey);
+                String adopted = null;
+                if (offered != null) {
+                  // Counted as adopting before it leaves adoptable: a sweep between spares it.
+                  adopting.add(offered);
+                  adoptedPod.set(offered);
+                  adopted = adoptable.remove(runKey);
+                }
                 PodCaches c = PodCaches.of(caches, s, paths, cachesOnNode, cacheNode);
                 cached.set(c);
                 if (c != null && c.mounted() && adopted != null) {
@@ -145,6 +155,10 @@ public final class PodExecutor implements Executor {
     } finally {
       if (result == null) {
         finishCaches(cached.get(), null);
+      }
+      String pod = adoptedPod.get();
+      if (pod != null) {
+        adopting.remove(pod);
       }
     }
     return result;
@@ -257,7 +271,11 @@ public final class PodExecutor implements Executor {
       // After the pods: a run that is not going leaves overlays and layers here to remove.
       // On the node, overlays a pod waiting to be adopted has as volumes stay until its run ends;
       // by copy the pod holds files, and a stopped run's overlays go at once.
-      caches.removeLeftovers(run -> cachesOnNode && adoptable.containsValue(RunPod.podName(run)));
+      caches.removeLeftovers(
+          run ->
+              cachesOnNode
+                  && (adoptable.containsValue(RunPod.podName(run))
+                      || adopting.contains(RunPod.podName(run))));
     }
   }
 

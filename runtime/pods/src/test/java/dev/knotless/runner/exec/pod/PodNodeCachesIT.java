@@ -235,7 +235,23 @@ class PodNodeCachesIT {
     restarted.adopt(Map.of("node-cache-key", name));
     restarted.removeLeftovers();
     assertEquals(1, mountsUnder(cacheDir).size(), "the adopted pod's overlay is spared");
-    var adopted = CompletableFuture.supplyAsync(() -> restarted.run(spec, new RunCancellation()));
+    CountDownLatch following = new CountDownLatch(1);
+    var adopted =
+        CompletableFuture.supplyAsync(
+            () ->
+                restarted.run(
+                    spec,
+                    new RunCancellation(),
+                    RunListener.lines(
+                        line -> {
+                          if (line.equals("ready")) {
+                            following.countDown();
+                          }
+                        })));
+    assertTrue(following.await(2, TimeUnit.MINUTES), "the adopter never followed the step");
+    // A sweep while the adopted run goes (the scheduler sweeps every few seconds) spares it too.
+    restarted.removeLeftovers();
+    assertEquals(1, mountsUnder(cacheDir).size(), "the adopted run's overlay is spared");
     try (var exec =
         cluster
             .client
