@@ -20,14 +20,17 @@ import java.util.Map;
 
 /**
  * {@link CacheBench}'s build on pods: the pod executor against the Fabric8 mock API server and the
- * test kubelet (each pod a container on the local daemon, under gVisor), its caches kept on the
- * runner's disk and copied into each pod as its checkout is. Each iteration's workflow runs cold,
- * as a push to the default branch that makes 10,000 files and promotes them (copied back out of the
- * pod first), then warm, finding them in the copy the pod was given. Prints the runs and the cold
- * run's time over the warm run's beside the goal of 3.
+ * test kubelet (each pod a container on the local daemon, under gVisor). By default its caches are
+ * kept on the node ({@link PodExecutor#keepCachesOnNode}): each run's overlay is mounted on this
+ * machine and bound into the pod as a hostPath volume, nothing copied; with {@code copy} they are
+ * kept on the runner's disk and copied into each pod as its checkout is, and back out after a pass.
+ * Each iteration's workflow runs cold, as a push to the default branch that makes 10,000 files and
+ * promotes them, then warm, finding them. A run of an empty step with the same cache gives what a
+ * pod costs with no work in it. Prints the runs and the cold run's time over the warm run's beside
+ * the goal of 3.
  *
- * <p>Runs as root (overlay mounts on the runner's side). Usage: {@code bin/bench PodCache
- * [iterations (3)] [sandbox (gVisor, the default) | trusted (runc)]}.
+ * <p>Runs as root (overlay mounts). Usage: {@code bin/bench PodCache [iterations (3)] [sandbox
+ * (gVisor, the default) | trusted (runc)] [node (the default) | copy]}.
  */
 public final class PodCacheBench {
 
@@ -54,6 +57,7 @@ public final class PodCacheBench {
   public static void main(String[] args) throws Exception {
     int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 3;
     boolean trusted = args.length > 1 && args[1].equals("trusted");
+    boolean copy = args.length > 2 && args[2].equals("copy");
     String runtime = trusted ? LocalDocker.TRUSTED_RUNTIME : LocalDocker.SANDBOX_RUNTIME;
     LocalDocker.ensure();
     Path root =
@@ -64,16 +68,18 @@ public final class PodCacheBench {
     Path work = Files.createDirectories(root.resolve("work"));
     System.out.printf(
         Locale.ROOT,
-        "PodCacheBench: %d iterations, 10,000 files in the cache, pods under %s;"
+        "PodCacheBench: %d iterations, 10,000 files in the cache, pods under %s, caches %s;"
             + " load average at start: %s%n%n",
         iterations,
         runtime,
+        copy ? "copied in and out (copy)" : "volumes of the node (node)",
         Figures.loadAverage());
     long[] cold = new long[iterations];
     long[] promote = new long[iterations];
     long[] warm = new long[iterations];
     long[] copyOut = new long[iterations];
     long[] copyIn = new long[iterations];
+    long[] empty = new long[iterations];
     try (KubeApiServer api = KubeApiServer.start();
         TestKubelet kubelet = TestKubelet.start(api, Map.of("class", runtime), 0);
         KubernetesClient client = api.client("runs", "bench-token")) {
@@ -86,6 +92,9 @@ public final class PodCacheBench {
               Clock.systemUTC(),
               new CacheStore(root.resolve("caches"), CacheStore.DEFAULT_MAX_BYTES),
               null);
+      if (!copy) {
+        executor.keepCachesOnNode(null);
+      }
       // Warm-up: the JIT, the clients, the daemon; a workflow of its own.
       CacheBench.run(executor, mirror, commit, "warm-up", "true", CacheUse.READ);
       for (int i = 0; i < iterations; i++) {
@@ -95,21 +104,27 @@ public final class PodCacheBench {
                 executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.PROMOTE_ON_PASS);
         cold[i] = CacheBench.took();
         promote[i] = CacheBench.promotedMs(c) * 1_000_000;
-        copyOut[i] = logged(COPIED_OUT, c);
+        copyOut[i] = copy ? logged(COPIED_OUT, c) : 0;
         RunResult w =
             CacheBench.run(executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.READ);
         warm[i] = CacheBench.took();
-        copyIn[i] = logged(COPIED_IN, w);
+        copyIn[i] = copy ? logged(COPIED_IN, w) : 0;
         if (!w.logText().contains("warm")) {
           throw new IllegalStateException("the second run was not warm:\n" + w.logText());
         }
+        if (!copy && !w.logText().contains("cache /cache: a volume of the node, nothing copied")) {
+          throw new IllegalStateException("the cache was not a volume:\n" + w.logText());
+        }
+        CacheBench.run(executor, mirror, commit, workflow, "true", CacheUse.READ);
+        empty[i] = CacheBench.took();
         System.out.printf(
             Locale.ROOT,
-            "  %d  cold %s (promotion %d ms), warm %s%n",
+            "  %d  cold %s (promotion %d ms), warm %s, empty step %s%n",
             i + 1,
             Figures.seconds(cold[i]),
             promote[i] / 1_000_000,
-            Figures.seconds(warm[i]));
+            Figures.seconds(warm[i]),
+            Figures.seconds(empty[i]));
       }
       executor.removeLeftovers();
     } finally {
@@ -117,10 +132,15 @@ public final class PodCacheBench {
     }
     System.out.printf(Locale.ROOT, "%n%-52s %9s %9s %9s%n", "measure (ms)", "median", "min", "max");
     CacheBench.row("cold build on a pod (makes 10,000 files), whole run", cold);
-    CacheBench.row("  of which copy out of the pod and diff", copyOut);
+    if (copy) {
+      CacheBench.row("  of which copy out of the pod and diff", copyOut);
+    }
     CacheBench.row("  of which promotion of 10,000 new files", promote);
     CacheBench.row("warm build on a pod (finds them), whole run", warm);
-    CacheBench.row("  of which copy into the pod", copyIn);
+    if (copy) {
+      CacheBench.row("  of which copy into the pod", copyIn);
+    }
+    CacheBench.row("an empty step on a pod with the cache, whole run", empty);
     double ratio = (double) median(cold) / median(warm);
     System.out.printf(
         Locale.ROOT,

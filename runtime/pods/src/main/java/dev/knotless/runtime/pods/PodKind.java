@@ -52,7 +52,8 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
           "pod-overlay",
           "cache-dir",
           "cache-max",
-          "disk-floor");
+          "disk-floor",
+          "cache-on-node");
 
   /**
    * The pod kind's settings. Immutable.
@@ -64,6 +65,8 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
    * @param watchResync how often the pod watch goes over every pod again, zero for never
    * @param caches where workflows' caches are kept on this runner's disk, {@link
    *     CacheSettings#NONE} for nowhere
+   * @param cacheNode with caches, the node this runner runs on and keeps them on, whose runs' pods
+   *     get them as volumes there ({@code --cache-on-node}); null: they are copied into the pods
    */
   public record Settings(
       PodSettings pod,
@@ -71,7 +74,19 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
       Duration pullGrace,
       Duration pendingTimeout,
       Duration watchResync,
-      CacheSettings caches) {
+      CacheSettings caches,
+      String cacheNode) {
+
+    /** Settings whose caches, if any, are copied into the pods. */
+    public Settings(
+        PodSettings pod,
+        String namespace,
+        Duration pullGrace,
+        Duration pendingTimeout,
+        Duration watchResync,
+        CacheSettings caches) {
+      this(pod, namespace, pullGrace, pendingTimeout, watchResync, caches, null);
+    }
 
     /** Settings keeping no caches. */
     public Settings(
@@ -142,7 +157,8 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
         c.duration("pull-grace").orElse(Duration.ofSeconds(30)),
         c.duration("pending-timeout").orElse(Duration.ofSeconds(300)),
         c.duration("watch-resync").orElse(PodWatch.RESYNC),
-        CachedRuns.settings(c));
+        CachedRuns.settings(c),
+        c.text("cache-on-node").filter(n -> !n.isBlank()).orElse(null));
   }
 
   /**
@@ -193,22 +209,30 @@ public final class PodKind implements ExecutorKind<PodKind.Settings> {
     CachedRuns.Opened caches = CachedRuns.open(settings.caches());
     if (caches.store() != null) {
       LOG.info(
-          "caches kept under {}, copied into pods as their checkouts are; a base up to {} GiB",
+          "caches kept under {}, {}; a base up to {} GiB",
           settings.caches().dir(),
+          settings.cacheNode() == null
+              ? "copied into pods as their checkouts are"
+              : "mounted into pods held to node " + settings.cacheNode(),
           settings.caches().maxBytes() >> 30);
     }
-    return new PodExecutor(
-        new Fabric8PodApi(
-            c,
-            settings.namespace(),
-            settings.pullGrace(),
-            settings.pendingTimeout(),
-            settings.watchResync()),
-        settings.pod(),
-        context.runnerDid(),
-        context.work(),
-        context.clock(),
-        caches.store(),
-        caches.floor());
+    PodExecutor executor =
+        new PodExecutor(
+            new Fabric8PodApi(
+                c,
+                settings.namespace(),
+                settings.pullGrace(),
+                settings.pendingTimeout(),
+                settings.watchResync()),
+            settings.pod(),
+            context.runnerDid(),
+            context.work(),
+            context.clock(),
+            caches.store(),
+            caches.floor());
+    if (caches.store() != null && settings.cacheNode() != null) {
+      executor.keepCachesOnNode(settings.cacheNode());
+    }
+    return executor;
   }
 }

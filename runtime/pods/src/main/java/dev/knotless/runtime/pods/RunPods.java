@@ -32,6 +32,7 @@ final class RunPods {
 
   static Pod toPod(RunPod pod) {
     Pod built = ownFields(pod);
+    withCaches(built.getSpec(), pod);
     built.setSpec(overlaid(built.getSpec(), pod.overlay()));
     return built;
   }
@@ -55,7 +56,9 @@ final class RunPods {
             Map.of(),
             0,
             null,
-            overlay);
+            overlay,
+            List.of(),
+            null);
     PodSpec spec = toPod(sample).getSpec();
     List<String> unknown = UnknownFields.in(spec);
     if (!unknown.isEmpty()) {
@@ -64,6 +67,52 @@ final class RunPods {
                   .map(f -> "podSpecPatch." + f)
                   .collect(java.util.stream.Collectors.joining(", "))
               + ": not a field of a pod's spec");
+    }
+  }
+
+  /**
+   * Mounts the run's cache overlays made on the node as hostPath volumes (a directory that must
+   * exist: the overlay's merged view), and holds the pod to that node by a required node affinity
+   * on its name, as a DaemonSet's pods are held, so the cluster's scheduler still checks the node
+   * has room.
+   */
+  private static void withCaches(PodSpec spec, RunPod pod) {
+    for (int i = 0; i < pod.caches().size(); i++) {
+      RunPod.HostMount m = pod.caches().get(i);
+      String name = "cache-" + i;
+      spec.getVolumes()
+          .add(
+              new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                  .withName(name)
+                  .withNewHostPath()
+                  .withPath(m.host())
+                  .withType("Directory")
+                  .endHostPath()
+                  .build());
+      spec.getContainers()
+          .get(0)
+          .getVolumeMounts()
+          .add(
+              new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+                  .withName(name)
+                  .withMountPath(m.containerPath())
+                  .build());
+    }
+    if (pod.nodeName() != null) {
+      spec.setAffinity(
+          new io.fabric8.kubernetes.api.model.AffinityBuilder()
+              .withNewNodeAffinity()
+              .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+              .addNewNodeSelectorTerm()
+              .addNewMatchField()
+              .withKey("metadata.name")
+              .withOperator("In")
+              .withValues(pod.nodeName())
+              .endMatchField()
+              .endNodeSelectorTerm()
+              .endRequiredDuringSchedulingIgnoredDuringExecution()
+              .endNodeAffinity()
+              .build());
     }
   }
 

@@ -92,6 +92,63 @@ class RunCachesChartTest {
   }
 
   @Test
+  void onTheNodeTheBasesAreADirectoryOfTheNodeTheSchedulerMountsIntoAndRunsMayMount() {
+    RenderedChart chart =
+        RenderedChart.render(
+            List.of(),
+            Map.of(
+                "scheduler.runCaches.enabled",
+                true,
+                "scheduler.runCaches.placement",
+                "node",
+                "runs.createNamespace",
+                true));
+    PodSpec pod = ChartTest.pod(chart, "scheduler");
+    Container c = pod.getContainers().get(0);
+    var hostPath = volume(pod, "run-caches").getHostPath();
+    assertEquals("/var/lib/knotless/run-caches", hostPath.getPath());
+    assertEquals("DirectoryOrCreate", hostPath.getType());
+    var mount =
+        c.getVolumeMounts().stream()
+            .filter(m -> m.getName().equals("run-caches"))
+            .findFirst()
+            .orElseThrow();
+    // The same path as on the node, so the overlays it mounts are where a run pod's volume points.
+    assertEquals("/var/lib/knotless/run-caches", mount.getMountPath());
+    assertEquals("Bidirectional", mount.getMountPropagation());
+    assertTrue(
+        c.getSecurityContext().getPrivileged(), "Bidirectional needs a privileged container");
+    assertEquals(
+        "/var/lib/knotless/run-caches", env(c, "KNOTLESS_SCHEDULER_RUN_CACHE_DIR").getValue());
+    assertEquals(
+        "spec.nodeName",
+        env(c, "KNOTLESS_SCHEDULER_RUN_CACHE_NODE").getValueFrom().getFieldRef().getFieldPath());
+    // Run pods with a host path: baseline would refuse them.
+    String runs =
+        chart.ofKind("Namespace").get(0).tree().path("metadata").path("labels").toString();
+    assertTrue(runs.contains("\"pod-security.kubernetes.io/enforce\":\"privileged\""), runs);
+
+    PodSpec copy = scheduler(Map.of("scheduler.runCaches.enabled", true));
+    Container cc = copy.getContainers().get(0);
+    assertTrue(
+        cc.getEnv().stream()
+            .noneMatch(v -> v.getName().equals("KNOTLESS_SCHEDULER_RUN_CACHE_NODE")),
+        "copy, the default, holds no run to a node");
+    assertNull(cc.getSecurityContext().getPrivileged());
+    String baseline =
+        RenderedChart.render(
+                List.of(),
+                Map.of("scheduler.runCaches.enabled", true, "runs.createNamespace", true))
+            .ofKind("Namespace")
+            .get(0)
+            .tree()
+            .path("metadata")
+            .path("labels")
+            .toString();
+    assertTrue(baseline.contains("\"pod-security.kubernetes.io/enforce\":\"baseline\""), baseline);
+  }
+
+  @Test
   void theSchemaRefusesAFloorBelowZeroAndALimitOfZero() {
     assertThrows(
         RuntimeException.class, () -> scheduler(Map.of("scheduler.runCaches.diskFloorGiB", -1)));

@@ -89,6 +89,30 @@ public final class RunPods implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code command} in the run container of pod {@code pod} through {@code client} and gives
+   * its output, waiting a minute at most.
+   */
+  public static String exec(KubernetesClient client, String pod, String... command)
+      throws Exception {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (var exec =
+        client
+            .pods()
+            .withName(pod)
+            .inContainer("run") // RunPod.CONTAINER, of a module this one does not use
+            .writingOutput(out)
+            .exec(command)) {
+      exec.exitCode().get(1, java.util.concurrent.TimeUnit.MINUTES);
+    }
+    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** A client of the runs' namespace, for a test to look into a pod; the caller closes it. */
+  public KubernetesClient client() {
+    return api.client(NAMESPACE, "harness");
+  }
+
   public TestKubelet kubelet() {
     return kubelet;
   }

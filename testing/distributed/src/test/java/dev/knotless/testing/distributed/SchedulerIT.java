@@ -17,14 +17,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -125,18 +122,7 @@ class SchedulerIT {
   }
 
   private static String inPod(String pod, String... command) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (var exec =
-        client
-            .pods()
-            .inNamespace(NAMESPACE)
-            .withName(pod)
-            .inContainer(RunPod.CONTAINER)
-            .writingOutput(out)
-            .exec(command)) {
-      exec.exitCode().get(1, TimeUnit.MINUTES);
-    }
-    return out.toString(StandardCharsets.UTF_8);
+    return RunPods.exec(client, pod, command);
   }
 
   @Test

@@ -1,6 +1,8 @@
 package dev.knotless.testing.kubelet;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.model.AccessMode;
+import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
@@ -12,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -44,15 +47,38 @@ final class PodContainers {
       host.withRuntime(runtime);
     }
     List<Volume> volumes = new ArrayList<>();
+    List<Bind> binds = new ArrayList<>();
+    Map<String, io.fabric8.kubernetes.api.model.HostPathVolumeSource> hostPaths = new HashMap<>();
     for (io.fabric8.kubernetes.api.model.Volume v : spec.getVolumes()) {
-      if (v.getEmptyDir() == null) {
+      if (v.getHostPath() != null) {
+        String why = HostPaths.refused(v.getHostPath());
+        if (why != null) {
+          // A kubelet leaves such a pod ContainerCreating, with an event; here it says why at once.
+          return new Made(null, "CreateContainerConfigError", "volume " + v.getName() + ": " + why);
+        }
+        hostPaths.put(v.getName(), v.getHostPath());
+      } else if (v.getEmptyDir() == null) {
         return new Made(
-            null, "CreateContainerConfigError", "volume " + v.getName() + " is not an emptyDir");
+            null,
+            "CreateContainerConfigError",
+            "volume " + v.getName() + " is neither an emptyDir nor a hostPath");
       }
     }
     for (VolumeMount m : c.getVolumeMounts()) {
-      volumes.add(new Volume(m.getMountPath()));
+      var hostPath = hostPaths.get(m.getName());
+      if (hostPath == null) {
+        volumes.add(new Volume(m.getMountPath()));
+      } else {
+        // The node's directory bind-mounted, as a kubelet's runtime does; under runsc its gofer
+        // serves it to the sandbox.
+        binds.add(
+            new Bind(
+                hostPath.getPath(),
+                new Volume(m.getMountPath()),
+                Boolean.TRUE.equals(m.getReadOnly()) ? AccessMode.ro : AccessMode.rw));
+      }
     }
+    host.withBinds(binds);
     Map<String, Quantity> limits =
         c.getResources() == null || c.getResources().getLimits() == null
             ? Map.of()

@@ -309,7 +309,33 @@ public final class CacheStore {
    * never touches a live run's.
    */
   public void removeLeftovers() {
-    sweeps.removeLeftovers();
+    sweeps.removeLeftovers(run -> false);
+  }
+
+  /**
+   * As {@link #removeLeftovers()}, but the overlays of a run that {@code spare} names are left
+   * mounted, and the generations they read kept: a pod made by a runner that stopped still has
+   * them, as volumes, until the runner that adopts it ends its run ({@link #removeRun}).
+   */
+  public void removeLeftovers(java.util.function.Predicate<String> spare) {
+    sweeps.removeLeftovers(spare);
+  }
+
+  /**
+   * Unmounts and removes what run {@code run} left under {@code runs/} when it is not a run of this
+   * store's (a stopped runner's, whose pod was adopted), and says whether there was any.
+   */
+  public boolean removeRun(String run) {
+    Path dir = root.resolve("runs").resolve(run);
+    if (live(run) || !Files.isDirectory(dir)) {
+      return false;
+    }
+    try {
+      return RunCaches.removeLeftover(dir);
+    } catch (IOException e) {
+      LOG.warn("could not remove the cache overlays of run {}: {}", run, e.toString());
+      return false;
+    }
   }
 
   /**

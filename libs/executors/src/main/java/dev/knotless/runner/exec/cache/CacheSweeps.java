@@ -32,7 +32,7 @@ final class CacheSweeps {
     this.store = store;
   }
 
-  void removeLeftovers() {
+  void removeLeftovers(java.util.function.Predicate<String> spare) {
     Path root = store.root();
     Set<Path> pinned = new HashSet<>();
     int runs = 0;
@@ -41,12 +41,16 @@ final class CacheSweeps {
         if (store.live(runDir.getFileName().toString())) {
           continue;
         }
-        if (RunCaches.removeLeftover(runDir)) {
+        if (spare.test(runDir.getFileName().toString())) {
+          LOG.info(
+              "kept the cache overlays of run {}: a pod adopted from a runner that stopped uses"
+                  + " them",
+              runDir.getFileName());
+          pin(runDir, pinned);
+        } else if (RunCaches.removeLeftover(runDir)) {
           runs++;
-        } else if (Files.exists(runDir.resolve("lowers"))) {
-          for (String line : Files.readAllLines(runDir.resolve("lowers"))) {
-            pinned.add(Path.of(line.strip()));
-          }
+        } else {
+          pin(runDir, pinned);
         }
       }
     } catch (IOException e) {
@@ -65,6 +69,15 @@ final class CacheSweeps {
     sweepImageCopies();
     store.keptLayers().expire();
     CacheStore.deleteQuietly(root.resolve("trash"), "shed bases left half removed");
+  }
+
+  /** Adds the generations the run of {@code runDir} reads to {@code pinned}. */
+  private static void pin(Path runDir, Set<Path> pinned) throws IOException {
+    if (Files.exists(runDir.resolve("lowers"))) {
+      for (String line : Files.readAllLines(runDir.resolve("lowers"))) {
+        pinned.add(Path.of(line.strip()));
+      }
+    }
   }
 
   /**

@@ -26,7 +26,14 @@ import org.slf4j.LoggerFactory;
  * merged view is packed as tar and unpacked at the path in the pod. After a pass that may write a
  * base, the pod's path is packed back out and {@link TreeSync}ed into the merged view, so the
  * overlay's upper layer holds what the run changed, and {@link RunCaches#finish} takes it from
- * there. Used by the run's own thread.
+ * there.
+ *
+ * <p>With the caches kept on the node ({@link #onNode}), the store and its overlays are on the node
+ * the pod runs on: the overlays are mounted before the pod is made and reach it as hostPath volumes
+ * at their paths, so the run writes straight into each overlay's upper layer and nothing is copied
+ * either way. Only absolute paths outside the pod's own volumes go so (a checkout's unpack empties
+ * /work, which a volume under it would not survive); a run naming another path copies all. Used by
+ * the run's own thread.
  */
 final class PodCaches {
 
@@ -36,22 +43,82 @@ final class PodCaches {
   private final CacheRequest request;
   private final RunPaths paths;
   private final List<String> notes = new ArrayList<>();
+  private final boolean mounted;
+  private final String node;
   private RunCaches caches = RunCaches.none();
   private boolean copiedOut;
+  private String adoptedRun;
 
-  private PodCaches(CacheStore store, CacheRequest request, RunPaths paths) {
+  private PodCaches(
+      CacheStore store, CacheRequest request, RunPaths paths, boolean mounted, String node) {
     this.store = store;
     this.request = request;
     this.paths = paths;
+    this.mounted = mounted;
+    this.node = node;
   }
 
-  /** The caches of run {@code spec}, or null when it has none or the executor keeps none. */
-  static PodCaches of(CacheStore store, RunSpec spec, RunPaths paths) {
+  /**
+   * The caches of run {@code spec}, or null when it has none or the executor keeps none; {@code
+   * onNode} when the store is on the node the run's pod is then held to, {@code node} (null when
+   * the cluster has one node, as the test kubelet's).
+   */
+  static PodCaches of(CacheStore store, RunSpec spec, RunPaths paths, boolean onNode, String node) {
     CacheRequest request = spec.options().get(CacheRequest.class, CacheRequest.NONE);
     if (store == null || !request.use().mounts()) {
       return null;
     }
-    return new PodCaches(store, request, paths);
+    boolean mounted = onNode && request.containerPaths().stream().allMatch(PodCaches::own);
+    return new PodCaches(store, request, paths, mounted, node);
+  }
+
+  /** The node a pod with these caches as volumes is held to, or null for any. */
+  String node() {
+    return node;
+  }
+
+  /**
+   * Whether {@code path} can be a volume of its own: absolute, and under no volume of the pod's.
+   */
+  static boolean own(String path) {
+    return path.startsWith("/")
+        && !path.equals("/")
+        && !under(path, Launcher.WORK)
+        && !under(path, Launcher.ROOT);
+  }
+
+  private static boolean under(String path, String dir) {
+    return path.equals(dir) || path.startsWith(dir + "/");
+  }
+
+  /** Whether the caches reach the pod as volumes of the node rather than by copy. */
+  boolean mounted() {
+    return mounted;
+  }
+
+  /**
+   * Opens the run's overlays on the node before its pod is made, and gives them as the pod's
+   * volumes. The image's files at a path are not below the base (the pod does not exist yet to read
+   * them from): the volume hides them.
+   */
+  List<RunPod.HostMount> mountOnNode() throws IOException {
+    synchronized (this) {
+      caches = store.open(request, paths.runName(), null);
+    }
+    List<RunPod.HostMount> mounts = new ArrayList<>();
+    for (RunCaches.View v : caches.views()) {
+      mounts.add(new RunPod.HostMount(v.merged().toString(), v.containerPath()));
+    }
+    return mounts;
+  }
+
+  /**
+   * For an adopted pod whose volumes are the overlays of run {@code run} of a runner that stopped:
+   * its caches are not this run's, so nothing of them is kept, and once the pod is gone {@link
+   * #finish} removes them.
+   */
+  void adoptedOverlaysOf(String run) {
+    adoptedRun = run;
   }
 
   /**
@@ -63,6 +130,13 @@ final class PodCaches {
       throws StartFailed, InterruptedException {
     long started = System.nanoTime();
     List<String> wanted = request.containerPaths();
+    if (mounted) {
+      caches.describe().forEach(log);
+      for (RunCaches.View v : caches.views()) {
+        log.accept("cache " + v.containerPath() + ": a volume of the node, nothing copied");
+      }
+      return;
+    }
     try {
       synchronized (this) {
         if (caches == RunCaches.none()) {
@@ -126,6 +200,11 @@ final class PodCaches {
    * of the run is then promoted or kept; the run itself still passes.
    */
   void copyOut(PodApi api, String pod) throws InterruptedException {
+    if (mounted) {
+      // The run wrote into the overlays themselves: their upper layers are its changes.
+      copiedOut = true;
+      return;
+    }
     List<RunCaches.View> views = caches.views();
     boolean whole = true;
     for (int i = 0; i < views.size(); i++) {
@@ -176,6 +255,9 @@ final class PodCaches {
       c = caches;
     }
     lines.addAll(c.finish(passed && copiedOut));
+    if (adoptedRun != null && store.removeRun(adoptedRun)) {
+      LOG.info("removed the cache overlays of run {}, whose pod this run adopted", adoptedRun);
+    }
     return lines;
   }
 

@@ -49,7 +49,11 @@ public final class PodExecutor implements Executor {
   private final DiskFloor floor;
   private final Live live = new Live();
   private final Map<String, String> adoptable = new ConcurrentHashMap<>();
+  // Pods adopted by a run going now: on the node, their volumes are a stopped run's overlays.
+  private final Set<String> adopting = ConcurrentHashMap.newKeySet();
   private volatile PodObserver observer = PodObserver.NONE;
+  private volatile boolean cachesOnNode;
+  private volatile String cacheNode;
 
   /**
    * @param api the API server, bound to the namespace runs go in
@@ -97,6 +101,7 @@ public final class PodExecutor implements Executor {
     boolean copyBack = afterSteps != AfterSteps.NONE;
     AtomicReference<PodHost> host = new AtomicReference<>();
     AtomicReference<PodCaches> cached = new AtomicReference<>();
+    AtomicReference<String> adoptedPod = new AtomicReference<>();
     RunResult result = null;
     try {
       result =
@@ -123,9 +128,22 @@ public final class PodExecutor implements Executor {
               (s, paths) -> {
                 RunPod pod = RunPod.of(settings, s, runnerDid, paths.runName());
                 String runKey = RunKey.of(s);
-                String adopted = runKey.isEmpty() ? null : adoptable.remove(runKey);
-                PodCaches c = PodCaches.of(caches, s, paths);
+                String offered = runKey.isEmpty() ? null : adoptable.get(runKey);
+                String adopted = null;
+                if (offered != null) {
+                  // Counted as adopting before it leaves adoptable: a sweep between spares it.
+                  adopting.add(offered);
+                  adoptedPod.set(offered);
+                  adopted = adoptable.remove(runKey);
+                }
+                PodCaches c = PodCaches.of(caches, s, paths, cachesOnNode, cacheNode);
                 cached.set(c);
+                if (c != null && c.mounted() && adopted != null) {
+                  String old = runOfPod(adopted);
+                  if (old != null) {
+                    c.adoptedOverlaysOf(old);
+                  }
+                }
                 PodHost h =
                     adopted == null
                         ? new PodHost(api, pod, s, paths, live, false, observer, copyBack, c)
@@ -137,6 +155,10 @@ public final class PodExecutor implements Executor {
     } finally {
       if (result == null) {
         finishCaches(cached.get(), null);
+      }
+      String pod = adoptedPod.get();
+      if (pod != null) {
+        adopting.remove(pod);
       }
     }
     return result;
@@ -156,6 +178,30 @@ public final class PodExecutor implements Executor {
     System.arraycopy(a, 0, all, 0, a.length);
     System.arraycopy(b, 0, all, a.length, b.length);
     return all;
+  }
+
+  /**
+   * Keeps the caches on the node this runner runs on, {@code node} (null where the cluster has one
+   * node): each run's overlays are mounted there before its pod is made, the pod is held to that
+   * node and gets them as hostPath volumes, and nothing is copied ({@link PodCaches}). The runner
+   * must then see the node's directory at the same path as the kubelet does, and its mounts must
+   * reach the node's (in a pod, mount propagation {@code Bidirectional}).
+   */
+  public void keepCachesOnNode(String node) {
+    this.cacheNode = node;
+    this.cachesOnNode = true;
+  }
+
+  /** The run under the store's {@code runs/} whose pod is {@code pod}, or null. */
+  private String runOfPod(String pod) {
+    try (var runs = java.nio.file.Files.list(caches.root().resolve("runs"))) {
+      return runs.map(p -> p.getFileName().toString())
+          .filter(r -> RunPod.podName(r).equals(pod))
+          .findFirst()
+          .orElse(null);
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /** Has {@code observer} hear how the pods of runs started from now on start. */
@@ -223,7 +269,13 @@ public final class PodExecutor implements Executor {
     sweepPods();
     if (caches != null) {
       // After the pods: a run that is not going leaves overlays and layers here to remove.
-      caches.removeLeftovers();
+      // On the node, overlays a pod waiting to be adopted has as volumes stay until its run ends;
+      // by copy the pod holds files, and a stopped run's overlays go at once.
+      caches.removeLeftovers(
+          run ->
+              cachesOnNode
+                  && (adoptable.containsValue(RunPod.podName(run))
+                      || adopting.contains(RunPod.podName(run))));
     }
   }
 

@@ -42,7 +42,7 @@ final class PodHost implements StepHost {
   private static final Logger LOG = LoggerFactory.getLogger(PodHost.class);
 
   private final PodApi api;
-  private final RunPod pod;
+  private RunPod pod;
   private final RunSpec spec;
   private final RunPaths paths;
   private final PodExecutor.Live live;
@@ -126,6 +126,9 @@ final class PodHost implements StepHost {
         }
         adoptCaches(log);
       } else {
+        if (caches != null && caches.mounted()) {
+          pod = pod.withCaches(caches.mountOnNode(), caches.node());
+        }
         api.create(pod);
         synchronized (this) {
           if (closed) {
@@ -193,6 +196,16 @@ final class PodHost implements StepHost {
   private void adoptCaches(Consumer<String> log)
       throws IOException, InterruptedException, StartFailed {
     if (caches == null) {
+      return;
+    }
+    if (caches.mounted()) {
+      for (String path : caches.containerPaths()) {
+        log.accept(
+            "cache "
+                + path
+                + ": this pod was adopted, its volume the overlay of the runner that made it;"
+                + " what the run writes there is not kept");
+      }
       return;
     }
     if (!PodCopies.stepsBegun(api, pod.name())) {

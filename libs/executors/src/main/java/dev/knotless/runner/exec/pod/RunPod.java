@@ -15,14 +15,15 @@ import java.util.Objects;
  *
  * <p>Every run pod has one container, {@link #CONTAINER}, running {@link Launcher#IDLE} under
  * {@code sh -c}, with two emptyDir volumes ({@code /work} and {@code /knotless}) and nothing else
- * mounted: no service-account token, no host path, no ConfigMap or Secret. Fixed for every pod, and
- * so not fields: restart policy Never, {@code automountServiceAccountToken: false}, {@code
- * enableServiceLinks: false} (no other service's address in the environment), {@code
- * shareProcessNamespace: true} (the pause process is pid 1 and reaps what steps orphan), no host
- * network, PID or IPC namespace, {@code allowPrivilegeEscalation: false}, not privileged, no added
- * capabilities, seccomp RuntimeDefault. The operator's {@link PodOverlay} is carried as it is (pull
- * Secrets, node selector, tolerations, priority class, a spec patch), to be laid over the pod after
- * all of the above; its patch cannot name any of the fixed fields. Immutable.
+ * mounted (but a run's cache overlays, as hostPath volumes, when the caches are kept on the node):
+ * no service-account token, no ConfigMap or Secret. Fixed for every pod, and so not fields: restart
+ * policy Never, {@code automountServiceAccountToken: false}, {@code enableServiceLinks: false} (no
+ * other service's address in the environment), {@code shareProcessNamespace: true} (the pause
+ * process is pid 1 and reaps what steps orphan), no host network, PID or IPC namespace, {@code
+ * allowPrivilegeEscalation: false}, not privileged, no added capabilities, seccomp RuntimeDefault.
+ * The operator's {@link PodOverlay} is carried as it is (pull Secrets, node selector, tolerations,
+ * priority class, a spec patch), to be laid over the pod after all of the above; its patch cannot
+ * name any of the fixed fields. Immutable.
  *
  * @param name the pod's name: {@code knotless-<run name>}, unique among the runner's runs
  * @param labels the runner's labels: {@link #RUNNER_LABEL} (its DID, as a label value) and {@link
@@ -39,6 +40,10 @@ import java.util.Objects;
  * @param workSizeLimit the emptyDir size limit of {@code /work} and of {@code /knotless} as a
  *     quantity, or null
  * @param overlay what the operator lays over every run pod; null is {@link PodOverlay#NONE}
+ * @param caches directories of the node mounted into the container as hostPath volumes: a run's
+ *     cache overlays when the caches are kept on the node ({@link HostMount}); empty otherwise
+ * @param nodeName the node the pod must run on (the one holding those directories), or null for
+ *     wherever the cluster places it
  */
 public record RunPod(
     String name,
@@ -50,7 +55,15 @@ public record RunPod(
     Map<String, String> requests,
     long runAsUser,
     String workSizeLimit,
-    PodOverlay overlay) {
+    PodOverlay overlay,
+    List<HostMount> caches,
+    String nodeName) {
+
+  /**
+   * A directory of the node, {@code host}, mounted read-write at {@code containerPath}: one cache
+   * path's overlay, made on the node by the runner before the pod.
+   */
+  public record HostMount(String host, String containerPath) {}
 
   /** The one container's name. */
   public static final String CONTAINER = "run";
@@ -79,6 +92,7 @@ public record RunPod(
     limits = Map.copyOf(limits);
     requests = Map.copyOf(requests);
     overlay = overlay == null ? PodOverlay.NONE : overlay;
+    caches = caches == null ? List.of() : List.copyOf(caches);
   }
 
   /** The command of the pod's one container. */
@@ -126,7 +140,9 @@ public record RunPod(
         requests,
         settings.runAsUser(),
         sizeLimit,
-        settings.overlay());
+        settings.overlay(),
+        List.of(),
+        null);
   }
 
   /** This pod named {@code name}: the pod of a run adopted from a runner that stopped. */
@@ -141,7 +157,26 @@ public record RunPod(
         requests,
         runAsUser,
         workSizeLimit,
-        overlay);
+        overlay,
+        caches,
+        nodeName);
+  }
+
+  /** This pod with {@code mounts} from node {@code node} (null: any node): caches on the node. */
+  public RunPod withCaches(List<HostMount> mounts, String node) {
+    return new RunPod(
+        name,
+        labels,
+        annotations,
+        image,
+        runtimeClassName,
+        limits,
+        requests,
+        runAsUser,
+        workSizeLimit,
+        overlay,
+        mounts,
+        node);
   }
 
   /** The pod name of run {@code runName}: lowercase letters, digits and dashes, at most 63. */

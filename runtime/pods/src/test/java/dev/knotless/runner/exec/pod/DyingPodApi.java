@@ -12,14 +12,32 @@ import java.util.function.Predicate;
 final class DyingPodApi implements PodApi {
   private final PodApi api;
   private final Predicate<List<String>> diesAt;
+  private final boolean freezes;
   private volatile boolean dead;
 
   DyingPodApi(PodApi api, Predicate<List<String>> diesAt) {
+    this(api, diesAt, false);
+  }
+
+  /**
+   * As above; with {@code freezes}, a call after the death never returns instead of failing, so the
+   * runner's thread cleans up nothing after it, as a process killed with SIGKILL.
+   */
+  DyingPodApi(PodApi api, Predicate<List<String>> diesAt, boolean freezes) {
     this.api = api;
     this.diesAt = diesAt;
+    this.freezes = freezes;
+  }
+
+  /** Kills the runner now. */
+  void die() {
+    dead = true;
   }
 
   private void alive() throws IOException {
+    while (dead && freezes) {
+      java.util.concurrent.locks.LockSupport.park(this);
+    }
     if (dead) {
       throw new IOException("this runner's process is gone");
     }

@@ -31,7 +31,9 @@ final class Fabric8Support {
             Map.of(),
             0,
             null,
-            PodOverlay.NONE);
+            PodOverlay.NONE,
+            java.util.List.of(),
+            null);
     api(cluster).create(pod);
   }
 

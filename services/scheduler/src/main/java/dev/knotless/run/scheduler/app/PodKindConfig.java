@@ -28,6 +28,7 @@ final class PodKindConfig {
     values.put("watch-resync", config.watchResync().toString());
     config.podOverlayFile().ifPresent(v -> values.put("pod-overlay", v.toString()));
     config.runCacheDir().ifPresent(v -> values.put("cache-dir", v.toString()));
+    config.runCacheNode().ifPresent(v -> values.put("cache-on-node", v));
     config.runCacheMax().ifPresent(v -> values.put("cache-max", Integer.toString(v)));
     config.diskFloor().ifPresent(v -> values.put("disk-floor", Integer.toString(v)));
     return ExecutorConfig.of(values, Map.of());

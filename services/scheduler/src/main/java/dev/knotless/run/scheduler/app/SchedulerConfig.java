@@ -86,6 +86,13 @@ public interface SchedulerConfig {
    */
   Optional<Path> runCacheDir();
 
+  /**
+   * The node this scheduler runs on, when its {@link #runCacheDir} is a directory of that node's
+   * (the chart's {@code scheduler.runCaches.placement: node}): runs' pods are held to the node and
+   * get their caches' overlays as hostPath volumes, nothing copied. Unset: copied into the pods.
+   */
+  Optional<String> runCacheNode();
+
   /** The largest base made current, in whole GiB ({@code --cache-max}); unset: 16. */
   OptionalInt runCacheMax();
 
