@@ -66,11 +66,15 @@ class PrivateDistributedIT {
     shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
     host = HarnessSpaceHost.start(shape.pds().plcUrl());
     appview = HarnessAppview.startHearingSpaces(shape.pds().pdsUrl(), shape.pds().plcUrl());
+    // The appview takes word of writes from this host only, and passes it to invited runners.
+    appview.hearSpacesFrom(host.did());
     Account account = shape.pds().createAccount("privown");
     OwnerCli.run(
         shape,
         account,
-        Map.of("KNOTLESS_SPACE_HOST", host.url().toString()),
+        Map.of(
+            "KNOTLESS_SPACE_HOST", host.url().toString(),
+            "KNOTLESS_APPVIEW", appview.url().toString()),
         "",
         "create",
         account.handle() + "/secret",

@@ -114,6 +114,12 @@ public final class Watching implements Discoverer.Watcher {
     return Optional.of(fresh);
   }
 
+  /** True if the repository was read here, and in its owner's space: a private one. */
+  public boolean readPrivate(RepoId id) {
+    Watched w = read.get(id);
+    return w != null && w.privateRepo();
+  }
+
   /** True if the repository was found naming the runner rather than listed. */
   public boolean found(RepoId id) {
     return discovered.contains(id);

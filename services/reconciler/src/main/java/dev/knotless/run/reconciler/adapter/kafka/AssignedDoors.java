@@ -67,6 +67,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
   private final Supplier<Set<RepoId>> watched;
   private final Supplier<Doors> doors;
   private final HandBack handBack;
+  private final java.util.function.Predicate<RepoId> inSpace;
 
   /** The doorbell partitions this reconciler holds now. */
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet();
@@ -86,13 +87,28 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
     this(
         () -> wired.get().watching().ids(),
         doors::get,
-        repos -> queuer.get().ringAll(repos, Doorbell.connect("kafka")));
+        repos -> queuer.get().ringAll(repos, Doorbell.connect("kafka")),
+        id -> wired.get().watching().readPrivate(id));
   }
 
   AssignedDoors(Supplier<Set<RepoId>> watched, Supplier<Doors> doors, HandBack handBack) {
+    this(watched, doors, handBack, id -> false);
+  }
+
+  /**
+   * As the injected one; {@code inSpace} says which repositories were read in a space here: each is
+   * handed back on a hand-over whether or not a pass was owed, since the holder of its partition
+   * asks its space what was written and learns the space only by a pass.
+   */
+  AssignedDoors(
+      Supplier<Set<RepoId>> watched,
+      Supplier<Doors> doors,
+      HandBack handBack,
+      java.util.function.Predicate<RepoId> inSpace) {
     this.watched = watched;
     this.doors = doors;
     this.handBack = handBack;
+    this.inSpace = inSpace;
   }
 
   /** The partition the default partitioner gives a doorbell keyed {@code key}. */
@@ -251,7 +267,8 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
       int p = partitionOf(repo.toString(), partitions);
       if (gone.contains(p) && !owned.contains(p)) {
         // A pass running may fail: handed back too. One that fails after these looks retries here.
-        if (doors.get().forgo(repo) || doors.get().busy(repo)) {
+        boolean owedHere = doors.get().forgo(repo) || doors.get().busy(repo);
+        if (owedHere || inSpace.test(repo)) {
           owed.add(repo);
         }
       }

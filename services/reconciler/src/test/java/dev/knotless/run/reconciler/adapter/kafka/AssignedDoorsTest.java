@@ -130,6 +130,27 @@ class AssignedDoorsTest {
   }
 
   @Test
+  void aPrivateRepositoryAlreadyPassedIsHandedBackAllTheSameSoItsNextHolderLearnsItsSpace() {
+    List<RepoId> passed = new ArrayList<>();
+    RepoId secret = onP0().iterator().next();
+    Doors first = doors(true, passed);
+    AssignedDoors old =
+        new AssignedDoors(
+            () -> watched,
+            () -> first,
+            repos -> {
+              handedBack.addAll(repos);
+              return CompletableFuture.completedFuture(null);
+            },
+            secret::equals);
+    old.onPartitionsAssigned(consumer, List.of(P0));
+    old.onPartitionsRevoked(consumer, List.of(P0));
+    assertEquals(onP0(), new HashSet<>(passed), "the first owner passed P0's repositories");
+    assertEquals(List.of(secret), handedBack, "only the one read in a space, though none was owed");
+    assertEquals(AssignedDoors.HANDED_OVER, consumer.committed(Set.of(P0)).get(P0).metadata());
+  }
+
+  @Test
   void aPartitionWhoseDoorsWereNotAllRungIsNotMarkedAndItsNextOwnerRingsThemAll() {
     AssignedDoors old =
         listener(
