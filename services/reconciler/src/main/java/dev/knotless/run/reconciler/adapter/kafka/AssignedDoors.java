@@ -68,6 +68,7 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
   private final Supplier<Doors> doors;
   private final HandBack handBack;
   private final java.util.function.Predicate<RepoId> inSpace;
+  private final Runnable wire;
 
   /** The doorbell partitions this reconciler holds now. */
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet();
@@ -88,11 +89,20 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
         () -> wired.get().watching().ids(),
         doors::get,
         repos -> queuer.get().ringAll(repos, Doorbell.connect("kafka")),
-        id -> wired.get().watching().readPrivate(id));
+        id -> wired.get().watching().readPrivate(id),
+        wired::get);
   }
 
   AssignedDoors(Supplier<Set<RepoId>> watched, Supplier<Doors> doors, HandBack handBack) {
     this(watched, doors, handBack, id -> false);
+  }
+
+  AssignedDoors(
+      Supplier<Set<RepoId>> watched,
+      Supplier<Doors> doors,
+      HandBack handBack,
+      java.util.function.Predicate<RepoId> inSpace) {
+    this(watched, doors, handBack, inSpace, () -> {});
   }
 
   /**
@@ -104,11 +114,13 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
       Supplier<Set<RepoId>> watched,
       Supplier<Doors> doors,
       HandBack handBack,
-      java.util.function.Predicate<RepoId> inSpace) {
+      java.util.function.Predicate<RepoId> inSpace,
+      Runnable wire) {
     this.watched = watched;
     this.doors = doors;
     this.handBack = handBack;
     this.inSpace = inSpace;
+    this.wire = wire;
   }
 
   /** The partition the default partitioner gives a doorbell keyed {@code key}. */
@@ -166,6 +178,16 @@ public class AssignedDoors implements KafkaConsumerRebalanceListener {
       LOG.infof("Given doorbell partitions %s handed over: their doorbells only", handed);
     }
     if (whole.isEmpty()) {
+      // No door to ring, but the pass is wired all the same, and with it what its timers do
+      // beside the doorbells: the discovery sweep, the invites, the spaces' poll.
+      ringer.execute(
+          () -> {
+            try {
+              wire.run();
+            } catch (RuntimeException e) {
+              LOG.warnf("Given doorbell partitions %s, the pass not wired: %s", handed, e);
+            }
+          });
       return;
     }
     unrung.addAll(whole);

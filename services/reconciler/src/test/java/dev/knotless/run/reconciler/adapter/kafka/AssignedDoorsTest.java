@@ -151,6 +151,27 @@ class AssignedDoorsTest {
   }
 
   @Test
+  void anOwnerGivenOnlyHandedOverPartitionsStillWiresItsPass() throws Exception {
+    AssignedDoors old = listener(doors(true, new ArrayList<>()), () -> watched);
+    old.onPartitionsAssigned(consumer, List.of(P0));
+    old.onPartitionsRevoked(consumer, List.of(P0));
+    assertEquals(AssignedDoors.HANDED_OVER, consumer.committed(Set.of(P0)).get(P0).metadata());
+
+    java.util.concurrent.CountDownLatch wired = new java.util.concurrent.CountDownLatch(1);
+    AssignedDoors next =
+        new AssignedDoors(
+            () -> watched,
+            () -> doors(false, new ArrayList<>()),
+            repos -> CompletableFuture.completedFuture(null),
+            id -> false,
+            wired::countDown);
+    next.onPartitionsAssigned(consumer, List.of(P0));
+    assertTrue(
+        wired.await(10, java.util.concurrent.TimeUnit.SECONDS),
+        "the pass (and its discovery, invites and spaces' poll) wired with no door to ring");
+  }
+
+  @Test
   void aPartitionWhoseDoorsWereNotAllRungIsNotMarkedAndItsNextOwnerRingsThemAll() {
     AssignedDoors old =
         listener(
