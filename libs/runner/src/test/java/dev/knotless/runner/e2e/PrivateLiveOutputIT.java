@@ -21,14 +21,13 @@ import dev.knotless.storage.PrivateRepos;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.AppviewRunOutputs;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -152,29 +151,11 @@ class PrivateLiveOutputIT {
   /** A space credential for {@code space}, as {@code who} gets one from the host. */
   private static String credential(
       PdsInstance pds, HarnessSpaceHost host, Account who, SpaceId space) throws Exception {
-    XrpcClient self = XrpcClient.create(pds.pdsUrl());
-    self.login(who.handle(), who.password());
-    String method = "com.atproto.space.getCredential";
-    JsonNode r =
-        XrpcClient.create(host.url())
-            .procedureWith(
-                self.serviceToken(host.did(), method),
-                method,
-                JSON.createObjectNode().put("space", space.toString()));
-    return r.path("credential").asText();
+    return host.credential(pds.pdsUrl(), who.handle(), who.password(), space.toString());
   }
 
   private static HttpResponse<String> read(URI appview, String check, String credential)
       throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(
-            URI.create(
-                appview
-                    + "/xrpc/dev.knotless.getRunOutput?check="
-                    + URLEncoder.encode(check, StandardCharsets.UTF_8)));
-    if (credential != null) {
-      b.header("Authorization", "Bearer " + credential);
-    }
-    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return AppviewRunOutputs.read(appview, check, credential);
   }
 }

@@ -38,6 +38,7 @@ public final class LocalDistributed implements AutoCloseable {
   private boolean images;
   private RunPods pods;
   private java.net.URI appview;
+  private String appviewDid;
   private boolean discover;
   private Path secretsKey;
   private java.net.URI traces;
@@ -156,6 +157,15 @@ public final class LocalDistributed implements AutoCloseable {
     this.appview = appview;
     this.discover = discover;
     return this;
+  }
+
+  /**
+   * As {@link #withAppview(java.net.URI, boolean)}, and has check-writers started from now on send
+   * runs' live output to it, with service tokens for {@code appviewDid}.
+   */
+  public LocalDistributed withAppview(java.net.URI appview, String appviewDid, boolean discover) {
+    this.appviewDid = appviewDid;
+    return withAppview(appview, discover);
   }
 
   /**
@@ -350,6 +360,10 @@ public final class LocalDistributed implements AutoCloseable {
     // A replica that dies gives its partitions up within ten seconds rather than the default 45.
     s.put("mp.messaging.incoming.run-events.session.timeout.ms", "10000");
     s.put("mp.messaging.incoming.run-events.heartbeat.interval.ms", "1000");
+    if (appview != null && appviewDid != null) {
+      s.put("knotless.check-writer.appview", appview.toString());
+      s.put("knotless.check-writer.appview-did", appviewDid);
+    }
     Map<String, String> env = runnerEnv();
     env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
     return add(

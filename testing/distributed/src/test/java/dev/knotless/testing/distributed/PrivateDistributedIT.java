@@ -11,6 +11,7 @@ import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.testing.Account;
+import dev.knotless.testing.infra.AppviewRunOutputs;
 import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import dev.knotless.testing.infra.OwnerRepo;
@@ -68,6 +69,7 @@ class PrivateDistributedIT {
     appview = HarnessAppview.startHearingSpaces(shape.pds().pdsUrl(), shape.pds().plcUrl());
     // The appview takes word of writes from this host only, and passes it to invited runners.
     appview.hearSpacesFrom(host.did());
+    appview.checkMembersAt(host.url());
     Account account = shape.pds().createAccount("privown");
     OwnerCli.run(
         shape,
@@ -88,7 +90,7 @@ class PrivateDistributedIT {
     owner.push("main");
     key = owner.key();
     shape.watch(account.did(), key, "secret");
-    shape.withSpaceHost(host.url()).withAppview(appview.url(), false);
+    shape.withSpaceHost(host.url()).withAppview(appview.url(), appview.did(), false);
     shape.startCheckWriter();
     reconciler = shape.startReconciler(Map.of("knotless.reconciler.poll", "300s"));
     shape.startScheduler();
@@ -146,6 +148,29 @@ class PrivateDistributedIT {
         new XrpcSpaceClient(XrpcClient.create(host.url()), runnerPds, Clock.systemUTC());
     assertEquals(CheckStatus.SUCCESS, checkOf(asRunner, owner.head()).status());
     assertTrue(host.blobs(space, shape.runner().did()) >= 1, "the log is a blob in the space");
+
+    // The check-writer sent its live output naming the space: a member reads it, no one else.
+    String rkey = CheckKeys.push(owner.account.did(), key, "refs/heads/main", owner.head(), "ci");
+    String checkUri = "at://" + shape.runner().did() + "/dev.knotless.check/" + rkey;
+    Checks.await(
+        Duration.ofSeconds(30),
+        "the run's live output at the appview",
+        () ->
+            appview.runOutputs().stream().anyMatch(p -> p.path("check").asText().equals(checkUri)));
+    for (var piece : appview.runOutputs()) {
+      if (piece.path("check").asText().equals(checkUri)) {
+        assertEquals(space, piece.path("space").asText(), "each piece names its space");
+      }
+    }
+    String credential =
+        host.credential(
+            shape.pds().pdsUrl(), owner.account.handle(), owner.account.password(), space);
+    var read = AppviewRunOutputs.read(appview.url(), checkUri, credential);
+    assertEquals(200, read.statusCode(), read.body());
+    assertTrue(read.body().contains("hello from a private"), read.body());
+    var anonymous = AppviewRunOutputs.read(appview.url(), checkUri, null);
+    assertEquals(401, anonymous.statusCode(), anonymous.body());
+    assertFalse(anonymous.body().contains("hello from a private"), anonymous.body());
 
     // A stranger reading the runner's public repo sees nothing of it: no check, no blob, no
     // minutes.

@@ -175,4 +175,24 @@ public final class AppviewRunOutputs {
     }
     return "the credential does not make the caller a member of " + space;
   }
+
+  /**
+   * Asks {@code appview} for {@code check}'s output, as a reader proving membership with {@code
+   * credential} (none when null) does.
+   */
+  public static HttpResponse<String> read(URI appview, String check, String credential)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(
+            URI.create(
+                appview
+                    + "/xrpc/"
+                    + GET
+                    + "?check="
+                    + URLEncoder.encode(check, StandardCharsets.UTF_8)));
+    if (credential != null) {
+      b.header("Authorization", "Bearer " + credential);
+    }
+    return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
 }

@@ -99,6 +99,24 @@ public final class HarnessSpaceHost implements AutoCloseable {
   }
 
   /**
+   * A space credential for {@code space}, as {@code handle} (logged in on {@code pds} with {@code
+   * password}) gets one from this host: what a member shows a reader such as the appview.
+   */
+  public String credential(URI pds, String handle, String password, String space)
+      throws IOException {
+    dev.knotless.atproto.XrpcClient self = dev.knotless.atproto.XrpcClient.create(pds);
+    self.login(handle, password);
+    String method = "com.atproto.space.getCredential";
+    JsonNode r =
+        dev.knotless.atproto.XrpcClient.create(url())
+            .procedureWith(
+                self.serviceToken(did(), method),
+                method,
+                new ObjectMapper().createObjectNode().put("space", space));
+    return r.path("credential").asText();
+  }
+
+  /**
    * Its DID, a did:plc in the test PLC: the audience of the service tokens it takes, and the issuer
    * of those its notifications carry.
    */

@@ -57,6 +57,8 @@ public class CheckWriter {
   private static final class Live {
     CheckProgress progress;
     OutputFeed feed;
+    // A private repository's space, named in each piece sent so that only its members see it.
+    String space;
     Instant nextRound = Instant.EPOCH;
     // What of the kept check this reflects: another replica may have moved it on meanwhile.
     long keptLog;
@@ -302,7 +304,7 @@ public class CheckWriter {
         return;
       }
       try {
-        appview.get().send(uri, s, left);
+        appview.get().send(uri, l.space, s, left);
       } catch (IOException ex) {
         LOG.infof("the last live output did not reach the appview: %s", ex.getMessage());
         return;
@@ -338,7 +340,8 @@ public class CheckWriter {
         }
         String uri = checkUri(entry.getKey());
         OutputFeed.Round r =
-            l.feed.round(l.progress.progress(), s -> appview.get().send(uri, s, SEND_TIMEOUT));
+            l.feed.round(
+                l.progress.progress(), s -> appview.get().send(uri, l.space, s, SEND_TIMEOUT));
         l.nextRound = now.plus(l.feed.interval());
         if (r.failure() != null) {
           LOG.debugf(
@@ -371,8 +374,13 @@ public class CheckWriter {
     for (String json : kept.events()) {
       l.progress = l.progress.apply(RunEventJson.decode(json));
     }
-    // A private run's output is not sent to the appview, which keeps what it is sent in public.
-    if (appview.isPresent() && !l.progress.filed().privateRepo()) {
+    // A private run's output names its space, for the appview to show only to its members; one
+    // whose space is not known is not sent at all.
+    if (l.progress.filed().privateRepo()) {
+      var space = session.filer().spaces().spaceOf(key);
+      l.space = space == null ? null : space.space().toString();
+    }
+    if (appview.isPresent() && (l.space != null || !l.progress.filed().privateRepo())) {
       // Events carry masked bytes already, so the feed's own mask has nothing left to do.
       HoldBuffer hold = new HoldBuffer();
       l.feed = new OutputFeed(UnaryOperator.identity(), Pieces.MAX_PIECE_BYTES, hold);
