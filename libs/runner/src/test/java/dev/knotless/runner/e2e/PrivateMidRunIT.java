@@ -1,0 +1,130 @@
+package dev.knotless.runner.e2e;
+
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.MAIN;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.commit;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.createPrivate;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.git;
+import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.push;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.atproto.space.SpaceId;
+import dev.knotless.atproto.space.SpaceRecords;
+import dev.knotless.atproto.space.XrpcSpaceClient;
+import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.runner.check.CheckRecord;
+import dev.knotless.runner.check.CheckStatus;
+import dev.knotless.runner.state.JsonStateStore;
+import dev.knotless.storage.PrivateRepos;
+import dev.knotless.storage.RepoAddress;
+import dev.knotless.storage.Settings;
+import dev.knotless.storage.StorageCache;
+import dev.knotless.storage.push.Pusher;
+import dev.knotless.testing.Account;
+import dev.knotless.testing.PdsInstance;
+import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessSpaceHost;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runner taken out of a private repository's space while one of its runs goes: the run ends,
+ * its end cannot be filed in the space and is filed nowhere else, the log says why, and the
+ * repository is left.
+ */
+@WithPds
+class PrivateMidRunIT {
+  private static final String SLOW =
+      "on: {push: {}}\nsteps:\n  - name: slow\n    run: echo mid-run-start; sleep 8; echo"
+          + " mid-run-end\n";
+
+  @Test
+  void aRunnerRemovedFromTheSpaceWhileARunGoesFilesItsEndNowhereAndLeaves(
+      PdsInstance pds, @TempDir Path tmp) throws Exception {
+    Account owner = pds.createAccount("midown");
+    try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "midrun");
+        CapturedLog log = new CapturedLog()) {
+      String runner = h.account.did();
+      createPrivate(pds, host, owner, tmp, "midrun", runner);
+      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
+      ownerPds.login(owner.handle(), owner.password());
+      var spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
+      SpaceId space = new SpaceId(owner.did(), "midrun");
+      RepoAddress address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "midrun");
+      Path work = tmp.resolve("owner/work");
+      Files.createDirectories(work);
+      git(work, "init", "-q", "-b", "main");
+      Pusher pusher =
+          new Pusher(
+              new SpaceRecords(spaces, space, host.url()),
+              StorageCache.at(tmp.resolve("owner/cache"), Clock.systemUTC()),
+              Clock.systemUTC(),
+              Settings.defaults().claimGrace());
+      commit(work, "README.md", "hi\n");
+      push(pusher, address, work);
+      String key =
+          spaces
+              .getRecord(space, owner.did(), "dev.knotless.repo", "midrun")
+              .orElseThrow()
+              .value()
+              .path("key")
+              .asText();
+      h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
+      h.start(List.of("--poll", "1"), owner.handle() + "/midrun");
+      RunnerHarness.await(
+          "the first pass",
+          () -> new JsonStateStore(h.state()).load(owner.did() + "/" + key).isPresent());
+
+      String sha = commit(work, ".knotless/workflows/ci.yml", SLOW);
+      push(pusher, address, work);
+      String rkey = CheckKeys.push(owner.did(), key, MAIN, sha, "ci");
+      RunnerHarness.await(
+          "the run going, filed as running in the space",
+          () -> {
+            try {
+              return spaces
+                  .getRecord(space, runner, CheckRecord.COLLECTION, rkey)
+                  .map(r -> CheckRecord.fromJson(r.value()).status() == CheckStatus.RUNNING)
+                  .orElse(false);
+            } catch (java.io.IOException e) {
+              return false;
+            }
+          });
+      spaces.removeMember(space, runner);
+      RunnerHarness.await(
+          "the run's end, refused by the space",
+          () -> log.text().contains("could not file the end of " + rkey));
+      String t = log.text();
+      assertTrue(
+          t.contains(
+              "midrun: the runner is no longer a member of the private repository's space "
+                  + space
+                  + "; no longer watching it"),
+          "the repository is left, saying why: " + t);
+      String refused = t.substring(t.indexOf("could not file the end of " + rkey));
+      assertTrue(
+          refused.contains("NotMember"), "the end's refusal says the space's reason: " + refused);
+      assertEquals(
+          CheckStatus.RUNNING,
+          CheckRecord.fromJson(
+                  spaces
+                      .getRecord(space, runner, CheckRecord.COLLECTION, rkey)
+                      .orElseThrow()
+                      .value())
+              .status(),
+          "its end could not be written where only members write");
+      assertTrue(
+          h.reader
+              .listRecords(runner, CheckRecord.COLLECTION, 100, null, false)
+              .records()
+              .isEmpty(),
+          "nothing in the runner's public account");
+    }
+  }
+}
