@@ -40,6 +40,7 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
@@ -228,6 +229,40 @@ class CheckWriterIT {
     assertEquals(lines(log), lines(blob), "every line once, in order");
     assertArrayEquals(log, blob);
     assertPiecesAreTheLogInOrder(run, log);
+  }
+
+  @Test
+  void aSchedulerThatAdoptedTheRunWritesTheLogAgainAndItsLogIsFiledWithoutASplice()
+      throws Exception {
+    Run run = queued("adopted");
+    byte[] body = log();
+    byte[] first = concat("cache /cache: restored from its base (1204 ms)\n", body);
+    int cut = first.length / 2;
+    List<RunEvent> before = new ArrayList<>();
+    before.add(run.filed());
+    before.add(run.started());
+    before.add(run.stepStarted("build"));
+    before.addAll(run.output(first, 0, cut, 700));
+    publish(before);
+    await().atMost(DEADLINE).until(() -> keptLogLength(run) == cut);
+
+    // The scheduler that adopted the pod follows its steps from their first byte, with a line of
+    // its own where the first wrote another.
+    byte[] again = concat("cache /cache: this pod was adopted; nothing it writes is kept\n", body);
+    List<RunEvent> after = new ArrayList<>(run.output(again, 0, again.length, 900));
+    after.add(run.stepEnded("build"));
+    after.add(run.ended(again.length));
+    publish(after);
+
+    JsonNode check = awaitStatus(run, "success");
+    assertArrayEquals(again, logBlob(check), "the adopting scheduler's log, whole and alone");
+  }
+
+  private static byte[] concat(String head, byte[] body) {
+    byte[] h = head.getBytes(StandardCharsets.UTF_8);
+    byte[] out = Arrays.copyOf(h, h.length + body.length);
+    System.arraycopy(body, 0, out, h.length, body.length);
+    return out;
   }
 
   @Test

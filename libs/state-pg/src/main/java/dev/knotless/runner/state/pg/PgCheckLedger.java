@@ -48,6 +48,12 @@ public final class PgCheckLedger {
     /** The log so far. */
     byte[] log() throws SQLException;
 
+    /** The {@code length} bytes of the log from {@code from}, which must lie within it. */
+    byte[] logRange(long from, int length) throws SQLException;
+
+    /** Cuts the log back to its first {@code length} bytes (no more than it holds). */
+    void truncateLog(long length) throws SQLException;
+
     /** Starts the check over for the run {@code filedJson} files: its log and events go. */
     void start(String filedJson) throws SQLException;
 
@@ -208,6 +214,66 @@ public final class PgCheckLedger {
         }
       }
       return out.toByteArray();
+    }
+
+    @Override
+    public byte[] logRange(long from, int length) throws SQLException {
+      if (from < 0 || length < 0 || from + length > logLength) {
+        throw new IllegalArgumentException(
+            "bytes " + from + " to " + (from + length) + " are not within a log of " + logLength);
+      }
+      byte[] out = new byte[length];
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "select log_offset, data from check_log where check_key = ? and log_offset < ?"
+                  + " and log_offset + octet_length(data) > ? order by log_offset")) {
+        s.setString(1, key);
+        s.setLong(2, from + length);
+        s.setLong(3, from);
+        try (ResultSet r = s.executeQuery()) {
+          while (r.next()) {
+            long at = r.getLong(1);
+            byte[] data = r.getBytes(2);
+            long start = Math.max(at, from);
+            long end = Math.min(at + data.length, from + length);
+            System.arraycopy(
+                data, (int) (start - at), out, (int) (start - from), (int) (end - start));
+          }
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public void truncateLog(long length) throws SQLException {
+      if (length < 0 || length > logLength) {
+        throw new IllegalArgumentException(
+            "a log of " + logLength + " bytes cannot be cut back to " + length);
+      }
+      try (PreparedStatement s =
+          c.prepareStatement("delete from check_log where check_key = ? and log_offset >= ?")) {
+        s.setString(1, key);
+        s.setLong(2, length);
+        s.executeUpdate();
+      }
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "update check_log set data = substring(data from 1 for (? - log_offset)::int)"
+                  + " where check_key = ? and log_offset < ? and log_offset + octet_length(data) > ?")) {
+        s.setLong(1, length);
+        s.setString(2, key);
+        s.setLong(3, length);
+        s.setLong(4, length);
+        s.executeUpdate();
+      }
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "update check_run set log_length = ?, updated_at = now() where check_key = ?")) {
+        s.setLong(1, length);
+        s.setString(2, key);
+        s.executeUpdate();
+      }
+      logLength = length;
     }
 
     @Override

@@ -84,6 +84,27 @@ class PgCheckLedgerIT {
   }
 
   @Test
+  void aLogIsReadByRangeAcrossPiecesAndCutBackInsideOne() throws Exception {
+    ledger.withCheck("k-cut", k -> start(k));
+    ledger.withCheck("k-cut", k -> append(k, 0, "one\n"));
+    ledger.withCheck("k-cut", k -> append(k, 4, "two\n"));
+    ledger.withCheck("k-cut", k -> append(k, 8, "three\n"));
+    assertArrayEquals(bytes("\ntwo\nthr"), ledger.withCheck("k-cut", k -> k.logRange(3, 8)));
+    assertThrows(
+        IllegalArgumentException.class, () -> ledger.withCheck("k-cut", k -> k.logRange(10, 9)));
+    ledger.withCheck(
+        "k-cut",
+        k -> {
+          k.truncateLog(6);
+          return null;
+        });
+    assertEquals(6L, ledger.withCheck("k-cut", PgCheckLedger.Kept::logLength));
+    assertArrayEquals(bytes("one\ntw"), ledger.withCheck("k-cut", PgCheckLedger.Kept::log));
+    ledger.withCheck("k-cut", k -> append(k, 6, "ice\n"));
+    assertArrayEquals(bytes("one\ntwice\n"), ledger.withCheck("k-cut", PgCheckLedger.Kept::log));
+  }
+
+  @Test
   void workThatThrowsLeavesTheCheckAsItWas() throws Exception {
     ledger.withCheck("k-rollback", k -> start(k));
     assertThrows(

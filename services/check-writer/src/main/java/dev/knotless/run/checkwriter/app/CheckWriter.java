@@ -106,6 +106,7 @@ public class CheckWriter {
                 "knotless.run.check_writer.lag", "from an event's time to its check filed")
             .register(registry);
     registry.counter("knotless.run.check_writer.output.gaps");
+    registry.counter("knotless.run.check_writer.output.rewritten");
     registry.counter("knotless.run.check_writer.outputs.lost");
   }
 
@@ -232,9 +233,24 @@ public class CheckWriter {
       throws IOException, SQLException {
     if (event instanceof RunEvent.Output o) {
       LogTail tail = LogTail.of(kept.logLength(), o.offset(), o.data().length);
+      int held = tail.held(o.data().length);
+      int differs =
+          held == 0 ? -1 : LogTail.firstDifference(kept.logRange(o.offset(), held), o.data());
       if (tail.gap() > 0) {
         registry.counter("knotless.run.check_writer.output.gaps").increment();
         LOG.warnf("output at %d left %d bytes unseen; passed over", o.offset(), tail.gap());
+      } else if (differs >= 0) {
+        // Another writer began the log again: what the log held from there on is replaced by its
+        // bytes, so the log is one writer's, never two spliced.
+        long at = o.offset() + differs;
+        registry.counter("knotless.run.check_writer.output.rewritten").increment();
+        LOG.warnf(
+            "output at %d differs from the log held at byte %d: the log from there is rewritten"
+                + " (%d bytes dropped), as a scheduler that adopted the run writes it",
+            o.offset(), at, kept.logLength() - at);
+        kept.truncateLog(at);
+        byte[] data = o.data();
+        kept.appendLog(at, Arrays.copyOfRange(data, differs, data.length));
       } else if (tail.extendsLog()) {
         byte[] data = o.data();
         kept.appendLog(

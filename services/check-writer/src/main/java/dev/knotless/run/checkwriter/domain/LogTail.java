@@ -25,6 +25,30 @@ public record LogTail(int from, long gap) {
     return new LogTail((int) seen, 0);
   }
 
+  /** How many of an event's {@code length} bytes the log holds already (0 for a gap). */
+  public int held(int length) {
+    if (gap > 0) {
+      return 0;
+    }
+    return from >= 0 ? from : length;
+  }
+
+  /**
+   * Where {@code data} first differs from {@code held}, the log's bytes at the same offsets, over
+   * the first {@code held.length} bytes; -1 where they agree. Bytes the log holds that an event
+   * says otherwise mean another writer began the log again (a scheduler that adopted a run follows
+   * its steps from their first byte, with lines of its own), so what follows is that writer's.
+   */
+  public static int firstDifference(byte[] held, byte[] data) {
+    int n = Math.min(held.length, data.length);
+    for (int i = 0; i < n; i++) {
+      if (held[i] != data[i]) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /** Whether there are new bytes to append. */
   public boolean extendsLog() {
     return from >= 0;

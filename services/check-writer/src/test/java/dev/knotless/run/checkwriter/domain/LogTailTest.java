@@ -32,6 +32,21 @@ class LogTailTest {
   }
 
   @Test
+  void whatTheLogHoldsOfAnEventIsWhatIsComparedWithIt() {
+    assertEquals(60, LogTail.of(100, 40, 60).held(60));
+    assertEquals(25, LogTail.of(100, 75, 50).held(50));
+    assertEquals(0, LogTail.of(100, 100, 10).held(10));
+    assertEquals(0, LogTail.of(100, 130, 10).held(10));
+  }
+
+  @Test
+  void theFirstDifferingByteIsFoundAndAgreeingBytesHaveNone() {
+    byte[] held = "pod p\ncache: restored\n".getBytes();
+    assertEquals(-1, LogTail.firstDifference(held, "pod p\ncache: restored\nmore".getBytes()));
+    assertEquals(13, LogTail.firstDifference(held, "pod p\ncache: adopted\n".getBytes()));
+  }
+
+  @Test
   void aNegativeOffsetIsRefusedByName() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> LogTail.of(0, -1, 1));
