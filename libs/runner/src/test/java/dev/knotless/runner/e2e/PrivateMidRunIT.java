@@ -46,7 +46,17 @@ class PrivateMidRunIT {
   @Test
   void aRunnerRemovedFromTheSpaceWhileARunGoesFilesItsEndNowhereAndLeaves(
       PdsInstance pds, @TempDir Path tmp) throws Exception {
-    Account owner = pds.createAccount("midown");
+    midRun(pds, tmp, false);
+  }
+
+  @Test
+  void aSpaceDeletedWhileARunGoesHasItsEndFiledNowhereAndIsLeft(PdsInstance pds, @TempDir Path tmp)
+      throws Exception {
+    midRun(pds, tmp, true);
+  }
+
+  private static void midRun(PdsInstance pds, Path tmp, boolean deleted) throws Exception {
+    Account owner = pds.createAccount(deleted ? "middel" : "midown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "midrun");
         CapturedLog log = new CapturedLog()) {
@@ -96,29 +106,39 @@ class PrivateMidRunIT {
               return false;
             }
           });
-      spaces.removeMember(space, runner);
+      if (deleted) {
+        spaces.deleteSpace(space);
+      } else {
+        spaces.removeMember(space, runner);
+      }
       RunnerHarness.await(
           "the run's end, refused by the space",
           () -> log.text().contains("could not file the end of " + rkey));
       String t = log.text();
-      assertTrue(
-          t.contains(
-              "midrun: the runner is no longer a member of the private repository's space "
+      String left =
+          deleted
+              ? "midrun: the private repository's space "
                   + space
-                  + "; no longer watching it"),
-          "the repository is left, saying why: " + t);
+                  + " is gone; no longer watching it"
+              : "midrun: the runner is no longer a member of the private repository's space "
+                  + space
+                  + "; no longer watching it";
+      assertTrue(t.contains(left), "the repository is left, saying why: " + t);
       String refused = t.substring(t.indexOf("could not file the end of " + rkey));
       assertTrue(
-          refused.contains("NotMember"), "the end's refusal says the space's reason: " + refused);
-      assertEquals(
-          CheckStatus.RUNNING,
-          CheckRecord.fromJson(
-                  spaces
-                      .getRecord(space, runner, CheckRecord.COLLECTION, rkey)
-                      .orElseThrow()
-                      .value())
-              .status(),
-          "its end could not be written where only members write");
+          refused.contains(deleted ? "SpaceNotFound" : "NotMember"),
+          "the end's refusal says the space's reason: " + refused);
+      if (!deleted) {
+        assertEquals(
+            CheckStatus.RUNNING,
+            CheckRecord.fromJson(
+                    spaces
+                        .getRecord(space, runner, CheckRecord.COLLECTION, rkey)
+                        .orElseThrow()
+                        .value())
+                .status(),
+            "its end could not be written where only members write");
+      }
       assertTrue(
           h.reader
               .listRecords(runner, CheckRecord.COLLECTION, 100, null, false)
