@@ -1,34 +1,24 @@
 package dev.knotless.runner.e2e;
 
 import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.MAIN;
-import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.commit;
 import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.createPrivate;
-import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.git;
-import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.push;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.knotless.atproto.XrpcClient;
 import dev.knotless.atproto.space.SpaceId;
-import dev.knotless.atproto.space.SpaceRecords;
-import dev.knotless.atproto.space.XrpcSpaceClient;
 import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.runner.state.JsonStateStore;
 import dev.knotless.storage.PrivateRepos;
-import dev.knotless.storage.RepoAddress;
-import dev.knotless.storage.Settings;
-import dev.knotless.storage.StorageCache;
-import dev.knotless.storage.push.Pusher;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessSpaceHost;
-import java.nio.file.Files;
+import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,37 +52,21 @@ class PrivateMidRunIT {
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
       createPrivate(pds, host, owner, tmp, "midrun", runner);
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
-      var spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
-      SpaceId space = new SpaceId(owner.did(), "midrun");
-      RepoAddress address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "midrun");
-      Path work = tmp.resolve("owner/work");
-      Files.createDirectories(work);
-      git(work, "init", "-q", "-b", "main");
-      Pusher pusher =
-          new Pusher(
-              new SpaceRecords(spaces, space, host.url()),
-              StorageCache.at(tmp.resolve("owner/cache"), Clock.systemUTC()),
-              Clock.systemUTC(),
-              Settings.defaults().claimGrace());
-      commit(work, "README.md", "hi\n");
-      push(pusher, address, work);
-      String key =
-          spaces
-              .getRecord(space, owner.did(), "dev.knotless.repo", "midrun")
-              .orElseThrow()
-              .value()
-              .path("key")
-              .asText();
+      OwnerRepo o =
+          OwnerRepo.inSpace(owner, pds.pdsUrl(), host.url(), "midrun", tmp.resolve("owner/work"));
+      var spaces = o.spaces;
+      SpaceId space = o.space;
+      o.commit(Map.of("README.md", "hi\n"));
+      o.push("main");
+      String key = o.key();
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
       h.start(List.of("--poll", "1"), owner.handle() + "/midrun");
       RunnerHarness.await(
           "the first pass",
           () -> new JsonStateStore(h.state()).load(owner.did() + "/" + key).isPresent());
 
-      String sha = commit(work, ".knotless/workflows/ci.yml", SLOW);
-      push(pusher, address, work);
+      o.commit(Map.of(".knotless/workflows/ci.yml", SLOW));
+      String sha = o.push("main");
       String rkey = CheckKeys.push(owner.did(), key, MAIN, sha, "ci");
       RunnerHarness.await(
           "the run going, filed as running in the space",
