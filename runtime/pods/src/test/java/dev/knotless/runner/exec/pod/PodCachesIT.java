@@ -18,7 +18,6 @@ import dev.knotless.runtime.pods.Fabric8PodApi;
 import dev.knotless.runtime.pods.PodCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,33 +58,17 @@ class PodCachesIT {
   void nothingIsLeft() throws Exception {
     try {
       assertEquals(List.of(), pods(), "a run's pod was left");
-      assertEquals(List.of(), mountsUnder(cacheDir), "an overlay was left mounted");
+      assertEquals(List.of(), CacheMounts.under(cacheDir), "an overlay was left mounted");
       try (Stream<Path> runs = Files.list(cacheDir.resolve("runs"))) {
         assertEquals(List.of(), runs.toList(), "a run's layers were left");
       }
     } finally {
-      for (String m : mountsUnder(cacheDir)) {
-        new ProcessBuilder("umount", "-l", m).inheritIO().start().waitFor();
-      }
-      cluster.close();
-      try (Stream<Path> all = Files.walk(repo.root)) {
-        for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      CacheMounts.clear(cacheDir, cluster, repo.root);
     }
   }
 
   private List<Pod> pods() {
     return cluster.client.pods().inNamespace(PodCluster.NAMESPACE).list().getItems();
-  }
-
-  private static List<String> mountsUnder(Path dir) throws IOException {
-    String prefix = dir.toAbsolutePath() + "/";
-    return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
-        .map(l -> l.split(" ")[4])
-        .filter(m -> m.startsWith(prefix))
-        .toList();
   }
 
   private RunSpec spec(CacheUse use, String script) {

@@ -72,7 +72,7 @@ class PodNodeCachesIT {
   void nothingIsLeft() throws Exception {
     try {
       assertEquals(List.of(), pods(), "a run's pod was left");
-      assertEquals(List.of(), mountsUnder(cacheDir), "an overlay was left mounted");
+      assertEquals(List.of(), CacheMounts.under(cacheDir), "an overlay was left mounted");
       try (Stream<Path> runs = Files.list(cacheDir.resolve("runs"))) {
         assertEquals(List.of(), runs.toList(), "a run's layers were left");
       }
@@ -83,28 +83,12 @@ class PodNodeCachesIT {
             "a half-made base was left");
       }
     } finally {
-      for (String m : mountsUnder(cacheDir)) {
-        new ProcessBuilder("umount", "-l", m).inheritIO().start().waitFor();
-      }
-      cluster.close();
-      try (Stream<Path> all = Files.walk(repo.root)) {
-        for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      CacheMounts.clear(cacheDir, cluster, repo.root);
     }
   }
 
   private List<Pod> pods() {
     return cluster.client.pods().inNamespace(PodCluster.NAMESPACE).list().getItems();
-  }
-
-  private static List<String> mountsUnder(Path dir) throws IOException {
-    String prefix = dir.toAbsolutePath() + "/";
-    return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
-        .map(l -> l.split(" ")[4])
-        .filter(m -> m.startsWith(prefix))
-        .toList();
   }
 
   private RunSpec spec(CacheUse use, String script) {
@@ -228,13 +212,14 @@ class PodNodeCachesIT {
     List<Pod> left = pods();
     assertEquals(1, left.size(), "the killed scheduler's pod stays");
     String name = left.get(0).getMetadata().getName();
-    assertEquals(1, mountsUnder(cacheDir).size(), "the killed run's overlay is still mounted");
+    assertEquals(
+        1, CacheMounts.under(cacheDir).size(), "the killed run's overlay is still mounted");
 
     // The scheduler starts again on the node: a new executor and store over the same directory.
     PodExecutor restarted = onNode(cluster.cached(store(), null, work));
     restarted.adopt(Map.of("node-cache-key", name));
     restarted.removeLeftovers();
-    assertEquals(1, mountsUnder(cacheDir).size(), "the adopted pod's overlay is spared");
+    assertEquals(1, CacheMounts.under(cacheDir).size(), "the adopted pod's overlay is spared");
     CountDownLatch following = new CountDownLatch(1);
     var adopted =
         CompletableFuture.supplyAsync(
@@ -251,7 +236,7 @@ class PodNodeCachesIT {
     assertTrue(following.await(2, TimeUnit.MINUTES), "the adopter never followed the step");
     // A sweep while the adopted run goes (the scheduler sweeps every few seconds) spares it too.
     restarted.removeLeftovers();
-    assertEquals(1, mountsUnder(cacheDir).size(), "the adopted run's overlay is spared");
+    assertEquals(1, CacheMounts.under(cacheDir).size(), "the adopted run's overlay is spared");
     try (var exec =
         cluster
             .client
@@ -273,7 +258,7 @@ class PodNodeCachesIT {
         r);
     assertFalse(r.contains("promoted"), r);
     assertEquals(
-        List.of(), mountsUnder(cacheDir), "the adopter unmounted the killed run's overlay");
+        List.of(), CacheMounts.under(cacheDir), "the adopter unmounted the killed run's overlay");
 
     String after =
         passes(restarted.run(spec(CacheUse.READ, "cat /cache/stamp"), new RunCancellation()));
