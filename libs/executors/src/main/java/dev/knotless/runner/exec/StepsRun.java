@@ -381,6 +381,10 @@ final class StepsRun {
   }
 
   private void notify(Consumer<RunListener> call) {
+    notify(listener, call);
+  }
+
+  private static void notify(RunListener listener, Consumer<RunListener> call) {
     try {
       call.accept(listener);
     } catch (RuntimeException e) {
@@ -399,11 +403,12 @@ final class StepsRun {
             .toList();
     byte[] log = (spec.filter().mask(message) + "\n").getBytes(StandardCharsets.UTF_8);
     RunResult result = new RunResult(steps, new RunOutcome.Errored(message), log, List.of());
-    try {
-      listener.runEnded(result);
-    } catch (RuntimeException e) {
-      LOG.warn("run listener {} failed: {}", listener.getClass().getName(), e.toString(), e);
+    // Followers see what they see of any run: the log's one line, each step's end, the run's end.
+    StepsRun.notify(listener, l -> l.logWritten(0, log.clone()));
+    for (StepResult step : steps) {
+      StepsRun.notify(listener, l -> l.stepEnded(step, log.length));
     }
+    StepsRun.notify(listener, l -> l.runEnded(result));
     return result;
   }
 }
