@@ -16,7 +16,50 @@ public final class SpaceErrors {
   /** The space credential is not one the host gave, or not for this space. */
   public static final String INVALID_CREDENTIAL = "InvalidCredential";
 
+  /**
+   * Ours, not a host's: the caller's own PDS gave this login no service token for a space method.
+   * An app password is given none (private data is read with OAuth), nor is an OAuth session
+   * granted before knotless asked for the space methods.
+   */
+  public static final String LOGIN_REFUSED = "SpaceLoginRefused";
+
   private SpaceErrors() {}
+
+  /** The caller's login may not use spaces: see {@link #LOGIN_REFUSED}. */
+  public static boolean loginRefused(XrpcException e) {
+    return LOGIN_REFUSED.equals(e.error());
+  }
+
+  /**
+   * {@code e}, the PDS refusing {@code getServiceAuth} for the space method {@code method} to a
+   * login of {@code kind} ({@link dev.knotless.atproto.XrpcClient#loginKind()}), as a {@link
+   * #LOGIN_REFUSED} that says what to do; empty when it is not a refusal of the login (a 5xx, no
+   * answer, a rate limit), which may pass.
+   */
+  static java.util.Optional<XrpcException> loginRefused(
+      XrpcException e, String method, String kind) {
+    boolean refused =
+        e.kind() == XrpcException.Kind.AUTH || e.kind() == XrpcException.Kind.BAD_REQUEST;
+    if (!refused || !"com.atproto.server.getServiceAuth".equals(e.method())) {
+      return java.util.Optional.empty();
+    }
+    String fix =
+        "OAuth session".equals(kind)
+            ? "log in again with OAuth: this session was granted before knotless asked for "
+                + method
+            : "an " + kind + " reads no private repository; log in with OAuth instead";
+    return java.util.Optional.of(
+        new XrpcException(
+            method,
+            e.status(),
+            LOGIN_REFUSED,
+            "the PDS gave this login no service token for it ("
+                + (e.serverMessage() == null ? e.error() : e.serverMessage())
+                + "): "
+                + fix,
+            null,
+            e));
+  }
 
   public static boolean notMember(XrpcException e) {
     return NOT_MEMBER.equals(e.error());
