@@ -33,13 +33,15 @@ public final class SpaceErrors {
   /**
    * {@code e}, the PDS refusing {@code getServiceAuth} for the space method {@code method} to a
    * login of {@code kind} ({@link dev.knotless.atproto.XrpcClient#loginKind()}), as a {@link
-   * #LOGIN_REFUSED} that says what to do; empty when it is not a refusal of the login (a 5xx, no
-   * answer, a rate limit), which may pass.
+   * #LOGIN_REFUSED} that says what to do; empty when it is not a refusal of the login (a 401, a
+   * 5xx, no answer, a rate limit), which may pass.
    */
   static java.util.Optional<XrpcException> loginRefused(
       XrpcException e, String method, String kind) {
-    boolean refused =
-        e.kind() == XrpcException.Kind.AUTH || e.kind() == XrpcException.Kind.BAD_REQUEST;
+    // 403 (a scope the session lacks, or a login the PDS keeps out of spaces) or 400 (as a PDS
+    // refuses a privileged method to an app password); a 401 is a token gone bad, not the login's
+    // kind, and is left as it is.
+    boolean refused = e.status() == 403 || e.status() == 400;
     if (!refused || !"com.atproto.server.getServiceAuth".equals(e.method())) {
       return java.util.Optional.empty();
     }

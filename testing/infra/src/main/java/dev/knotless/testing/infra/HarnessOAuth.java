@@ -62,9 +62,10 @@ public final class HarnessOAuth {
     Path dir = Files.createTempDirectory("oauth-client");
     saveLogin(pds, a, dir);
     SessionStore store = new SessionStore(dir);
-    XrpcClient c = XrpcClient.create(pds.pdsUrl());
-    OAuthLogins.resume(
-        c, OAuthLogins.saved(store, a.did()).orElseThrow(), store, pds.environment());
+    OAuthSession s = OAuthLogins.saved(store, a.did()).orElseThrow();
+    // At the address the session was granted for (the PDS's public one), as DPoP proofs name it.
+    XrpcClient c = XrpcClient.create(s.pds());
+    OAuthLogins.resume(c, s, store, pds.environment());
     return c;
   }
 }
