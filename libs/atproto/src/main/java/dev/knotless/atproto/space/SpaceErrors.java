@@ -45,11 +45,10 @@ public final class SpaceErrors {
     if (!refused || !"com.atproto.server.getServiceAuth".equals(e.method())) {
       return java.util.Optional.empty();
     }
-    String fix =
+    String why =
         "OAuth session".equals(kind)
-            ? "log in again with OAuth: this session was granted before knotless asked for "
-                + method
-            : "an " + kind + " reads no private repository; log in with OAuth instead";
+            ? "this OAuth session was granted before knotless asked for it"
+            : "an " + kind + " reads no private repository";
     return java.util.Optional.of(
         new XrpcException(
             method,
@@ -58,7 +57,8 @@ public final class SpaceErrors {
             "the PDS gave this login no service token for it ("
                 + (e.serverMessage() == null ? e.error() : e.serverMessage())
                 + "): "
-                + fix,
+                + why
+                + "; log in with OAuth",
             null,
             e));
   }

@@ -86,9 +86,9 @@ public final class PrivateWatch {
         throw new IOException(
             "it is private, and "
                 + e.serverMessage()
-                + ": log the runner in with `knotless-run login "
+                + " (`knotless-run login "
                 + client.did()
-                + "` (a server runner: the session file in KNOTLESS_OAUTH_SESSION)",
+                + "`; a server runner: the session file in KNOTLESS_OAUTH_SESSION)",
             e);
       }
       throw e;
