@@ -56,10 +56,9 @@ class SpaceNotifyHostIT {
     }
   }
 
+  /** {@code a} logged in with OAuth, as a member of a space must be. */
   private static XrpcClient login(PdsInstance pds, Account a) throws Exception {
-    XrpcClient self = XrpcClient.create(pds.pdsUrl());
-    self.login(a.handle(), a.password());
-    return self;
+    return HarnessOAuth.client(pds, a);
   }
 
   @Test
@@ -118,7 +117,7 @@ class SpaceNotifyHostIT {
       assertEquals(1, host.notifications()[1], "#elsewhere was not told");
 
       // A notification not signed by the host is refused, and logged, and passes nothing on:
-      // none signed, and one a stranger's PDS signed for the method.
+      // none signed, and one a stranger signed for the method with the key of a DID of its own.
       String notify = "com.atproto.space.notifyWrite";
       var body =
           Json.object().put("space", space.toString()).put("repo", owner.did()).put("rev", "9");
@@ -135,7 +134,14 @@ class SpaceNotifyHostIT {
                 XrpcException.class,
                 () ->
                     av.procedureWith(
-                        login(pds, stranger).serviceToken(appview.did(), notify), notify, body));
+                        PlcIdentity.createSigning(
+                                pds.plcUrl(),
+                                "atproto_pds",
+                                "AtprotoPersonalDataServer",
+                                java.net.URI.create("http://127.0.0.1:9"))
+                            .serviceToken(appview.did(), notify),
+                        notify,
+                        body));
         assertEquals(403, forged.status());
       } finally {
         System.setErr(err);
