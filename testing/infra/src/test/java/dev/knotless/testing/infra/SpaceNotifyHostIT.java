@@ -122,6 +122,12 @@ class SpaceNotifyHostIT {
       var body =
           Json.object().put("space", space.toString()).put("repo", owner.did()).put("rev", "9");
       body.putArray("for").add(runner.did());
+      PlcIdentity.Signing forger =
+          PlcIdentity.createSigning(
+              pds.plcUrl(),
+              "atproto_pds",
+              "AtprotoPersonalDataServer",
+              java.net.URI.create("http://127.0.0.1:9"));
       java.io.PrintStream err = System.err;
       var logged = new java.io.ByteArrayOutputStream();
       System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
@@ -132,16 +138,7 @@ class SpaceNotifyHostIT {
         XrpcException forged =
             assertThrows(
                 XrpcException.class,
-                () ->
-                    av.procedureWith(
-                        PlcIdentity.createSigning(
-                                pds.plcUrl(),
-                                "atproto_pds",
-                                "AtprotoPersonalDataServer",
-                                java.net.URI.create("http://127.0.0.1:9"))
-                            .serviceToken(appview.did(), notify),
-                        notify,
-                        body));
+                () -> av.procedureWith(forger.serviceToken(appview.did(), notify), notify, body));
         assertEquals(403, forged.status());
       } finally {
         System.setErr(err);
@@ -154,7 +151,7 @@ class SpaceNotifyHostIT {
               "refused a notifyWrite of "
                   + space
                   + ": signed by "
-                  + stranger.did()
+                  + forger.did()
                   + ", not a space host this appview hears"),
           log);
       assertEquals(2, appview.refusedNotifications().size());
