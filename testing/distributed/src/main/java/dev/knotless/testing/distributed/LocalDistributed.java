@@ -149,16 +149,9 @@ public final class LocalDistributed implements AutoCloseable {
   public LocalDistributed withSpaceHost(java.net.URI host) {
     this.spaceHost = host;
     if (oauthSession == null) {
-      try {
-        Path file = dir.resolve("runner-oauth-session.json");
-        Files.write(
-            file,
-            dev.knotless.atproto.Json.write(
-                dev.knotless.testing.infra.HarnessOAuth.login(pds, runner).toJson()));
-        oauthSession = file;
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
+      oauthSession =
+          dev.knotless.testing.infra.HarnessOAuth.sessionFile(
+              pds, runner, dir.resolve("runner-oauth-session.json"));
     }
     return this;
   }

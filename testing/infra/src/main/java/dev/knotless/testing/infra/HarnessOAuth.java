@@ -57,6 +57,21 @@ public final class HarnessOAuth {
     return store.file();
   }
 
+  /**
+   * Logs in as {@code a} and writes the session alone to {@code file}, as a server runner's Secret
+   * holds it ({@code KNOTLESS_OAUTH_SESSION}).
+   *
+   * @return {@code file}
+   */
+  public static Path sessionFile(PdsInstance pds, Account a, Path file) {
+    try {
+      Files.write(file, dev.knotless.atproto.Json.write(login(pds, a).toJson()));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return file;
+  }
+
   /** A client of {@code a}'s PDS on a fresh OAuth session, kept in a sessions file of its own. */
   public static XrpcClient client(PdsInstance pds, Account a) throws IOException {
     Path dir = Files.createTempDirectory("oauth-client");
