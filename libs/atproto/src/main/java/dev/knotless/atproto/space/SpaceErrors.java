@@ -55,7 +55,8 @@ public final class SpaceErrors {
             e.status(),
             LOGIN_REFUSED,
             "the PDS gave this login no service token for it ("
-                + (e.serverMessage() == null ? e.error() : e.serverMessage())
+                + dev.knotless.atproto.Printable.escape(
+                    e.serverMessage() == null ? e.error() : e.serverMessage())
                 + "): "
                 + why
                 + "; log in with OAuth",
