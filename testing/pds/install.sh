@@ -10,17 +10,23 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="${KNOTLESS_PDS_CACHE:-$HOME/.cache/knotless-run/pds}"
 hash="$(sha256sum "$here/package-lock.json" | cut -c1-16)"
 dir="$root/$hash"
-# Puts the current start-pds.mjs beside node_modules. Several test JVMs may start
-# servers at once, so the copy is renamed into place: a Node reading the file
-# never sees half of it.
+# Puts the current start-pds.mjs beside node_modules, also under a name holding
+# its own hash (start-pds-<16 hex>.mjs), which start-pds.sh runs: clones at
+# other commits share this tree, and each runs its own script, never one another
+# clone placed a moment before. Several test JVMs may start servers at once, so
+# each copy is renamed into place: a Node reading a file never sees half of it.
 place_script() {
-  if ! cmp -s "$here/start-pds.mjs" "$dir/start-pds.mjs"; then
-    local part
-    part="$(mktemp "$dir/.start-pds.XXXXXX")"
-    cp "$here/start-pds.mjs" "$part"
-    chmod 0644 "$part"
-    mv -f "$part" "$dir/start-pds.mjs"
-  fi
+  local sum
+  sum="$(sha256sum "$here/start-pds.mjs" | cut -c1-16)"
+  for name in "start-pds.mjs" "start-pds-$sum.mjs"; do
+    if ! cmp -s "$here/start-pds.mjs" "$dir/$name"; then
+      local part
+      part="$(mktemp "$dir/.start-pds.XXXXXX")"
+      cp "$here/start-pds.mjs" "$part"
+      chmod 0644 "$part"
+      mv -f "$part" "$dir/$name"
+    fi
+  done
 }
 if [ -f "$dir/.installed" ]; then
   place_script

@@ -66,7 +66,8 @@ public final class PrivateRepos {
    * is logged in, when the owner has no space of that name, or when their host keeps no spaces.
    *
    * @throws IOException saying the repository is private and who is not a member of it, when the
-   *     host refuses the person logged in
+   *     host refuses the person logged in; or that their login reads no space (an app password),
+   *     naming {@code knotless login}
    */
   public static Optional<SpaceRecords> open(KnotlessRepos repos, RepoAddress repo)
       throws IOException {
@@ -91,6 +92,10 @@ public final class PrivateRepos {
       }
       if (SpaceErrors.spaceNotFound(e) || keepsNoSpaces(e)) {
         return Optional.empty();
+      }
+      if (SpaceErrors.loginRefused(e)) {
+        throw new IOException(
+            repo.url() + " is private, and " + e.serverMessage() + " (`knotless login`)", e);
       }
       throw e;
     }

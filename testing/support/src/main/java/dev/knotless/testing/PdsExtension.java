@@ -38,7 +38,11 @@ public final class PdsExtension implements BeforeAllCallback, ParameterResolver 
   private static PdsInstance instance(ExtensionContext context) {
     WithPds settings = settings(context);
     PdsOptions options =
-        new PdsOptions(settings.rateLimits(), settings.blobUploadLimit(), List.of("alice", "bob"));
+        new PdsOptions(
+            settings.rateLimits(),
+            settings.blobUploadLimit(),
+            List.of("alice", "bob"),
+            settings.passwordSpaces());
     if (settings.scope() == WithPds.Scope.SUITE) {
       return context
           .getRoot()

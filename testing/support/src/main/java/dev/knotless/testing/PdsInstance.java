@@ -113,6 +113,10 @@ public final class PdsInstance implements AutoCloseable {
     if (options.blobUploadLimit() > 0) {
       builder.environment().put("PDS_BLOB_UPLOAD_LIMIT", Long.toString(options.blobUploadLimit()));
     }
+    builder.environment().remove("PROBE_PASSWORD_SPACES");
+    if (options.passwordSpaces()) {
+      builder.environment().put("PROBE_PASSWORD_SPACES", "allow");
+    }
     builder.environment().putAll(extra);
     Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
     builder.environment().put("TMPDIR", tmp.toString());

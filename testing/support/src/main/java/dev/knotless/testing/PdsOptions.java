@@ -12,14 +12,22 @@ import java.util.List;
  *     the PDS default of 5 MiB
  * @param accounts short names of the accounts created at start (each becomes {@code <name>.test},
  *     password {@code <name>-pass})
+ * @param passwordSpaces let a password session have service tokens for {@code com.atproto.space.*}
+ *     ({@code PROBE_PASSWORD_SPACES=allow}); off, as a PDS with spaces will be, the harness refuses
+ *     them, so private repositories are read with OAuth sessions. Only for tests not yet on OAuth.
  */
-public record PdsOptions(boolean rateLimits, long blobUploadLimit, List<String> accounts) {
+public record PdsOptions(
+    boolean rateLimits, long blobUploadLimit, List<String> accounts, boolean passwordSpaces) {
   public PdsOptions {
     if (blobUploadLimit < 0) {
       throw new IllegalArgumentException(
           "blobUploadLimit must be 0 or more, got " + blobUploadLimit);
     }
     accounts = List.copyOf(accounts);
+  }
+
+  public PdsOptions(boolean rateLimits, long blobUploadLimit, List<String> accounts) {
+    this(rateLimits, blobUploadLimit, accounts, false);
   }
 
   /** The default: no rate limits, the PDS's own blob limit, accounts alice and bob. */
@@ -29,11 +37,16 @@ public record PdsOptions(boolean rateLimits, long blobUploadLimit, List<String> 
 
   /** These options with rate limits on or off. */
   public PdsOptions withRateLimits(boolean on) {
-    return new PdsOptions(on, blobUploadLimit, accounts);
+    return new PdsOptions(on, blobUploadLimit, accounts, passwordSpaces);
   }
 
   /** These options with another blob upload limit in bytes (0 = the PDS default). */
   public PdsOptions withBlobUploadLimit(long bytes) {
-    return new PdsOptions(rateLimits, bytes, accounts);
+    return new PdsOptions(rateLimits, bytes, accounts, passwordSpaces);
+  }
+
+  /** These options with space service tokens given to password sessions, or refused them. */
+  public PdsOptions withPasswordSpaces(boolean allowed) {
+    return new PdsOptions(rateLimits, blobUploadLimit, accounts, allowed);
   }
 }

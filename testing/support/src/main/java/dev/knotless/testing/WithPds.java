@@ -39,6 +39,13 @@ public @interface WithPds {
   /** The blob upload limit in bytes; 0 keeps the PDS default (5 MiB). */
   long blobUploadLimit() default 0;
 
+  /**
+   * Give password sessions service tokens for {@code com.atproto.space.*}, which the harness
+   * refuses them by default, as a PDS with spaces will ({@link PdsOptions#passwordSpaces}). Only
+   * for a test that still reads a private repository with a password.
+   */
+  boolean passwordSpaces() default false;
+
   /** Whether the server is shared across test classes or started for this class alone. */
   Scope scope() default Scope.SUITE;
 

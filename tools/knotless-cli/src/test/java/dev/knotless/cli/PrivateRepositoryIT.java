@@ -37,9 +37,21 @@ class PrivateRepositoryIT {
 
   record Git(int exit, String out, String err) {}
 
+  /** {@code as} logged in with OAuth (as a private repository needs), or no one when null. */
   private static Map<String, String> person(
       PdsInstance pds, Account as, Path home, HarnessSpaceHost host) {
-    Map<String, String> env = ToolRun.env(pds, as, home);
+    return tools(
+        as == null ? ToolRun.env(pds, null, home) : ToolRun.oauthEnv(pds, as, home), home, host);
+  }
+
+  /** {@code as} logged in with its password, as an app password logs in. */
+  private static Map<String, String> withPassword(
+      PdsInstance pds, Account as, Path home, HarnessSpaceHost host) {
+    return tools(ToolRun.env(pds, as, home), home, host);
+  }
+
+  private static Map<String, String> tools(
+      Map<String, String> env, Path home, HarnessSpaceHost host) {
     String bin =
         System.getProperty("knotless.bin", Path.of("../../bin").toAbsolutePath().toString());
     env.put("PATH", bin + ":" + System.getenv("PATH"));
@@ -201,6 +213,28 @@ class PrivateRepositoryIT {
       assertTrue(refused.err().contains(stranger.did() + " is not a member"), refused.err());
       assertFalse(Files.exists(tmp.resolve("strangers").resolve("a.txt")));
 
+      // A member on an app password: no token for the space, and told to log in with OAuth.
+      Map<String, String> onPassword = withPassword(pds, member, tmp.resolve("member-pw"), host);
+      Git appPassword = git(onPassword, tmp, "clone", "-q", url, "onPassword");
+      assertNotEquals(0, appPassword.exit());
+      assertTrue(appPassword.err().contains(url + " is private"), appPassword.err());
+      assertTrue(
+          appPassword.err().contains("an app password reads no private repository"),
+          appPassword.err());
+      assertTrue(appPassword.err().contains("`knotless login`"), appPassword.err());
+      assertFalse(Files.exists(tmp.resolve("onPassword").resolve("a.txt")));
+      ToolRun.Ran notMade =
+          knotless(
+              withPassword(pds, owner, tmp.resolve("owner-pw"), host),
+              "create",
+              owner.handle() + "/unmade",
+              "--private",
+              "--no-runner");
+      assertNotEquals(0, notMade.exit());
+      assertTrue(notMade.all().contains("`knotless login`"), notMade.all());
+      assertFalse(host.exists(owner.did() + "/unmade"));
+      assertTrue(anyone.findRecord(owner.did(), Lexicons.REPO, "unmade").isEmpty());
+
       // No one logged in: nothing can be read, and git is told why the repository looks empty.
       Map<String, String> nobody = person(pds, null, tmp.resolve("nobody"), host);
       Git anonymous = git(nobody, tmp, "clone", "-q", url, "anonymous");
@@ -216,8 +250,7 @@ class PrivateRepositoryIT {
       assertFalse(host.exists(owner.did() + "/open"));
 
       // A member removed reads no more.
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
+      XrpcClient ownerPds = dev.knotless.testing.infra.HarnessOAuth.client(pds, owner);
       var spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       spaces.removeMember(SpaceId.parse(space), member.did());
       Git removed = git(them, theirs, "fetch", "-q", "origin");

@@ -30,7 +30,11 @@ public final class KnotlessScopes {
           "dev.knotless.minutes",
           "dev.knotless.runnerKey");
 
-  /** The appview methods knotless calls with a service token ({@code getServiceAuth}). */
+  /**
+   * The methods knotless calls with a service token ({@code getServiceAuth}): the appview's, and
+   * the space host's that take the caller's own token (managing a space, and trading membership for
+   * a space credential). A PDS checks each token asked for against these {@code rpc:} scopes.
+   */
   public static final List<String> SERVICE_METHODS =
       List.of(
           "dev.knotless.putRunOutput",
@@ -39,7 +43,14 @@ public final class KnotlessScopes {
           "dev.knotless.listSecrets",
           "dev.knotless.describeServer",
           "dev.knotless.inviteRunner",
-          "dev.knotless.listRunnerInvites");
+          "dev.knotless.listRunnerInvites",
+          "dev.knotless.awaitSpaceWrites",
+          "com.atproto.space.getCredential",
+          "com.atproto.space.createSpace",
+          "com.atproto.space.deleteSpace",
+          "com.atproto.space.listSpaces",
+          "com.atproto.space.addMember",
+          "com.atproto.space.removeMember");
 
   /** Every scope knotless asks for, in the order asked. */
   public static List<String> all() {
@@ -92,7 +103,8 @@ public final class KnotlessScopes {
   /**
    * Refuses a saved session granted too little to write (a login from before a collection was
    * added), telling its owner to log in again. One lacking only service methods passes: what needs
-   * those (live output, secrets at the appview) is left undone until the next login.
+   * those (live output, secrets at the appview, private repositories) is left undone until the next
+   * login.
    */
   public static void requireForWrites(OAuthSession s) throws OAuthException {
     List<String> lacking = missingForWrites(s.scope());

@@ -338,7 +338,13 @@ public final class XrpcSpaceClient implements SpaceClient {
   /** A procedure carrying a service token of the caller's own PDS for exactly this method. */
   private JsonNode asSelf(String name, ObjectNode body) throws XrpcException {
     String method = NS + name;
-    return host.procedureWith(self.serviceToken(hostDid(), method), method, body);
+    String token;
+    try {
+      token = self.serviceToken(hostDid(), method);
+    } catch (XrpcException e) {
+      throw SpaceErrors.loginRefused(e, method, self.loginKind()).orElse(e);
+    }
+    return host.procedureWith(token, method, body);
   }
 
   private String hostDid() throws XrpcException {

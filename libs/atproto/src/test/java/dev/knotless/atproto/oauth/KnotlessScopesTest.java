@@ -16,6 +16,13 @@ class KnotlessScopesTest {
     assertTrue(all.contains("repo:dev.knotless.ref"));
     assertTrue(all.contains("blob:*/*"));
     assertTrue(all.contains("rpc:dev.knotless.putRunOutput?aud=*"));
+    // A private repository is made, read and changed with tokens for the space host's methods.
+    for (String m :
+        List.of("getCredential", "createSpace", "deleteSpace", "listSpaces", "addMember")) {
+      assertTrue(all.contains("rpc:com.atproto.space." + m + "?aud=*"), m);
+    }
+    assertTrue(all.contains("rpc:com.atproto.space.removeMember?aud=*"));
+    assertTrue(all.contains("rpc:dev.knotless.awaitSpaceWrites?aud=*"));
     for (String s : all) {
       assertFalse(s.startsWith("transition:"), s);
       assertFalse(s.equals("repo:*") || s.startsWith("rpc:*"), s);

@@ -122,6 +122,31 @@ class XrpcSpaceClientIT {
   }
 
   @Test
+  void aServiceTokenRefusedToTheLoginSaysToLogInWithOAuthAndATokenGoneBadDoesNot()
+      throws Exception {
+    json(
+        "com.atproto.server.getServiceAuth",
+        403,
+        "{\"error\":\"AppPasswordSpaceRefused\",\"message\":\"not for app passwords\"}");
+    XrpcException e =
+        assertThrows(
+            XrpcException.class,
+            () -> client.getRecord(SPACE, OWNER, "dev.knotless.repo", "secret"));
+    assertTrue(SpaceErrors.loginRefused(e), e.getMessage());
+    assertEquals("com.atproto.space.getCredential", e.method());
+    assertTrue(e.getMessage().contains("(not for app passwords)"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("an app password reads no private repository; log in with OAuth"),
+        e.getMessage());
+    assertEquals(0, credentialsGiven.get(), "the host was never asked");
+    // A 401 is a token gone bad (here the refresh it leads to fails too), not the kind of login.
+    json("com.atproto.server.getServiceAuth", 401, "{\"error\":\"ExpiredToken\"}");
+    XrpcException stale = assertThrows(XrpcException.class, () -> client.createSpace("other"));
+    assertFalse(SpaceErrors.loginRefused(stale), stale.getMessage());
+    assertFalse(stale.getMessage().contains("log in with OAuth"), stale.getMessage());
+  }
+
+  @Test
   void aMissingRecordIsEmptyButANonMemberIsARefusalNamingItsCause() throws Exception {
     json("com.atproto.space.getRecord", 400, "{\"error\":\"RecordNotFound\",\"message\":\"no\"}");
     assertEquals(Optional.empty(), client.getRecord(SPACE, OWNER, "dev.knotless.repo", "x"));

@@ -41,6 +41,15 @@ final class PrivateCreate {
       if ("SpaceAlreadyExists".equals(e.error())) {
         throw new IOException(repo.url() + " already exists; nothing was changed", e);
       }
+      if (dev.knotless.atproto.space.SpaceErrors.loginRefused(e)) {
+        throw new IOException(
+            "could not make a space for "
+                + repo.url()
+                + ": "
+                + e.serverMessage()
+                + " (`knotless login`); nothing was changed",
+            e);
+      }
       throw new IOException(
           "could not make a space for "
               + repo.url()

@@ -82,6 +82,15 @@ public final class PrivateWatch {
       if (SpaceErrors.spaceNotFound(e)) {
         throw publicMiss;
       }
+      if (SpaceErrors.loginRefused(e)) {
+        throw new IOException(
+            "it is private, and "
+                + e.serverMessage()
+                + " (`knotless-run login "
+                + client.did()
+                + "`; a server runner: the session file in KNOTLESS_OAUTH_SESSION)",
+            e);
+      }
       throw e;
     }
     Watched.Found found = Watched.found(label, address, snap);

@@ -24,6 +24,7 @@ import dev.knotless.storage.push.Pusher;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessOAuth;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.charset.StandardCharsets;
@@ -52,11 +53,10 @@ class PrivateAllowanceIT {
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     Account owner = pds.createAccount("alwown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "alwrun")) {
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "alwrun").withOAuth()) {
       String runner = h.account.did();
       PrivateRepoRunnerIT.createPrivate(pds, host, owner, tmp, "secret", runner);
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
+      XrpcClient ownerPds = HarnessOAuth.client(pds, owner);
       var spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       SpaceId space = new SpaceId(owner.did(), "secret");
       RepoAddress address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), "secret");

@@ -29,6 +29,7 @@ import dev.knotless.testing.CountingProxy;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessAppview;
+import dev.knotless.testing.infra.HarnessOAuth;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import dev.knotless.testing.infra.ToolRun;
 import java.nio.file.Files;
@@ -64,7 +65,7 @@ class PrivateInvitesIT {
     Account owner = pds.createAccount("invown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "invrun");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "invrun").withOAuth();
         CountingProxy spaces = CountingProxy.start(host.url());
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
@@ -75,8 +76,7 @@ class PrivateInvitesIT {
       assertEquals(0, made.exit(), made.all());
 
       // The owner pushes a workflow before any runner is named.
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
+      XrpcClient ownerPds = HarnessOAuth.client(pds, owner);
       var ownerSpaces =
           new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       SpaceId space = new SpaceId(owner.did(), "hidden");
@@ -129,8 +129,7 @@ class PrivateInvitesIT {
 
       // An invite anyone left, before the runner is a member: only where to look, passed over.
       Account stranger = pds.createAccount("invstr");
-      XrpcClient strangerPds = XrpcClient.create(pds.pdsUrl());
-      strangerPds.login(stranger.handle(), stranger.password());
+      XrpcClient strangerPds = HarnessOAuth.client(pds, stranger);
       new RunnerInvites(XrpcClient.create(appview.url()), strangerPds)
           .invite(owner.did(), "hidden", runner);
       RunnerHarness.await(
@@ -258,8 +257,7 @@ class PrivateInvitesIT {
       assertTrue(
           added.err().contains(other.did() + " was not told of it: no appview is named"),
           added.all());
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
+      XrpcClient ownerPds = HarnessOAuth.client(pds, owner);
       var ownerSpaces =
           new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       SpaceId space = new SpaceId(owner.did(), "quiet");
@@ -308,7 +306,7 @@ class PrivateInvitesIT {
 
   static Map<String, String> ownerEnv(
       PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp) {
-    Map<String, String> env = ToolRun.env(pds, owner, tmp.resolve("owner-" + owner.handle()));
+    Map<String, String> env = ToolRun.oauthEnv(pds, owner, tmp.resolve("owner-" + owner.handle()));
     env.put("XDG_CONFIG_HOME", tmp.resolve("owner-" + owner.handle() + "/.config").toString());
     env.put(PrivateRepos.HOST_ENV, host.url().toString());
     return env;

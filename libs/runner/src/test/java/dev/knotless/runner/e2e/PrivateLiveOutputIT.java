@@ -23,6 +23,7 @@ import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.AppviewRunOutputs;
 import dev.knotless.testing.infra.HarnessAppview;
+import dev.knotless.testing.infra.HarnessOAuth;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -61,7 +62,7 @@ class PrivateLiveOutputIT {
     Account stranger = pds.createAccount("lvstr");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.start(pds.pdsUrl(), pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "lvrun")) {
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "lvrun").withOAuth()) {
       appview.checkMembersAt(host.url());
       SpaceNotifyRunnerIT.Owner o =
           new SpaceNotifyRunnerIT.Owner(pds, host, owner, tmp, "live", h.account.did());
@@ -106,8 +107,7 @@ class PrivateLiveOutputIT {
       assertEquals(401, anonymous.statusCode(), anonymous.body());
       assertTrue(anonymous.body().contains("prove you are a member of"), anonymous.body());
       assertFalse(anonymous.body().contains("private first line"), anonymous.body());
-      XrpcClient strangerPds = XrpcClient.create(pds.pdsUrl());
-      strangerPds.login(stranger.handle(), stranger.password());
+      XrpcClient strangerPds = HarnessOAuth.client(pds, stranger);
       SpaceId own =
           new XrpcSpaceClient(XrpcClient.create(host.url()), strangerPds, Clock.systemUTC())
               .createSpace("mine");
@@ -151,7 +151,7 @@ class PrivateLiveOutputIT {
   /** A space credential for {@code space}, as {@code who} gets one from the host. */
   private static String credential(
       PdsInstance pds, HarnessSpaceHost host, Account who, SpaceId space) throws Exception {
-    return host.credential(pds.pdsUrl(), who.handle(), who.password(), space.toString());
+    return host.credential(pds, who, space.toString());
   }
 
   private static HttpResponse<String> read(URI appview, String check, String credential)

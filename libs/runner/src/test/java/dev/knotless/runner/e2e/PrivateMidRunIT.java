@@ -48,12 +48,11 @@ class PrivateMidRunIT {
   private static void midRun(PdsInstance pds, Path tmp, boolean deleted) throws Exception {
     Account owner = pds.createAccount(deleted ? "middel" : "midown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "midrun");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "midrun").withOAuth();
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
       createPrivate(pds, host, owner, tmp, "midrun", runner);
-      OwnerRepo o =
-          OwnerRepo.inSpace(owner, pds.pdsUrl(), host.url(), "midrun", tmp.resolve("owner/work"));
+      OwnerRepo o = OwnerRepo.inSpace(owner, pds, host.url(), "midrun", tmp.resolve("owner/work"));
       var spaces = o.spaces;
       SpaceId space = o.space;
       o.commit(Map.of("README.md", "hi\n"));

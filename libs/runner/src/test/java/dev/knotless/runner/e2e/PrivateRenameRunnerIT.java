@@ -40,7 +40,7 @@ class PrivateRenameRunnerIT {
       PdsInstance pds, @org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
     Account owner = pds.createAccount("rnmown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "rnmrun")) {
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "rnmrun").withOAuth()) {
       SpaceNotifyRunnerIT.Owner o =
           new SpaceNotifyRunnerIT.Owner(pds, host, owner, tmp, "before", h.account.did());
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());

@@ -24,6 +24,7 @@ import dev.knotless.storage.push.RefUpdate;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
+import dev.knotless.testing.infra.HarnessOAuth;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import dev.knotless.testing.infra.ToolRun;
 import java.nio.charset.StandardCharsets;
@@ -53,14 +54,13 @@ class PrivateRepoRunnerIT {
       throws Exception {
     Account owner = pds.createAccount("prvown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "prvrun");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "prvrun").withOAuth();
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
       createPrivate(pds, host, owner, tmp, "secret", runner);
 
       // The owner, a member, reads and writes the space as the storage code does.
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
+      XrpcClient ownerPds = HarnessOAuth.client(pds, owner);
       var ownerSpaces =
           new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       SpaceId space = new SpaceId(owner.did(), "secret");
@@ -161,13 +161,12 @@ class PrivateRepoRunnerIT {
       PdsInstance pds, @TempDir Path tmp) throws Exception {
     Account owner = pds.createAccount("prvgo");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "prvgr");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "prvgr").withOAuth();
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
       createPrivate(pds, host, owner, tmp, "unnamed", runner);
       createPrivate(pds, host, owner, tmp, "deleted", runner);
-      XrpcClient ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
+      XrpcClient ownerPds = HarnessOAuth.client(pds, owner);
       var ownerSpaces =
           new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
 
@@ -217,7 +216,7 @@ class PrivateRepoRunnerIT {
   /** {@code knotless create <owner>/<name> --private --runner <runner>}, as the owner. */
   static void createPrivate(
       PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp, String name, String runner) {
-    Map<String, String> env = ToolRun.env(pds, owner, tmp.resolve("owner"));
+    Map<String, String> env = ToolRun.oauthEnv(pds, owner, tmp.resolve("owner"));
     env.put("XDG_CONFIG_HOME", tmp.resolve("owner/.config").toString());
     env.put(PrivateRepos.HOST_ENV, host.url().toString());
     var made =

@@ -42,6 +42,9 @@ final class RunnerHarness implements AutoCloseable {
 
   private final List<Runner> started = new ArrayList<>();
 
+  /** The config directory holding the runner's OAuth login, or null for a password login. */
+  private Path oauthConfig;
+
   RunnerHarness(PdsInstance pds, Path dir, String name) throws IOException {
     this(pds, dir, pds.createAccount(name));
   }
@@ -54,6 +57,16 @@ final class RunnerHarness implements AutoCloseable {
     this.reader = XrpcClient.create(pds.pdsUrl());
   }
 
+  /**
+   * Logs the runner in with OAuth (a session saved in its config directory, as {@code knotless-run
+   * login} leaves one) instead of a password: what a runner of a private repository needs.
+   */
+  RunnerHarness withOAuth() throws IOException {
+    oauthConfig = dir.resolve("config");
+    dev.knotless.testing.infra.HarnessOAuth.saveLogin(pds, account, oauthConfig);
+    return this;
+  }
+
   Path state() {
     return dir.resolve("state.json");
   }
@@ -61,7 +74,11 @@ final class RunnerHarness implements AutoCloseable {
   Map<String, String> env() {
     Map<String, String> env = new HashMap<>(pds.environment());
     env.put("KNOTLESS_IDENTIFIER", account.handle());
-    env.put("KNOTLESS_PASSWORD", account.password());
+    if (oauthConfig == null) {
+      env.put("KNOTLESS_PASSWORD", account.password());
+    } else {
+      env.put("KNOTLESS_CONFIG_DIR", oauthConfig.toString());
+    }
     env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache").toString());
     env.put("PATH", System.getenv("PATH"));
     env.put("HOME", dir.toString());

@@ -27,6 +27,7 @@ import dev.knotless.testing.Account;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessAppview;
+import dev.knotless.testing.infra.HarnessOAuth;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,7 +61,7 @@ class SpaceNotifyRunnerIT {
     Account owner = pds.createAccount("ntfown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfrun");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfrun").withOAuth();
         CapturedLog log = new CapturedLog()) {
       appview.hearSpacesFrom(host.did());
       Owner o = new Owner(pds, host, owner, tmp, "quick", h.account.did());
@@ -86,8 +87,7 @@ class SpaceNotifyRunnerIT {
       // invites the runner to a space of their own (anyone may), and the host's word of a write
       // there reaches the runner through the appview.
       Account other = pds.createAccount("ntfoth");
-      XrpcClient otherPds = XrpcClient.create(pds.pdsUrl());
-      otherPds.login(other.handle(), other.password());
+      XrpcClient otherPds = HarnessOAuth.client(pds, other);
       new RunnerInvites(XrpcClient.create(appview.url()), otherPds)
           .invite(other.did(), "elsewhere", h.account.did());
       String stranger = other.did() + "/elsewhere";
@@ -116,7 +116,7 @@ class SpaceNotifyRunnerIT {
     Account owner = pds.createAccount("ntfinv");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfirun");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfirun").withOAuth();
         CapturedLog log = new CapturedLog()) {
       appview.hearSpacesFrom(host.did());
       Owner o = new Owner(pds, host, owner, tmp, "late", h.account.did());
@@ -150,7 +150,7 @@ class SpaceNotifyRunnerIT {
     Account stranger = pds.createAccount("ntfunis");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfunir");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfunir").withOAuth();
         CapturedLog log = new CapturedLog()) {
       appview.hearSpacesFrom(host.did());
       // A member (the record names it), named on the command line, but not invited by the owner.
@@ -167,8 +167,7 @@ class SpaceNotifyRunnerIT {
                   && log.text().contains(HEARD)
                   && new JsonStateStore(h.state()).load(owner.did() + "/" + o.key).isPresent());
       // An invite a stranger left does not count: only the owner's does.
-      XrpcClient strangerPds = XrpcClient.create(pds.pdsUrl());
-      strangerPds.login(stranger.handle(), stranger.password());
+      XrpcClient strangerPds = HarnessOAuth.client(pds, stranger);
       new RunnerInvites(XrpcClient.create(appview.url()), strangerPds)
           .invite(owner.did(), "uninvited", runner);
 
@@ -196,7 +195,7 @@ class SpaceNotifyRunnerIT {
     Account owner = pds.createAccount("ntfdown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.startHearingSpaces(pds.pdsUrl(), pds.plcUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfdrun");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "ntfdrun").withOAuth();
         CapturedLog log = new CapturedLog()) {
       appview.hearSpacesFrom(host.did());
       Owner o = new Owner(pds, host, owner, tmp, "slow", h.account.did());
@@ -253,8 +252,7 @@ class SpaceNotifyRunnerIT {
     Owner(PdsInstance pds, HarnessSpaceHost host, Account owner, Path tmp, String name, String run)
         throws Exception {
       createPrivate(pds, host, owner, tmp, name, run);
-      ownerPds = XrpcClient.create(pds.pdsUrl());
-      ownerPds.login(owner.handle(), owner.password());
+      ownerPds = HarnessOAuth.client(pds, owner);
       spaces = new XrpcSpaceClient(XrpcClient.create(host.url()), ownerPds, Clock.systemUTC());
       space = new SpaceId(owner.did(), name);
       address = new RepoAddress(owner.did(), owner.handle(), pds.pdsUrl(), name);

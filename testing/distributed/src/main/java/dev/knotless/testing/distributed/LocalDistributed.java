@@ -43,6 +43,7 @@ public final class LocalDistributed implements AutoCloseable {
   private Path secretsKey;
   private java.net.URI traces;
   private java.net.URI spaceHost;
+  private Path oauthSession;
 
   private LocalDistributed(
       Path root, Path dir, KafkaBroker broker, EmbeddedPg pg, PdsInstance pds, Account runner) {
@@ -141,10 +142,17 @@ public final class LocalDistributed implements AutoCloseable {
 
   /**
    * Has services started from now on read private repositories in their owners' spaces on {@code
-   * host} ({@code KNOTLESS_SPACE_HOST}, in their environment as the all-in-one's).
+   * host} ({@code KNOTLESS_SPACE_HOST}, in their environment as the all-in-one's), logged in as the
+   * runner with an OAuth session (the file {@code KNOTLESS_OAUTH_SESSION} names, as the chart's
+   * Secret mounts it) rather than its password, since a password reads no space.
    */
   public LocalDistributed withSpaceHost(java.net.URI host) {
     this.spaceHost = host;
+    if (oauthSession == null) {
+      oauthSession =
+          dev.knotless.testing.infra.HarnessOAuth.sessionFile(
+              pds, runner, dir.resolve("runner-oauth-session.json"));
+    }
     return this;
   }
 
@@ -443,7 +451,11 @@ public final class LocalDistributed implements AutoCloseable {
   private Map<String, String> runnerEnv() {
     Map<String, String> env = new HashMap<>();
     env.put("KNOTLESS_IDENTIFIER", runner.handle());
-    env.put("KNOTLESS_PASSWORD", runner.password());
+    if (oauthSession == null) {
+      env.put("KNOTLESS_PASSWORD", runner.password());
+    } else {
+      env.put("KNOTLESS_OAUTH_SESSION", oauthSession.toString());
+    }
     if (spaceHost != null) {
       env.put("KNOTLESS_SPACE_HOST", spaceHost.toString());
     }

@@ -29,11 +29,36 @@ final class OwnerCli {
       Map<String, String> extraEnv,
       String stdin,
       String... args) {
+    return run(shape, owner, false, extraEnv, stdin, args);
+  }
+
+  /**
+   * As {@link #run(LocalDistributed, Account, Map, String, String...)}, logged in with an OAuth
+   * session saved by a login (as {@code knotless login} leaves one) when {@code oauth}, as a
+   * private repository's owner must be, else with the password.
+   */
+  static String run(
+      LocalDistributed shape,
+      Account owner,
+      boolean oauth,
+      Map<String, String> extraEnv,
+      String stdin,
+      String... args) {
     Map<String, String> env = new HashMap<>(shape.pds().environment());
     env.putAll(extraEnv);
-    env.put("KNOTLESS_IDENTIFIER", owner.handle());
-    env.put("KNOTLESS_PASSWORD", owner.password());
     Path home = shape.dir().resolve("cli-" + owner.handle());
+    if (oauth) {
+      env.put("KNOTLESS_CONFIG_DIR", home.resolve("config").toString());
+      try {
+        dev.knotless.testing.infra.HarnessOAuth.saveLogin(
+            shape.pds(), owner, home.resolve("config"));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    } else {
+      env.put("KNOTLESS_IDENTIFIER", owner.handle());
+      env.put("KNOTLESS_PASSWORD", owner.password());
+    }
     env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());
     env.put("HOME", home.toString());
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -13,6 +13,7 @@ import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.testing.Account;
 import dev.knotless.testing.infra.AppviewRunOutputs;
 import dev.knotless.testing.infra.HarnessAppview;
+import dev.knotless.testing.infra.HarnessOAuth;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.charset.StandardCharsets;
@@ -74,6 +75,7 @@ class PrivateDistributedIT {
     OwnerCli.run(
         shape,
         account,
+        true,
         Map.of(
             "KNOTLESS_SPACE_HOST", host.url().toString(),
             "KNOTLESS_APPVIEW", appview.url().toString()),
@@ -84,8 +86,7 @@ class PrivateDistributedIT {
         "--runner",
         shape.runner().did());
     owner =
-        OwnerRepo.inSpace(
-            account, shape.pds().pdsUrl(), host.url(), "secret", dir.resolve("owners/secret"));
+        OwnerRepo.inSpace(account, shape.pds(), host.url(), "secret", dir.resolve("owners/secret"));
     owner.commit(Map.of(".knotless/workflows/ci.yml", CI));
     owner.push("main");
     key = owner.key();
@@ -142,8 +143,7 @@ class PrivateDistributedIT {
         ownersRead.contains("hello from a private " + owner.account.did() + "/secret"), ownersRead);
 
     // The runner reads it too, as a member.
-    XrpcClient runnerPds = XrpcClient.create(shape.pds().pdsUrl());
-    runnerPds.login(shape.runner().handle(), shape.runner().password());
+    XrpcClient runnerPds = HarnessOAuth.client(shape.pds(), shape.runner());
     SpaceClient asRunner =
         new XrpcSpaceClient(XrpcClient.create(host.url()), runnerPds, Clock.systemUTC());
     assertEquals(CheckStatus.SUCCESS, checkOf(asRunner, owner.head()).status());
@@ -162,9 +162,7 @@ class PrivateDistributedIT {
         assertEquals(space, piece.path("space").asText(), "each piece names its space");
       }
     }
-    String credential =
-        host.credential(
-            shape.pds().pdsUrl(), owner.account.handle(), owner.account.password(), space);
+    String credential = host.credential(shape.pds(), owner.account, space);
     var read = AppviewRunOutputs.read(appview.url(), checkUri, credential);
     assertEquals(200, read.statusCode(), read.body());
     assertTrue(read.body().contains("hello from a private"), read.body());
@@ -266,6 +264,7 @@ class PrivateDistributedIT {
     OwnerCli.run(
         shape,
         owner.account,
+        true,
         Map.of(
             "KNOTLESS_SPACE_HOST", host.url().toString(),
             "KNOTLESS_APPVIEW", appview.url().toString()),
@@ -278,7 +277,7 @@ class PrivateDistributedIT {
     OwnerRepo invited =
         OwnerRepo.inSpace(
             owner.account,
-            shape.pds().pdsUrl(),
+            shape.pds(),
             host.url(),
             "invited",
             shape.dir().resolve("owners/invited"));

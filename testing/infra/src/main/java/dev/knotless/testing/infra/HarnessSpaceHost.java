@@ -99,13 +99,13 @@ public final class HarnessSpaceHost implements AutoCloseable {
   }
 
   /**
-   * A space credential for {@code space}, as {@code handle} (logged in on {@code pds} with {@code
-   * password}) gets one from this host: what a member shows a reader such as the appview.
+   * A space credential for {@code space}, as {@code who} (logged in on {@code pds} with OAuth, as a
+   * member must be) gets one from this host: what a member shows a reader such as the appview.
    */
-  public String credential(URI pds, String handle, String password, String space)
+  public String credential(
+      dev.knotless.testing.PdsInstance pds, dev.knotless.testing.Account who, String space)
       throws IOException {
-    dev.knotless.atproto.XrpcClient self = dev.knotless.atproto.XrpcClient.create(pds);
-    self.login(handle, password);
+    dev.knotless.atproto.XrpcClient self = HarnessOAuth.client(pds, who);
     String method = "com.atproto.space.getCredential";
     JsonNode r =
         dev.knotless.atproto.XrpcClient.create(url())

@@ -39,15 +39,19 @@ public final class OwnerRepo {
   private final Pusher pusher;
 
   public OwnerRepo(Account account, java.net.URI pds, String name, Path dir) throws IOException {
-    this(account, pds, null, name, dir);
+    this(account, password(account, pds), pds, null, name, dir);
   }
 
   private OwnerRepo(
-      Account account, java.net.URI pds, java.net.URI spaceHost, String name, Path dir)
+      Account account,
+      XrpcClient client,
+      java.net.URI pds,
+      java.net.URI spaceHost,
+      String name,
+      Path dir)
       throws IOException {
     this.account = account;
-    this.client = XrpcClient.create(pds);
-    client.login(account.handle(), account.password());
+    this.client = client;
     this.address = new RepoAddress(account.did(), account.handle(), pds, name);
     this.work = dir.resolve("work");
     Files.createDirectories(work);
@@ -69,12 +73,24 @@ public final class OwnerRepo {
 
   /**
    * The private repository {@code name}, made already ({@code knotless create --private}) in the
-   * owner's space of that name on {@code spaceHost}: pushed into the owner's repo there.
+   * owner's space of that name on {@code spaceHost}: pushed into the owner's repo there, as the
+   * owner logged in with OAuth (the harness PDS gives a password no token for a space).
    */
   public static OwnerRepo inSpace(
-      Account account, java.net.URI pds, java.net.URI spaceHost, String name, Path dir)
+      Account account,
+      dev.knotless.testing.PdsInstance pds,
+      java.net.URI spaceHost,
+      String name,
+      Path dir)
       throws IOException {
-    return new OwnerRepo(account, pds, spaceHost, name, dir);
+    return new OwnerRepo(
+        account, HarnessOAuth.client(pds, account), pds.pdsUrl(), spaceHost, name, dir);
+  }
+
+  private static XrpcClient password(Account account, java.net.URI pds) throws IOException {
+    XrpcClient c = XrpcClient.create(pds);
+    c.login(account.handle(), account.password());
+    return c;
   }
 
   /** Has a push that makes the repository write {@code runners} into its record. */

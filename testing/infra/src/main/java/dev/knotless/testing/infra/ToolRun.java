@@ -51,6 +51,21 @@ public final class ToolRun {
    * {@code KNOTLESS_IDENTIFIER} and {@code KNOTLESS_PASSWORD}, or as nobody when it is null. A
    * mutable copy: a test takes the credentials out to have a saved login decide.
    */
+  /**
+   * As {@link #env}, logged in as {@code as} with an OAuth session saved in the config directory
+   * (as {@code knotless login} leaves one) rather than a password: how a private repository's owner
+   * uses the tools.
+   */
+  public static Map<String, String> oauthEnv(PdsInstance pds, Account as, Path home) {
+    Map<String, String> env = env(pds, null, home);
+    try {
+      HarnessOAuth.saveLogin(pds, as, home.resolve("config"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return env;
+  }
+
   public static Map<String, String> env(PdsInstance pds, Account as, Path home) {
     Map<String, String> env = new HashMap<>(pds.environment());
     env.put("KNOTLESS_CACHE_DIR", home.resolve("cache").toString());

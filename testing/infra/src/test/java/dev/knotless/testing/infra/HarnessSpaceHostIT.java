@@ -34,8 +34,7 @@ class HarnessSpaceHostIT {
 
   private static SpaceClient as(PdsInstance pds, HarnessSpaceHost host, Account a)
       throws Exception {
-    XrpcClient self = XrpcClient.create(pds.pdsUrl());
-    self.login(a.handle(), a.password());
+    XrpcClient self = HarnessOAuth.client(pds, a);
     return new XrpcSpaceClient(XrpcClient.create(host.url()), self, Clock.systemUTC());
   }
 

@@ -56,10 +56,9 @@ class SpaceNotifyHostIT {
     }
   }
 
+  /** {@code a} logged in with OAuth, as a member of a space must be. */
   private static XrpcClient login(PdsInstance pds, Account a) throws Exception {
-    XrpcClient self = XrpcClient.create(pds.pdsUrl());
-    self.login(a.handle(), a.password());
-    return self;
+    return HarnessOAuth.client(pds, a);
   }
 
   @Test
@@ -118,11 +117,17 @@ class SpaceNotifyHostIT {
       assertEquals(1, host.notifications()[1], "#elsewhere was not told");
 
       // A notification not signed by the host is refused, and logged, and passes nothing on:
-      // none signed, and one a stranger's PDS signed for the method.
+      // none signed, and one a stranger signed for the method with the key of a DID of its own.
       String notify = "com.atproto.space.notifyWrite";
       var body =
           Json.object().put("space", space.toString()).put("repo", owner.did()).put("rev", "9");
       body.putArray("for").add(runner.did());
+      PlcIdentity.Signing forger =
+          PlcIdentity.createSigning(
+              pds.plcUrl(),
+              "atproto_pds",
+              "AtprotoPersonalDataServer",
+              java.net.URI.create("http://127.0.0.1:9"));
       java.io.PrintStream err = System.err;
       var logged = new java.io.ByteArrayOutputStream();
       System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
@@ -133,9 +138,7 @@ class SpaceNotifyHostIT {
         XrpcException forged =
             assertThrows(
                 XrpcException.class,
-                () ->
-                    av.procedureWith(
-                        login(pds, stranger).serviceToken(appview.did(), notify), notify, body));
+                () -> av.procedureWith(forger.serviceToken(appview.did(), notify), notify, body));
         assertEquals(403, forged.status());
       } finally {
         System.setErr(err);
@@ -148,7 +151,7 @@ class SpaceNotifyHostIT {
               "refused a notifyWrite of "
                   + space
                   + ": signed by "
-                  + stranger.did()
+                  + forger.did()
                   + ", not a space host this appview hears"),
           log);
       assertEquals(2, appview.refusedNotifications().size());
