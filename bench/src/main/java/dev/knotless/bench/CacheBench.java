@@ -117,11 +117,30 @@ public final class CacheBench {
   /** Runs {@code script} as workflow {@code workflow} with a cache at /cache; it must pass. */
   static RunResult run(
       Executor executor, Path mirror, String commit, String workflow, String script, CacheUse use) {
+    return run(
+        executor,
+        mirror,
+        commit,
+        workflow,
+        script,
+        use,
+        new dev.knotless.runner.exec.RunListener() {});
+  }
+
+  /** As above, {@code listener} hearing the run. */
+  static RunResult run(
+      Executor executor,
+      Path mirror,
+      String commit,
+      String workflow,
+      String script,
+      CacheUse use,
+      dev.knotless.runner.exec.RunListener listener) {
     RunSpec spec =
         RunSpec.of(mirror, commit, List.of(ExecStep.run("build", script, Duration.ZERO)))
             .withOption(new CacheRequest("bench/repo", workflow, List.of("/cache"), use));
     long begin = System.nanoTime();
-    RunResult r = executor.run(spec, new RunCancellation());
+    RunResult r = executor.run(spec, new RunCancellation(), listener);
     took = System.nanoTime() - begin;
     if (!(r.outcome() instanceof RunOutcome.Passed)) {
       throw new IllegalStateException("the run did not pass: " + r.outcome() + "\n" + r.logText());

@@ -8,6 +8,7 @@ import dev.knotless.runner.exec.pod.PodSettings;
 import dev.knotless.runtime.pods.Fabric8PodApi;
 import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.kubelet.KubeApiServer;
+import dev.knotless.testing.kubelet.KubeletTimes;
 import dev.knotless.testing.kubelet.TestKubelet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -97,16 +99,24 @@ public final class PodCacheBench {
       }
       // Warm-up: the JIT, the clients, the daemon; a workflow of its own.
       CacheBench.run(executor, mirror, commit, "warm-up", "true", CacheUse.READ);
+      Staged staged = new Staged(api, kubelet, iterations);
       for (int i = 0; i < iterations; i++) {
         String workflow = "build-" + i;
         RunResult c =
-            CacheBench.run(
-                executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.PROMOTE_ON_PASS);
+            staged.run(
+                0,
+                i,
+                executor,
+                mirror,
+                commit,
+                workflow,
+                CacheBench.BUILD,
+                CacheUse.PROMOTE_ON_PASS);
         cold[i] = CacheBench.took();
         promote[i] = CacheBench.promotedMs(c) * 1_000_000;
         copyOut[i] = copy ? logged(COPIED_OUT, c) : 0;
         RunResult w =
-            CacheBench.run(executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.READ);
+            staged.run(1, i, executor, mirror, commit, workflow, CacheBench.BUILD, CacheUse.READ);
         warm[i] = CacheBench.took();
         copyIn[i] = copy ? logged(COPIED_IN, w) : 0;
         if (!w.logText().contains("warm")) {
@@ -115,7 +125,7 @@ public final class PodCacheBench {
         if (!copy && !w.logText().contains("cache /cache: a volume of the node, nothing copied")) {
           throw new IllegalStateException("the cache was not a volume:\n" + w.logText());
         }
-        CacheBench.run(executor, mirror, commit, workflow, "true", CacheUse.READ);
+        staged.run(2, i, executor, mirror, commit, workflow, "true", CacheUse.READ);
         empty[i] = CacheBench.took();
         System.out.printf(
             Locale.ROOT,
@@ -127,6 +137,13 @@ public final class PodCacheBench {
             Figures.seconds(empty[i]));
       }
       executor.removeLeftovers();
+      PodRunStages.print(new String[] {"cold", "warm", "empty"}, staged.runs);
+      long[] coldLess = PodRunStages.less(staged.runs[0]);
+      long[] warmLess = PodRunStages.less(staged.runs[1]);
+      System.out.printf(
+          Locale.ROOT,
+          "cold over warm less the test kubelet's own (medians): %.2fx%n",
+          (double) median(coldLess) / median(warmLess));
     } finally {
       ExecutorBench.delete(root);
     }
@@ -149,6 +166,45 @@ public final class PodCacheBench {
         GOAL,
         ratio >= GOAL ? "met" : "NOT met");
     System.out.printf(Locale.ROOT, "load average at end: %s%n", Figures.loadAverage());
+  }
+
+  /** Runs each cut into {@link PodRunStages}: per kind (cold, warm, empty), per iteration. */
+  private static final class Staged {
+    final KubeApiServer api;
+    final TestKubelet kubelet;
+    final long[][][] runs;
+
+    Staged(KubeApiServer api, TestKubelet kubelet, int iterations) {
+      this.api = api;
+      this.kubelet = kubelet;
+      this.runs = new long[3][iterations][];
+    }
+
+    RunResult run(
+        int kind,
+        int i,
+        PodExecutor executor,
+        Path mirror,
+        String commit,
+        String workflow,
+        String script,
+        CacheUse use) {
+      int requests = api.timedRequests().size();
+      int pods = kubelet.times().pods().size();
+      int execs = kubelet.times().execs().size();
+      PodRunStages.Heard heard = new PodRunStages.Heard();
+      RunResult r = CacheBench.run(executor, mirror, commit, workflow, script, use, heard);
+      long returned = System.nanoTime();
+      List<KubeletTimes.Exec> all = kubelet.times().execs();
+      runs[kind][i] =
+          PodRunStages.read(
+              heard,
+              returned,
+              api.timedRequests().subList(requests, api.timedRequests().size()),
+              kubelet.times().pods().subList(pods, kubelet.times().pods().size()),
+              all.subList(execs, all.size()));
+      return r;
+    }
   }
 
   private static long median(long[] nanos) {

@@ -102,17 +102,28 @@ public final class Launcher {
   }
 
   /**
+   * The exit status of a follower that printed its step's output to the end after the exit record
+   * appeared, and found a record other than {@code 0}: the runner reads the record ({@link
+   * #exitCommand}). Neither a signal (128 and up) nor the shell's own errors give it.
+   */
+  static final int FOLLOWED_NOT_ZERO = 10;
+
+  /**
    * Prints step {@code $1}'s output from byte offset {@code $2} on, as it grows, until the step's
    * exit record exists and everything written before it was printed; then, and only then, it exits
-   * 0. What the step wrote before its record is in the size read after the record was seen, so a
-   * step that ended before its follower started is printed whole by that one follower. Any other
-   * end (a connection dropped, a kill) leaves the rest to {@link #tailCommand}.
+   * 0 if the record is {@code 0} (a pass, which the runner then need not read) and {@link
+   * #FOLLOWED_NOT_ZERO} if it is anything else. What the step wrote before its record is in the
+   * size read after the record was seen, so a step that ended before its follower started is
+   * printed whole by that one follower. Any other end (a connection dropped, a kill) leaves the
+   * rest to {@link #tailCommand}. It looks every 10 ms for its first 200 ms (a step that speaks or
+   * ends at once is heard sooner), then every 50 ms.
    */
   static final String FOLLOW =
       String.join(
           "\n",
           "d=" + STEPS + "/$1",
           "off=$2",
+          "i=0",
           "while :; do",
           "  ended=",
           "  [ -f \"$d/exit\" ] && ended=1",
@@ -121,7 +132,11 @@ public final class Launcher {
           "    tail -c +$((off + 1)) \"$d/out\" | head -c $((size - off))",
           "    off=$size",
           "  elif [ -n \"$ended\" ]; then",
-          "    exit 0",
+          "    [ \"$(cat \"$d/exit\")\" = 0 ] && exit 0",
+          "    exit " + FOLLOWED_NOT_ZERO,
+          "  elif [ $i -lt 20 ]; then",
+          "    i=$((i + 1))",
+          "    sleep 0.01",
           "  else",
           "    sleep 0.05",
           "  fi",

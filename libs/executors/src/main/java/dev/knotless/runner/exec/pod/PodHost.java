@@ -148,11 +148,16 @@ final class PodHost implements StepHost {
         if (observer != PodObserver.NONE) {
           pullTime();
         }
-        if (caches == null) {
+        if (caches == null || caches.mounted()) {
+          // Volumes of the node lie outside /work, which the unpack empties: nothing goes in
+          // through an exec of their own, so the checkout still comes with the first launch.
           checkoutPending = true;
+          if (caches != null) {
+            caches.restore(api, pod.name(), log);
+          }
         } else {
-          // Caches go in after the checkout, whose unpack empties /work first: their pods keep
-          // the exec of its own.
+          // Copied caches go in after the checkout, whose unpack empties /work first: their pods
+          // keep the exec of its own.
           checkoutIn();
           caches.restore(api, pod.name(), log);
         }

@@ -17,10 +17,11 @@ import java.util.concurrent.TimeoutException;
  * the exit record decides: none yet means the connection dropped, so follow again; one there means
  * the step ended, so the status comes from the record, never from how the connection ended. A
  * follower that exited 0 printed the output to its end after it saw the record (so a quick step's
- * output comes with the first follower); any other end has the rest read by {@link
- * Launcher#tailCommand}. The status is known only once the output was read to its end, as the run's
- * output pump always does, so a step never counts as ended with output still unread. Read by one
- * thread; {@link #exit} from any.
+ * output comes with the first follower) and read that record as {@code 0}, so it is not read again;
+ * one that exited {@link Launcher#FOLLOWED_NOT_ZERO} printed it all too, and the record is read;
+ * any other end has the rest read by {@link Launcher#tailCommand}. The status is known only once
+ * the output was read to its end, as the run's output pump always does, so a step never counts as
+ * ended with output still unread. Read by one thread; {@link #exit} from any.
  */
 final class StepOutput extends InputStream {
 
@@ -140,7 +141,8 @@ final class StepOutput extends InputStream {
           return n;
         }
         boolean tailed = tailing && follower.exitCode(PodCommands.STATUS_WAIT) == 0;
-        boolean followedToEnd = !tailing && !dropped && followedToEnd();
+        int followed = tailing || dropped ? -1 : followerExit();
+        boolean followedToEnd = followed == 0 || followed == Launcher.FOLLOWED_NOT_ZERO;
         boolean empty = !readSinceOpen;
         closeFollower();
         if (tailed) {
@@ -151,7 +153,8 @@ final class StepOutput extends InputStream {
         if (!tailing) {
           OptionalInt recorded;
           try {
-            recorded = recordedExit();
+            // A follower that exited 0 printed everything and read a record of 0: no exec more.
+            recorded = followed == 0 ? OptionalInt.of(0) : recordedExit();
           } catch (IOException e) {
             failed(e);
             continue;
@@ -247,14 +250,15 @@ final class StepOutput extends InputStream {
   }
 
   /**
-   * Whether the follower that just ended said it printed the step's output to its end after the
-   * exit record appeared (it exits 0 then and only then); a connection that dropped says not.
+   * The exit status of the follower that just ended, or -1 when none came (a connection that
+   * dropped): 0 or {@link Launcher#FOLLOWED_NOT_ZERO} when it printed the step's output to its end
+   * after the exit record appeared, 0 only when that record is {@code 0}.
    */
-  private boolean followedToEnd() throws InterruptedException {
+  private int followerExit() throws InterruptedException {
     try {
-      return follower.exitCode(FOLLOWER_STATUS_WAIT) == 0;
+      return follower.exitCode(FOLLOWER_STATUS_WAIT);
     } catch (IOException noStatus) {
-      return false;
+      return -1;
     }
   }
 

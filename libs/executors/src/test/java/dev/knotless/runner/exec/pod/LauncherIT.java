@@ -142,4 +142,18 @@ class LauncherIT {
             new byte[0]);
     assertEquals("two\nfollower exited 0\n", out);
   }
+
+  @Test
+  void aFollowerOfAStepThatFailedPrintsItsWholeOutputAndSaysTheRecordIsToBeRead() throws Exception {
+    // Exit 0 is kept for a record of 0: the runner then reads no record. Any other asks for it.
+    String out =
+        inBusybox(
+            "d="
+                + Launcher.STEPS
+                + "/0; mkdir -p $d && printf 'one\\ntwo\\n' >$d/out && echo 3 >$d/exit"
+                + " && \"$@\"; echo \"follower exited $?\"",
+            Launcher.followCommand(0, 0),
+            new byte[0]);
+    assertEquals("one\ntwo\nfollower exited " + Launcher.FOLLOWED_NOT_ZERO + "\n", out);
+  }
 }
