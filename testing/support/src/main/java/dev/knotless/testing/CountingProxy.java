@@ -38,11 +38,11 @@ import java.util.concurrent.TimeUnit;
  * measures the client rather than the scheduler.
  *
  * <p>Forwards each request on the thread that took it ({@link ProxyForward}), and counts it under
- * one lock: a request costs the proxy about 0.2 ms of CPU. Forwards method, path,
- * query, body and end-to-end headers (Authorization and Content-Type among them) and answers with
- * the target's status, headers (including the {@code ratelimit-*} ones) and body. Bodies are
- * buffered whole. It speaks plain HTTP only: no websocket upgrade, so {@code subscribeRepos} must
- * go to the PDS directly. Thread-safe.
+ * one lock: a request costs the proxy about 0.2 ms of CPU. Forwards method, path, query, body and
+ * end-to-end headers (Authorization and Content-Type among them) and answers with the target's
+ * status, headers (including the {@code ratelimit-*} ones) and body. Bodies are buffered whole. It
+ * speaks plain HTTP only: no websocket upgrade, so {@code subscribeRepos} must go to the PDS
+ * directly. Thread-safe.
  */
 public final class CountingProxy implements AutoCloseable {
   static {
