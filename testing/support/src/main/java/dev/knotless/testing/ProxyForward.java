@@ -82,8 +82,8 @@ final class ProxyForward {
     byte[] answer;
     try {
       if (body.length > 0) {
+        // Buffered, not streamed: a streamed request answered 401 would lose its error body.
         c.setDoOutput(true);
-        c.setFixedLengthStreamingMode(body.length);
         try (OutputStream out = c.getOutputStream()) {
           out.write(body);
         }
