@@ -88,7 +88,7 @@ public final class IdleDistributedBench {
       double ok0 = DistributedBench.sum(reconcilers, DistributedBench.PASSES_OK);
       long w0 = System.nanoTime();
       DistributedBench.sweep(shape, owner.did(), repos);
-      awaitPasses(reconcilers, passes0 + count);
+      awaitPasses(proxy, reconcilers, passes0 + count, count * IdleBench.SPEC_REQUESTS);
       long wall = System.nanoTime() - w0;
       say(
           "CPU from the first passes' end to the sweep's end: "
@@ -156,10 +156,14 @@ public final class IdleDistributedBench {
       List<ServiceProcess> reconcilers)
       throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
+    int looks = 0;
     while (true) {
-      // The counters first: reading every span the proxy kept is the costlier look, on the same
-      // two cores as what it measures, so it is taken only once enough passes have ended.
-      if (DistributedBench.sum(reconcilers, DistributedBench.PASSES) >= repos.size()) {
+      // The proxy's own count first, then the counters, then the spans: each look costlier than the
+      // one before, on the same two cores as what it measures. A scrape of a reconciler's metrics
+      // costs it milliseconds of CPU, so none is made before every pass can have read its reruns.
+      // (Every 5 s regardless, for passes that failed before their reads.)
+      if ((proxy.requests() >= repos.size() * IdleBench.SPEC_REQUESTS || ++looks % 10 == 0)
+          && DistributedBench.sum(reconcilers, DistributedBench.PASSES) >= repos.size()) {
         PassCosts now = PassCosts.of(proxy.spans(), owner.did(), repos);
         int reruns = now.reposByMethod().getOrDefault("listRecords dev.knotless.rerun", 0);
         if (now.read() == repos.size() && reruns >= repos.size()) {
@@ -175,9 +179,18 @@ public final class IdleDistributedBench {
     }
   }
 
-  private static void awaitPasses(List<ServiceProcess> reconcilers, double until) throws Exception {
+  /**
+   * Waits until the reconcilers' pass counters reach {@code until}, scraping them only once the
+   * proxy has seen the {@code requests} those passes make (or every 5 s, for passes that failed
+   * before their reads).
+   */
+  private static void awaitPasses(
+      CountingProxy proxy, List<ServiceProcess> reconcilers, double until, int requests)
+      throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
-    while (DistributedBench.sum(reconcilers, DistributedBench.PASSES) < until) {
+    int looks = 0;
+    while ((proxy.requests() < requests && ++looks % 25 != 0)
+        || DistributedBench.sum(reconcilers, DistributedBench.PASSES) < until) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("the sweep took more than 30 minutes");
       }

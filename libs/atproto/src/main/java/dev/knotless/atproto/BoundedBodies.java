@@ -48,24 +48,77 @@ public final class BoundedBodies {
       HttpResponse.BodyHandler<T> handler,
       java.time.Duration deadline)
       throws IOException, InterruptedException {
-    java.util.concurrent.CompletableFuture<HttpResponse<T>> f = http.sendAsync(request, handler);
+    // The blocking send, on the caller's thread, with a timer that interrupts it at the deadline
+    // (the interrupt cancels the exchange). Not sendAsync: the JDK's client hands each reply of an
+    // asynchronous send to CompletableFuture's default executor, which where the common pool has
+    // a single worker (two cores or fewer) is a new thread per reply.
+    Deadline d = new Deadline(Thread.currentThread());
+    java.util.concurrent.ScheduledFuture<?> timer =
+        Deadline.TIMERS.schedule(
+            d::fire, deadline.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    HttpResponse<T> response;
     try {
-      return f.get(deadline.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      f.cancel(true);
-      throw new TooSlow(deadline);
+      response = http.send(request, handler);
     } catch (InterruptedException e) {
-      f.cancel(true);
+      if (d.end()) {
+        throw new TooSlow(deadline);
+      }
       throw e;
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
+    } catch (IOException e) {
+      if (d.end()) {
+        throw new TooSlow(deadline);
       }
-      if (cause instanceof RuntimeException re) {
-        throw re;
+      // The JDK's send wraps what failed the exchange in an IOException of the same message.
+      if (e.getClass() == IOException.class && e.getCause() instanceof IOException cause) {
+        throw cause;
       }
-      throw new IOException(String.valueOf(cause), cause);
+      throw e;
+    } finally {
+      timer.cancel(false);
+    }
+    d.end();
+    return response;
+  }
+
+  /** One send's deadline: interrupts the sending thread once, unless the send ended first. */
+  private static final class Deadline {
+    static final java.util.concurrent.ScheduledThreadPoolExecutor TIMERS = timers();
+
+    private final Thread sender;
+    private boolean fired;
+    private boolean ended;
+
+    Deadline(Thread sender) {
+      this.sender = sender;
+    }
+
+    private static java.util.concurrent.ScheduledThreadPoolExecutor timers() {
+      java.util.concurrent.ScheduledThreadPoolExecutor t =
+          new java.util.concurrent.ScheduledThreadPoolExecutor(
+              1,
+              r -> {
+                Thread d = new Thread(r, "knotless-reply-deadlines");
+                d.setDaemon(true);
+                return d;
+              });
+      t.setRemoveOnCancelPolicy(true);
+      return t;
+    }
+
+    synchronized void fire() {
+      if (!ended) {
+        fired = true;
+        sender.interrupt();
+      }
+    }
+
+    /** Ends the wait; true when the deadline fired, its interrupt then cleared. */
+    synchronized boolean end() {
+      ended = true;
+      if (fired) {
+        Thread.interrupted();
+      }
+      return fired;
     }
   }
 

@@ -3,19 +3,13 @@ package dev.knotless.testing;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -37,10 +31,13 @@ import java.util.concurrent.TimeUnit;
  * forwarded, like a distant server, so parallel requests do overlap and a test of "one round trip"
  * measures the client rather than the scheduler.
  *
- * <p>Forwards method, path, query, body and end-to-end headers (Authorization and Content-Type
- * among them) and answers with the target's status, headers (including the {@code ratelimit-*}
- * ones) and body. Bodies are buffered whole. It speaks plain HTTP only: no websocket upgrade, so
- * {@code subscribeRepos} must go to the PDS directly. Thread-safe.
+ * <p>Forwards each request on the thread that took it ({@link ProxyForward}), and counts it under
+ * one lock: a request costs the proxy about 0.2 ms of CPU. Forwards method, path, query, body and
+ * end-to-end headers (Authorization and Content-Type among them) and answers with the target's
+ * status, headers (including the {@code ratelimit-*} ones) and body. Bodies are buffered whole. It
+ * speaks plain HTTP only: no websocket upgrade, so {@code subscribeRepos} must go to the PDS
+ * directly, and sends only the methods HttpURLConnection does (GET, POST, PUT, DELETE and the
+ * like): any other is answered 501. Thread-safe.
  */
 public final class CountingProxy implements AutoCloseable {
   static {
@@ -72,7 +69,6 @@ public final class CountingProxy implements AutoCloseable {
   private volatile Duration latency;
   private final HttpServer server;
   private final ExecutorService executor;
-  private final HttpClient client;
   private final Object lock = new Object();
   private final java.util.concurrent.atomic.AtomicBoolean closed =
       new java.util.concurrent.atomic.AtomicBoolean();
@@ -136,12 +132,6 @@ public final class CountingProxy implements AutoCloseable {
     this.target = target;
     this.latency = latency;
     this.executor = Executors.newCachedThreadPool();
-    this.client =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
     this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.setExecutor(executor);
     server.createContext("/", this::handle);
@@ -340,64 +330,16 @@ public final class CountingProxy implements AutoCloseable {
   }
 
   private void forward(HttpExchange exchange) throws IOException {
-    byte[] body;
-    try (InputStream in = exchange.getRequestBody()) {
-      body = in.readAllBytes();
-    }
-    String rawQuery = exchange.getRequestURI().getRawQuery();
-    URI uri =
-        target.resolve(
-            exchange.getRequestURI().getRawPath() + (rawQuery == null ? "" : "?" + rawQuery));
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(uri)
-            .timeout(Duration.ofMinutes(2))
-            .method(
-                exchange.getRequestMethod(),
-                body.length == 0
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofByteArray(body));
-    for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
-      if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
-        for (String value : header.getValue()) {
-          request.header(header.getKey(), value);
-        }
-      }
-    }
-    HttpResponse<byte[]> response;
-    try {
-      Duration hold = latency;
-      if (!hold.isZero()) {
-        Thread.sleep(hold.toMillis());
-      }
-      response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-    } catch (IOException e) {
-      byte[] error =
-          ("{\"error\":\"BadGateway\",\"message\":\"counting proxy could not reach "
-                  + target
-                  + "\"}")
-              .getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(502, error.length);
-      exchange.getResponseBody().write(error);
+    if (!ProxyForward.METHODS.contains(exchange.getRequestMethod())) {
+      // XRPC is GET and POST; HttpURLConnection sends none of the others (PATCH, say).
+      exchange.sendResponseHeaders(501, -1);
       return;
+    }
+    try {
+      ProxyForward.forward(exchange, target, latency.toMillis(), NOT_FORWARDED);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       exchange.sendResponseHeaders(503, -1);
-      return;
-    }
-    for (Map.Entry<String, List<String>> header : response.headers().map().entrySet()) {
-      String name = header.getKey();
-      if (!name.startsWith(":") && !NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
-        exchange.getResponseHeaders().put(name, header.getValue());
-      }
-    }
-    byte[] answer = response.body();
-    boolean noBody = answer.length == 0 || "HEAD".equals(exchange.getRequestMethod());
-    exchange.sendResponseHeaders(response.statusCode(), noBody ? -1 : answer.length);
-    if (!noBody) {
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(answer);
-      }
     }
   }
 
