@@ -6,6 +6,7 @@ import dev.knotless.atproto.space.SpaceId;
 import dev.knotless.atproto.space.SpaceRecords;
 import dev.knotless.atproto.space.XrpcSpaceClient;
 import dev.knotless.runner.check.CheckKeys;
+import dev.knotless.storage.SpaceRedirects;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Clock;
@@ -13,14 +14,23 @@ import java.time.Clock;
 /**
  * Routes for a process that files checks of repositories it never read (the distributed
  * check-writer): a run's events say the repository is private, and its checks go to the runner's
- * repo in the owner's space of the repository's name, as the reconciler that read it there would
- * file them. Without a space host nothing private can be filed, and {@link #route} refuses rather
- * than let a check fall back to the runner's public account. Thread-safe.
+ * repo in the space its records live in, as the reconciler that read it there would file them: the
+ * owner's space of the repository's name, or, for one renamed, the space the redirect in the space
+ * of its new name leads to ({@link SpaceRedirects#recordsOf}), checked by the repository's key.
+ * Each repository's space is looked up once, at its first check here; a rename leaves the records
+ * where they were, so the route stays right. Without a space host nothing private can be filed, and
+ * {@link #route} refuses rather than let a check fall back to the runner's public account.
+ * Thread-safe.
  */
 public final class SpaceRoutes {
   private final SpaceClient client;
   private final URI host;
   private final SpaceFiling filing;
+
+  /** Routes into {@code filing}'s spaces on {@code host}, asked through {@code client}. */
+  static SpaceRoutes over(SpaceClient client, URI host, SpaceFiling filing) {
+    return new SpaceRoutes(client, host, filing);
+  }
 
   private SpaceRoutes(SpaceClient client, URI host, SpaceFiling filing) {
     this.client = client;
@@ -42,8 +52,9 @@ public final class SpaceRoutes {
    * Files the checks of the private repository {@code ownerDid}/{@code repoKey}, named {@code
    * name}, into its space from now on.
    *
-   * @throws IOException saying why they cannot be filed anywhere: no space host is named, or the
-   *     events do not name the repository
+   * @throws IOException saying why they cannot be filed anywhere: no space host is named, the
+   *     events do not name the repository, or its space could not be found (the host refused or did
+   *     not answer, or no repository with its key is reached by that name)
    */
   public void route(String ownerDid, String repoKey, String name) throws IOException {
     if (client == null) {
@@ -61,7 +72,23 @@ public final class SpaceRoutes {
     }
     String prefix = CheckKeys.repoPrefix(ownerDid, repoKey);
     if (filing.spaceOf(prefix + "x") == null) {
-      filing.route(prefix, new SpaceRecords(client, new SpaceId(ownerDid, name), host));
+      SpaceId space;
+      try {
+        space = SpaceRedirects.recordsOf(client, ownerDid, name, repoKey);
+      } catch (IOException | IllegalArgumentException e) {
+        throw new IOException(
+            "the space of the private repository "
+                + ownerDid
+                + "/"
+                + repoKey
+                + " ("
+                + name
+                + ") could not be found: "
+                + e.getMessage()
+                + "; its check is not filed",
+            e);
+      }
+      filing.route(prefix, new SpaceRecords(client, space, host));
     }
   }
 }
