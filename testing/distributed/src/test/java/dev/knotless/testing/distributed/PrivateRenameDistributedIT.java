@@ -9,6 +9,7 @@ import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.runner.check.CheckStatus;
 import dev.knotless.testing.Account;
+import dev.knotless.testing.infra.HarnessAppview;
 import dev.knotless.testing.infra.HarnessSpaceHost;
 import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Files;
@@ -20,9 +21,11 @@ import org.junit.jupiter.api.Test;
 /**
  * A private repository renamed while the distributed shape watches it: its records stay in the
  * space it was made in, and the space of the new name holds only a redirect (and has the runner as
- * a member too). A check-writer that first meets the repository after the rename (a replica started
- * then, as after a restart or a hand-over) files the next push's check in the records' space, where
- * the earlier ones are, not in the space of the new name, and nothing in public.
+ * a member too). Once the operator lists it by its new name, a reconciler and a check-writer that
+ * first meet it after the rename file the next push's check in the records' space, where the
+ * earlier ones are, not in the space of the new name, and nothing in public. That reconciler checks
+ * pulls: it says once that the private repository's pulls are not checked, and never asks the
+ * appview about it.
  */
 class PrivateRenameDistributedIT {
 
@@ -30,7 +33,8 @@ class PrivateRenameDistributedIT {
   void aRenamedPrivateRepositorysChecksStayInTheSpaceOfItsRecords() throws Exception {
     Path dir = Files.createTempDirectory("private-rename-distributed-it");
     try (LocalDistributed shape = LocalDistributed.start(LocalDistributed.projectRoot(), dir);
-        HarnessSpaceHost host = HarnessSpaceHost.start(shape.pds().plcUrl())) {
+        HarnessSpaceHost host = HarnessSpaceHost.start(shape.pds().plcUrl());
+        HarnessAppview appview = HarnessAppview.start(shape.pds().pdsUrl())) {
       Account account = shape.pds().createAccount("renown");
       Map<String, String> env = Map.of("KNOTLESS_SPACE_HOST", host.url().toString());
       OwnerCli.run(
@@ -70,10 +74,26 @@ class PrivateRenameDistributedIT {
       OwnerCli.run(
           shape, account, env, "", "repo", "rename", account.handle() + "/before", "after");
       assertTrue(host.exists(renamed.toString()), "the rename made the space of the new name");
-      // A check-writer that has not routed the repository yet: it learns the space from the
-      // events, which name the repository by its new name.
+      // The operator lists it by its new name; a reconciler and a check-writer start that never
+      // met it by the old one (the writer learns the space from the events, which name the
+      // repository by its new name). The reconciler checks pulls, with the merge queue.
+      shape.rewatch(account.did(), key, "after");
       writer.stop();
+      reconciler.stop();
+      shape.withAppview(appview.url(), false);
       shape.startCheckWriter();
+      ServiceProcess second =
+          shape.startReconciler(
+              Map.of(
+                  "knotless.reconciler.poll", "2s",
+                  "knotless.reconciler.pulls", "true",
+                  "knotless.reconciler.queue.enabled", "true"));
+      Checks.await(
+          Duration.ofSeconds(120),
+          "the new reconciler reading it by its new name, in the records' space",
+          () ->
+              Files.readString(second.log())
+                  .contains("after: private; read in the space " + records + " as a member"));
       owner.commit(Map.of("renamed.txt", "renamed\n"));
       String sha = owner.push("main");
       String rkey = CheckKeys.push(account.did(), key, MAIN, sha, "ci");
@@ -87,6 +107,14 @@ class PrivateRenameDistributedIT {
           "nothing filed in the space of the new name");
       assertEquals(0, host.records(renamed.toString(), runner), "the runner wrote nothing there");
       assertEquals(0, Checks.all(shape).size(), "nothing in the runner's public account");
+
+      // Its pulls: said once, over the passes of both pushes, and the appview never asked.
+      String said =
+          "after: private, so its pulls are not checked and its merge queue is not landed: the"
+              + " appview lists no private repository's pulls";
+      String log = Files.readString(second.log());
+      assertEquals(1, log.split(java.util.regex.Pattern.quote(said), -1).length - 1, log);
+      assertEquals(0, appview.queries(), "no listPulls of a private repository");
     }
   }
 
