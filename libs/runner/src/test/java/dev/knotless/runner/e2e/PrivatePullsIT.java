@@ -1,6 +1,5 @@
 package dev.knotless.runner.e2e;
 
-import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.CI;
 import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.MAIN;
 import static dev.knotless.runner.e2e.PrivateRepoRunnerIT.createPrivate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +8,7 @@ import dev.knotless.runner.check.CheckKeys;
 import dev.knotless.runner.check.CheckRecord;
 import dev.knotless.storage.PrivateRepos;
 import dev.knotless.testing.Account;
+import dev.knotless.testing.LocalDocker;
 import dev.knotless.testing.PdsInstance;
 import dev.knotless.testing.WithPds;
 import dev.knotless.testing.infra.HarnessAppview;
@@ -17,6 +17,7 @@ import dev.knotless.testing.infra.OwnerRepo;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @WithPds
 class PrivatePullsIT {
+  /** A push's workflow, in a container: --pulls runs only under docker. */
+  private static final String CI =
+      "on: {push: {}}\nimage: knotless-test/busybox:1\nsteps:\n  - name: hello\n    run: echo"
+          + " private-hello\n";
+
+  @BeforeAll
+  static void daemon() {
+    LocalDocker.ensure();
+  }
 
   @Test
   void aPrivateRepositorysPullsAreSaidOnceToBeUncheckedAndTheAppviewIsNeverAsked(
@@ -46,7 +56,9 @@ class PrivatePullsIT {
       String key = o.key();
       h.extraEnv.put(PrivateRepos.HOST_ENV, host.url().toString());
       h.extraEnv.put("KNOTLESS_APPVIEW", appview.url().toString());
-      h.start(List.of("--poll", "1", "--pulls", "--queue"), owner.handle() + "/pulled");
+      h.start(
+          List.of("--executor", "docker", "--poll", "1", "--pulls", "--queue"),
+          owner.handle() + "/pulled");
 
       // Two pushes after the first pass: three passes at least, each skipping the pulls.
       for (String file : List.of("one.txt", "two.txt")) {
