@@ -75,20 +75,46 @@ public final class SpaceRoutes {
       SpaceId space;
       try {
         space = SpaceRedirects.recordsOf(client, ownerDid, name, repoKey);
+      } catch (dev.knotless.atproto.XrpcException e) {
+        if (e.retryable()) {
+          throw new HostAway(
+              "the space host could not say where the private repository "
+                  + ownerDid
+                  + "/"
+                  + repoKey
+                  + " lives: "
+                  + e.getMessage(),
+              e);
+        }
+        throw notFound(ownerDid, repoKey, name, e);
       } catch (IOException | IllegalArgumentException e) {
-        throw new IOException(
-            "the space of the private repository "
-                + ownerDid
-                + "/"
-                + repoKey
-                + " ("
-                + name
-                + ") could not be found: "
-                + e.getMessage()
-                + "; its check is not filed",
-            e);
+        throw notFound(ownerDid, repoKey, name, e);
       }
       filing.route(prefix, new SpaceRecords(client, space, host));
     }
+  }
+
+  /**
+   * The space host did not answer, or answered a 5xx or 429, while a repository's space was looked
+   * up: nothing is known yet, and the caller tries the event again rather than refuse it.
+   */
+  public static final class HostAway extends IOException {
+    HostAway(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private static IOException notFound(String ownerDid, String repoKey, String name, Exception e) {
+    return new IOException(
+        "the space of the private repository "
+            + ownerDid
+            + "/"
+            + repoKey
+            + " ("
+            + name
+            + ") could not be found: "
+            + e.getMessage()
+            + "; its check is not filed",
+        e);
   }
 }

@@ -133,6 +133,26 @@ class SpaceRoutesTest {
   }
 
   @Test
+  void aHostThatDoesNotAnswerTheLookupIsAwayNotARefusal() {
+    CheckFiler filer = new CheckFiler(new RetryingWrites(RUNNER));
+    SpaceClient down =
+        (SpaceClient)
+            Proxy.newProxyInstance(
+                SpaceRoutesTest.class.getClassLoader(),
+                new Class<?>[] {SpaceClient.class},
+                (p, m, args) -> {
+                  throw new dev.knotless.atproto.XrpcException(
+                      "com.atproto.space.getRecord", 503, null, "unavailable", null);
+                });
+    assertThrows(
+        SpaceRoutes.HostAway.class,
+        () ->
+            SpaceRoutes.over(down, URI.create("http://127.0.0.1:9"), filer.spaces())
+                .route(OWNER, KEY, "secret"));
+    assertTrue(!filer.spaces().any(), "nothing routed: the event is tried again");
+  }
+
+  @Test
   void withNoSpaceHostOrNoNameNothingIsRoutedAndTheRefusalSaysWhy() {
     CheckFiler filer = new CheckFiler(new RetryingWrites(RUNNER));
     IOException none =
