@@ -26,13 +26,22 @@ public final class SpaceRoutes {
   private final SpaceClient client;
   private final URI host;
   private final SpaceFiling filing;
+  private final RetryingWrites retries;
 
-  /** Routes into {@code filing}'s spaces on {@code host}, asked through {@code client}. */
+  /**
+   * Routes into {@code filing}'s spaces on {@code host}, asked through {@code client}, a lookup the
+   * host fails tried again at once (tests).
+   */
   static SpaceRoutes over(SpaceClient client, URI host, SpaceFiling filing) {
-    return new SpaceRoutes(client, host, filing);
+    return new SpaceRoutes(
+        client,
+        host,
+        filing,
+        new RetryingWrites(XrpcClient.create(host), Clock.systemUTC(), d -> {}));
   }
 
-  private SpaceRoutes(SpaceClient client, URI host, SpaceFiling filing) {
+  private SpaceRoutes(SpaceClient client, URI host, SpaceFiling filing, RetryingWrites retries) {
+    this.retries = retries;
     this.client = client;
     this.host = host;
     this.filing = filing;
@@ -45,7 +54,7 @@ public final class SpaceRoutes {
   public static SpaceRoutes of(URI host, XrpcClient runner, CheckFiler filer, Clock clock) {
     SpaceClient client =
         host == null ? null : new XrpcSpaceClient(XrpcClient.create(host), runner, clock);
-    return new SpaceRoutes(client, host, filer.spaces());
+    return new SpaceRoutes(client, host, filer.spaces(), new RetryingWrites(runner));
   }
 
   /**
@@ -74,7 +83,21 @@ public final class SpaceRoutes {
     if (filing.spaceOf(prefix + "x") == null) {
       SpaceId space;
       try {
-        space = SpaceRedirects.recordsOf(client, ownerDid, name, repoKey);
+        // A host that fails for a moment is asked again as a space write would be.
+        space =
+            retries.retrying(
+                "looking up the space of " + ownerDid + "/" + repoKey,
+                () -> {
+                  try {
+                    return SpaceRedirects.recordsOf(client, ownerDid, name, repoKey);
+                  } catch (dev.knotless.atproto.XrpcException x) {
+                    throw x;
+                  } catch (IOException x) {
+                    throw new java.io.UncheckedIOException(x);
+                  }
+                });
+      } catch (java.io.UncheckedIOException e) {
+        throw notFound(ownerDid, repoKey, name, e.getCause());
       } catch (dev.knotless.atproto.XrpcException e) {
         if (e.retryable()) {
           throw new HostAway(
@@ -96,7 +119,8 @@ public final class SpaceRoutes {
 
   /**
    * The space host did not answer, or answered a 5xx or 429, while a repository's space was looked
-   * up: nothing is known yet, and the caller tries the event again rather than refuse it.
+   * up, and still after the retries a write would get: nothing is known yet, and the caller fails
+   * the event (to be read again) rather than refuse it.
    */
   public static final class HostAway extends IOException {
     HostAway(String message, Throwable cause) {

@@ -132,24 +132,47 @@ class SpaceRoutesTest {
     assertTrue(!filer.spaces().any(), "nothing routed");
   }
 
+  /** A host failing the first {@code failures} asks with a 503, then holding the repository. */
+  private static SpaceClient flaky(int failures, int[] asks) {
+    SpaceClient up =
+        host(Map.of(OWNER + "/secret dev.knotless.repo secret", repo(KEY)), new ArrayList<>());
+    return (SpaceClient)
+        Proxy.newProxyInstance(
+            SpaceRoutesTest.class.getClassLoader(),
+            new Class<?>[] {SpaceClient.class},
+            (p, m, args) -> {
+              if (++asks[0] <= failures) {
+                throw new dev.knotless.atproto.XrpcException(
+                    "com.atproto.space.getRecord", 503, null, "unavailable", null);
+              }
+              return m.invoke(up, args);
+            });
+  }
+
   @Test
-  void aHostThatDoesNotAnswerTheLookupIsAwayNotARefusal() {
+  void aLookupTheHostFailsForAMomentIsAskedAgainAndOneItKeepsFailingIsAwayNotARefusal()
+      throws IOException {
     CheckFiler filer = new CheckFiler(new RetryingWrites(RUNNER));
-    SpaceClient down =
-        (SpaceClient)
-            Proxy.newProxyInstance(
-                SpaceRoutesTest.class.getClassLoader(),
-                new Class<?>[] {SpaceClient.class},
-                (p, m, args) -> {
-                  throw new dev.knotless.atproto.XrpcException(
-                      "com.atproto.space.getRecord", 503, null, "unavailable", null);
-                });
+    int[] asks = {0};
+    SpaceRoutes.over(flaky(1, asks), URI.create("http://127.0.0.1:9"), filer.spaces())
+        .route(OWNER, KEY, "secret");
+    assertEquals(
+        new SpaceId(OWNER, "secret"),
+        filer.spaces().spaceOf(CheckKeys.repoPrefix(OWNER, KEY) + "abc.ci").space(),
+        "asked again after the 503");
+
+    CheckFiler other = new CheckFiler(new RetryingWrites(RUNNER));
+    int[] always = {0};
     assertThrows(
         SpaceRoutes.HostAway.class,
         () ->
-            SpaceRoutes.over(down, URI.create("http://127.0.0.1:9"), filer.spaces())
+            SpaceRoutes.over(
+                    flaky(Integer.MAX_VALUE, always),
+                    URI.create("http://127.0.0.1:9"),
+                    other.spaces())
                 .route(OWNER, KEY, "secret"));
-    assertTrue(!filer.spaces().any(), "nothing routed: the event is tried again");
+    assertTrue(always[0] > 1, "tried more than once: " + always[0]);
+    assertTrue(!other.spaces().any(), "nothing routed: the event is tried again");
   }
 
   @Test
