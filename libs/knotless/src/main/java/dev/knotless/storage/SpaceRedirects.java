@@ -56,20 +56,8 @@ public final class SpaceRedirects {
       throw new IOException(
           repo.url() + " redirects to another account's space (" + target + "), not followed");
     }
-    String name = redirect.repo().rkey();
-    for (int hop = 0; hop <= SnapshotReader.MAX_REDIRECT_HOPS; hop++) {
-      Optional<Record> found = client.getRecord(target, repo.did(), Lexicons.REPO, name);
-      if (found.isPresent()) {
-        if (!redirect.key().equals(found.get().value().path("key").asText())) {
-          break;
-        }
-        return target;
-      }
-      Optional<Record> next = client.getRecord(target, repo.did(), Lexicons.REDIRECT, name);
-      if (next.isEmpty()) {
-        break;
-      }
-      name = RedirectRecord.parse(next.get().uri(), name, next.get().value()).repo().rkey();
+    if (redirect.key().equals(keyAt(client, target, repo.did(), redirect.repo().rkey()))) {
+      return target;
     }
     throw new IOException(
         repo.url()
@@ -78,6 +66,68 @@ public final class SpaceRedirects {
             + ", which holds no repository with the key it names ("
             + redirect.key()
             + ")");
+  }
+
+  /**
+   * The space the private repository of {@code ownerDid} with the key {@code key}, last known by
+   * the name {@code name}, keeps its records in: as {@link #records}, and then only if the
+   * repository reached there by that name (its record, or the space's own redirects to it) has that
+   * key. For a process that knows a repository by key and a name it was given (the check-writer),
+   * so that a rename, which leaves the records where they were, never sends its checks to the space
+   * of the new name, nor a new repository of an old name gets them.
+   *
+   * @throws XrpcException as the host refuses (not a member, no space)
+   * @throws IOException when no repository with that key is found by that name
+   */
+  public static SpaceId recordsOf(SpaceClient client, String ownerDid, String name, String key)
+      throws IOException {
+    RepoAddress repo = new RepoAddress(ownerDid, ownerDid, null, name);
+    SpaceId space = records(client, repo);
+    String found =
+        keyAt(
+            client,
+            space,
+            ownerDid,
+            space.equals(named(repo)) ? name : redirectedName(client, repo));
+    if (!key.equals(found)) {
+      throw new IOException(
+          repo.url()
+              + " leads to the space "
+              + space
+              + ", which holds no repository with the key "
+              + key
+              + (found == null ? "" : " (the one there is " + found + ")"));
+    }
+    return space;
+  }
+
+  /** The name the redirect in the space of {@code repo}'s name leads to, in the space it names. */
+  private static String redirectedName(SpaceClient client, RepoAddress repo) throws IOException {
+    Record r =
+        client
+            .getRecord(named(repo), repo.did(), Lexicons.REDIRECT, repo.name())
+            .orElseThrow(() -> new IOException(repo.url() + ": its redirect is gone"));
+    return RedirectRecord.parse(r.uri(), repo.name(), r.value()).repo().rkey();
+  }
+
+  /**
+   * The key of the repository {@code name} reaches in {@code space}: its record, or the one the
+   * space's own redirects lead to; null when none is reached.
+   */
+  private static String keyAt(SpaceClient client, SpaceId space, String did, String name)
+      throws IOException {
+    for (int hop = 0; hop <= SnapshotReader.MAX_REDIRECT_HOPS; hop++) {
+      Optional<Record> found = client.getRecord(space, did, Lexicons.REPO, name);
+      if (found.isPresent()) {
+        return found.get().value().path("key").asText();
+      }
+      Optional<Record> next = client.getRecord(space, did, Lexicons.REDIRECT, name);
+      if (next.isEmpty()) {
+        return null;
+      }
+      name = RedirectRecord.parse(next.get().uri(), name, next.get().value()).repo().rkey();
+    }
+    return null;
   }
 
   /**

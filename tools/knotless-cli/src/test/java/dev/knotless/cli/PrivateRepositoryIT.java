@@ -38,7 +38,7 @@ class PrivateRepositoryIT {
   record Git(int exit, String out, String err) {}
 
   /** {@code as} logged in with OAuth (as a private repository needs), or no one when null. */
-  private static Map<String, String> person(
+  static Map<String, String> person(
       PdsInstance pds, Account as, Path home, HarnessSpaceHost host) {
     return tools(
         as == null ? ToolRun.env(pds, null, home) : ToolRun.oauthEnv(pds, as, home), home, host);
@@ -67,7 +67,7 @@ class PrivateRepositoryIT {
     return env;
   }
 
-  private static Git git(Map<String, String> env, Path dir, String... args) throws Exception {
+  static Git git(Map<String, String> env, Path dir, String... args) throws Exception {
     Files.createDirectories(dir);
     ProcessBuilder pb = new ProcessBuilder(concat("git", args)).directory(dir.toFile());
     pb.environment().clear();
@@ -86,7 +86,7 @@ class PrivateRepositoryIT {
         new String(err, StandardCharsets.UTF_8));
   }
 
-  private static String ok(Map<String, String> env, Path dir, String... args) throws Exception {
+  static String ok(Map<String, String> env, Path dir, String... args) throws Exception {
     Git g = git(env, dir, args);
     assertEquals(0, g.exit(), "git " + String.join(" ", args) + ": " + g.err());
     return g.out();
@@ -99,11 +99,11 @@ class PrivateRepositoryIT {
     return all;
   }
 
-  private static ToolRun.Ran knotless(Map<String, String> env, String... argv) {
+  static ToolRun.Ran knotless(Map<String, String> env, String... argv) {
     return ToolRun.run(env, ctx -> KnotlessCli.run(List.of(argv), ctx));
   }
 
-  private static String commit(Map<String, String> env, Path repo, String file, String text)
+  static String commit(Map<String, String> env, Path repo, String file, String text)
       throws Exception {
     Files.writeString(repo.resolve(file), text);
     ok(env, repo, "add", file);

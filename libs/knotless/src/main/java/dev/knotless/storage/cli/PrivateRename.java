@@ -21,7 +21,10 @@ import java.util.List;
  * where the repo record is renamed and the old name redirected exactly as for a public repository;
  * and, unless the new name is that space's own, the owner's space of the new name is made, with the
  * same members, holding one redirect under the new name whose {@code space} names the records'
- * space. A reader, a clone or a runner of the new name is then led there. Stateless.
+ * space. A reader, a clone or a runner of the new name is then led there. Renamed back to a former
+ * name, the space an earlier rename made for it (its redirect naming the records' space and the
+ * repository's key) is taken back as it is, its members brought up to the records' space's, rather
+ * than refused as a name taken. Stateless.
  */
 final class PrivateRename {
   private PrivateRename() {}
@@ -43,18 +46,32 @@ final class PrivateRename {
     String key = repo.value().path("key").asText("");
     SpaceId named = SpaceRedirects.named(to);
     boolean made = false;
+    boolean former = false;
     if (!named.equals(kept)) {
       try {
         spaces.createSpace(newName);
+        made = true;
       } catch (XrpcException e) {
-        if ("SpaceAlreadyExists".equals(e.error())) {
+        if (!"SpaceAlreadyExists".equals(e.error())) {
+          throw e;
+        }
+        // A former name of this repository: its space, made by an earlier rename, leads here
+        // already, and is taken back rather than refused.
+        former = leadsTo(spaces, named, from.did(), newName, key, kept);
+        if (!former) {
           throw new IOException(to.url() + " already exists; nothing was changed", e);
         }
-        throw e;
       }
-      made = true;
     }
     try {
+      if (former) {
+        List<String> there = spaces.members(named);
+        for (String member : spaces.members(kept)) {
+          if (!member.equals(from.did()) && !there.contains(member)) {
+            spaces.addMember(named, member);
+          }
+        }
+      }
       if (made) {
         for (String member : spaces.members(kept)) {
           if (!member.equals(from.did())) {
@@ -93,6 +110,25 @@ final class PrivateRename {
                 + " to "
                 + to.url()
                 + "; the old name redirects to it"
-                + (made ? ", and its records stay in the space " + kept : ""));
+                + (made || former ? ", and its records stay in the space " + kept : ""));
+  }
+
+  /**
+   * Whether the existing space {@code named} is one an earlier rename of this repository made: it
+   * holds, under {@code name}, a redirect with the repository's {@code key} whose {@code space}
+   * names the records' space {@code kept}.
+   */
+  private static boolean leadsTo(
+      SpaceClient spaces, SpaceId named, String did, String name, String key, SpaceId kept)
+      throws IOException {
+    java.util.Optional<Record> r;
+    try {
+      r = spaces.getRecord(named, did, Lexicons.REDIRECT, name);
+    } catch (XrpcException e) {
+      return false; // not the owner's to read: not one of its renames
+    }
+    return r.isPresent()
+        && key.equals(r.get().value().path("key").asText(null))
+        && kept.toString().equals(r.get().value().path("space").asText(null));
   }
 }

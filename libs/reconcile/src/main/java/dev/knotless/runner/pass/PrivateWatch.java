@@ -38,6 +38,7 @@ public final class PrivateWatch {
   private final Map<RepoId, SpaceRecords> spaces = new ConcurrentHashMap<>();
   private final Map<RepoId, String> cursors = new ConcurrentHashMap<>();
   private volatile Runnable onNewSpace = () -> {};
+  private volatile SpaceCursors kept;
 
   /**
    * @param filing where each private repository read is routed as it is read, before any of its
@@ -113,6 +114,15 @@ public final class PrivateWatch {
     onNewSpace = r;
   }
 
+  /**
+   * Keeps each space's poll cursor in {@code cursors} too, and asks from the one kept there: a
+   * process given a repository another one polled before goes on from where that one's last
+   * answered poll ended. Without it the cursors live in this process's memory alone.
+   */
+  public void keepCursorsIn(SpaceCursors cursors) {
+    this.kept = cursors;
+  }
+
   /** The space a private repository watched is read in, or null for one that is not. */
   public SpaceRecords space(RepoId id) {
     return spaces.get(id);
@@ -134,6 +144,14 @@ public final class PrivateWatch {
   public void forget(RepoId id) {
     spaces.remove(id);
     cursors.remove(id);
+    SpaceCursors k = kept;
+    if (k != null) {
+      try {
+        k.forget(id);
+      } catch (IOException e) {
+        LOG.warn("{}: its space's poll cursor could not be dropped: {}", id, e.getMessage());
+      }
+    }
   }
 
   /**
@@ -155,9 +173,11 @@ public final class PrivateWatch {
         continue;
       }
       try {
-        SpaceRepos page = client.listRepos(e.getValue().space(), cursors.get(id));
-        if (page.cursor() != null) {
-          cursors.put(id, page.cursor());
+        SpaceId space = e.getValue().space();
+        String from = from(id, space);
+        SpaceRepos page = client.listRepos(space, from);
+        if (page.cursor() != null && !page.cursor().equals(from)) {
+          keep(id, space, page.cursor());
         }
         // The runner's own repo there holds only its checks: its writes need no pass.
         if (page.repos().stream().anyMatch(r -> !r.did().equals(client.did()))) {
@@ -173,5 +193,34 @@ public final class PrivateWatch {
       }
     }
     return written;
+  }
+
+  /** Where to ask {@code id}'s space from: the cursor kept outside, or this process's own. */
+  private String from(RepoId id, SpaceId space) {
+    SpaceCursors k = kept;
+    if (k != null) {
+      try {
+        return k.get(id, space);
+      } catch (IOException x) {
+        LOG.warn(
+            "{}: its space's poll cursor could not be read ({}); asking from this process's own",
+            id,
+            x.getMessage());
+      }
+    }
+    return cursors.get(id);
+  }
+
+  private void keep(RepoId id, SpaceId space, String cursor) {
+    cursors.put(id, cursor);
+    SpaceCursors k = kept;
+    if (k != null) {
+      try {
+        k.put(id, space, cursor);
+      } catch (IOException x) {
+        // The next holder asks from an older cursor: a pass more, nothing missed.
+        LOG.warn("{}: its space's poll cursor could not be kept: {}", id, x.getMessage());
+      }
+    }
   }
 }

@@ -89,6 +89,7 @@ public final class RepoPass {
   private final PassExtras extras;
   private final PassTaking taking;
   private final PushChecks pushes;
+  private final PrivatePulls privatePulls = new PrivatePulls();
 
   /** The name each watched repository was last seen renamed to, so a rename is logged once. */
   private final java.util.Map<String, String> renamedTo =
@@ -217,8 +218,11 @@ public final class RepoPass {
   private Outcome pass(Watched repo, Consumer<String> stage, boolean pushed) throws IOException {
     dev.knotless.atproto.RecordStore owner = ownerClients.apply(repo);
     dev.knotless.runner.pullpass.PullPass.Listing pulls = null;
-    // The appview indexes no private repository: its pulls and queue are not read (yet).
+    // The appview indexes no private repository: its pulls and queue are not read, and said so.
     XrpcClient ownerPds = owner instanceof XrpcClient x ? x : null;
+    if (extras.pulls() != null && ownerPds == null) {
+      privatePulls.skipped(repo, extras.queue() != null);
+    }
     if (extras.pulls() != null && ownerPds != null) {
       // Before the refs: a pull opened after its base moved is never checked at the older base.
       stage.accept("listing pulls from the appview");

@@ -45,7 +45,8 @@ public sealed interface RunEvent {
    * @param repoUri the repository record's AT-URI as checks name it (keyed by the repository's
    *     name); null in events from before it was carried, where the key stands in
    * @param privateRepo whether the repository is private: its check, log and outputs are filed only
-   *     in its owner's space of its name; left out of the JSON when false
+   *     in the space its records live in (its owner's space of its name, or where a rename's
+   *     redirect leads); left out of the JSON when false
    */
   record Filed(
       String checkKey,

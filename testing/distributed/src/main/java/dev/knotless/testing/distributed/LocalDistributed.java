@@ -117,6 +117,15 @@ public final class LocalDistributed implements AutoCloseable {
     watched.add(new Watch(did, key, name));
   }
 
+  /**
+   * Has the services started after this watch the repository {@code key} by {@code name} rather
+   * than the name it was watched by: the list an operator edits after a rename.
+   */
+  public synchronized void rewatch(String did, String key, String name) {
+    watched.removeIf(w -> w.did().equals(did) && w.key().equals(key));
+    watched.add(new Watch(did, key, name));
+  }
+
   /** The ingester, following the PDS's firehose for the repositories made so far. */
   public ServiceProcess startIngester() throws IOException {
     return startIngester(Map.of());

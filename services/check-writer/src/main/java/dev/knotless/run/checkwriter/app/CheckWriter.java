@@ -195,6 +195,9 @@ public class CheckWriter {
       }
       try {
         routed(f);
+      } catch (dev.knotless.runner.filing.SpaceRoutes.HostAway e) {
+        // Nothing known yet: the event is tried again, as when the PDS fails.
+        throw e;
       } catch (IOException e) {
         // Nothing of a private repository may land in the runner's public account instead.
         return Optional.of(e.getMessage());

@@ -85,6 +85,7 @@ public class PassWiring {
       RunQueuer queuer,
       WatchedTable table,
       PullHeadsTable pullHeads,
+      dev.knotless.runner.state.pg.PgSpaceCursors spaceCursors,
       MeterRegistry registry,
       io.agroal.api.AgroalDataSource db)
       throws IOException {
@@ -108,6 +109,10 @@ public class PassWiring {
     CheckFiler filer = new CheckFiler(new RetryingWrites(runnerClient));
     // Before anything is read: a private repository's checks go to its space from its first read.
     dev.knotless.runner.pass.PrivateWatch privates = PrivateWiring.begin(env, access, filer);
+    if (privates != null) {
+      // Whichever replica holds a repository's partition asks its space from the cursor kept here.
+      privates.keepCursorsIn(dev.knotless.runner.pass.SpaceCursors.in(spaceCursors));
+    }
 
     Watching watching =
         new Watching(

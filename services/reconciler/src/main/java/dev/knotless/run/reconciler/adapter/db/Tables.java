@@ -2,6 +2,7 @@ package dev.knotless.run.reconciler.adapter.db;
 
 import dev.knotless.runner.state.pg.PgPullHeads;
 import dev.knotless.runner.state.pg.PgRunQueue;
+import dev.knotless.runner.state.pg.PgSpaceCursors;
 import dev.knotless.runner.state.pg.PgWatchedRepos;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,5 +31,11 @@ public class Tables {
   @Singleton
   PgPullHeads pullHeads(AgroalDataSource db) {
     return new PgPullHeads(db);
+  }
+
+  @Produces
+  @Singleton
+  PgSpaceCursors spaceCursors(AgroalDataSource db) {
+    return new PgSpaceCursors(db);
   }
 }
