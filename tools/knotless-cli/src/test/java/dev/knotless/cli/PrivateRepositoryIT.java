@@ -38,8 +38,7 @@ class PrivateRepositoryIT {
   record Git(int exit, String out, String err) {}
 
   /** {@code as} logged in with OAuth (as a private repository needs), or no one when null. */
-  static Map<String, String> person(
-      PdsInstance pds, Account as, Path home, HarnessSpaceHost host) {
+  static Map<String, String> person(PdsInstance pds, Account as, Path home, HarnessSpaceHost host) {
     return tools(
         as == null ? ToolRun.env(pds, null, home) : ToolRun.oauthEnv(pds, as, home), home, host);
   }

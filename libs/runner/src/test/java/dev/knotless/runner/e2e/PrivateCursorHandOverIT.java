@@ -101,7 +101,9 @@ class PrivateCursorHandOverIT {
       throws Exception {
     Map<String, String> env = new java.util.HashMap<>(pds.environment());
     env.put("KNOTLESS_IDENTIFIER", runner.handle());
-    env.put("KNOTLESS_PASSWORD", runner.password());
+    // A private repository is read with OAuth: the harness PDS gives a password no space token.
+    dev.knotless.testing.infra.HarnessOAuth.saveLogin(pds, runner, dir.resolve("config"));
+    env.put("KNOTLESS_CONFIG_DIR", dir.resolve("config").toString());
     env.put("KNOTLESS_CACHE_DIR", dir.resolve("cache").toString());
     PdsAccess access = PdsAccess.login(env, Clock.systemUTC());
     PrivateWatch watch = access.watchPrivate(host.url(), new SpaceFiling());

@@ -45,7 +45,7 @@ class PrivatePullsIT {
     Account owner = pds.createAccount("pullown");
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         HarnessAppview appview = HarnessAppview.start(pds.pdsUrl());
-        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "pullrun");
+        RunnerHarness h = new RunnerHarness(pds, tmp.resolve("runner"), "pullrun").withOAuth();
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
       createPrivate(pds, host, owner, tmp, "pulled", runner);
