@@ -43,8 +43,7 @@ class PrivateCursorHandOverIT {
     try (HarnessSpaceHost host = HarnessSpaceHost.start(pds.plcUrl());
         EmbeddedPg pg = EmbeddedPg.start()) {
       createPrivate(pds, host, owner, tmp, "handed", runner.did());
-      OwnerRepo o =
-          OwnerRepo.inSpace(owner, pds.pdsUrl(), host.url(), "handed", tmp.resolve("owner/work"));
+      OwnerRepo o = OwnerRepo.inSpace(owner, pds, host.url(), "handed", tmp.resolve("owner/work"));
       o.commit(Map.of("README.md", "hi\n"));
       o.push("main");
       RepoId id = new RepoId(owner.did(), o.key());

@@ -49,8 +49,7 @@ class PrivatePullsIT {
         CapturedLog log = new CapturedLog()) {
       String runner = h.account.did();
       createPrivate(pds, host, owner, tmp, "pulled", runner);
-      OwnerRepo o =
-          OwnerRepo.inSpace(owner, pds.pdsUrl(), host.url(), "pulled", tmp.resolve("owner/work"));
+      OwnerRepo o = OwnerRepo.inSpace(owner, pds, host.url(), "pulled", tmp.resolve("owner/work"));
       o.commit(Map.of(".knotless/workflows/ci.yml", CI));
       o.push("main");
       String key = o.key();

@@ -40,6 +40,7 @@ class PrivateRenameDistributedIT {
       OwnerCli.run(
           shape,
           account,
+          true,
           env,
           "",
           "create",
@@ -49,7 +50,7 @@ class PrivateRenameDistributedIT {
           shape.runner().did());
       OwnerRepo owner =
           OwnerRepo.inSpace(
-              account, shape.pds().pdsUrl(), host.url(), "before", dir.resolve("owners/before"));
+              account, shape.pds(), host.url(), "before", dir.resolve("owners/before"));
       owner.commit(Map.of(".knotless/workflows/ci.yml", PrivateDistributedIT.CI));
       owner.push("main");
       String key = owner.key();
@@ -72,7 +73,7 @@ class PrivateRenameDistributedIT {
       awaitEnded(owner, records, runner, CheckKeys.push(account.did(), key, MAIN, first, "ci"));
 
       OwnerCli.run(
-          shape, account, env, "", "repo", "rename", account.handle() + "/before", "after");
+          shape, account, true, env, "", "repo", "rename", account.handle() + "/before", "after");
       assertTrue(host.exists(renamed.toString()), "the rename made the space of the new name");
       // The operator lists it by its new name; a reconciler and a check-writer start that never
       // met it by the old one (the writer learns the space from the events, which name the
