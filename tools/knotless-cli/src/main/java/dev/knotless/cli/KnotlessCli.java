@@ -1,5 +1,6 @@
 package dev.knotless.cli;
 
+import dev.knotless.atproto.space.SpaceErrors;
 import dev.knotless.storage.KnotlessRepos;
 import dev.knotless.storage.ProcessExit;
 import dev.knotless.storage.cli.CliContext;
@@ -109,7 +110,8 @@ public final class KnotlessCli implements Runnable {
             return USAGE;
           }
           if (e instanceof IOException || e instanceof IllegalArgumentException) {
-            at.getErr().println("knotless: " + e.getMessage());
+            // A space refused to an app password says which command logs in with OAuth.
+            at.getErr().println("knotless: " + SpaceErrors.withLogin(e, "knotless login"));
             return 1;
           }
           throw e;

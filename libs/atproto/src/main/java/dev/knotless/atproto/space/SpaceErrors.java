@@ -31,6 +31,21 @@ public final class SpaceErrors {
   }
 
   /**
+   * {@code e}'s message, naming the command that logs in with OAuth ({@code login}, such as {@code
+   * knotless login}) when a {@link #LOGIN_REFUSED} is among its causes and the message does not
+   * name it already: a command that fails on an app password then says what to run.
+   */
+  public static String withLogin(Throwable e, String login) {
+    String message = String.valueOf(e.getMessage());
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof XrpcException x && loginRefused(x) && !message.contains(login)) {
+        return message + " (`" + login + "`)";
+      }
+    }
+    return message;
+  }
+
+  /**
    * {@code e}, the PDS refusing {@code getServiceAuth} for the space method {@code method} to a
    * login of {@code kind} ({@link dev.knotless.atproto.XrpcClient#loginKind()}), as a {@link
    * #LOGIN_REFUSED} that says what to do; empty when it is not a refusal of the login (a 401, a
