@@ -25,10 +25,7 @@ record PodRun(
       List<KubeApiServer.Request> requests,
       List<KubeletTimes.PodStart> pods,
       List<KubeletTimes.Exec> execs) {
-    if (pods.size() != 1) {
-      throw new IllegalStateException("one pod run started " + pods.size() + " pods");
-    }
-    KubeletTimes.PodStart pod = pods.get(0);
+    KubeletTimes.PodStart pod = onlyPod(pods);
     long posted = 0;
     int before = 0;
     List<String> lines = new ArrayList<>();
@@ -42,7 +39,7 @@ record PodRun(
       }
       lines.add(String.format("%6d ms  %s", (r.nanos() - begin) / 1_000_000, shorten(r.line())));
     }
-    long share = (pod.seen() - posted) + (pod.running() - pod.seen() - pod.runtime());
+    long share = startShare(pod, posted);
     long firstExec = 0;
     long launch = 0;
     long follow = 0;
@@ -70,6 +67,22 @@ record PodRun(
       stages[i] = at[i] == 0 ? 0 : at[i] - begin;
     }
     return new PodRun(stages, share, before, execCount, lines);
+  }
+
+  /** The one pod a run started; a run that started another number of pods is not one to read. */
+  static KubeletTimes.PodStart onlyPod(List<KubeletTimes.PodStart> pods) {
+    if (pods.size() != 1) {
+      throw new IllegalStateException("one pod run started " + pods.size() + " pods");
+    }
+    return pods.get(0);
+  }
+
+  /**
+   * The test kubelet's and mock server's own share of starting {@code pod}, posted at {@code
+   * posted}: until the kubelet saw it, and from then to Running less the container runtime's time.
+   */
+  static long startShare(KubeletTimes.PodStart pod, long posted) {
+    return (pod.seen() - posted) + (pod.running() - pod.seen() - pod.runtime());
   }
 
   /** A request line without the exec's script: its method, path and the command's name. */

@@ -80,10 +80,7 @@ final class PodRunStages {
       List<KubeApiServer.Request> requests,
       List<KubeletTimes.PodStart> pods,
       List<KubeletTimes.Exec> execs) {
-    if (pods.size() != 1) {
-      throw new IllegalStateException("one pod run started " + pods.size() + " pods");
-    }
-    KubeletTimes.PodStart pod = pods.get(0);
+    KubeletTimes.PodStart pod = PodRun.onlyPod(pods);
     long posted = 0;
     long deleted = 0;
     for (KubeApiServer.Request r : requests) {
@@ -94,7 +91,7 @@ final class PodRunStages {
         deleted = r.nanos();
       }
     }
-    long share = (pod.seen() - posted) + (pod.running() - pod.seen() - pod.runtime());
+    long share = PodRun.startShare(pod, posted);
     long firstExec = 0;
     for (KubeletTimes.Exec e : execs) {
       if (!e.pod().equals(pod.pod())) {
