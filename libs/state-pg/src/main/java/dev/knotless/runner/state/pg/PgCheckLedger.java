@@ -266,14 +266,7 @@ public final class PgCheckLedger {
         s.setLong(4, length);
         s.executeUpdate();
       }
-      try (PreparedStatement s =
-          c.prepareStatement(
-              "update check_run set log_length = ?, updated_at = now() where check_key = ?")) {
-        s.setLong(1, length);
-        s.setString(2, key);
-        s.executeUpdate();
-      }
-      logLength = length;
+      setLogLength(length);
     }
 
     @Override
@@ -328,14 +321,19 @@ public final class PgCheckLedger {
         s.setBytes(3, data);
         s.executeUpdate();
       }
+      setLogLength(offset + data.length);
+    }
+
+    /** The kept log is {@code length} bytes long now: the row says so, and so does this. */
+    private void setLogLength(long length) throws SQLException {
       try (PreparedStatement s =
           c.prepareStatement(
               "update check_run set log_length = ?, updated_at = now() where check_key = ?")) {
-        s.setLong(1, offset + data.length);
+        s.setLong(1, length);
         s.setString(2, key);
         s.executeUpdate();
       }
-      logLength = offset + data.length;
+      logLength = length;
     }
 
     @Override
