@@ -170,14 +170,18 @@ public final class PrivateWatch {
     for (Map.Entry<RepoId, SpaceRecords> e : spaces.entrySet()) {
       RepoId id = e.getKey();
       if (!ask.test(id)) {
+        if (kept != null) {
+          // Another process may ask it meanwhile: the next ask here reads the kept cursor.
+          cursors.remove(id);
+        }
         continue;
       }
       try {
         SpaceId space = e.getValue().space();
         String from = from(id, space);
         SpaceRepos page = client.listRepos(space, from);
-        if (page.cursor() != null && !page.cursor().equals(from)) {
-          keep(id, space, page.cursor());
+        if (page.cursor() != null) {
+          keep(id, space, page.cursor(), !page.cursor().equals(from));
         }
         // The runner's own repo there holds only its checks: its writes need no pass.
         if (page.repos().stream().anyMatch(r -> !r.did().equals(client.did()))) {
@@ -195,10 +199,15 @@ public final class PrivateWatch {
     return written;
   }
 
-  /** Where to ask {@code id}'s space from: the cursor kept outside, or this process's own. */
+  /**
+   * Where to ask {@code id}'s space from: this process's own cursor while it asks the space at
+   * every poll (no read of the kept one each time), else the one kept outside, where the process
+   * that asked it last left it.
+   */
   private String from(RepoId id, SpaceId space) {
+    String own = cursors.get(id);
     SpaceCursors k = kept;
-    if (k != null) {
+    if (own == null && k != null) {
       try {
         return k.get(id, space);
       } catch (IOException x) {
@@ -208,13 +217,14 @@ public final class PrivateWatch {
             x.getMessage());
       }
     }
-    return cursors.get(id);
+    return own;
   }
 
-  private void keep(RepoId id, SpaceId space, String cursor) {
+  /** Keeps {@code cursor} in this process, and outside it too when it {@code moved}. */
+  private void keep(RepoId id, SpaceId space, String cursor, boolean moved) {
     cursors.put(id, cursor);
     SpaceCursors k = kept;
-    if (k != null) {
+    if (moved && k != null) {
       try {
         k.put(id, space, cursor);
       } catch (IOException x) {
