@@ -127,8 +127,15 @@ final class PrivateRename {
     } catch (XrpcException e) {
       return false; // not the owner's to read: not one of its renames
     }
-    return r.isPresent()
-        && key.equals(r.get().value().path("key").asText(null))
-        && kept.toString().equals(r.get().value().path("space").asText(null));
+    if (r.isEmpty()) {
+      return false;
+    }
+    RedirectRecord redirect;
+    try {
+      redirect = RedirectRecord.parse(r.get().uri(), name, r.get().value());
+    } catch (dev.knotless.storage.RecordFormatException e) {
+      return false; // not a redirect this tool wrote
+    }
+    return key.equals(redirect.key()) && kept.toString().equals(redirect.space());
   }
 }
