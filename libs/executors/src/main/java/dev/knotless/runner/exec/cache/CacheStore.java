@@ -1,11 +1,12 @@
 package dev.knotless.runner.exec.cache;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.nio.file.StandardOpenOption.APPEND;
+import static java.nio.file.StandardOpenOption.CREATE;
+
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -49,16 +50,12 @@ public final class CacheStore {
 
   private final Path root;
   private final long maxBytes;
-  private final Map<String, Integer> current = new HashMap<>();
-  private final Map<Path, Integer> readers = new HashMap<>();
-  private final Set<Path> making = new HashSet<>();
+  private final Generations gens;
   private final Set<String> liveRuns = new HashSet<>();
   private final CacheFigures figures = new CacheFigures();
-  private final Map<String, Long> baseBytes = new HashMap<>();
   private final KeptLayers kept;
   private final BaseMarks marks;
   private final CacheSweeps sweeps = new CacheSweeps(this);
-  private int nextGeneration;
 
   /** A number of things (bases, kept sets) and the bytes of their files. */
   public record Amount(int count, long bytes) {}
@@ -83,13 +80,13 @@ public final class CacheStore {
       throw new IllegalArgumentException("--cache-max must be above 0, got " + maxBytes);
     }
     this.maxBytes = maxBytes;
+    this.gens = new Generations(this.root);
     Files.createDirectories(this.root.resolve("bases"));
     Files.createDirectories(this.root.resolve("runs"));
     Files.createDirectories(this.root.resolve("images"));
     Files.createDirectories(empty());
     this.kept = new KeptLayers(this, maxBytes, clock, figures);
     this.marks = new BaseMarks(this.root.resolve("marks.json"));
-    this.nextGeneration = (int) (System.currentTimeMillis() / 1000 % 1_000_000_000);
   }
 
   /** The cache directory. */
@@ -143,7 +140,10 @@ public final class CacheStore {
           base = null;
           figures.opened(false);
         } else {
-          Acquired a = acquire(name);
+          Generations.Acquired a;
+          synchronized (this) {
+            a = gens.acquire(name);
+          }
           lower = a.dir();
           vanished = a.vanished();
           base = name;
@@ -152,12 +152,7 @@ public final class CacheStore {
             LOG.warn("cache {}: its base {} was gone from disk; made afresh, empty", path, lower);
           }
         }
-        Files.writeString(
-            runDir.resolve("lowers"),
-            lower + "\n",
-            StandardCharsets.UTF_8,
-            java.nio.file.StandardOpenOption.CREATE,
-            java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(runDir.resolve("lowers"), lower + "\n", UTF_8, CREATE, APPEND);
         Path image = imageFiles == null ? null : imageFiles.apply(path);
         caches.add(path, base, lower, image, runDir.resolve(Integer.toString(i)), vanished);
       }
@@ -168,39 +163,11 @@ public final class CacheStore {
     }
   }
 
-  /** A generation a run reads, and whether it had vanished from disk and was made afresh. */
-  private record Acquired(Path dir, boolean vanished) {}
-
-  /**
-   * The generation {@code name} reads now, counted as read once more. One this store made current,
-   * or whose pointer is on disk, but whose directory is gone (removed by hand, a volume replaced)
-   * is made again, empty: the run starts cold rather than fail.
-   */
-  private synchronized Acquired acquire(String name) throws IOException {
-    boolean known = current.containsKey(name) || Files.exists(base(name).resolve("current"));
-    int gen = currentOf(name);
-    Path dir = generation(name, gen);
-    boolean vanished = false;
-    if (!Files.isDirectory(dir)) {
-      vanished = known;
-      // A new cache starts as an empty base.
-      Files.createDirectories(dir);
-      writeCurrent(name, gen);
-      baseBytes.put(name, 0L);
-    }
-    readers.merge(dir, 1, Integer::sum);
-    return new Acquired(dir, vanished);
-  }
-
   /** Counts one reader of {@code gen} fewer, and removes it if it was the last of an old one. */
   void release(String name, Path gen) {
     boolean remove;
     synchronized (this) {
-      int left = readers.merge(gen, -1, Integer::sum);
-      if (left <= 0) {
-        readers.remove(gen);
-      }
-      remove = left <= 0 && !gen.equals(generation(name, currentOf(name)));
+      remove = gens.release(name, gen);
     }
     if (remove) {
       deleteQuietly(gen, "an old generation no run reads");
@@ -229,11 +196,8 @@ public final class CacheStore {
     Path next;
     int gen;
     synchronized (this) {
-      do {
-        gen = ++nextGeneration;
-        next = base(name).resolve(gen + MAKING);
-      } while (Files.exists(next) || Files.exists(generation(name, gen)));
-      making.add(next);
+      gen = gens.startMaking(name);
+      next = gens.making(name, gen);
     }
     try {
       long started = System.nanoTime();
@@ -242,7 +206,7 @@ public final class CacheStore {
       long size = Layers.sizeOf(next);
       synchronized (this) {
         // What is not made current goes in the finally, outside the lock.
-        if (!read.equals(generation(name, currentOf(name)))) {
+        if (!gens.isCurrent(name, read)) {
           figures.notPromoted();
           return "cache " + path + ": not promoted, another run made the base meanwhile";
         }
@@ -256,9 +220,7 @@ public final class CacheStore {
         if (size > maxBytes) {
           // Not made current, and the base is dropped: kept, it would only grow past again.
           figures.notPromoted();
-          Files.createDirectory(generation(name, gen));
-          writeCurrent(name, gen);
-          baseBytes.put(name, 0L);
+          gens.makeEmptyCurrent(name, gen);
           marks.set(name, mark);
           return "cache "
               + path
@@ -268,12 +230,7 @@ public final class CacheStore {
               + maxBytes
               + " bytes): the next run starts afresh";
         }
-        Path done = generation(name, gen);
-        Files.move(next, done, StandardCopyOption.ATOMIC_MOVE);
-        // The generation is whole before the pointer names it: a crash before leaves it old.
-        writeCurrent(name, gen);
-        current.put(name, gen);
-        baseBytes.put(name, size);
+        gens.makeCurrent(name, gen, size);
         marks.set(name, mark);
       }
       figures.promoted(moved);
@@ -294,7 +251,7 @@ public final class CacheStore {
           + " ms)";
     } finally {
       synchronized (this) {
-        making.remove(next);
+        gens.doneMaking(next);
       }
       if (Files.exists(next)) {
         deleteQuietly(next, "a generation not made current");
@@ -358,19 +315,7 @@ public final class CacheStore {
    * promotes it, so its next run starts afresh; the caller removes it. Null if it stays.
    */
   synchronized Path moveAsideIfUnread(Path base) throws IOException {
-    boolean inUse =
-        readers.keySet().stream().anyMatch(g -> g.startsWith(base))
-            || making.stream().anyMatch(g -> g.startsWith(base));
-    if (inUse) {
-      return null;
-    }
-    String name = base.getFileName().toString();
-    Path trash = root.resolve("trash").resolve(name + "-" + System.nanoTime());
-    Files.createDirectories(trash.getParent());
-    Files.move(base, trash, StandardCopyOption.ATOMIC_MOVE);
-    current.remove(name);
-    baseBytes.remove(name);
-    return trash;
+    return gens.moveAsideIfUnread(base);
   }
 
   /** The directory of an image's own files at a container path, made by the caller if missing. */
@@ -401,12 +346,7 @@ public final class CacheStore {
    * layer written over it to be promoted; null, counting none, if it is not.
    */
   synchronized Path acquireIfCurrent(String name, int gen) {
-    Path read = generation(name, gen);
-    if (currentOf(name) != gen || !Files.isDirectory(read)) {
-      return null;
-    }
-    readers.merge(read, 1, Integer::sum);
-    return read;
+    return gens.acquireIfCurrent(name, gen);
   }
 
   synchronized void live(String run, boolean going) {
@@ -452,20 +392,16 @@ public final class CacheStore {
 
   /** Whether generation {@code gen} of {@code name} is neither current, read, made nor pinned. */
   synchronized boolean unused(String name, Path gen, Set<Path> pinned) {
-    return !making.contains(gen)
-        && !readers.containsKey(gen)
-        && !pinned.contains(gen)
-        && !gen.equals(generation(name, currentOf(name)));
+    return gens.unused(name, gen, pinned);
   }
 
   /** The known size of base {@code name}'s current generation, or null, and where it is. */
   synchronized Map.Entry<Long, Path> knownSize(String name) {
-    return new java.util.AbstractMap.SimpleEntry<>(
-        baseBytes.get(name), generation(name, currentOf(name)));
+    return gens.knownSize(name);
   }
 
   synchronized void sized(String name, long bytes) {
-    baseBytes.putIfAbsent(name, bytes);
+    gens.sized(name, bytes);
   }
 
   KeptLayers keptLayers() {
@@ -478,35 +414,6 @@ public final class CacheStore {
 
   Path empty() {
     return root.resolve("empty");
-  }
-
-  Path base(String name) {
-    return root.resolve("bases").resolve(name);
-  }
-
-  Path generation(String name, int gen) {
-    return base(name).resolve(Integer.toString(gen));
-  }
-
-  /** The current generation of {@code name}, read from disk the first time; 0 for a new one. */
-  private int currentOf(String name) {
-    return current.computeIfAbsent(
-        name,
-        n -> {
-          Path file = base(n).resolve("current");
-          try {
-            return Integer.parseInt(Files.readString(file).strip());
-          } catch (IOException | NumberFormatException e) {
-            return 0;
-          }
-        });
-  }
-
-  private void writeCurrent(String name, int gen) throws IOException {
-    Path tmp = base(name).resolve("current.tmp");
-    Files.writeString(tmp, gen + "\n");
-    Files.move(tmp, base(name).resolve("current"), StandardCopyOption.ATOMIC_MOVE);
-    current.put(name, gen);
   }
 
   static void deleteQuietly(Path p, String what) {
