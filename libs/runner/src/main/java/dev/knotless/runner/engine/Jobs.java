@@ -6,14 +6,17 @@ import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.exec.RunCancellation;
 import dev.knotless.runner.exec.RunResult;
 import dev.knotless.runner.exec.RunSpec;
+import dev.knotless.runner.exec.cache.CacheRequest;
 import dev.knotless.runner.pass.PassTrace;
 import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.schedule.Admission;
+import dev.knotless.runner.schedule.AdmissionGate;
 import dev.knotless.runner.schedule.CancelReason;
 import dev.knotless.runner.schedule.Decision;
 import dev.knotless.runner.schedule.MinutesRecord;
 import dev.knotless.runner.schedule.RunEnded;
 import dev.knotless.runner.schedule.Scheduler;
+import dev.knotless.runner.state.PassedRun;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,15 +50,15 @@ public final class Jobs implements AutoCloseable {
   private final Consumer<MinutesRecord> minutes;
   private final WaitLog waitLog = new WaitLog();
   private volatile PassTrace trace = PassTrace.NONE;
-  private final ExecutorService threads = Executors.newCachedThreadPool(named("knotless-job"));
+  private final ExecutorService threads =
+      Executors.newCachedThreadPool(NamedThreads.of("knotless-job"));
   private final Map<String, PlannedRun> waiting = new HashMap<>();
   private final Map<String, Running> running = new HashMap<>();
   private final Map<String, CancelReason> cancelledWhileRunning = new HashMap<>();
   private int filing;
   private boolean stopping;
   private StopDrops stopDrops;
-  private dev.knotless.runner.schedule.AdmissionGate gate =
-      dev.knotless.runner.schedule.AdmissionGate.ALONE;
+  private AdmissionGate gate = AdmissionGate.ALONE;
 
   private record Running(
       PlannedRun run, RunCancellation cancellation, Instant startedAt, Admission admission) {}
@@ -85,7 +88,7 @@ public final class Jobs implements AutoCloseable {
    * Admits through {@code gate} from now on: in a runner of several replicas, what other replicas'
    * runs hold then counts against each owner's cap. Call before the first submit.
    */
-  public synchronized void useGate(dev.knotless.runner.schedule.AdmissionGate gate) {
+  public synchronized void useGate(AdmissionGate gate) {
     this.gate = gate;
   }
 
@@ -246,18 +249,14 @@ public final class Jobs implements AutoCloseable {
    * for a push at the same tree to take: the push then promotes them as its own run would.
    */
   static RunSpec keepingLayers(PlannedRun p, RunSpec spec) {
-    dev.knotless.runner.state.PassedRun keep = p.keptPass();
+    PassedRun keep = p.keptPass();
     if (keep == null) {
       return spec;
     }
     return spec.withOption(
         spec.options()
-            .get(
-                dev.knotless.runner.exec.cache.CacheRequest.class,
-                dev.knotless.runner.exec.cache.CacheRequest.NONE)
-            .keptAs(
-                new dev.knotless.runner.exec.cache.CacheRequest.KeptAs(
-                    keep.check(), keep.subject())));
+            .get(CacheRequest.class, CacheRequest.NONE)
+            .keptAs(new CacheRequest.KeptAs(keep.check(), keep.subject())));
   }
 
   private void runJob(Running r) {
@@ -340,29 +339,6 @@ public final class Jobs implements AutoCloseable {
   }
 
   // ---- stopping -------------------------------------------------------------------------------
-
-  /** What becomes of the runs a stop drops before they started. */
-  public interface StopDrops {
-    /**
-     * Whether a dropped run's check is filed cancelled (the all-in-one runner), or left as it is
-     * for another worker to run (a replica of the distributed shape).
-     */
-    boolean fileCancelled();
-
-    /**
-     * A run the stop dropped before it started, or a run asked for by name it cut off: the caller
-     * records it to run again. Called once per run, outside this object's lock.
-     */
-    void dropped(PlannedRun run);
-
-    /**
-     * A running run asked for by name that the stop is about to cancel; by default it is recorded
-     * as {@link #dropped} is. Called once per run, before its cancel, outside this object's lock.
-     */
-    default void cutOff(PlannedRun run) {
-      dropped(run);
-    }
-  }
 
   /** Refuses new runs from now on. */
   public synchronized void stopTaking() {
@@ -449,15 +425,6 @@ public final class Jobs implements AutoCloseable {
       case PULL_MOVED -> "its pull moved";
       case BATCH_DROPPED -> "its batch was dropped";
       case STOP -> "the runner stopped";
-    };
-  }
-
-  static java.util.concurrent.ThreadFactory named(String prefix) {
-    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
     };
   }
 }

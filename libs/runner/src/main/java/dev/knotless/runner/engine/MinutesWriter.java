@@ -35,7 +35,7 @@ public final class MinutesWriter implements AutoCloseable {
   private final RetryingWrites writes;
   private final Clock clock;
   private final ExecutorService thread =
-      Executors.newSingleThreadExecutor(Jobs.named("knotless-minutes"));
+      Executors.newSingleThreadExecutor(NamedThreads.of("knotless-minutes"));
   private final Map<String, MinutesRecord> pending = new LinkedHashMap<>();
 
   /** Writes as the account {@code writes} is logged in as, dating records by {@code clock}. */

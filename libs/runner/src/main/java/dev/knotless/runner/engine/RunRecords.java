@@ -37,6 +37,28 @@ final class RunRecords {
                 UsageLedger.day(Instant.now())));
   }
 
+  /**
+   * What the all-in-one's stop does with runs it drops: each is filed cancelled, and recorded to
+   * run again at the next start, as wanted when it was asked for by name.
+   */
+  static StopDrops keptAtStop(StateStore state, AskedLedger asked) {
+    return new StopDrops() {
+      @Override
+      public boolean fileCancelled() {
+        return true;
+      }
+
+      @Override
+      public void dropped(PlannedRun p) {
+        if (p.request().askedByName()) {
+          wanted(state, asked, List.of(p));
+        } else {
+          RunRecords.dropped(state, List.of(p));
+        }
+      }
+    };
+  }
+
   /** Runs asked for by name that a stop cut off or never started: wanted again at the start. */
   static void wanted(StateStore state, AskedLedger asked, List<PlannedRun> runs) {
     for (PlannedRun p : runs) {

@@ -12,7 +12,6 @@ import dev.knotless.runner.doorbell.JetstreamSource;
 import dev.knotless.runner.doorbell.PullDoors;
 import dev.knotless.runner.doorbell.RepoId;
 import dev.knotless.runner.doorbell.SourceTimings;
-import dev.knotless.runner.doorbell.WatchedRepo;
 import dev.knotless.runner.doorbell.WebSocketSource;
 import dev.knotless.runner.exec.Executor;
 import dev.knotless.runner.filing.CheckFiler;
@@ -20,7 +19,6 @@ import dev.knotless.runner.filing.RetryingWrites;
 import dev.knotless.runner.pass.PdsAccess;
 import dev.knotless.runner.pass.Watched;
 import dev.knotless.runner.plan.AskedLedger;
-import dev.knotless.runner.plan.PlannedRun;
 import dev.knotless.runner.repopass.PassExtras;
 import dev.knotless.runner.repopass.RepoPass;
 import dev.knotless.runner.state.StateStore;
@@ -32,7 +30,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -63,7 +60,7 @@ public final class Runner implements AutoCloseable {
   private final WebSocketSource source;
   private final ExecutorService passThreads;
   private final ScheduledExecutorService timers;
-  private final Map<RepoId, Watched> watched = new ConcurrentHashMap<>();
+  private final WatchList watched;
   private volatile dev.knotless.runner.pass.PrivateWatch privates;
 
   private final RepoPass pass;
@@ -112,18 +109,13 @@ public final class Runner implements AutoCloseable {
     this.minutes = minutes;
     this.pass = pass;
     this.timers = timers;
-    this.passThreads = Executors.newFixedThreadPool(4, Jobs.named("knotless-pass"));
-    repos.forEach(w -> watched.put(w.id(), w));
+    this.passThreads = Executors.newFixedThreadPool(4, NamedThreads.of("knotless-pass"));
     DoorClock doorClock = DoorClock.of(timers);
     this.doors = new Doors(this::runPass, passThreads, doorClock, options.sweep());
     // Pulls, their states and the queue ring as they do in the ingester: one place decides.
     DoorMatcher matcher = new PullDoors(options.pulls(), options.queue()).addTo(new DoorMatcher());
     this.matcher = matcher;
-
-    for (Watched w : repos) {
-      matcher.watch(new WatchedRepo(w.id(), w.address().name()));
-      doors.open(w.id());
-    }
+    this.watched = new WatchList(repos, matcher, doors, () -> stopping);
     // An event's ring is where a traced push's way to running begins.
     dev.knotless.runner.doorbell.DoorbellSink rings =
         new dev.knotless.runner.doorbell.DoorbellSink() {
@@ -197,7 +189,7 @@ public final class Runner implements AutoCloseable {
     }
     String runnerDid = runnerClient.did();
     ScheduledExecutorService timers =
-        Executors.newScheduledThreadPool(2, Jobs.named("knotless-timer"));
+        Executors.newScheduledThreadPool(2, NamedThreads.of("knotless-timer"));
     Runner r = new Runner(o, clock, state, jobs, minutes, pass, repos, timers);
     self.set(r);
     if (extras.pulls() != null) {
@@ -209,26 +201,8 @@ public final class Runner implements AutoCloseable {
     }
     if (o.discover()) {
       r.discoverer =
-          new dev.knotless.runner.discover.Discoverer(
-              new dev.knotless.runner.discover.AppviewRepos(XrpcClient.create(o.appview())),
-              access::read,
-              access::owner,
-              access.identities(),
-              state,
-              runnerDid,
-              r.new Found());
-      pass.discovering(r.discoverer::found, runnerDid);
-      r.matcher.addRule(DoorMatcher.REPO, r.discoverer.repoRule());
-      // A private repository found is judged by its record in its space; one passed over is
-      // not polled.
-      r.discoverer.readingRecordsFrom(
-          access::storeOf,
-          w -> {
-            if (privates != null && w.privateRepo()) {
-              privates.forget(w.id());
-            }
-          },
-          privates != null);
+          DiscoverWiring.begin(
+              o.appview(), access, state, runnerDid, r.watched, pass, r.matcher, privates);
     }
     r.asked = asked;
     r.executor = executor;
@@ -266,9 +240,7 @@ public final class Runner implements AutoCloseable {
   /** A batch's run was filed as ended: its repository's pass reads how the batch went. */
   private static void ringing(Runner r, String stateKey) {
     if (r != null) {
-      r.watched.values().stream()
-          .filter(w -> w.stateKey().equals(stateKey))
-          .forEach(w -> r.doors.ring(w.id(), Doorbell.ASKED));
+      r.watched.ringAsked(stateKey);
     }
   }
 
@@ -348,8 +320,7 @@ public final class Runner implements AutoCloseable {
         if (privates != null) {
           privates.forget(id);
         }
-        watched.remove(id);
-        doors.close(id);
+        watched.drop(id, false);
         forgetQueue(id);
       } else if (outcome == RepoPass.Outcome.LEFT || outcome == RepoPass.Outcome.RENAMED) {
         if (outcome == RepoPass.Outcome.RENAMED && discoverer.refind(w)) {
@@ -359,9 +330,7 @@ public final class Runner implements AutoCloseable {
         if (privates != null) {
           privates.forget(id);
         }
-        watched.remove(id);
-        matcher.unwatch(id);
-        doors.close(id);
+        watched.drop(id, true);
         if (discoverer != null) {
           // A private repository left was named on the command line, not discovered.
           discoverer.forget(id);
@@ -374,33 +343,6 @@ public final class Runner implements AutoCloseable {
         passesFiling--;
         passLock.notifyAll();
       }
-    }
-  }
-
-  /** Where {@code --discover} puts what it finds: watched as a repository named here is. */
-  private final class Found implements dev.knotless.runner.discover.Discoverer.Watcher {
-    @Override
-    public boolean watching(RepoId id) {
-      return watched.containsKey(id);
-    }
-
-    @Override
-    public void watch(Watched w) {
-      if (stopping || watched.putIfAbsent(w.id(), w) != null) {
-        return;
-      }
-      matcher.watch(new WatchedRepo(w.id(), w.address().name()));
-      doors.open(w.id());
-      doors.ring(w.id(), Doorbell.connect("found"));
-    }
-
-    @Override
-    public void rewatch(Watched w) {
-      if (stopping || watched.replace(w.id(), w) == null) {
-        return;
-      }
-      matcher.watch(new WatchedRepo(w.id(), w.address().name()));
-      doors.ring(w.id(), Doorbell.connect("renamed"));
     }
   }
 
@@ -425,22 +367,7 @@ public final class Runner implements AutoCloseable {
       }
     }
     // The scheduler decides what the stop keeps: a running deploy keeps its commit's other runs.
-    jobs.stop(
-        new Jobs.StopDrops() {
-          @Override
-          public boolean fileCancelled() {
-            return true;
-          }
-
-          @Override
-          public void dropped(PlannedRun p) {
-            if (p.request().askedByName()) {
-              RunRecords.wanted(state, asked, List.of(p));
-            } else {
-              RunRecords.dropped(state, List.of(p));
-            }
-          }
-        });
+    jobs.stop(RunRecords.keptAtStop(state, asked));
     LOG.info("stopping: waiting up to {} s for running runs", options.stopWait().toSeconds());
     if (!jobs.awaitIdle(options.stopWait())) {
       LOG.warn("stopping: --stop-wait is up; cancelling what still runs");

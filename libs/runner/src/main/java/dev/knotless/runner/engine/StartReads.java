@@ -71,7 +71,8 @@ final class StartReads {
     if (repos.size() >= PruneAhead.ONE_LISTING_FROM) {
       return endStaleListedOnce(repos, filer, clock);
     }
-    ExecutorService startPool = Executors.newFixedThreadPool(AT_ONCE, Jobs.named("knotless-start"));
+    ExecutorService startPool =
+        Executors.newFixedThreadPool(AT_ONCE, NamedThreads.of("knotless-start"));
     try {
       List<Future<Integer>> stale = new ArrayList<>();
       for (Watched w : repos) {

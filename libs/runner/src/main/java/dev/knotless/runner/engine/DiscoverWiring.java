@@ -1,0 +1,58 @@
+package dev.knotless.runner.engine;
+
+import dev.knotless.atproto.XrpcClient;
+import dev.knotless.runner.discover.AppviewRepos;
+import dev.knotless.runner.discover.Discoverer;
+import dev.knotless.runner.doorbell.DoorMatcher;
+import dev.knotless.runner.pass.PdsAccess;
+import dev.knotless.runner.pass.PrivateWatch;
+import dev.knotless.runner.repopass.RepoPass;
+import dev.knotless.runner.state.StateStore;
+import java.net.URI;
+
+/**
+ * The all-in-one's {@code --discover}: a discoverer that asks the appview for repositories naming
+ * the runner and hands each it finds to the watch list, with the pass and the matcher told of it.
+ */
+final class DiscoverWiring {
+  private DiscoverWiring() {}
+
+  /**
+   * A discoverer over {@code appview}: each pass tells it of repositories it sees, repository
+   * records ring through its rule, and a private repository it passes over is no longer polled.
+   *
+   * @param privates the private repositories polled, or null when the runner has no space host
+   */
+  static Discoverer begin(
+      URI appview,
+      PdsAccess access,
+      StateStore state,
+      String runnerDid,
+      Discoverer.Watcher watchList,
+      RepoPass pass,
+      DoorMatcher matcher,
+      PrivateWatch privates) {
+    Discoverer discoverer =
+        new Discoverer(
+            new AppviewRepos(XrpcClient.create(appview)),
+            access::read,
+            access::owner,
+            access.identities(),
+            state,
+            runnerDid,
+            watchList);
+    pass.discovering(discoverer::found, runnerDid);
+    matcher.addRule(DoorMatcher.REPO, discoverer.repoRule());
+    // A private repository found is judged by its record in its space; one passed over is
+    // not polled.
+    discoverer.readingRecordsFrom(
+        access::storeOf,
+        w -> {
+          if (privates != null && w.privateRepo()) {
+            privates.forget(w.id());
+          }
+        },
+        privates != null);
+    return discoverer;
+  }
+}
