@@ -1,14 +1,12 @@
 package dev.knotless.atproto;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -255,33 +253,12 @@ public final class XrpcClient implements RecordStore {
     JsonNode r =
         query(
             "com.atproto.repo.listRecords",
-            listRecordsParams(repo, collection, limit, cursor, reverse));
+            RepoBodies.listRecordsParams(repo, collection, limit, cursor, reverse));
     List<Record> records = new ArrayList<>();
     for (JsonNode n : r.path("records")) {
       records.add(new Record(n.path("uri").asText(), n.path("cid").asText(null), n.path("value")));
     }
     return new RecordPage(records, r.path("cursor").isTextual() ? r.get("cursor").asText() : null);
-  }
-
-  /**
-   * The parameters of a {@code listRecords} call, a PDS's or a space's.
-   *
-   * @throws IllegalArgumentException for a limit outside 1 to 100
-   */
-  public static Map<String, String> listRecordsParams(
-      String repo, String collection, int limit, String cursor, boolean reverse) {
-    if (limit < 1 || limit > 100) {
-      throw new IllegalArgumentException("listRecords limit must be 1 to 100, not " + limit);
-    }
-    Map<String, String> p = new HashMap<>();
-    p.put("repo", repo);
-    p.put("collection", collection);
-    p.put("limit", Integer.toString(limit));
-    p.put("cursor", cursor);
-    if (reverse) {
-      p.put("reverse", "true");
-    }
-    return p;
   }
 
   /** Writes all or none of {@code writes} (at most {@value #MAX_WRITES}) in one commit. */
@@ -290,33 +267,9 @@ public final class XrpcClient implements RecordStore {
     if (writes.isEmpty()) {
       return List.of();
     }
-    if (writes.size() > MAX_WRITES) {
-      throw new IllegalArgumentException(
-          "applyWrites takes at most " + MAX_WRITES + " writes, not " + writes.size());
-    }
-    ObjectNode body = Json.object();
-    body.put("repo", repo);
-    ArrayNode arr = body.putArray("writes");
-    for (Write w : writes) {
-      ObjectNode o = arr.addObject();
-      o.put("collection", w.collection());
-      o.put("rkey", w.rkey());
-      if (w instanceof Write.Create c) {
-        o.put("$type", "com.atproto.repo.applyWrites#create");
-        o.set("value", typed(w.collection(), c.value()));
-      } else if (w instanceof Write.Update u) {
-        o.put("$type", "com.atproto.repo.applyWrites#update");
-        o.set("value", typed(w.collection(), u.value()));
-      } else {
-        o.put("$type", "com.atproto.repo.applyWrites#delete");
-      }
-    }
-    JsonNode r = procedure("com.atproto.repo.applyWrites", body);
-    List<WriteResult> out = new ArrayList<>();
-    for (JsonNode n : r.path("results")) {
-      out.add(new WriteResult(n.path("uri").asText(null), n.path("cid").asText(null)));
-    }
-    return out;
+    String m = "com.atproto.repo.applyWrites";
+    ObjectNode body = Json.object().put("repo", repo);
+    return RepoBodies.writeResults(procedure(m, RepoBodies.withWrites(body, m, writes)));
   }
 
   /** Writes one record, guarded by {@code swap}. */
@@ -338,14 +291,13 @@ public final class XrpcClient implements RecordStore {
     body.put("repo", repo);
     body.put("collection", collection);
     body.put("rkey", rkey);
-    body.set("record", typed(collection, value));
+    body.set("record", RepoBodies.typed(collection, value));
     if (swap instanceof Swap.Absent) {
       body.putNull("swapRecord");
     } else if (swap instanceof Swap.Cid c) {
       body.put("swapRecord", c.value());
     }
-    JsonNode r = procedure("com.atproto.repo.putRecord", body, sent);
-    return new WriteResult(r.path("uri").asText(null), r.path("cid").asText(null));
+    return RepoBodies.writeResult(procedure("com.atproto.repo.putRecord", body, sent));
   }
 
   /** Deletes one record; deleting a missing one succeeds. */
@@ -439,17 +391,5 @@ public final class XrpcClient implements RecordStore {
   /** {@code com.atproto.repo.describeRepo}: handle, DID, DID document and collections. */
   public JsonNode describeRepo(String repo) throws XrpcException {
     return query("com.atproto.repo.describeRepo", Map.of("repo", repo));
-  }
-
-  // ---- internals -------------------------------------------------------------------------------
-
-  private static ObjectNode typed(String collection, ObjectNode value) {
-    if (value.has("$type")) {
-      return value;
-    }
-    ObjectNode copy = Json.object();
-    copy.put("$type", collection);
-    copy.setAll(value);
-    return copy;
   }
 }

@@ -1,13 +1,13 @@
 package dev.knotless.atproto.space;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knotless.atproto.AtUri;
 import dev.knotless.atproto.BlobRef;
 import dev.knotless.atproto.Json;
 import dev.knotless.atproto.Record;
 import dev.knotless.atproto.RecordPage;
+import dev.knotless.atproto.RepoBodies;
 import dev.knotless.atproto.Write;
 import dev.knotless.atproto.WriteResult;
 import dev.knotless.atproto.XrpcClient;
@@ -132,27 +132,10 @@ public final class XrpcSpaceClient implements SpaceClient {
     if (writes.isEmpty()) {
       return List.of();
     }
-    if (writes.size() > XrpcClient.MAX_WRITES) {
-      throw new IllegalArgumentException(
-          "applyWrites takes at most " + XrpcClient.MAX_WRITES + " writes, not " + writes.size());
-    }
     ObjectNode body = Json.object().put("space", space.toString()).put("repo", did());
-    ArrayNode arr = body.putArray("writes");
-    for (Write w : writes) {
-      ObjectNode o = arr.addObject().put("collection", w.collection()).put("rkey", w.rkey());
-      if (w instanceof Write.Create c) {
-        o.put("$type", NS + "applyWrites#create").set("value", typed(w.collection(), c.value()));
-      } else if (w instanceof Write.Update u) {
-        o.put("$type", NS + "applyWrites#update").set("value", typed(w.collection(), u.value()));
-      } else {
-        o.put("$type", NS + "applyWrites#delete");
-      }
-    }
-    JsonNode r = procedure(space, "applyWrites", body);
-    List<WriteResult> out = new ArrayList<>();
-    for (JsonNode n : r.path("results")) {
-      out.add(new WriteResult(n.path("uri").asText(null), n.path("cid").asText(null)));
-    }
+    JsonNode r =
+        procedure(space, "applyWrites", RepoBodies.withWrites(body, NS + "applyWrites", writes));
+    List<WriteResult> out = RepoBodies.writeResults(r);
     if (out.size() != writes.size()) {
       throw hostile("applyWrites", out.size() + " results for " + writes.size() + " writes");
     }
@@ -168,9 +151,8 @@ public final class XrpcSpaceClient implements SpaceClient {
             .put("repo", did())
             .put("collection", collection)
             .put("rkey", rkey);
-    body.set("record", typed(collection, value));
-    JsonNode r = procedure(space, "putRecord", body);
-    return new WriteResult(r.path("uri").asText(null), r.path("cid").asText(null));
+    body.set("record", RepoBodies.typed(collection, value));
+    return RepoBodies.writeResult(procedure(space, "putRecord", body));
   }
 
   @Override
@@ -201,7 +183,7 @@ public final class XrpcSpaceClient implements SpaceClient {
         query(
             space,
             "listRecords",
-            XrpcClient.listRecordsParams(repo, collection, limit, cursor, reverse));
+            RepoBodies.listRecordsParams(repo, collection, limit, cursor, reverse));
     List<Record> records = new ArrayList<>();
     for (JsonNode n : r.path("records")) {
       records.add(record("listRecords", n, repo, collection));
@@ -392,15 +374,5 @@ public final class XrpcSpaceClient implements SpaceClient {
   private static String clip(JsonNode n) {
     String s = n.toString();
     return s.length() > 80 ? s.substring(0, 80) + "…" : s;
-  }
-
-  private static ObjectNode typed(String collection, ObjectNode value) {
-    if (value.has("$type")) {
-      return value;
-    }
-    ObjectNode copy = Json.object();
-    copy.put("$type", collection);
-    copy.setAll(value);
-    return copy;
   }
 }
