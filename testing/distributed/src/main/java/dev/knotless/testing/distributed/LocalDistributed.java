@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,31 +23,29 @@ import java.util.Map;
  * PID.
  */
 public final class LocalDistributed implements AutoCloseable {
-  private final Path root;
   private final Path dir;
   private final KafkaBroker broker;
   private final EmbeddedPg pg;
   private final PdsInstance pds;
   private final Account runner;
-  private final List<Watch> watched = new ArrayList<>();
+  private final ReposList repos = new ReposList();
   private final List<ServiceProcess> services = new ArrayList<>();
   private int reconcilers;
   private int schedulers;
   private int checkWriters;
-  private boolean images;
   private RunPods pods;
   private java.net.URI appview;
   private String appviewDid;
   private boolean discover;
   private Path secretsKey;
-  private java.net.URI traces;
   private java.net.URI spaceHost;
   private Path oauthSession;
+  private final ServiceLauncher launcher;
 
   private LocalDistributed(
       Path root, Path dir, KafkaBroker broker, EmbeddedPg pg, PdsInstance pds, Account runner) {
-    this.root = root;
     this.dir = dir;
+    this.launcher = new ServiceLauncher(root, dir, broker, pg);
     this.broker = broker;
     this.pg = pg;
     this.pds = pds;
@@ -83,9 +80,6 @@ public final class LocalDistributed implements AutoCloseable {
     }
   }
 
-  /** A repository the services started later watch: its owner, its key and its name. */
-  private record Watch(String did, String key, String name) {}
-
   /** The project root as the build gives it to tests. */
   public static Path projectRoot() {
     return Path.of(System.getProperty("knotless.repo.root", ".")).toAbsolutePath().normalize();
@@ -113,17 +107,16 @@ public final class LocalDistributed implements AutoCloseable {
    * Has the services started after this watch a repository made some other way (a {@code
    * dev.knotless.repo} record written directly, say, with no refs yet).
    */
-  public synchronized void watch(String did, String key, String name) {
-    watched.add(new Watch(did, key, name));
+  public void watch(String did, String key, String name) {
+    repos.add(did, key, name);
   }
 
   /**
    * Has the services started after this watch the repository {@code key} by {@code name} rather
    * than the name it was watched by: the list an operator edits after a rename.
    */
-  public synchronized void rewatch(String did, String key, String name) {
-    watched.removeIf(w -> w.did().equals(did) && w.key().equals(key));
-    watched.add(new Watch(did, key, name));
+  public void rewatch(String did, String key, String name) {
+    repos.rename(did, key, name);
   }
 
   /** The ingester, following the PDS's firehose for the repositories made so far. */
@@ -136,17 +129,15 @@ public final class LocalDistributed implements AutoCloseable {
    * nothing itself: it follows the repositories the reconcilers keep in PostgreSQL.
    */
   public ServiceProcess startIngester(Map<String, String> extra) throws IOException {
-    Map<String, String> s = kafka();
+    Map<String, String> s = launcher.kafka();
     s.put("knotless.ingester.source", "firehose");
     s.put("knotless.ingester.firehose", pds.pdsUrl().toString());
     s.put("knotless.ingester.watch-refresh", "1s");
     s.put("knotless.ingester.discover", Boolean.toString(discover));
-    s.put("quarkus.datasource.username", "postgres");
-    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
+    Map<String, String> env = new HashMap<>();
+    launcher.postgres(s, env);
     s.putAll(extra);
-    return add(
-        launch(
-            "ingester", "ingester", s, Map.of("QUARKUS_DATASOURCE_PASSWORD", "postgres"), false));
+    return add(launcher.launch("ingester", "ingester", s, env, false));
   }
 
   /**
@@ -190,7 +181,7 @@ public final class LocalDistributed implements AutoCloseable {
    * ({@link LocalOtlp}), as the chart's {@code traces.otlpEndpoint} value does.
    */
   public LocalDistributed withTraces(java.net.URI endpoint) {
-    this.traces = endpoint;
+    launcher.traces(endpoint);
     return this;
   }
 
@@ -208,10 +199,7 @@ public final class LocalDistributed implements AutoCloseable {
    * a cluster runs them, rather than as JVMs from their jars.
    */
   public LocalDistributed fromImages() throws IOException {
-    images = true;
-    // They run as the image's user, who must reach the settings' files under the directory.
-    Files.setPosixFilePermissions(
-        dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    launcher.fromImages();
     return this;
   }
 
@@ -223,18 +211,6 @@ public final class LocalDistributed implements AutoCloseable {
   @Deprecated(forRemoval = true)
   public LocalDistributed withScheduler() {
     return this;
-  }
-
-  /**
-   * Reconcilers no longer run steps, so there is no executor to choose.
-   *
-   * @deprecated kept so bench/ compiles until it is rewritten; always throws
-   * @throws UnsupportedOperationException always
-   */
-  @Deprecated(forRemoval = true)
-  public LocalDistributed withShellExecutor() {
-    throw new UnsupportedOperationException(
-        "reconcilers only queue runs: start a scheduler (startScheduler()) to run them as pods");
   }
 
   /**
@@ -291,9 +267,9 @@ public final class LocalDistributed implements AutoCloseable {
       Map<String, String> extra)
       throws IOException {
     int n = ++schedulers;
-    Map<String, String> s = kafka();
-    s.put("quarkus.datasource.username", "postgres");
-    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
+    Map<String, String> s = launcher.kafka();
+    Map<String, String> env = runnerEnv();
+    launcher.postgres(s, env);
     s.put("knotless.scheduler.api-server", apiServer);
     s.put("knotless.scheduler.namespace", namespace);
     s.put("knotless.scheduler.runtime-class", runtimeClass);
@@ -308,7 +284,7 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("knotless.scheduler.pull-grace", "0s");
     s.put("knotless.scheduler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
     s.put("knotless.scheduler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
-    writable(dir.resolve("scheduler-" + n));
+    launcher.writable(dir.resolve("scheduler-" + n));
     s.put("knotless.scheduler.cache-dir", dir.resolve("scheduler-" + n + "/cache").toString());
     s.put("knotless.scheduler.work", dir.resolve("scheduler-" + n + "/work").toString());
     if (secretsKey != null) {
@@ -318,10 +294,8 @@ public final class LocalDistributed implements AutoCloseable {
       s.put("knotless.scheduler.appview", appview.toString());
     }
     s.putAll(extra);
-    Map<String, String> env = runnerEnv();
-    env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
     env.put("KNOTLESS_SCHEDULER_API_TOKEN", token);
-    return add(launch("scheduler", "scheduler-" + n, s, env, false));
+    return add(launcher.launch("scheduler", "scheduler-" + n, s, env, false));
   }
 
   /** One more reconciler replica, watching the repositories made so far. */
@@ -332,16 +306,11 @@ public final class LocalDistributed implements AutoCloseable {
   /** One more reconciler replica, with {@code extra} settings over the harness's. */
   public ServiceProcess startReconciler(Map<String, String> extra) throws IOException {
     int n = ++reconcilers;
-    // The one list, in the one format, as the chart's ConfigMap holds it.
-    List<String> labels = new ArrayList<>(List.of("# <handle or did>/<name>, one a line"));
-    for (Watch w : watches()) {
-      labels.add(w.did() + "/" + w.name());
-    }
     Path list = dir.resolve("repos.txt");
-    Files.write(list, labels);
-    Map<String, String> s = kafka();
-    s.put("quarkus.datasource.username", "postgres");
-    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
+    repos.write(list);
+    Map<String, String> s = launcher.kafka();
+    Map<String, String> env = runnerEnv();
+    launcher.postgres(s, env);
     s.put("knotless.reconciler.pds", pds.pdsUrl().toString());
     s.put("knotless.reconciler.repos-file", list.toString());
     if (appview != null) {
@@ -350,7 +319,7 @@ public final class LocalDistributed implements AutoCloseable {
     }
     s.put("knotless.reconciler.plc-url", pds.environment().get("KNOTLESS_PLC_URL"));
     s.put("knotless.reconciler.handle-resolver", pds.environment().get("KNOTLESS_HANDLE_RESOLVER"));
-    writable(dir.resolve("reconciler-" + n));
+    launcher.writable(dir.resolve("reconciler-" + n));
     s.put("knotless.reconciler.cache-dir", dir.resolve("reconciler-" + n + "/cache").toString());
     s.put("knotless.reconciler.recovery.every", "1s");
     s.put("knotless.reconciler.recovery.stale-after", "6s");
@@ -358,9 +327,7 @@ public final class LocalDistributed implements AutoCloseable {
     s.put("mp.messaging.incoming.doorbells.session.timeout.ms", "10000");
     s.put("mp.messaging.incoming.doorbells.heartbeat.interval.ms", "1000");
     s.putAll(extra);
-    Map<String, String> env = runnerEnv();
-    env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
-    return add(launch("reconciler", "reconciler-" + n, s, env, false));
+    return add(launcher.launch("reconciler", "reconciler-" + n, s, env, false));
   }
 
   /**
@@ -370,10 +337,10 @@ public final class LocalDistributed implements AutoCloseable {
    */
   public ServiceProcess startCheckWriter(java.net.URI pdsUrl) throws IOException {
     int n = ++checkWriters;
-    Map<String, String> s = kafka();
+    Map<String, String> s = launcher.kafka();
     s.put("knotless.check-writer.pds", (pdsUrl == null ? pds.pdsUrl() : pdsUrl).toString());
-    s.put("quarkus.datasource.username", "postgres");
-    s.put("quarkus.datasource.jdbc.url", pg.jdbcUrl());
+    Map<String, String> env = runnerEnv();
+    launcher.postgres(s, env);
     // A replica that dies gives its partitions up within ten seconds rather than the default 45.
     s.put("mp.messaging.incoming.run-events.session.timeout.ms", "10000");
     s.put("mp.messaging.incoming.run-events.heartbeat.interval.ms", "1000");
@@ -381,10 +348,9 @@ public final class LocalDistributed implements AutoCloseable {
       s.put("knotless.check-writer.appview", appview.toString());
       s.put("knotless.check-writer.appview-did", appviewDid);
     }
-    Map<String, String> env = runnerEnv();
-    env.put("QUARKUS_DATASOURCE_PASSWORD", "postgres");
     return add(
-        launch("check-writer", n == 1 ? "check-writer" : "check-writer-" + n, s, env, false));
+        launcher.launch(
+            "check-writer", n == 1 ? "check-writer" : "check-writer-" + n, s, env, false));
   }
 
   /** The check-writer, filing in the runner's account. */
@@ -392,68 +358,13 @@ public final class LocalDistributed implements AutoCloseable {
     return startCheckWriter(null);
   }
 
-  private ServiceProcess launch(
-      String service,
-      String label,
-      Map<String, String> settings,
-      Map<String, String> env,
-      boolean dockerRuns)
-      throws IOException {
-    if (traces != null) {
-      settings = new java.util.LinkedHashMap<>(settings);
-      settings.put("quarkus.otel.sdk.disabled", "false");
-      settings.put("quarkus.otel.exporter.otlp.traces.endpoint", traces.toString());
-      // Spans leave within a fifth of a second rather than the default five.
-      settings.put("quarkus.otel.bsp.schedule.delay", "200ms");
-    }
-    if (broker.authenticated()) {
-      // The mechanism is a setting; the JAAS line holds the service's password: environment only.
-      Map<String, String> auth = broker.clientSettings(service);
-      settings = new java.util.LinkedHashMap<>(settings);
-      settings.put("kafka.security.protocol", auth.get("security.protocol"));
-      settings.put("kafka.sasl.mechanism", auth.get("sasl.mechanism"));
-      env = new HashMap<>(env);
-      env.put("KAFKA_SASL_JAAS_CONFIG", auth.get("sasl.jaas.config"));
-    }
-    if (!images) {
-      return ServiceProcess.start(root, service, label, settings, env, dir.resolve("logs"));
-    }
-    dev.knotless.testing.LocalDocker.ensure();
-    ServiceProcess.Container c =
-        new ServiceProcess.Container(
-            ServiceImages.of(root).image(service), List.of(dir), dockerRuns, List.of());
-    return ServiceProcess.startContainer(c, label, settings, env, dir.resolve("logs"));
-  }
-
-  /**
-   * A directory the services' own user (not this JVM's) can write in, for services run from their
-   * images: they run as the image's user, 185.
-   */
-  private void writable(Path d) throws IOException {
-    Files.createDirectories(d);
-    if (images) {
-      Files.setPosixFilePermissions(
-          d, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
-    }
-  }
-
   /** The services started so far whose names start with {@code prefix}, in the order started. */
   public List<ServiceProcess> services(String prefix) {
     return services.stream().filter(s -> s.toString().startsWith(prefix)).toList();
   }
 
-  private synchronized List<Watch> watches() {
-    return List.copyOf(watched);
-  }
-
   private ServiceProcess add(ServiceProcess s) {
     services.add(s);
-    return s;
-  }
-
-  private Map<String, String> kafka() {
-    Map<String, String> s = new LinkedHashMap<>();
-    s.put("kafka.bootstrap.servers", broker.bootstrapServers());
     return s;
   }
 

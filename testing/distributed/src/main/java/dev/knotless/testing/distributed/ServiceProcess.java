@@ -22,10 +22,9 @@ import java.util.concurrent.TimeUnit;
  * its environment only, output to a log file. A process is ended by PID, a container by its name.
  */
 public final class ServiceProcess implements AutoCloseable {
-  private static final Duration READY = Duration.ofSeconds(120);
   // HTTP/1.1, offering no h2c upgrade: with the upgrade offered, reading /q/metrics once failed
   // with "protocol error: Frame type(99) length(6583072) exceeds MAX_FRAME_SIZE(16384)".
-  private static final HttpClient HTTP =
+  static final HttpClient HTTP =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(2))
@@ -139,20 +138,13 @@ public final class ServiceProcess implements AutoCloseable {
       try {
         launch();
         return;
-      } catch (PortTaken e) {
+      } catch (ServiceReadiness.PortTaken e) {
         if (attempt == 3) {
           throw e;
         }
         System.err.println(e.getMessage() + "; launching it again on other ports");
         choosePorts();
       }
-    }
-  }
-
-  /** The service stopped at start because a port it was given was taken meanwhile. */
-  private static final class PortTaken extends IOException {
-    PortTaken(String message) {
-      super(message);
     }
   }
 
@@ -191,7 +183,8 @@ public final class ServiceProcess implements AutoCloseable {
     pb.environment().putAll(environment);
     process = pb.start();
     try {
-      awaitReady(logStart);
+      ServiceReadiness.await(
+          process, name, port, managementPort, url("/q/health/ready"), log, logStart);
     } catch (IOException e) {
       // Not ready: it is ended here, since no one else holds it to end it later.
       if (container != null) {
@@ -227,61 +220,6 @@ public final class ServiceProcess implements AutoCloseable {
       System.err.println(String.join(" ", cmd) + " could not run: " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  /**
-   * Waits until the service answers ready on its management port and its own log says it listens on
-   * its HTTP port: a ready answer alone could come from another process that took the port (a
-   * check-writer once died unable to bind while another suite's service answered in its place).
-   */
-  private void awaitReady(long logStart) throws IOException {
-    long deadline = System.nanoTime() + READY.toNanos();
-    String last = "no answer";
-    String listening = "Listening on: http://127.0.0.1:" + port;
-    while (System.nanoTime() < deadline) {
-      String output = logSince(logStart);
-      if (!process.isAlive()) {
-        if (output.contains("Unable to start") && output.contains("127.0.0.1:")) {
-          throw new PortTaken(name + " could not bind port " + port + " or " + managementPort);
-        }
-        throw new IOException(name + " exited with " + process.exitValue() + "; see " + log);
-      }
-      // The all-in-one's own small HTTP server logs no such line.
-      if (!name.startsWith("all-in-one") && !output.contains(listening)) {
-        last = "its log does not yet say it listens on " + port;
-        sleep(250);
-        continue;
-      }
-      try {
-        HttpResponse<String> r =
-            HTTP.send(
-                HttpRequest.newBuilder(url("/q/health/ready"))
-                    .timeout(Duration.ofSeconds(5))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return;
-        }
-        last = r.statusCode() + " " + r.body();
-      } catch (IOException e) {
-        last = e.toString();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted", e);
-      }
-      sleep(250);
-    }
-    throw new IOException(name + " not ready after " + READY + ": " + last + "; see " + log);
-  }
-
-  private String logSince(long start) throws IOException {
-    if (!Files.exists(log)) {
-      return "";
-    }
-    try (var in = Files.newInputStream(log)) {
-      in.skipNBytes(Math.min(start, Files.size(log)));
-      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     }
   }
 
@@ -413,14 +351,6 @@ public final class ServiceProcess implements AutoCloseable {
   private void waitExit() {
     try {
       process.waitFor(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
