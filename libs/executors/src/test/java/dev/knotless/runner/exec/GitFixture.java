@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** A small bare repository with one commit, made with the real git, for the executor's tests. */
 public final class GitFixture {
@@ -19,6 +21,28 @@ public final class GitFixture {
     this.root = root;
     this.mirror = mirror;
     this.commit = commit;
+  }
+
+  /**
+   * As {@link #create}, under a new directory of the temporary directory named from {@code prefix}.
+   */
+  public static GitFixture createTemp(String prefix) throws IOException, InterruptedException {
+    Path tmp = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
+    return create(Files.createTempDirectory(tmp, prefix));
+  }
+
+  /** Removes {@link #root} and all under it. */
+  public void delete() throws IOException {
+    try (Stream<Path> all = Files.walk(root)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** A run of {@code steps} at the fixture's commit, from its mirror. */
+  public RunSpec spec(ExecStep... steps) {
+    return RunSpec.of(mirror, commit, List.of(steps));
   }
 
   /** Makes {@code root/src} with one commit and {@code root/mirror.git}, a bare clone of it. */

@@ -1,5 +1,6 @@
 package dev.knotless.runner.exec;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -16,25 +17,22 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** What a run may leave: its log's size, its outputs' number and size, their names masked. */
+/**
+ * What a run may leave: its log's size, which files count as outputs, their number and size, their
+ * names masked.
+ */
 class RunLimitsIT {
 
   private static GitFixture repo;
 
   @BeforeAll
   static void makeMirror() throws Exception {
-    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-    Files.createDirectories(tmp);
-    repo = GitFixture.create(Files.createTempDirectory(tmp, "run-limits-it-"));
+    repo = GitFixture.createTemp("run-limits-it-");
   }
 
   @AfterAll
   static void removeMirror() throws Exception {
-    try (var all = Files.walk(repo.root)) {
-      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    repo.delete();
   }
 
   private RunResult run(RunSpec spec) throws Exception {
@@ -43,7 +41,7 @@ class RunLimitsIT {
   }
 
   private RunSpec spec(ExecStep... steps) {
-    return RunSpec.of(repo.mirror, repo.commit, List.of(steps));
+    return repo.spec(steps);
   }
 
   private static ExecStep step(String name, String script) {
@@ -105,5 +103,81 @@ class RunLimitsIT {
                 .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret)))));
     assertEquals(
         List.of("***.png"), result.outputs().stream().map(RunResult.OutputFile::name).toList());
+  }
+
+  @Test
+  void imagesLeftInOutputsComeBackButNeitherOtherFilesNorALink() throws Exception {
+    byte[] png = {(byte) 0x89, 'P', 'N', 'G', 0, 1, 2};
+    Path source = Files.createTempDirectory(repo.root, "scratch-").resolve("shot.png");
+    Files.write(source, png);
+    RunResult result =
+        run(
+            spec(
+                step(
+                    "shoot",
+                    "cp "
+                        + source
+                        + " \"$KNOTLESS_RUN_OUTPUTS/shot.png\"\n"
+                        + "mkdir \"$KNOTLESS_RUN_OUTPUTS/pages\"\n"
+                        + "echo home > \"$KNOTLESS_RUN_OUTPUTS/pages/home.txt\"\n"
+                        + "ln -s /etc/passwd \"$KNOTLESS_RUN_OUTPUTS/passwd\"")));
+
+    assertInstanceOf(RunOutcome.Passed.class, result.outcome(), result.logText());
+    assertEquals(
+        List.of("shot.png"), result.outputs().stream().map(RunResult.OutputFile::name).toList());
+    assertArrayEquals(png, result.outputs().get(0).bytes());
+  }
+
+  @Test
+  void anOutputHoldingASecretOrNotNamedPlainlyIsNotFiledAndTheLogSaysWhichAndWhy()
+      throws Exception {
+    String secret = "s3cr3t-output-t0ken/42";
+    String png = "printf '\\211PNG\\r\\n\\032\\n'";
+    String out = " \"$KNOTLESS_RUN_OUTPUTS/";
+    RunSpec spec =
+        spec(step(
+                "shoot",
+                png
+                    + " >"
+                    + out
+                    + "clean.png\"\n"
+                    + "{ "
+                    + png
+                    + "; printf '%s' \"$SECRET_TOKEN\"; } >"
+                    + out
+                    + "leak.png\"\n"
+                    + "printf 'x=%s' \"$SECRET_TOKEN\" | sed 's,/,%2f,' >"
+                    + out
+                    + "encoded.svg\"\n"
+                    + png
+                    + " >"
+                    + out
+                    + "$(printf 'bad\\nname.png')\"\n"
+                    + png
+                    + " >"
+                    + out
+                    + "$(printf 'esc\\033[2J.png')\"\n"
+                    + "mkdir"
+                    + out
+                    + "sub\"; "
+                    + png
+                    + " >"
+                    + out
+                    + "sub/deep.png\"\n"))
+            .withEnv(Map.of("SECRET_TOKEN", secret))
+            .withFilter(OutputFilter.masking(SecretMask.of(List.of(secret))));
+    RunResult result = run(spec);
+
+    String log = result.logText();
+    assertInstanceOf(RunOutcome.Passed.class, result.outcome(), log);
+    assertEquals(
+        List.of("clean.png"), result.outputs().stream().map(RunResult.OutputFile::name).toList());
+    assertTrue(log.contains("output \"leak.png\" held back: it holds a secret\n"), log);
+    assertTrue(log.contains("output \"encoded.svg\" held back: it holds a secret\n"), log);
+    assertTrue(log.contains("output \"bad\\nname.png\" refused: not a plain file name\n"), log);
+    assertTrue(log.contains("output \"esc\\u001b[2J.png\" refused: not a plain file name\n"), log);
+    assertTrue(log.contains("output \"sub/deep.png\" refused: not a plain file name\n"), log);
+    assertFalse(log.contains(secret), log);
+    assertFalse(log.contains("\033"), "a control character in a name reached the log");
   }
 }
