@@ -10,12 +10,9 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -35,14 +32,9 @@ public final class HarnessSpaceHost implements AutoCloseable {
 
   private final HttpServer server;
   private final ServiceTokens tokens;
-  private final Clock clock;
   private final SpaceStore store = new SpaceStore();
-  private final Map<String, Credential> credentials = new HashMap<>();
-  private final SecureRandom random = new SecureRandom();
-  private int credentialsGiven;
+  private final GivenCredentials credentials;
   private final SpaceNotifier notifier;
-
-  private record Credential(String space, String did, Instant expires) {}
 
   private interface Handler {
     JsonNode handle(HttpExchange ex, Map<String, String> q) throws IOException, SpaceStore.Refusal;
@@ -53,7 +45,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
   private HarnessSpaceHost(HttpServer server, URI plc, Clock clock, Clock notifyClock)
       throws IOException {
     this.server = server;
-    this.clock = clock;
+    this.credentials = new GivenCredentials(clock);
     // A did:plc of its own, whose key signs the notifications it sends. Its document names it as
     // a PDS, where spaces are expected to live (and what a DID resolver asks a document to name).
     this.identity =
@@ -156,7 +148,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
 
   /** How many space credentials it has given. */
   public synchronized int credentialsGiven() {
-    return credentialsGiven;
+    return credentials.given();
   }
 
   /** How many blobs {@code did} holds in the space (0 if none). */
@@ -209,22 +201,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
 
   /** The member a space credential speaks for, checked against the space named and membership. */
   private String member(HttpExchange ex, String space) throws SpaceStore.Refusal {
-    String auth = ex.getRequestHeaders().getFirst("Authorization");
-    Credential c =
-        auth == null || !auth.startsWith("Bearer ")
-            ? null
-            : credentials.get(auth.substring("Bearer ".length()).strip());
-    if (c == null) {
-      throw new SpaceStore.Refusal(401, "InvalidCredential", "no space credential this host gave");
-    }
-    if (!clock.instant().isBefore(c.expires())) {
-      throw new SpaceStore.Refusal(401, "ExpiredCredential", "the space credential has expired");
-    }
-    if (space != null && !c.space().equals(space)) {
-      throw new SpaceStore.Refusal(401, "InvalidCredential", "the credential is for another space");
-    }
-    store.membered(c.space(), c.did());
-    return c.did();
+    return credentials.member(ex.getRequestHeaders().getFirst("Authorization"), space, store);
   }
 
   private static JsonNode body(HttpExchange ex) throws IOException {
@@ -247,7 +224,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
     store.owned(space, did);
     store.delete(space);
     notifier.forget(space);
-    credentials.values().removeIf(c -> c.space().equals(space));
+    credentials.forget(space);
     return JSON.createObjectNode();
   }
 
@@ -281,13 +258,10 @@ public final class HarnessSpaceHost implements AutoCloseable {
     String did = owner(ex, NS + "getCredential");
     String space = body(ex).path("space").asText("");
     store.membered(space, did);
-    byte[] b = new byte[32];
-    random.nextBytes(b);
-    String token = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    Instant expires = clock.instant().plus(CREDENTIAL);
-    credentials.put(token, new Credential(space, did, expires));
-    credentialsGiven++;
-    return JSON.createObjectNode().put("credential", token).put("expiresAt", expires.toString());
+    GivenCredentials.Credential c = credentials.give(space, did);
+    return JSON.createObjectNode()
+        .put("credential", c.token())
+        .put("expiresAt", c.expires().toString());
   }
 
   private JsonNode listMembers(HttpExchange ex, Map<String, String> q) throws SpaceStore.Refusal {
@@ -364,7 +338,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
   private JsonNode uploadBlob(HttpExchange ex, Map<String, String> q)
       throws IOException, SpaceStore.Refusal {
     String did = member(ex, null);
-    String space = spaceOf(ex);
+    String space = credentials.spaceOf(ex.getRequestHeaders().getFirst("Authorization"));
     byte[] data = ex.getRequestBody().readAllBytes();
     String cid = store.putBlob(store.space(space), did, data);
     ObjectNode out = JSON.createObjectNode();
@@ -374,11 +348,6 @@ public final class HarnessSpaceHost implements AutoCloseable {
     blob.put("mimeType", ex.getRequestHeaders().getFirst("Content-Type"));
     blob.put("size", data.length);
     return out;
-  }
-
-  private String spaceOf(HttpExchange ex) {
-    String auth = ex.getRequestHeaders().getFirst("Authorization");
-    return credentials.get(auth.substring("Bearer ".length()).strip()).space();
   }
 
   private void getBlob(HttpExchange ex) throws IOException {
