@@ -4,11 +4,11 @@ import dev.knotless.atproto.XrpcClient;
 import dev.knotless.run.events.PdsMetrics;
 import dev.knotless.run.reconciler.adapter.db.PullHeadsTable;
 import dev.knotless.run.reconciler.adapter.db.WatchedTable;
-import dev.knotless.runner.discover.AppviewRepos;
 import dev.knotless.runner.discover.Discoverer;
 import dev.knotless.runner.discover.RepoList;
 import dev.knotless.runner.doorbell.Doorbell;
 import dev.knotless.runner.doorbell.RepoId;
+import dev.knotless.runner.engine.DiscoverWiring;
 import dev.knotless.runner.engine.PrivateWiring;
 import dev.knotless.runner.engine.QueueWiring;
 import dev.knotless.runner.engine.SealedStart;
@@ -203,26 +203,9 @@ public class PassWiring {
     if (config.discover()) {
       URI appview = appview(config, "knotless.reconciler.discover", "listRepos");
       discoverer =
-          new Discoverer(
-              new AppviewRepos(XrpcClient.create(appview)),
-              access::read,
-              access::owner,
-              access.identities(),
-              state,
-              runnerClient.did(),
-              watching);
+          DiscoverWiring.discoverer(appview, access, state, runnerClient.did(), watching, privates);
       watching.discoverWith(discoverer);
       pass.discovering(watching::found, runnerClient.did());
-      // A private repository found is judged by its record in its space; one passed over is not
-      // polled.
-      discoverer.readingRecordsFrom(
-          access::storeOf,
-          w -> {
-            if (privates != null && w.privateRepo()) {
-              privates.forget(w.id());
-            }
-          },
-          privates != null);
       // What was found before is watched before the appview is asked, which may be down.
       Discoverer d = discoverer;
       sweeps.execute(d::fromState);
