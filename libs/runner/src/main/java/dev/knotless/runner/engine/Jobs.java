@@ -54,7 +54,6 @@ public final class Jobs implements AutoCloseable {
       Executors.newCachedThreadPool(NamedThreads.of("knotless-job"));
   private final Map<String, PlannedRun> waiting = new HashMap<>();
   private final Map<String, Running> running = new HashMap<>();
-  private final Map<String, CancelReason> cancelledWhileRunning = new HashMap<>();
   private int filing;
   private boolean stopping;
   private StopDrops stopDrops;
@@ -176,7 +175,6 @@ public final class Jobs implements AutoCloseable {
           Running r;
           synchronized (this) {
             r = running.get(c.runId());
-            cancelledWhileRunning.put(c.runId(), c.reason());
           }
           if (r != null) {
             LOG.info("{}: cancelling running {} ({})", r.run().label(), c.runId(), why(c.reason()));
@@ -313,13 +311,7 @@ public final class Jobs implements AutoCloseable {
         reports.ended(p, check, result, fault);
       }
     } finally {
-      List<Decision> next = new ArrayList<>();
-      synchronized (this) {
-        filing--;
-        cancelledWhileRunning.remove(p.runId());
-        scheduler.fileEnded(p.runId()).ifPresent(next::add);
-      }
-      act(next);
+      filed(p);
       pump();
     }
   }
@@ -328,14 +320,21 @@ public final class Jobs implements AutoCloseable {
     try {
       reports.cancelledUnstarted(p, why);
     } finally {
-      // Filed as ended, a run hands on any turn it held, so the deploy waiting behind it goes.
-      List<Decision> next = new ArrayList<>();
-      synchronized (this) {
-        filing--;
-        scheduler.fileEnded(p.runId()).ifPresent(next::add);
-      }
-      act(next);
+      filed(p);
     }
+  }
+
+  /**
+   * The check of {@code p} is filed as ended. It hands on any turn it held, so the deploy waiting
+   * behind it goes.
+   */
+  private void filed(PlannedRun p) {
+    List<Decision> next = new ArrayList<>();
+    synchronized (this) {
+      filing--;
+      scheduler.fileEnded(p.runId()).ifPresent(next::add);
+    }
+    act(next);
   }
 
   // ---- stopping -------------------------------------------------------------------------------
@@ -379,12 +378,7 @@ public final class Jobs implements AutoCloseable {
       }
       drops.dropped(p);
     } finally {
-      List<Decision> next = new ArrayList<>();
-      synchronized (this) {
-        filing--;
-        scheduler.fileEnded(p.runId()).ifPresent(next::add);
-      }
-      act(next);
+      filed(p);
     }
   }
 

@@ -174,10 +174,6 @@ public final class CacheStore {
     }
   }
 
-  synchronized void ended(String run) {
-    liveRuns.remove(run);
-  }
-
   /**
    * Makes {@code upper}, written over generation {@code read} of base {@code name}, the base's next
    * generation: a hard-link clone of {@code read} with the layer applied. It is made current only
@@ -349,6 +345,7 @@ public final class CacheStore {
     return gens.acquireIfCurrent(name, gen);
   }
 
+  /** Counts run {@code run} as going, or as ended: a live run's overlays are never swept. */
   synchronized void live(String run, boolean going) {
     if (going) {
       liveRuns.add(run);

@@ -172,7 +172,7 @@ public final class RunCaches {
     if (unmounted) {
       CacheStore.deleteQuietly(runDir, "the run's cache layers");
     }
-    store.ended(run);
+    store.live(run, false);
     return lines;
   }
 
