@@ -15,6 +15,9 @@ import java.util.Map;
  */
 public final class RepoBodies {
 
+  /** The most writes one {@code applyWrites} takes. */
+  public static final int MAX_WRITES = 200;
+
   private RepoBodies() {}
 
   /**
@@ -43,12 +46,12 @@ public final class RepoBodies {
    * applyWrites} (the call's NSID) and its kind; a record without a {@code $type} gets its
    * collection's.
    *
-   * @throws IllegalArgumentException for more than {@value XrpcClient#MAX_WRITES} writes
+   * @throws IllegalArgumentException for more than {@value #MAX_WRITES} writes
    */
   public static ObjectNode withWrites(ObjectNode body, String applyWrites, List<Write> writes) {
-    if (writes.size() > XrpcClient.MAX_WRITES) {
+    if (writes.size() > MAX_WRITES) {
       throw new IllegalArgumentException(
-          "applyWrites takes at most " + XrpcClient.MAX_WRITES + " writes, not " + writes.size());
+          "applyWrites takes at most " + MAX_WRITES + " writes, not " + writes.size());
     }
     ArrayNode arr = body.putArray("writes");
     for (Write w : writes) {

@@ -26,7 +26,7 @@ import java.util.function.Consumer;
 public final class XrpcClient implements RecordStore {
 
   /** The most writes one {@code applyWrites} takes. */
-  public static final int MAX_WRITES = 200;
+  public static final int MAX_WRITES = RepoBodies.MAX_WRITES;
 
   /**
    * The longest one call waits for its whole reply, headers and body: 64 MiB (the most a reply

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The repositories {@link LocalDistributed}'s reconcilers watch, written for each one started as
- * the one list in the one format the chart's ConfigMap holds: {@code <did>/<name>}, one a line.
+ * The repositories the local shape's reconcilers watch, written for each one started as the one
+ * list in the one format the chart's ConfigMap holds: {@code <did>/<name>}, one a line.
  * Thread-safe.
  */
 final class ReposList {

@@ -13,10 +13,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How {@link LocalDistributed} launches each service: as a JVM from its jar or, once {@link
- * #fromImages} is on, a container of its image; its settings carrying the broker's address, and
- * PostgreSQL's where it keeps state; the broker's login for that service in its environment; span
- * export once {@link #traces} names a receiver. Not thread-safe: the shape starts one at a time.
+ * How the local shape launches each service: as a JVM from its jar or, once {@link #fromImages} is
+ * on, a container of its image; its settings carrying the broker's address, and PostgreSQL's where
+ * it keeps state; the broker's login for that service in its environment; span export once {@link
+ * #traces} names a receiver. Not thread-safe: the shape starts one at a time.
  */
 final class ServiceLauncher {
   private final Path root;

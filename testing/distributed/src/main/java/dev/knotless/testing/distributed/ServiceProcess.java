@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 public final class ServiceProcess implements AutoCloseable {
   // HTTP/1.1, offering no h2c upgrade: with the upgrade offered, reading /q/metrics once failed
   // with "protocol error: Frame type(99) length(6583072) exceeds MAX_FRAME_SIZE(16384)".
-  static final HttpClient HTTP =
+  private static final HttpClient HTTP =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(2))
@@ -184,7 +184,7 @@ public final class ServiceProcess implements AutoCloseable {
     process = pb.start();
     try {
       ServiceReadiness.await(
-          process, name, port, managementPort, url("/q/health/ready"), log, logStart);
+          HTTP, process, name, port, managementPort, url("/q/health/ready"), log, logStart);
     } catch (IOException e) {
       // Not ready: it is ended here, since no one else holds it to end it later.
       if (container != null) {

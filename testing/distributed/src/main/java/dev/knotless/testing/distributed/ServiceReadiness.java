@@ -2,6 +2,7 @@ package dev.knotless.testing.distributed;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -9,10 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * Waits for a service {@link ServiceProcess} has just launched to be ready: its management port
- * answers ready and its own log says it listens on its HTTP port. A service that stopped at start
- * unable to bind a port it was given ends the wait with {@link PortTaken}, so it can be launched
- * again on other ports. Stateless.
+ * Waits for a service just launched to be ready: its management port answers ready and its own log
+ * says it listens on its HTTP port. A service that stopped at start unable to bind a port it was
+ * given ends the wait with {@link PortTaken}, so it can be launched again on other ports.
+ * Stateless.
  */
 final class ServiceReadiness {
   private static final Duration READY = Duration.ofSeconds(120);
@@ -35,6 +36,7 @@ final class ServiceReadiness {
    * @throws IOException when it exited otherwise or is not ready in time, naming its log
    */
   static void await(
+      HttpClient http,
       Process process,
       String name,
       int port,
@@ -62,7 +64,7 @@ final class ServiceReadiness {
       }
       try {
         HttpResponse<String> r =
-            ServiceProcess.HTTP.send(
+            http.send(
                 HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 200) {

@@ -2,16 +2,16 @@ package dev.knotless.testing.infra;
 
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The space credentials {@link HarnessSpaceHost} gives: random bearer tokens, each for one member
- * of one space for {@link HarnessSpaceHost#CREDENTIAL}, checked on every call against the space
- * named and the space's members as they are then. Not thread-safe: the host holds its lock around
- * each call.
+ * The space credentials the harness's space host gives: random bearer tokens, each for one member
+ * of one space for a set time, checked on every call against the space named and the space's
+ * members as they are then. Not thread-safe: the host holds its lock around each call.
  */
 final class GivenCredentials {
 
@@ -19,12 +19,15 @@ final class GivenCredentials {
   record Credential(String token, String space, String did, Instant expires) {}
 
   private final Clock clock;
+  private final Duration lasts;
   private final Map<String, Credential> credentials = new HashMap<>();
   private final SecureRandom random = new SecureRandom();
   private int given;
 
-  GivenCredentials(Clock clock) {
+  /** Credentials that last {@code lasts} by {@code clock}. */
+  GivenCredentials(Clock clock, Duration lasts) {
     this.clock = clock;
+    this.lasts = lasts;
   }
 
   /** A new credential for {@code did} in {@code space}, whose membership the caller checked. */
@@ -32,8 +35,7 @@ final class GivenCredentials {
     byte[] b = new byte[32];
     random.nextBytes(b);
     String token = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    Credential c =
-        new Credential(token, space, did, clock.instant().plus(HarnessSpaceHost.CREDENTIAL));
+    Credential c = new Credential(token, space, did, clock.instant().plus(lasts));
     credentials.put(token, c);
     given++;
     return c;

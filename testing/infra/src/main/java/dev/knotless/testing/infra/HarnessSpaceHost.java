@@ -45,7 +45,7 @@ public final class HarnessSpaceHost implements AutoCloseable {
   private HarnessSpaceHost(HttpServer server, URI plc, Clock clock, Clock notifyClock)
       throws IOException {
     this.server = server;
-    this.credentials = new GivenCredentials(clock);
+    this.credentials = new GivenCredentials(clock, CREDENTIAL);
     // A did:plc of its own, whose key signs the notifications it sends. Its document names it as
     // a PDS, where spaces are expected to live (and what a DID resolver asks a document to name).
     this.identity =

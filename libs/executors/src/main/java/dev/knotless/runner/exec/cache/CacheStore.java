@@ -46,7 +46,7 @@ public final class CacheStore {
   /** The largest base made current when {@code --cache-max} is not given: 16 GiB. */
   public static final long DEFAULT_MAX_BYTES = 16L << 30;
 
-  static final String MAKING = ".making";
+  static final String MAKING = Generations.MAKING;
 
   private final Path root;
   private final long maxBytes;

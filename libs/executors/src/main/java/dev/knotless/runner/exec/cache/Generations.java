@@ -10,12 +10,15 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The bookkeeping of {@link CacheStore}'s bases: which generation of each is current (its {@code
+ * The bookkeeping of the cache store's bases: which generation of each is current (its {@code
  * current} pointer on disk), how many runs read each generation, which are being made, and the
  * known size of each current one. Not thread-safe: the store holds its own monitor around every
  * call.
  */
 final class Generations {
+
+  /** The ending of a directory being made, removed if left. */
+  static final String MAKING = ".making";
 
   /** A generation a run reads, and whether it had vanished from disk and was made afresh. */
   record Acquired(Path dir, boolean vanished) {}
@@ -94,7 +97,7 @@ final class Generations {
 
   /** Where generation {@code gen} of {@code name} is made before it is moved into place. */
   Path making(String name, int gen) {
-    return base(name).resolve(gen + CacheStore.MAKING);
+    return base(name).resolve(gen + MAKING);
   }
 
   void doneMaking(Path next) {
