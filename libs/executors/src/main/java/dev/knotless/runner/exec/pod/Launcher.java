@@ -140,25 +140,13 @@ public final class Launcher {
    * output once it exists and keeps it open, so each look is one {@code cat} from where the last
    * ended (after a {@code tail} past the offset, the first time); what the step wrote before its
    * record is printed by the look that follows the record's sight, so a step that ended before its
-   * follower began is printed whole by that one follower. Until the output has its first byte it
-   * first watches with the shell's own {@code test}, at most {@link #SPIN} times (a few hundred ms
-   * under gVisor), so that the first line is printed as soon as it is written; then it looks every
-   * 10 ms for 200 ms (a step that speaks or ends at once is heard sooner), then every 50 ms.
+   * follower began is printed whole by that one follower. It looks every 10 ms for its first 200 ms
+   * (a step that speaks or ends at once is heard sooner), then every 50 ms.
    */
   private static final class FollowBody {
-
-    /** How many times the follower tests for the first byte before it sleeps between looks. */
-    static final int SPIN = 2000;
-
     static final String TEXT =
         String.join(
             "\n",
-            // Until the step wrote its first byte or ended, for a bounded while, the shell's own
-            // tests look: a process per look costs about 10 ms under gVisor.
-            "i=0",
-            "while [ ! -s \"$d/out\" ] && [ ! -f \"$d/exit\" ] && [ $i -lt " + SPIN + " ]; do",
-            "  i=$((i + 1))",
-            "done",
             "i=0",
             "opened=",
             "while :; do",
