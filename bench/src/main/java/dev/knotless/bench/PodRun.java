@@ -42,7 +42,6 @@ record PodRun(
     long share = startShare(pod, posted);
     long firstExec = 0;
     long launch = 0;
-    long follow = 0;
     int execCount = 0;
     for (KubeletTimes.Exec e : execs) {
       if (!e.pod().equals(pod.pod()) || e.requested() > firstLine) {
@@ -53,15 +52,12 @@ record PodRun(
       if (launch == 0 && e.command().startsWith("knotless-") && e.command().endsWith("launch")) {
         launch = e.requested();
       }
-      if (follow == 0 && e.command().equals("knotless-follow")) {
-        follow = e.requested();
-      }
       share += e.bridgeIn();
       if (e.statusSent() != 0 && e.statusSent() < firstLine) {
         share += e.bridgeOut();
       }
     }
-    long[] at = {posted, pod.seen(), pod.running(), firstExec, launch, follow, firstLine};
+    long[] at = {posted, pod.seen(), pod.running(), firstExec, launch, firstLine};
     long[] stages = new long[at.length];
     for (int i = 0; i < at.length; i++) {
       stages[i] = at[i] == 0 ? 0 : at[i] - begin;

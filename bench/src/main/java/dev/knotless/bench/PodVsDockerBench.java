@@ -53,8 +53,7 @@ public final class PodVsDockerBench {
     "test kubelet saw the pod",
     "pod Running (kubelet's status written)",
     "first exec reached the API server",
-    "launch exec (with the checkout) reached the API server",
-    "follow exec reached the API server",
+    "launch exec (checkout, step, follower) reached the API",
     "first line",
   };
 

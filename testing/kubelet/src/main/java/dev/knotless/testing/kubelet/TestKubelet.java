@@ -11,6 +11,8 @@ import dev.knotless.testing.LocalDocker;
 import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
@@ -300,6 +302,7 @@ public final class TestKubelet implements AutoCloseable {
         new PodStatusBuilder()
             .withPhase(phase)
             .withStartTime(Instant.now().toString())
+            .withConditions(conditions(waitingReason == null))
             .withContainerStatuses(
                 new ContainerStatusBuilder()
                     .withName(pod.getSpec().getContainers().get(0).getName())
@@ -313,6 +316,28 @@ public final class TestKubelet implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.debug("status of pod {} not set: {}", pod.getMetadata().getName(), e.toString());
     }
+  }
+
+  /**
+   * The conditions a kubelet sets on a pod with no readiness probe: scheduled, initialized (it has
+   * no init container), and its containers and itself ready once its container runs.
+   */
+  private static List<PodCondition> conditions(boolean running) {
+    String now = Instant.now().toString();
+    String ready = running ? "True" : "False";
+    return List.of(
+        condition("PodScheduled", "True", now),
+        condition("Initialized", "True", now),
+        condition("ContainersReady", ready, now),
+        condition("Ready", ready, now));
+  }
+
+  private static PodCondition condition(String type, String status, String now) {
+    return new PodConditionBuilder()
+        .withType(type)
+        .withStatus(status)
+        .withLastTransitionTime(now)
+        .build();
   }
 
   private void remove(String key) {

@@ -11,14 +11,15 @@ import java.util.regex.Pattern;
  * The in-pod launcher: the few {@code sh} scripts the pod executor runs through the API server's
  * exec subresource, and the bytes it writes to their stdin. Nothing of the runner's is installed in
  * the run's image: each script travels as the argument of {@code sh -c}, so any image with a POSIX
- * shell, {@code setsid}, {@code head}, {@code tail}, {@code wc} and {@code tar} (busybox has them
+ * shell, {@code setsid}, {@code head}, {@code tail}, {@code cat} and {@code tar} (busybox has them
  * all) can run steps. docs/executor.md, "The in-pod launcher", describes the protocol.
  *
  * <p>Step {@code n} keeps its state in {@code /knotless/steps/<n>/}: {@code out} (its stdout and
  * stderr, appended), {@code pgid} (its process group) and {@code exit} (its exit status, written
  * once it ended, renamed into place so it is never read half-written). The exec that launches a
- * step carries no output at all, so a connection that drops cannot kill the step with SIGPIPE, and
- * the step's result is read from {@code exit}, never from how a connection ended.
+ * step then follows it, printing {@code out}; the step and the subshell that waits for it hold none
+ * of the exec's streams, so a connection that drops cannot kill either with SIGPIPE, and the step's
+ * result is read from {@code exit}, never from how a connection ended.
  *
  * <p>Secrets: a step's environment is written to the launching exec's stdin as {@code sh} code
  * (single-quoted {@code export} lines), evaluated in the subshell that becomes the step, and
@@ -54,12 +55,12 @@ public final class Launcher {
   public static final String IDLE = IdleShell.SCRIPT;
 
   /**
-   * Starts step {@code $1}: reads a byte count on one line, then exactly that many bytes of {@code
-   * sh} code (the environment and the script); ends at once if the step has a directory already (it
-   * was launched before, and its records are followed as they are); else sends everything after to
-   * the step's {@code out}, evaluates the code in a subshell that then becomes the step, {@code
-   * setsid sh -ec <script>}, so it leads a process group of its own, records the group, waits, and
-   * renames the exit status into place.
+   * Starts step {@code $1} and follows it: reads a byte count on one line, then exactly that many
+   * bytes of {@code sh} code (the environment and the script), launches the step as {@link
+   * LaunchBody} does, and then prints its output as {@link #FOLLOW} does, from byte 0. A step that
+   * has a directory already (it was launched before) is only followed, never started again. The
+   * step and what waits for it write nothing to this exec, so a connection that drops ends only the
+   * printing, which a follower takes up at the byte the runner read to.
    */
   static final String LAUNCH =
       String.join(
@@ -67,38 +68,55 @@ public final class Launcher {
           "knotless_d=" + STEPS + "/$1",
           "read -r knotless_n || exit " + LAUNCH_FAILED,
           "knotless_code=$(head -c \"$knotless_n\")",
-          LaunchBody.TEXT);
+          LaunchBody.TEXT,
+          "d=$knotless_d",
+          "off=0",
+          FollowBody.TEXT);
 
-  /** {@link #LAUNCH} from the step's code read on: start the step once, record its exit. */
+  /**
+   * {@link #LAUNCH} from the step's code read on: start the step once, unless it has a directory,
+   * in a subshell of its own that leaves this exec's streams, becomes the step's waiter and records
+   * its exit; the launching shell drops the code and goes on.
+   */
   private static final class LaunchBody {
     static final String TEXT =
         String.join(
             "\n",
             // A step launched before (by a scheduler that since stopped) is followed, never rerun.
-            "if [ -e \"$knotless_d\" ]; then knotless_code=; exit 0; fi",
-            "mkdir -p " + STEPS + " && mkdir \"$knotless_d\" || exit " + LAUNCH_FAILED,
-            // The launcher's own notices (a shell's "Killed") are not the step's output.
-            "exec </dev/null >/dev/null 2>&1",
+            "if [ ! -e \"$knotless_d\" ]; then",
+            "  { [ -d "
+                + STEPS
+                + " ] || mkdir -p "
+                + STEPS
+                + "; } && mkdir \"$knotless_d\" || exit "
+                + LAUNCH_FAILED,
+            "  (",
+            // The waiter's own notices (a shell's "Killed") are not the step's output, and it
+            // holds none of this exec's streams: a connection that drops cannot end it.
+            "  exec </dev/null >/dev/null 2>&1",
             // An image need not have nice (a minimal busybox lacks it): the pod's lower CPU request
             // is the weight that counts, nice only adds to it where there is one.
-            "if [ \"$2\" -gt 0 ] && command -v nice >/dev/null 2>&1; then",
-            "  knotless_nice=\"nice -n $2\"",
-            "else",
-            "  knotless_nice=",
-            "fi",
-            "if cd " + WORK + "; then",
-            "  (eval \"$knotless_code\" && exec setsid $knotless_nice sh -ec \"$"
+            "  if [ \"$2\" -gt 0 ] && command -v nice >/dev/null 2>&1; then",
+            "    knotless_nice=\"nice -n $2\"",
+            "  else",
+            "    knotless_nice=",
+            "  fi",
+            "  if cd " + WORK + "; then",
+            "    (eval \"$knotless_code\" && exec setsid $knotless_nice sh -ec \"$"
                 + SCRIPT_VARIABLE
                 + "\") >>\"$knotless_d/out\" 2>&1 &",
-            "  knotless_pid=$!",
-            "  knotless_code=",
-            "  echo \"$knotless_pid\" >\"$knotless_d/pgid.new\" && mv \"$knotless_d/pgid.new\" \"$knotless_d/pgid\"",
-            "  wait \"$knotless_pid\"",
-            "  knotless_status=$?",
-            "else",
-            "  knotless_status=" + LAUNCH_FAILED,
+            "    knotless_pid=$!",
+            "    knotless_code=",
+            "    echo \"$knotless_pid\" >\"$knotless_d/pgid.new\" && mv \"$knotless_d/pgid.new\" \"$knotless_d/pgid\"",
+            "    wait \"$knotless_pid\"",
+            "    knotless_status=$?",
+            "  else",
+            "    knotless_status=" + LAUNCH_FAILED,
+            "  fi",
+            "  echo \"$knotless_status\" >\"$knotless_d/exit.new\" && mv \"$knotless_d/exit.new\" \"$knotless_d/exit\"",
+            "  ) &",
             "fi",
-            "echo \"$knotless_status\" >\"$knotless_d/exit.new\" && mv \"$knotless_d/exit.new\" \"$knotless_d/exit\"");
+            "knotless_code=");
   }
 
   /**
@@ -112,35 +130,48 @@ public final class Launcher {
    * Prints step {@code $1}'s output from byte offset {@code $2} on, as it grows, until the step's
    * exit record exists and everything written before it was printed; then, and only then, it exits
    * 0 if the record is {@code 0} (a pass, which the runner then need not read) and {@link
-   * #FOLLOWED_NOT_ZERO} if it is anything else. What the step wrote before its record is in the
-   * size read after the record was seen, so a step that ended before its follower started is
-   * printed whole by that one follower. Any other end (a connection dropped, a kill) leaves the
-   * rest to {@link #tailCommand}. It looks every 10 ms for its first 200 ms (a step that speaks or
-   * ends at once is heard sooner), then every 50 ms.
+   * #FOLLOWED_NOT_ZERO} if it is anything else. Any other end (a connection dropped, a kill) leaves
+   * the rest to {@link #tailCommand}.
    */
-  static final String FOLLOW =
-      String.join(
-          "\n",
-          "d=" + STEPS + "/$1",
-          "off=$2",
-          "i=0",
-          "while :; do",
-          "  ended=",
-          "  [ -f \"$d/exit\" ] && ended=1",
-          "  size=$(wc -c <\"$d/out\" 2>/dev/null || echo 0)",
-          "  if [ \"$size\" -gt \"$off\" ]; then",
-          "    tail -c +$((off + 1)) \"$d/out\" | head -c $((size - off))",
-          "    off=$size",
-          "  elif [ -n \"$ended\" ]; then",
-          "    [ \"$(cat \"$d/exit\")\" = 0 ] && exit 0",
-          "    exit " + FOLLOWED_NOT_ZERO,
-          "  elif [ $i -lt 20 ]; then",
-          "    i=$((i + 1))",
-          "    sleep 0.01",
-          "  else",
-          "    sleep 0.05",
-          "  fi",
-          "done");
+  static final String FOLLOW = String.join("\n", "d=" + STEPS + "/$1", "off=$2", FollowBody.TEXT);
+
+  /**
+   * {@link #FOLLOW} from its step's directory {@code d} and offset {@code off} on. It opens the
+   * output once it exists and keeps it open, so each look is one {@code cat} from where the last
+   * ended (after a {@code tail} past the offset, the first time); what the step wrote before its
+   * record is printed by the look that follows the record's sight, so a step that ended before its
+   * follower began is printed whole by that one follower. It looks every 10 ms for its first 200 ms
+   * (a step that speaks or ends at once is heard sooner), then every 50 ms.
+   */
+  private static final class FollowBody {
+    static final String TEXT =
+        String.join(
+            "\n",
+            "i=0",
+            "opened=",
+            "while :; do",
+            "  ended=",
+            "  [ -f \"$d/exit\" ] && ended=1",
+            "  if [ -n \"$opened\" ]; then",
+            "    cat <&3",
+            "  elif [ -e \"$d/out\" ]; then",
+            "    exec 3<\"$d/out\" || exit 1",
+            "    opened=1",
+            "    if [ \"$off\" -gt 0 ]; then tail -c +$((off + 1)) <&3; else cat <&3; fi",
+            "  fi",
+            "  if [ -n \"$ended\" ]; then",
+            "    read -r status <\"$d/exit\"",
+            "    [ \"$status\" = 0 ] && exit 0",
+            "    exit " + FOLLOWED_NOT_ZERO,
+            "  fi",
+            "  if [ $i -lt 20 ]; then",
+            "    i=$((i + 1))",
+            "    sleep 0.01",
+            "  else",
+            "    sleep 0.05",
+            "  fi",
+            "done");
+  }
 
   /** Prints step {@code $1}'s output from byte offset {@code $2} to its end. */
   static final String TAIL = "tail -c +$(($2 + 1)) \"" + STEPS + "/$1/out\" 2>/dev/null; exit 0";
@@ -166,56 +197,56 @@ public final class Launcher {
 
   /**
    * Reads a byte count on one line, then unpacks exactly that many bytes of tar into /work, emptied
-   * first (an adopter unpacks again what a stopped runner left half done), and marks it done.
+   * first when it holds anything (an adopter unpacks again what a stopped runner left half done;
+   * the emptiness is seen by the shell's own globbing, so a new pod's unpack runs no {@code rm}),
+   * and marks it done.
    */
   static final String UNPACK =
-      "read -r n && mkdir -p "
-          + WORK
-          + " "
-          + OUTPUTS
-          + " "
-          + STEPS
-          + " && rm -rf "
-          + WORK
-          + "/* "
-          + WORK
-          + "/.[!.]* "
-          + WORK
-          + "/..?* && head -c \"$n\" | tar -xf - -C "
-          + WORK
-          + " && : > "
-          + CHECKED_OUT;
+      String.join(
+          "\n",
+          "knotless_full=",
+          "for knotless_f in " + WORK + "/* " + WORK + "/.[!.]* " + WORK + "/..?*; do",
+          "  if [ -e \"$knotless_f\" ] || [ -L \"$knotless_f\" ]; then knotless_full=1; fi",
+          "done",
+          "read -r n && mkdir -p "
+              + WORK
+              + " "
+              + OUTPUTS
+              + " "
+              + STEPS
+              + " && { [ -z \"$knotless_full\" ] || rm -rf "
+              + WORK
+              + "/* "
+              + WORK
+              + "/.[!.]* "
+              + WORK
+              + "/..?*; } && head -c \"$n\" | tar -xf - -C "
+              + WORK
+              + " && : > "
+              + CHECKED_OUT);
 
   /** What {@link #UNPACK_AND_LAUNCH} prints once the checkout is in, before the step starts. */
   static final String UNPACKED = "knotless: unpacked";
 
   /**
    * {@link #UNPACK} and then {@link #LAUNCH} in one exec, for the first step of a pod just made:
-   * the step's code as {@link #stdinByLines} frames it, then a byte count and that much tar. Once
-   * the checkout is in it prints {@link #UNPACKED} on a line of its own, and nothing after; when it
-   * could not be unpacked it prints why and exits {@link #LAUNCH_FAILED}, launching nothing.
+   * first a byte count and that much tar; once the checkout is in it prints {@link #UNPACKED} on a
+   * line of its own and reads the step's code, {@link #framed}, which the runner sends only then;
+   * from there on it is {@link #LAUNCH}. The tar comes first because {@code head} may read ahead of
+   * the bytes it was asked for, and nothing may follow what it reads until it is done; the code
+   * read a line at a time by the shell instead costs a system call a byte, about 0.1 ms each under
+   * gVisor. When the checkout could not be unpacked it prints why and exits {@link #LAUNCH_FAILED},
+   * launching nothing.
    */
   static final String UNPACK_AND_LAUNCH =
       String.join(
           "\n",
-          "knotless_d=" + STEPS + "/$1",
-          // The code comes first, read a line at a time: the shell's read takes no byte past its
-          // line, where head may read ahead into the tar.
-          "read -r knotless_n || exit " + LAUNCH_FAILED,
-          "knotless_code=",
-          "while [ \"$knotless_n\" -gt 0 ]; do",
-          "  IFS= read -r knotless_line || exit " + LAUNCH_FAILED,
-          "  knotless_code=\"$knotless_code$knotless_line",
-          "\"",
-          "  knotless_n=$((knotless_n - 1))",
-          "done",
-          "knotless_line=",
           "if ! { " + UNPACK + "; } 2>&1; then",
           "  echo 'the checkout was not unpacked'",
           "  exit " + LAUNCH_FAILED,
           "fi",
           "echo '" + UNPACKED + "'",
-          LaunchBody.TEXT);
+          LAUNCH);
 
   /**
    * Prints {@code yes} when the checkout was unpacked whole, or when a step has a directory (a pod
@@ -268,7 +299,8 @@ public final class Launcher {
 
   /**
    * The exec that starts step {@code index}, under {@code nice -n <niceness>} when above 0 and the
-   * image has {@code nice}; its stdin must then be {@link #stdin}.
+   * image has {@code nice}, and then prints its output as a follower from byte 0 does, ending as
+   * one does; its stdin must be {@link #stdin}.
    */
   public static List<String> launchCommand(int index, int niceness) {
     return List.of(
@@ -276,8 +308,9 @@ public final class Launcher {
   }
 
   /**
-   * The exec that unpacks the checkout and then starts step {@code index}, as {@link
-   * #launchCommand}; its stdin must be {@link #stdinByLines} and then the {@link #framed} tar.
+   * The exec that unpacks the checkout and then starts and follows step {@code index}, as {@link
+   * #launchCommand}; its stdin must be the {@link #framed} tar, then, once it said {@link
+   * #UNPACKED}, {@link #stdin}.
    */
   public static List<String> unpackAndLaunchCommand(int index, int niceness) {
     return List.of(
@@ -376,16 +409,6 @@ public final class Launcher {
    */
   public static byte[] stdin(Map<String, String> env, String script) {
     return framed(code(env, script).getBytes(StandardCharsets.UTF_8));
-  }
-
-  /**
-   * The same code as {@link #stdin}, after a line holding how many lines it has rather than its
-   * bytes: what {@link #UNPACK_AND_LAUNCH} reads before the tar.
-   */
-  public static byte[] stdinByLines(Map<String, String> env, String script) {
-    String code = code(env, script);
-    long lines = code.chars().filter(c -> c == '\n').count();
-    return (lines + "\n" + code).getBytes(StandardCharsets.UTF_8);
   }
 
   private static String code(Map<String, String> env, String script) {

@@ -297,45 +297,36 @@ final class PodHost implements StepHost {
   @Override
   public Step start(ExecStep step, Map<String, String> env) throws IOException {
     boolean unpack = checkoutPending;
-    byte[] stdin;
+    byte[] code;
     try {
-      stdin =
-          unpack ? Launcher.stdinByLines(env, step.script()) : Launcher.stdin(env, step.script());
+      code = Launcher.stdin(env, step.script());
     } catch (IllegalArgumentException e) {
       throw new IOException(e.getMessage(), e);
     }
     int index = steps++;
-    // The follower opens beside the launch: a step that speaks at once is read one exec sooner.
-    var early = StepOutput.followEarly(api, pod.name(), index);
-    PodApi.Exec launcher;
-    try {
-      launcher =
-          api.exec(
-              pod.name(),
-              unpack
-                  ? Launcher.unpackAndLaunchCommand(index, spec.niceness())
-                  : Launcher.launchCommand(index, spec.niceness()));
-    } catch (IOException e) {
-      StepOutput.discard(early);
-      throw e;
-    }
+    PodApi.Exec launcher =
+        api.exec(
+            pod.name(),
+            unpack
+                ? Launcher.unpackAndLaunchCommand(index, spec.niceness())
+                : Launcher.launchCommand(index, spec.niceness()));
     try {
       OutputStream in = launcher.stdin();
-      in.write(stdin);
       if (unpack) {
+        // The code only once the tar is in: the pod's head may read ahead of the tar's end.
         PodCopies.checkoutInto(in, paths);
-      }
-      in.flush();
-      if (unpack) {
+        in.flush();
         PodCopies.awaitUnpacked(launcher, pod.name());
         checkoutPending = false;
       }
+      in.write(code);
+      in.flush();
     } catch (IOException e) {
       launcher.close();
-      StepOutput.discard(early);
       throw e;
     }
-    StepOutput output = new StepOutput(api, pod.name(), index, early);
+    // The launching exec goes on as the step's first follower: no exec more before its output.
+    StepOutput output = new StepOutput(api, pod.name(), index, launcher);
     reading = output;
     if (lostReason != null) {
       output.lose(lostReason);

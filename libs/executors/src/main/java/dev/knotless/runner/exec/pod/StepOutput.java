@@ -11,28 +11,20 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * One step's output as the run's output pump reads it, and its exit status once recorded. The
- * output is read from the step's {@code out} file in the pod by a follower exec ({@link
- * Launcher#followCommand}) that starts at the byte offset read so far: a follower whose connection
- * drops is started again at that offset, so no byte is lost or read twice. When a follower ends,
- * the exit record decides: none yet means the connection dropped, so follow again; one there means
- * the step ended, so the status comes from the record, never from how the connection ended. A
- * follower that exited 0 printed the output to its end after it saw the record (so a quick step's
- * output comes with the first follower) and read that record as {@code 0}, so it is not read again;
- * one that exited {@link Launcher#FOLLOWED_NOT_ZERO} printed it all too, and the record is read;
- * any other end has the rest read by {@link Launcher#tailCommand}. The status is known only once
- * the output was read to its end, as the run's output pump always does, so a step never counts as
- * ended with output still unread. Read by one thread; {@link #exit} from any.
+ * output is read from the step's {@code out} file in the pod, first by the exec that launched the
+ * step, which goes on as a follower from byte 0, then, should it end early, by follower execs
+ * ({@link Launcher#followCommand}) that start at the byte offset read so far: a follower whose
+ * connection drops is started again at that offset, so no byte is lost or read twice. When a
+ * follower ends, the exit record decides: none yet means the connection dropped, so follow again;
+ * one there means the step ended, so the status comes from the record, never from how the
+ * connection ended. A follower that exited 0 printed the output to its end after it saw the record
+ * (so a quick step's output comes with the first follower) and read that record as {@code 0}, so it
+ * is not read again; one that exited {@link Launcher#FOLLOWED_NOT_ZERO} printed it all too, and the
+ * record is read; any other end has the rest read by {@link Launcher#tailCommand}. The status is
+ * known only once the output was read to its end, as the run's output pump always does, so a step
+ * never counts as ended with output still unread. Read by one thread; {@link #exit} from any.
  */
 final class StepOutput extends InputStream {
-
-  /** Where first followers are opened beside their step's launch; idle threads end. */
-  private static final java.util.concurrent.ExecutorService OPENING =
-      java.util.concurrent.Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "pod-follower-open");
-            t.setDaemon(true);
-            return t;
-          });
 
   /** Followers that fail to start in a row before the pod counts as lost. */
   static final int MAX_FAILED_STARTS = 5;
@@ -50,7 +42,7 @@ final class StepOutput extends InputStream {
   private final String pod;
   private final int index;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
-  private CompletableFuture<PodApi.Exec> early;
+  private PodApi.Exec first;
   private long offset;
   private volatile PodApi.Exec follower;
   private InputStream current;
@@ -66,35 +58,15 @@ final class StepOutput extends InputStream {
   }
 
   /**
-   * As above, the first follower ({@link Launcher#followCommand} from byte 0) already being opened
-   * by {@code early}, beside the step's launch, so that the output is followed as soon as the step
-   * writes it rather than one more exec later.
+   * As above, with {@code first} the exec that launched the step ({@link Launcher#launchCommand}),
+   * which goes on as its first follower from byte 0: the output is followed as soon as the step
+   * writes it, with no exec more.
    */
-  StepOutput(PodApi api, String pod, int index, CompletableFuture<PodApi.Exec> early) {
+  StepOutput(PodApi api, String pod, int index, PodApi.Exec first) {
     this.api = api;
     this.pod = pod;
     this.index = index;
-    this.early = early;
-  }
-
-  /** Opens, off the caller's thread, the first follower of step {@code index} of {@code pod}. */
-  static CompletableFuture<PodApi.Exec> followEarly(PodApi api, String pod, int index) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return api.exec(pod, Launcher.followCommand(index, 0));
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        },
-        OPENING);
-  }
-
-  /** Closes the follower {@code early} opens, whenever it opens: its step was not launched. */
-  static void discard(CompletableFuture<PodApi.Exec> early) {
-    if (early != null) {
-      early.thenAccept(PodApi.Exec::close);
-    }
+    this.first = first;
   }
 
   /** How many bytes of the step's output were read. */
@@ -203,7 +175,7 @@ final class StepOutput extends InputStream {
 
   private void open() throws IOException, InterruptedException {
     try {
-      PodApi.Exec opened = takeEarly();
+      PodApi.Exec opened = takeFirst();
       follower =
           opened != null
               ? opened
@@ -219,26 +191,15 @@ final class StepOutput extends InputStream {
     }
   }
 
-  /** The follower opened beside the launch, once; null when there is none or it is no use now. */
-  private PodApi.Exec takeEarly() throws IOException, InterruptedException {
-    CompletableFuture<PodApi.Exec> e = early;
-    early = null;
-    if (e == null) {
+  /** The exec that launched the step, once, as the first follower; null when it is no use now. */
+  private PodApi.Exec takeFirst() {
+    PodApi.Exec e = first;
+    first = null;
+    if (e != null && (tailing || offset != 0)) {
+      e.close();
       return null;
     }
-    if (tailing || offset != 0) {
-      discard(e);
-      return null;
-    }
-    try {
-      return e.get();
-    } catch (java.util.concurrent.ExecutionException failed) {
-      Throwable cause = failed.getCause();
-      if (cause instanceof java.io.UncheckedIOException u) {
-        throw u.getCause();
-      }
-      throw new IOException(cause);
-    }
+    return e;
   }
 
   private void failed(IOException e) throws IOException, InterruptedException {
@@ -293,7 +254,10 @@ final class StepOutput extends InputStream {
   @Override
   public void close() {
     closeFollower();
-    discard(early);
-    early = null;
+    PodApi.Exec e = first;
+    first = null;
+    if (e != null) {
+      e.close();
+    }
   }
 }

@@ -17,45 +17,63 @@ import org.junit.jupiter.api.Test;
  */
 class LauncherIT {
 
-  /** Launches step 0 with {@code niceness} in a fresh busybox container; its exit and output. */
+  /**
+   * Launches step 0 with {@code niceness} in a fresh busybox container: what the launch printed
+   * (the step's output, as it follows it), its exit status, then the step's exit record.
+   */
   private static String launch(int niceness, String script) throws Exception {
-    LocalDocker.ensure();
-    List<String> launch = Launcher.launchCommand(0, niceness);
     // The pod's /work, then the launcher exactly as the exec runs it, then what it left.
-    String wrapper =
+    return inBusybox(
         "mkdir -p "
             + Launcher.WORK
-            + " && \"$@\"; cat "
+            + " && \"$@\"; echo \"launch exited $?\"; cat "
             + Launcher.STEPS
-            + "/0/exit "
-            + Launcher.STEPS
-            + "/0/out";
-    List<String> cmd =
-        new java.util.ArrayList<>(
-            List.of("docker", "run", "--rm", "-i", LocalDocker.BUSYBOX, "sh", "-c", wrapper, "w"));
-    cmd.addAll(launch);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    try (OutputStream in = p.getOutputStream()) {
-      in.write(Launcher.stdin(Map.of("GREETING", "hello"), script));
-    }
-    if (!p.waitFor(2, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new AssertionError("the container did not end");
-    }
-    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            + "/0/exit",
+        Launcher.launchCommand(0, niceness),
+        Launcher.stdin(Map.of("GREETING", "hello"), script));
   }
 
   @Test
   void aStepWithANicenessRunsInAnImageThatHasNoNice() throws Exception {
     assertEquals(
-        "0\nhello from a low-priority run\n",
+        "hello from a low-priority run\nlaunch exited 0\n0\n",
         launch(10, "echo \"$GREETING\" from a low-priority run"));
   }
 
   @Test
-  void aStepsExitStatusIsRecordedWhateverItsNiceness() throws Exception {
-    assertEquals("3\nfailing\n", launch(10, "echo failing; exit 3"));
-    assertEquals("0\nmain\n", launch(0, "echo main"));
+  void theLaunchFollowsItsStepAndEndsAsAFollowerDoes() throws Exception {
+    assertEquals(
+        "failing\nlaunch exited " + Launcher.FOLLOWED_NOT_ZERO + "\n3\n",
+        launch(10, "echo failing; exit 3"));
+    assertEquals("main\nlaunch exited 0\n0\n", launch(0, "echo main"));
+  }
+
+  @Test
+  void aLaunchThatFollowsTwoHundredThousandLinesPrintsEveryByteInOrder() throws Exception {
+    String out = launch(0, "seq 1 200000");
+    StringBuilder want = new StringBuilder();
+    for (int i = 1; i <= 200_000; i++) {
+      want.append(i).append('\n');
+    }
+    assertEquals(want + "launch exited 0\n0\n", out);
+  }
+
+  @Test
+  void aLaunchWhoseReaderGoesAwayLeavesTheStepToRunAndRecordItsEnd() throws Exception {
+    // The launch's stdout closes after one byte, as a dropped connection would: the step and its
+    // waiter hold no stream of the exec's, so the step runs on and its record is written.
+    String out =
+        inBusybox(
+            "mkdir -p "
+                + Launcher.WORK
+                + " && { \"$@\" | head -c 1 >/dev/null; }; sleep 2; cat "
+                + Launcher.STEPS
+                + "/0/exit "
+                + Launcher.STEPS
+                + "/0/out",
+            Launcher.launchCommand(0, 0),
+            Launcher.stdin(Map.of(), "echo one; sleep 0.5; echo two; sleep 0.5; echo three"));
+    assertEquals("0\none\ntwo\nthree\n", out);
   }
 
   /**
@@ -69,6 +87,16 @@ class LauncherIT {
             List.of("docker", "run", "--rm", "-i", LocalDocker.BUSYBOX, "sh", "-c", wrapper, "w"));
     cmd.addAll(command);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    // Read as it comes: a large output would fill the pipe and hold the container.
+    var out =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return p.getInputStream().readAllBytes();
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
     try (OutputStream in = p.getOutputStream()) {
       in.write(stdin);
     }
@@ -76,17 +104,52 @@ class LauncherIT {
       p.destroyForcibly();
       throw new AssertionError("the container did not end");
     }
-    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    return new String(out.get(1, TimeUnit.MINUTES), StandardCharsets.UTF_8);
   }
 
-  /** What the first step's exec reads when it brings the checkout: its code, then the tar. */
-  private static byte[] codeThenTar(Map<String, String> env, String script, byte[] tar) {
-    byte[] code = Launcher.stdinByLines(env, script);
-    byte[] framedTar = Launcher.framed(tar);
-    byte[] all = new byte[code.length + framedTar.length];
-    System.arraycopy(code, 0, all, 0, code.length);
-    System.arraycopy(framedTar, 0, all, code.length, framedTar.length);
-    return all;
+  /**
+   * Runs {@link Launcher#unpackAndLaunchCommand} in a fresh busybox as the pod host does: the
+   * framed tar, then, once the pod said it unpacked it, the step's code. Its whole output, then
+   * what {@code after} printed.
+   */
+  private static String unpackAndLaunch(
+      byte[] tar, Map<String, String> env, String script, String after) throws Exception {
+    LocalDocker.ensure();
+    List<String> cmd =
+        new java.util.ArrayList<>(
+            List.of(
+                "docker",
+                "run",
+                "--rm",
+                "-i",
+                LocalDocker.BUSYBOX,
+                "sh",
+                "-c",
+                "\"$@\"; echo \"launch exited $?\"; " + after,
+                "w"));
+    cmd.addAll(Launcher.unpackAndLaunchCommand(0, 0));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    var said = new java.io.ByteArrayOutputStream();
+    try (OutputStream in = p.getOutputStream()) {
+      in.write(Launcher.framed(tar));
+      in.flush();
+      var stdout = p.getInputStream();
+      for (int b; (b = stdout.read()) >= 0; ) {
+        said.write(b);
+        if (b == '\n') {
+          break;
+        }
+      }
+      if (said.toString(StandardCharsets.UTF_8).equals(Launcher.UNPACKED + "\n")) {
+        in.write(Launcher.stdin(env, script));
+      }
+    }
+    if (!p.waitFor(2, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("the container did not end");
+    }
+    return said.toString(StandardCharsets.UTF_8)
+        + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
   }
 
   @Test
@@ -96,34 +159,28 @@ class LauncherIT {
     java.nio.file.Files.writeString(tree.resolve("README"), "from the checkout\n");
     java.nio.file.Path tar = dir.resolve("checkout.tar");
     Tar.write(tree, tar);
-    // A value over several lines, with quotes and a backslash: read a line at a time, it must
-    // reach the step as it was.
+    // A value over several lines, with quotes and a backslash: it must reach the step as it was.
     String value = "two\nlines 'quoted' \\ \"and\"\n\ttabbed ";
     String out =
-        inBusybox(
-            "\"$@\"; echo \"launcher exited $?\"; cat "
-                + Launcher.STEPS
-                + "/0/exit "
-                + Launcher.STEPS
-                + "/0/out",
-            Launcher.unpackAndLaunchCommand(0, 0),
-            codeThenTar(
-                Map.of("VALUE", value),
-                "cat README; printf '%s|' \"$VALUE\"",
-                java.nio.file.Files.readAllBytes(tar)));
+        unpackAndLaunch(
+            java.nio.file.Files.readAllBytes(tar),
+            Map.of("VALUE", value),
+            "cat README; printf '%s|' \"$VALUE\"",
+            "cat " + Launcher.STEPS + "/0/exit");
     assertEquals(
-        Launcher.UNPACKED + "\nlauncher exited 0\n0\nfrom the checkout\n" + value + "|", out);
+        Launcher.UNPACKED + "\nfrom the checkout\n" + value + "|launch exited 0\n0\n", out);
   }
 
   @Test
   void aCheckoutThatCannotBeUnpackedLaunchesNothingAndSaysSo() throws Exception {
     String out =
-        inBusybox(
-            "\"$@\"; echo \"launcher exited $?\"; ls " + Launcher.STEPS + " | wc -l",
-            Launcher.unpackAndLaunchCommand(0, 0),
-            codeThenTar(Map.of(), "echo ran", "not a tar at all, and too short".getBytes()));
+        unpackAndLaunch(
+            "not a tar at all, and too short".getBytes(StandardCharsets.UTF_8),
+            Map.of(),
+            "echo ran",
+            "ls " + Launcher.STEPS + " | wc -l");
     org.junit.jupiter.api.Assertions.assertTrue(
-        out.contains("the checkout was not unpacked\nlauncher exited " + Launcher.LAUNCH_FAILED)
+        out.contains("the checkout was not unpacked\nlaunch exited " + Launcher.LAUNCH_FAILED)
             && !out.contains(Launcher.UNPACKED)
             && out.endsWith("0\n"),
         out);

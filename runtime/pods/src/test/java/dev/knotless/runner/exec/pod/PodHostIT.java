@@ -235,7 +235,7 @@ class PodHostIT {
     }
   }
 
-  /** A PodApi whose output followers' connections break after {@code bytes} bytes each. */
+  /** A PodApi whose followers' connections (launches' too) break after {@code bytes} bytes each. */
   private record Dropping(PodApi real, int bytes, AtomicInteger drops) implements PodApi {
     @Override
     public void create(RunPod pod) throws IOException {
@@ -251,7 +251,10 @@ class PodHostIT {
     @Override
     public Exec exec(String name, List<String> command) throws IOException {
       Exec exec = real.exec(name, command);
-      if (command.size() < 4 || !command.get(3).equals("knotless-follow")) {
+      // A launch goes on as its step's first follower, so its connection breaks as well.
+      if (command.size() < 4
+          || !List.of("knotless-follow", "knotless-launch", "knotless-unpack-launch")
+              .contains(command.get(3))) {
         return exec;
       }
       return new Exec() {
