@@ -64,6 +64,14 @@ public record PassPlan(
   }
 
   /**
+   * Whether {@link #settle} can change any state: false when it is not a baseline and forgets
+   * nothing, so a pass that then files nothing need not lock, read or write the state at all.
+   */
+  public boolean settles() {
+    return baseline || !deleted.isEmpty() || !movedOn.isEmpty();
+  }
+
+  /**
    * The state once a due ref's checks are filed: its generation recorded, and the runs dropped at
    * its commit that ran now forgotten. A run dropped after the pass planned (and so neither run nor
    * ended by it) is kept for the next pass: at this commit to run, at one the ref moved on from to
