@@ -322,9 +322,9 @@ public final class RepoPass {
           view.refs().size(),
           plan.due().isEmpty() ? "nothing run" : "but for the default branch's tip, run once");
     } else if (plan.settles()) {
+      // Otherwise (an idle pass) settling changes nothing: the state is not locked or read again.
       state.update(repo.stateKey(), plan::settle);
     }
-    // An idle pass settles nothing: it neither locks nor reads the state again.
     boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();
     boolean filesRefs = !extras.pullsOnly() && (!plan.due().isEmpty() || askedNow);
     PausedOwners pausedNow = filesRefs || extras.pulls() != null ? paused.read() : null;
