@@ -24,6 +24,28 @@ final class CpuSeconds {
     return by;
   }
 
+  /**
+   * As {@link #now()}, with the PostgreSQL server listening on {@code pgPort} as {@code postgres}:
+   * its postmaster and live backends, which {@code pg_ctl} starts apart from this process.
+   */
+  static Map<String, Double> now(int pgPort) {
+    Map<String, Double> by = now();
+    String port = " -p " + pgPort + " ";
+    ProcessHandle.allProcesses()
+        .filter(
+            p ->
+                p.info()
+                    .commandLine()
+                    .map(c -> c.contains("/bin/postgres ") && (c + " ").contains(port))
+                    .orElse(false))
+        .forEach(
+            postmaster -> {
+              add(by, postmaster);
+              postmaster.descendants().forEach(p -> add(by, p));
+            });
+    return by;
+  }
+
   /** {@code to} less {@code from}, label by label, as "label 12.3" pairs. */
   static String between(Map<String, Double> from, Map<String, Double> to) {
     StringBuilder out = new StringBuilder();

@@ -48,19 +48,19 @@ public final class IdleDistributedBench {
             dir.resolve("reconciler-" + i + "/cache"), proxy, owner, shape.runner());
       }
       long s0 = System.nanoTime();
-      Map<String, Double> cpuAtStart = CpuSeconds.now();
+      Map<String, Double> cpuAtStart = CpuSeconds.now(shape.postgres().port());
       for (int i = 1; i <= replicas; i++) {
         reconcilers.add(shape.startReconciler());
       }
       // The ingester's own sweep stays out of the way; the measured sweep is rung below.
       shape.startIngester(Map.of("knotless.ingester.sweep", "24h"));
       long ready = System.nanoTime();
-      Map<String, Double> cpuAtReady = CpuSeconds.now();
+      Map<String, Double> cpuAtReady = CpuSeconds.now(shape.postgres().port());
       loadAtReady = Figures.loadAverage();
       say("services ready in " + Figures.seconds(ready - s0));
       awaitPassed(proxy, owner, repos, reconcilers);
       long firstPasses = System.nanoTime() - ready;
-      Map<String, Double> cpuAtFirst = CpuSeconds.now();
+      Map<String, Double> cpuAtFirst = CpuSeconds.now(shape.postgres().port());
       loadAtFirst = Figures.loadAverage();
       say("CPU from start to ready: " + CpuSeconds.between(cpuAtStart, cpuAtReady));
       say("CPU from ready to every first pass: " + CpuSeconds.between(cpuAtReady, cpuAtFirst));
@@ -92,7 +92,7 @@ public final class IdleDistributedBench {
       long wall = System.nanoTime() - w0;
       say(
           "CPU from the first passes' end to the sweep's end: "
-              + CpuSeconds.between(cpuAtFirst, CpuSeconds.now()));
+              + CpuSeconds.between(cpuAtFirst, CpuSeconds.now(shape.postgres().port())));
       proxy.awaitQuiet(java.time.Duration.ofSeconds(1));
       PassCosts sweep = PassCosts.of(proxy.spans(), owner.did(), repos);
       double passes = DistributedBench.sum(reconcilers, DistributedBench.PASSES) - passes0;

@@ -321,7 +321,8 @@ public final class RepoPass {
           repo.label(),
           view.refs().size(),
           plan.due().isEmpty() ? "nothing run" : "but for the default branch's tip, run once");
-    } else {
+    } else if (plan.settles()) {
+      // Otherwise (an idle pass) settling changes nothing: the state is not locked or read again.
       state.update(repo.stateKey(), plan::settle);
     }
     boolean askedNow = extras.asked() != null && !plan.asked().isEmpty();

@@ -6,10 +6,10 @@ import java.util.List;
 
 /**
  * What a pass runs for the repository's refs, and how the state changes as it goes. Apply {@link
- * #settle} at once (it only forgets what can never run, or records a baseline), then, after each
- * due ref's checks are filed, {@link #filed}, and after asked runs are filed, {@link #askedFiled}.
- * A pass that fails between those steps loses nothing: what was not recorded is due again.
- * Immutable.
+ * #settle} at once (it only forgets what can never run, or records a baseline; when {@link
+ * #settles} is false it changes nothing), then, after each due ref's checks are filed, {@link
+ * #filed}, and after asked runs are filed, {@link #askedFiled}. A pass that fails between those
+ * steps loses nothing: what was not recorded is due again. Immutable.
  *
  * @param baseline whether this is a first watch: nothing runs but {@code due} (at most the
  *     discovered default branch's tip), and every ref's generation is recorded
@@ -61,6 +61,14 @@ public record PassPlan(
       }
     }
     return s;
+  }
+
+  /**
+   * Whether {@link #settle} can change any state: false when it is not a baseline and forgets
+   * nothing, so a pass that then files nothing need not lock, read or write the state at all.
+   */
+  public boolean settles() {
+    return baseline || !deleted.isEmpty() || !movedOn.isEmpty();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.knotless.runner.reconcile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.knotless.runner.schedule.RunClass;
@@ -42,6 +43,21 @@ class DuePlannerTest {
   @Test
   void aRefThatDidNotMoveIsNotRunAgain() {
     assertEquals(List.of(), DuePlanner.plan(view(MAIN, FEATURE), ran(5, 2), Watch.KNOWN).due());
+  }
+
+  @Test
+  void anIdlePassSettlesNothingSoItsStateIsNeitherReadAgainNorWritten() {
+    PassPlan idle = DuePlanner.plan(view(MAIN, FEATURE), ran(5, 2), Watch.KNOWN);
+    assertFalse(idle.settles(), "nothing moved, was deleted or was dropped");
+    // Whatever the state holds by the time it would be written, settling leaves it as it is.
+    RepoState meanwhile =
+        ran(5, 2).withDropped(new DroppedRun("refs/heads/main", "c4", "", List.of("ci")));
+    assertEquals(meanwhile, idle.settle(meanwhile));
+    assertTrue(DuePlanner.plan(view(MAIN), ran(5, 2), Watch.KNOWN).settles(), "a ref was deleted");
+    assertTrue(DuePlanner.plan(view(MAIN, FEATURE), ran(5, 2), Watch.FIRST).settles(), "first");
+    assertTrue(
+        DuePlanner.plan(view(MAIN, FEATURE), meanwhile, Watch.KNOWN).settles(),
+        "a run dropped where main has moved on is forgotten");
   }
 
   @Test

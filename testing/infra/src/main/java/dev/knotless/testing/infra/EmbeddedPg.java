@@ -18,12 +18,14 @@ import java.util.Map;
 public final class EmbeddedPg implements AutoCloseable {
   private final Path dataDir;
   private final int port;
+  private final boolean counting;
   private EmbeddedPostgres server;
   private long lastReadyMillis;
 
-  private EmbeddedPg(Path dataDir, int port) {
+  private EmbeddedPg(Path dataDir, int port, boolean counting) {
     this.dataDir = dataDir;
     this.port = port;
+    this.counting = counting;
   }
 
   /**
@@ -33,8 +35,20 @@ public final class EmbeddedPg implements AutoCloseable {
    * @throws IOException when it cannot start
    */
   public static EmbeddedPg start() throws IOException {
+    return start(false);
+  }
+
+  /**
+   * As {@link #start()}, with PostgreSQL's {@code pg_stat_statements} loaded, so a test can count
+   * the statements every client sent, whichever process it runs in ({@link StatementCounts}).
+   */
+  public static EmbeddedPg startCounting() throws IOException {
+    return start(true);
+  }
+
+  private static EmbeddedPg start(boolean counting) throws IOException {
     EmbeddedPg pg =
-        new EmbeddedPg(Files.createTempDirectory("knotless-pg"), KafkaBroker.freePort());
+        new EmbeddedPg(Files.createTempDirectory("knotless-pg"), KafkaBroker.freePort(), counting);
     pg.launch();
     return pg;
   }
@@ -96,14 +110,18 @@ public final class EmbeddedPg implements AutoCloseable {
 
   private void launch() throws IOException {
     long t0 = System.nanoTime();
-    server =
+    EmbeddedPostgres.Builder b =
         EmbeddedPostgres.builder()
             .setServerConfig("listen_addresses", "127.0.0.1")
             .setServerConfig("fsync", "off")
             .setDataDirectory(dataDir.resolve("data"))
             .setCleanDataDirectory(false)
-            .setPort(port)
-            .start();
+            .setPort(port);
+    if (counting) {
+      b.setServerConfig("shared_preload_libraries", "pg_stat_statements")
+          .setServerConfig("pg_stat_statements.track", "all");
+    }
+    server = b.start();
     lastReadyMillis = (System.nanoTime() - t0) / 1_000_000;
   }
 }

@@ -30,13 +30,6 @@ public final class PgStateStore implements StateStore {
   /** The advisory lock that serializes updates of the runner's own fields. */
   private static final long RUNNER_LOCK = 0x6b6e6f746c657373L;
 
-  /** Selects the repository's own row, whose presence says it has a state. */
-  private static final String EXISTS = "select 1 from repo where repo = ?";
-
-  /** Makes the repository's row if missing, then locks it, before its state is read. */
-  private static final List<String> LOCKED =
-      List.of("insert into repo (repo) values (?) on conflict do nothing", EXISTS + " for update");
-
   private final DataSource db;
   private final RepoStateRows rows = new RepoStateRows();
 
@@ -51,7 +44,7 @@ public final class PgStateStore implements StateStore {
   @Override
   public Optional<RepoState> load(String repo) {
     try (Connection c = db.getConnection()) {
-      return Optional.ofNullable(rows.read(c, repo, List.of(EXISTS)));
+      return Optional.ofNullable(RepoStateRead.read(c, repo, false));
     } catch (SQLException e) {
       throw failure("load the state of " + repo, e);
     }
@@ -63,7 +56,7 @@ public final class PgStateStore implements StateStore {
       c.setAutoCommit(false);
       try {
         // The row made if missing and locked, and the state read, in one round trip.
-        RepoState before = rows.read(c, repo, LOCKED);
+        RepoState before = RepoStateRead.read(c, repo, true);
         RepoState next = change.apply(before);
         rows.replace(c, repo, before, next);
         c.commit();

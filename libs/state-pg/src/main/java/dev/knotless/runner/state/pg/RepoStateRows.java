@@ -1,12 +1,9 @@
 package dev.knotless.runner.state.pg;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.knotless.runner.queue.QueueState;
 import dev.knotless.runner.state.DroppedRun;
 import dev.knotless.runner.state.PassedRun;
-import dev.knotless.runner.state.PullMark;
 import dev.knotless.runner.state.QueueCodec;
 import dev.knotless.runner.state.RepoState;
 import dev.knotless.runner.state.WantedRun;
@@ -16,22 +13,18 @@ import java.sql.Date;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.LocalDate;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
-/** Reads and writes one repository's {@link RepoState} as rows of the state tables. */
+/**
+ * Writes one repository's {@link RepoState} as rows of the state tables ({@link RepoStateRead}
+ * reads them).
+ */
 final class RepoStateRows {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final TypeReference<Map<String, String>> VARIABLES = new TypeReference<>() {};
   private static final List<String> TABLES =
       List.of(
           "repo_ref",
@@ -46,97 +39,6 @@ final class RepoStateRows {
           "repo_used_private",
           "repo_queue",
           "repo_ejected");
-
-  /**
-   * Reads the repository's state in one round trip: {@code before}'s statements (each taking the
-   * repository as their one parameter) go out first, in the same batch, then one select a table.
-   *
-   * @return the state, or null when the last of {@code before}, a select of the repository's own
-   *     row, found none
-   */
-  RepoState read(Connection c, String repo, List<String> before) throws SQLException {
-    OneTrip q = new OneTrip(before);
-    Map<String, Long> refs = new LinkedHashMap<>();
-    q.add(
-        "select ref, generation from repo_ref where repo = ? order by ref",
-        r -> refs.put(r.getString(1), r.getLong(2)));
-    Map<String, PullMark> pulls = new LinkedHashMap<>();
-    q.add(
-        "select pull, head, base from repo_pull where repo = ? order by pull",
-        r -> pulls.put(r.getString(1), new PullMark(r.getString(2), r.getString(3))));
-    String[] rerun = {""};
-    q.add("select rkey from repo_rerun where repo = ?", r -> rerun[0] = r.getString(1));
-    Set<String> asked = new LinkedHashSet<>();
-    q.add(
-        "select pull from repo_asked where repo = ? order by pull", r -> asked.add(r.getString(1)));
-    Map<String, Set<String>> askedOnly = new HashMap<>();
-    q.add(
-        "select pull, workflow from repo_asked_only where repo = ?",
-        r -> askedOnly.computeIfAbsent(r.getString(1), k -> new HashSet<>()).add(r.getString(2)));
-    List<PassedRun> passed = new ArrayList<>();
-    q.add(
-        "select tree, workflow, check_uri, subject from repo_passed where repo = ? order by seq",
-        r ->
-            passed.add(
-                new PassedRun(r.getString(1), r.getString(2), r.getString(3), r.getString(4))));
-    List<DroppedRun> dropped = new ArrayList<>();
-    q.add(
-        "select subject, commit_id, base, workflows from repo_dropped where repo = ? order by seq",
-        r ->
-            dropped.add(
-                new DroppedRun(
-                    r.getString(1),
-                    r.getString(2),
-                    r.getString(3),
-                    Arrays.asList((String[]) r.getArray(4).getArray()))));
-    Map<String, List<WantedRun>> wanted = new LinkedHashMap<>();
-    q.add(
-        "select ref, workflow, variables from repo_wanted where repo = ? order by ref, seq",
-        r ->
-            wanted
-                .computeIfAbsent(r.getString(1), k -> new ArrayList<>())
-                .add(new WantedRun(r.getString(2), variables(r.getString(3)))));
-    SortedMap<LocalDate, Long> used = new TreeMap<>();
-    q.add(
-        "select day, millis from repo_used where repo = ?",
-        r -> used.put(r.getDate(1).toLocalDate(), r.getLong(2)));
-    SortedMap<LocalDate, Long> usedPrivate = new TreeMap<>();
-    q.add(
-        "select day, millis from repo_used_private where repo = ?",
-        r -> usedPrivate.put(r.getDate(1).toLocalDate(), r.getLong(2)));
-    Map<String, QueueState> queues = new LinkedHashMap<>();
-    q.add(
-        "select ref, state::text from repo_queue where repo = ? order by ref",
-        r -> queues.put(r.getString(1), queue(r.getString(1), r.getString(2))));
-    Map<String, String> ejected = new LinkedHashMap<>();
-    q.add(
-        "select pull, head from repo_ejected where repo = ? order by pull",
-        r -> ejected.put(r.getString(1), r.getString(2)));
-    if (!q.run(c, repo)) {
-      return null;
-    }
-    return new RepoState(
-        refs,
-        pulls,
-        rerun[0],
-        asked,
-        askedOnly,
-        passed,
-        dropped,
-        wanted,
-        used,
-        usedPrivate,
-        queues,
-        ejected);
-  }
-
-  private static QueueState queue(String ref, String json) throws SQLException {
-    try {
-      return QueueCodec.fromJson(ref, json);
-    } catch (IllegalArgumentException e) {
-      throw new SQLException("repo_queue.state of " + ref + ": " + e.getMessage(), e);
-    }
-  }
 
   /**
    * Writes the tables whose part of the state {@code s} changed from {@code before}, as the rows
@@ -355,14 +257,6 @@ final class RepoStateRows {
       return JSON.writeValueAsString(variables);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("variables could not be written as JSON", e);
-    }
-  }
-
-  private static Map<String, String> variables(String json) throws SQLException {
-    try {
-      return JSON.readValue(json, VARIABLES);
-    } catch (JsonProcessingException e) {
-      throw new SQLException("repo_wanted.variables is not a JSON object of strings: " + json, e);
     }
   }
 }
