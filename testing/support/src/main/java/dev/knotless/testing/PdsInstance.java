@@ -99,6 +99,20 @@ public final class PdsInstance implements AutoCloseable {
    * PROBE_OAUTH_TOKEN_SECONDS} (OAuth access tokens' life) or a {@code PDS_*} setting.
    */
   public static PdsInstance start(PdsOptions options, Map<String, String> extra) {
+    // Its ports are picked free and then bound, apart: another process on the machine may take
+    // one between the two, and the server then says EADDRINUSE. Picked again, it starts.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(options, extra);
+      } catch (IllegalStateException e) {
+        if (attempt >= 3 || e.getMessage() == null || !e.getMessage().contains("EADDRINUSE")) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static PdsInstance startOnce(PdsOptions options, Map<String, String> extra) {
     Path script = PdsLauncher.repoRoot().resolve("testing/pds/start-pds.sh");
     List<String> command = new ArrayList<>();
     command.add(script.toString());

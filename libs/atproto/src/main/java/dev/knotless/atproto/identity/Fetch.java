@@ -20,6 +20,9 @@ final class Fetch {
   /** The most a DID document or a handle's answer may hold: they are a few hundred bytes. */
   static final long MAX_BYTES = 1 << 20;
 
+  /** The pause before a GET whose connection was dropped unanswered is sent again. */
+  static final Duration RETRY_PAUSE = Duration.ofMillis(200);
+
   private Fetch() {}
 
   /**
@@ -41,14 +44,17 @@ final class Fetch {
     HttpRequest request =
         HttpRequest.newBuilder(uri).timeout(TIMEOUT).header("Accept", accept).GET().build();
     try {
-      return dev.knotless.atproto.BoundedBodies.send(
-          http,
-          request,
-          info ->
-              HttpResponse.BodySubscribers.mapping(
-                  dev.knotless.atproto.BoundedBodies.ofByteArray(MAX_BYTES).apply(info),
-                  bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)),
-          DEADLINE);
+      try {
+        return send(http, request);
+      } catch (IOException e) {
+        if (!dropped(e)) {
+          throw e;
+        }
+        // The server closed the connection unanswered, twice (the JDK's client asks again once by
+        // itself): a server busy or restarting. The GET is sent once more after a short pause.
+        Thread.sleep(RETRY_PAUSE.toMillis());
+        return send(http, request);
+      }
     } catch (IOException e) {
       for (Throwable t = e; t != null; t = t.getCause()) {
         if (t instanceof dev.knotless.atproto.BoundedBodies.TooLarge) {
@@ -61,6 +67,44 @@ final class Fetch {
       Thread.currentThread().interrupt();
       throw new IdentityException("interrupted while asking " + uri + " to " + purpose, e);
     }
+  }
+
+  private static HttpResponse<String> send(HttpClient http, HttpRequest request)
+      throws IOException, InterruptedException {
+    return dev.knotless.atproto.BoundedBodies.send(
+        http,
+        request,
+        info ->
+            HttpResponse.BodySubscribers.mapping(
+                dev.knotless.atproto.BoundedBodies.ofByteArray(MAX_BYTES).apply(info),
+                bytes -> new String(bytes, java.nio.charset.StandardCharsets.UTF_8)),
+        DEADLINE);
+  }
+
+  /**
+   * Whether {@code e} is a connection that ended before any byte of a reply: what a kept-alive
+   * connection closed by its server at the moment it is reused looks like (a Node server closes
+   * them after 5 s idle). A reply too large or too slow is not asked again.
+   */
+  static boolean dropped(IOException e) {
+    if (e instanceof java.net.http.HttpTimeoutException
+        || e instanceof dev.knotless.atproto.BoundedBodies.TooLarge) {
+      return false;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof dev.knotless.atproto.BoundedBodies.TooLarge) {
+        return false;
+      }
+      String m = t.getMessage();
+      if (t instanceof java.io.EOFException
+          || (m != null
+              && (m.contains("header parser received no bytes")
+                  || m.contains("connection closed locally")
+                  || m.contains("Connection reset")))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static JsonNode json(HttpResponse<String> response, String purpose) throws IdentityException {
