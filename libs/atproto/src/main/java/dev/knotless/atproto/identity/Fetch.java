@@ -87,8 +87,7 @@ final class Fetch {
    * them after 5 s idle). A reply too large or too slow is not asked again.
    */
   static boolean dropped(IOException e) {
-    if (e instanceof java.net.http.HttpTimeoutException
-        || e instanceof dev.knotless.atproto.BoundedBodies.TooLarge) {
+    if (e instanceof java.net.http.HttpTimeoutException) {
       return false;
     }
     for (Throwable t = e; t != null; t = t.getCause()) {

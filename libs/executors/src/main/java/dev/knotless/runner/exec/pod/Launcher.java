@@ -248,51 +248,6 @@ public final class Launcher {
           "echo '" + UNPACKED + "'",
           LAUNCH);
 
-  /**
-   * Prints {@code yes} when the checkout was unpacked whole, or when a step has a directory (a pod
-   * of a version that made no mark, whose steps began): either way no checkout is to be made.
-   */
-  static final String CHECKED =
-      "if [ -e "
-          + CHECKED_OUT
-          + " ] || [ -n \"$(ls -A "
-          + STEPS
-          + " 2>/dev/null)\" ]; then echo yes; else echo no; fi";
-
-  /**
-   * Reads a byte count on one line, then replaces directory {@code $1} (a cache path) with exactly
-   * that many bytes of tar: what the runner's base of that cache holds, over the image's own files.
-   */
-  static final String CACHE_IN =
-      "read -r n && rm -rf \"$1\" && mkdir -p \"$1\" && head -c \"$n\" | tar -xf - -C \"$1\"";
-
-  /**
-   * Writes directory {@code $1} (a cache path) as tar to stdout; nothing, and success, when it is
-   * not there or is a link, whose target is no cache's.
-   */
-  static final String CACHE_OUT =
-      "if [ -d \"$1\" ] && [ ! -L \"$1\" ]; then cd \"$1\" && tar -cf - .; fi";
-
-  /** Prints {@code yes} when a step has a directory (it was launched), else {@code no}. */
-  static final String BEGUN =
-      "if [ -n \"$(ls -A " + STEPS + " 2>/dev/null)\" ]; then echo yes; else echo no; fi";
-
-  /** Writes the whole of /work as tar to stdout, for a run that writes back. */
-  static final String PACK_WORK = "cd " + WORK + " && tar -cf - .";
-
-  /**
-   * Writes the outputs directory as tar to stdout; nothing, and success, when a step removed it or
-   * put a link in its place, whose target is no run's output.
-   */
-  static final String PACK_OUTPUTS =
-      "if [ -d "
-          + OUTPUTS
-          + " ] && [ ! -L "
-          + OUTPUTS
-          + " ]; then cd "
-          + OUTPUTS
-          + " && tar -cf - .; fi";
-
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private Launcher() {}
@@ -358,39 +313,6 @@ public final class Launcher {
   /** The exec that unpacks the checkout; its stdin must be {@link #framed} tar. */
   public static List<String> unpackCommand() {
     return List.of("sh", "-c", UNPACK, "knotless-unpack");
-  }
-
-  /** The exec that says whether the pod's checkout is in place ({@link #CHECKED}). */
-  public static List<String> checkedCommand() {
-    return List.of("sh", "-c", CHECKED, "knotless-checked");
-  }
-
-  /** The exec that says whether a step was launched in the pod ({@link #BEGUN}). */
-  public static List<String> begunCommand() {
-    return List.of("sh", "-c", BEGUN, "knotless-begun");
-  }
-
-  /** The exec that packs /work as tar on its stdout. */
-  public static List<String> packWorkCommand() {
-    return List.of("sh", "-c", PACK_WORK, "knotless-pack-work");
-  }
-
-  /**
-   * The exec that makes cache path {@code path} what its stdin, {@link #framed} tar, holds. The
-   * path is an argument, never part of the script.
-   */
-  public static List<String> cacheInCommand(String path) {
-    return List.of("sh", "-c", CACHE_IN, "knotless-cache-in", path);
-  }
-
-  /** The exec that packs cache path {@code path} as tar on its stdout (nothing if it is none). */
-  public static List<String> cacheOutCommand(String path) {
-    return List.of("sh", "-c", CACHE_OUT, "knotless-cache-out", path);
-  }
-
-  /** The exec that packs the outputs directory as tar on its stdout. */
-  public static List<String> packOutputsCommand() {
-    return List.of("sh", "-c", PACK_OUTPUTS, "knotless-pack");
   }
 
   private static String off(long offset) {

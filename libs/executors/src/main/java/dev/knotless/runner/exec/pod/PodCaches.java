@@ -157,7 +157,7 @@ final class PodCaches {
             pod,
             v.merged(),
             paths.root().resolve("cache-" + i + ".tar"),
-            Launcher.cacheInCommand(v.containerPath()),
+            CopyScripts.cacheInCommand(v.containerPath()),
             "cache " + v.containerPath());
         log.accept(
             "cache "

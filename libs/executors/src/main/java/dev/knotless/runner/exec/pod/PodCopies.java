@@ -100,7 +100,7 @@ final class PodCopies {
         PodCommands.stream(
             api,
             pod,
-            Launcher.cacheOutCommand(path),
+            CopyScripts.cacheOutCommand(path),
             null,
             PodCommands.COPY,
             out -> Tar.extractTree(out, into, maxBytes, what, false));
@@ -149,12 +149,12 @@ final class PodCopies {
    * stopped before that, in which case no step ran in it.
    */
   static boolean checkedOut(PodApi api, String pod) throws IOException, InterruptedException {
-    return askYesNo(api, pod, Launcher.checkedCommand(), "whether its checkout is in place");
+    return askYesNo(api, pod, CopyScripts.checkedCommand(), "whether its checkout is in place");
   }
 
   /** Whether a step was launched in pod {@code pod} (by this runner or one that stopped). */
   static boolean stepsBegun(PodApi api, String pod) throws IOException, InterruptedException {
-    return askYesNo(api, pod, Launcher.begunCommand(), "whether its steps began");
+    return askYesNo(api, pod, CopyScripts.begunCommand(), "whether its steps began");
   }
 
   /** Runs {@code command} in the pod, which answers yes or no to {@code question}. */
@@ -177,7 +177,7 @@ final class PodCopies {
         PodCommands.stream(
             api,
             pod,
-            Launcher.packOutputsCommand(),
+            CopyScripts.packOutputsCommand(),
             null,
             PodCommands.COPY,
             out -> OutputsTar.extract(out, outputs, maxBytes));
@@ -203,7 +203,7 @@ final class PodCopies {
         PodCommands.stream(
             api,
             pod,
-            Launcher.packWorkCommand(),
+            CopyScripts.packWorkCommand(),
             null,
             PodCommands.COPY,
             out -> Tar.extractTree(out, checkout, maxBytes));

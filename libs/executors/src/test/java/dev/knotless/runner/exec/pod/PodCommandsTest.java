@@ -115,7 +115,7 @@ class PodCommandsTest {
         PodCommands.stream(
             new Api(archive, false),
             "p",
-            Launcher.packWorkCommand(),
+            CopyScripts.packWorkCommand(),
             null,
             Duration.ofSeconds(5),
             out -> out.readNBytes(1024));
@@ -132,7 +132,7 @@ class PodCommandsTest {
                 PodCommands.stream(
                     new Api(endless, false),
                     "p",
-                    Launcher.packWorkCommand(),
+                    CopyScripts.packWorkCommand(),
                     null,
                     Duration.ofSeconds(5),
                     out -> out.readNBytes(512)));

@@ -188,7 +188,7 @@ class PodCachesIT {
     PodApi dying =
         new DyingPodApi(
             new Fabric8PodApi(firstClient, PodCluster.NAMESPACE, Duration.ZERO),
-            command -> command.size() > 2 && command.get(2).equals(Launcher.CACHE_IN));
+            command -> command.size() > 2 && command.get(2).equals(CopyScripts.CACHE_IN));
     PodExecutor first =
         new PodExecutor(
             dying,
